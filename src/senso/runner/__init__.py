@@ -1,0 +1,1 @@
+"""Execution, caching and run records."""

@@ -1,0 +1,35 @@
+"""Shared fixtures: where the real data is, and isolation of caches."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def shared_data_path() -> Path:
+    return Path(os.environ.get("SENSO_DATA_DIR") or REPO.parent / "shared" / "data")
+
+
+def shared_reference_path() -> Path:
+    return shared_data_path().parent / "reference"
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """The real benchmark data (../shared/data or $SENSO_DATA_DIR); skips the test when absent."""
+    path = shared_data_path()
+    if not (path / "abricot" / "dataset_it.csv").exists():
+        pytest.skip(f"real data not found at {path} (set SENSO_DATA_DIR to a copy of the benchmark data)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def reference_dir(data_dir: Path) -> Path:
+    path = data_dir.parent / "reference"
+    if not path.exists():
+        pytest.skip(f"published reference results not found at {path}")
+    return path
