@@ -78,6 +78,41 @@ def run(
     out.print(f"run folder: {run_dir}")
 
 
+@data_app.command("stats")
+def data_stats(
+    dataset: str = typer.Argument(..., help="abricot or admire"),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
+    out_dir: Path = typer.Option(Path("runs/data"), "--out", help="Folder for the figures."),
+) -> None:
+    """Dataset card: summary tables on the terminal, figures as PNG."""
+    if dataset != "abricot":
+        raise SensoError(f"unknown dataset {dataset!r} for stats; choose from abricot")
+    from rich.table import Table
+
+    from senso.data.abricot import load_abricot, locate_abricot
+    from senso.report.abricot_card import distributions, lemma_stats, plot_distributions
+
+    path = locate_abricot(data_dir)
+    items = load_abricot(path)
+    table = Table(title=f"ABRICOT per lemma ({len(items)} items, {path})")
+    for column in ("lemma", "n", "abs mean", "abs std", "inc mean", "inc std"):
+        table.add_column(column, justify="left" if column == "lemma" else "right")
+    for row in lemma_stats(items):
+        table.add_row(row.lemma, str(row.n), f"{row.abs_mean:.3f}", f"{row.abs_std:.3f}",
+                      f"{row.inc_mean:.3f}", f"{row.inc_std:.3f}")
+    out.print(table)
+    dist = distributions(items)
+    dist_table = Table(title="Items per bin of the raw mean (width .2), and per gold label 1-5")
+    dist_table.add_column("dim")
+    for header in ("<.2", ".2-.4", ".4-.6", ".6-.8", ">=.8", "L1", "L2", "L3", "L4", "L5"):
+        dist_table.add_column(header, justify="right")
+    for dim in ("abs", "inc"):
+        dist_table.add_row(dim, *map(str, dist[dim]["mean_bins"]), *map(str, dist[dim]["gold_labels"]))
+    out.print(dist_table)
+    figure = plot_distributions(items, out_dir / "abricot_distributions.png")
+    out.print(f"figure: {figure}")
+
+
 def main() -> None:
     try:
         app()

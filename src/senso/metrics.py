@@ -52,26 +52,26 @@ def _as_arrays(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.n
 
 def _check_not_constant(a: np.ndarray, name: str) -> None:
     if np.all(a == a[0]):
-        raise UndefinedMetric(f"{name} is constant (every item has value {a[0]:g}), so the correlation is undefined")
+        raise UndefinedMetric(f"{name} are constant (every item has value {a[0]:g}), so the correlation is undefined")
 
 
-def pearson(x: Sequence[float], y: Sequence[float]) -> float:
+def pearson(x: Sequence[float], y: Sequence[float], names: tuple[str, str] = ("x", "y")) -> float:
     """Pearson's product-moment correlation r of x and y.
 
     Raises UndefinedMetric when either series is constant (r = 0/0), e.g. a model that answers
-    the same digit for every item.
+    the same digit for every item; `names` label the series in that message.
     """
     a, b = _as_arrays(x, y)
-    _check_not_constant(a, "the first series")
-    _check_not_constant(b, "the second series")
+    _check_not_constant(a, names[0])
+    _check_not_constant(b, names[1])
     return float(stats.pearsonr(a, b).statistic)
 
 
-def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+def spearman(x: Sequence[float], y: Sequence[float], names: tuple[str, str] = ("x", "y")) -> float:
     """Spearman's rank correlation rho (Pearson r of average ranks; ties share their mean rank)."""
     a, b = _as_arrays(x, y)
-    _check_not_constant(a, "the first series")
-    _check_not_constant(b, "the second series")
+    _check_not_constant(a, names[0])
+    _check_not_constant(b, names[1])
     return float(stats.spearmanr(a, b).statistic)
 
 
