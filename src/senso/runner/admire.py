@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from rich.console import Console
-from rich.table import Table
 
 from senso.data.admire import load_subtask_a, load_subtask_b, split_file
 from senso.errors import SensoError
@@ -21,10 +20,11 @@ from senso.metrics import Estimate
 from senso.runner.cache import ResponseCache
 from senso.runner.fingerprint import path_fingerprint
 from senso.runner.options import RunOptions
+from senso.report.admire import metrics_table
 from senso.runner.record import RunRecord, RunWriter, default_run_dir
 from senso.scoring.admire import GROUPS, PARITY_NOTE, aggregate, score_item_a, score_item_b
 from senso.submission import write_submission_a, write_submission_b
-from senso.tasks.admire import METRIC_LABELS, AdmireTask, check_lang_split, get_task, official_size, submission_name
+from senso.tasks.admire import AdmireTask, check_lang_split, get_task, official_size, submission_name
 
 console = Console()
 warn_console = Console(stderr=True)
@@ -190,18 +190,7 @@ def print_summary(task: AdmireTask, system_name: str, options: RunOptions, n: in
         warn_console.print(f"[bold red]WARNING:[/] {warning}", highlight=False)
     title = f"{task.name} {options.lang} {options.split} | system {system_name} | n={n}"
     if metrics:
-        table = Table(title=title)
-        table.add_column("metric")
-        table.add_column(f"all (n={n})", justify="right")
-        for group in GROUPS:
-            table.add_column(f"{group} (n={group_sizes.get(group, 0)})", justify="right")
-        for name, estimate in metrics.items():
-            row = [METRIC_LABELS.get(name, name), estimate.format()]
-            for group in GROUPS:
-                est = by_group.get(group, {}).get(name)
-                row.append(est.format() if est is not None and est.value is not None else "-")
-            table.add_row(*row)
-        console.print(table)
+        console.print(metrics_table(title, metrics, by_group, n, group_sizes))
     else:
         console.print(title, highlight=False)
     for note in notes:
