@@ -266,7 +266,7 @@ def _parse_a_row(path: Path, row_no: int, row: dict[str, str], columns: Sequence
         caption = row[f"image{n}_caption"]
         caption_pt = row.get(f"image{n}_caption_pt") or None
         needed = f"image{n}_caption_pt" if caption_lang == "pt" else f"image{n}_caption"
-        if not (caption_pt if caption_lang == "pt" else caption).strip():
+        if not ((caption_pt or "") if caption_lang == "pt" else caption).strip():
             if caption_lang == "pt" and f"image{n}_caption_pt" not in columns:
                 raise DataError(path, f"no Portuguese captions in this file (column image{n}_caption_pt); use --caption-lang en",
                                 row=row_no, field=needed)
