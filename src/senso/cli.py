@@ -116,7 +116,7 @@ def score(
     sizes = {g: sum(1 for r in report.per_item if r["sentence_type"] == g) for g in GROUPS}
     out.print(metrics_table(f"{task} | {file.name} vs {gold.name}", report.metrics, report.metrics_by_group, report.n, sizes))
     for note in report.notes:
-        out.print(f"[dim]{note}[/]", highlight=False)
+        out.print(f"[dim]{note}[/]", highlight=False, soft_wrap=True)
 
 
 @submission_app.command("pack")
@@ -129,7 +129,7 @@ def submission_pack(
     from senso.submission import pack
 
     names = pack(inputs, output, allow_partial=allow_partial)
-    out.print(f"wrote {output}: {', '.join(names)}", highlight=False)
+    out.print(f"wrote {output}: {', '.join(names)}", highlight=False, soft_wrap=True)
 
 
 @app.command()
@@ -148,7 +148,7 @@ def compare(
     result = compare_sides(task, run_a, run_b, gold=gold, n_resamples=resamples, seed=seed)
     out.print(comparison_table(result))
     for note in result.notes:
-        out.print(f"[dim]{note}[/]", highlight=False)
+        out.print(f"[dim]{note}[/]", highlight=False, soft_wrap=True)
 
 
 @app.command()
@@ -162,9 +162,9 @@ def leaderboard(
     for board in leaderboards(runs, allow_partial=allow_partial):
         out.print(render(board))
         for note in board.notes:
-            out.print(f"[dim]{note}[/]", highlight=False)
+            out.print(f"[dim]{note}[/]", highlight=False, soft_wrap=True)
     out.print("[dim]Official rule: first metric, the second breaking ties, on values rounded to 2 decimals as published; "
-              "each run is placed on its own. Source: senso/resources/SOURCES.md[/]", highlight=False)
+              "each run is placed on its own. Source: senso/resources/SOURCES.md[/]", highlight=False, soft_wrap=True)
 
 
 @data_app.command("fetch")
@@ -178,22 +178,22 @@ def data_fetch(
     if dataset == "abricot":
         from senso.data.abricot import locate_abricot
 
-        out.print(f"ABRICOT: {locate_abricot(data_dir)}", highlight=False)
+        out.print(f"ABRICOT: {locate_abricot(data_dir)}", highlight=False, soft_wrap=True)
         return
     if dataset != "admire":
         raise SensoError(f"unknown dataset {dataset!r}; choose admire or abricot")
     from senso.data.admire_fetch import fetch_admire
 
     report = fetch_admire(data_dir, api_url=api_url, force=force)
-    out.print(f"AdMIRe (doi {report.article.get('doi')}, version {report.article.get('version')}) in {report.root}", highlight=False)
+    out.print(f"AdMIRe (doi {report.article.get('doi')}, version {report.article.get('version')}) in {report.root}", highlight=False, soft_wrap=True)
     out.print(f"downloaded {len(report.downloaded)} file(s), reused {len(report.reused)} verified download(s); "
-              f"{report.copied} file(s) copied, {report.unchanged} already in place", highlight=False)
+              f"{report.copied} file(s) copied, {report.unchanged} already in place", highlight=False, soft_wrap=True)
     for placed in report.placed:
-        out.print(f"  {placed}", highlight=False)
+        out.print(f"  {placed}", highlight=False, soft_wrap=True)
     if report.not_placed:
         console.print(f"[yellow]{len(report.not_placed)} file(s) of the release are not part of the official layout and were not placed:[/]")
         for name in report.not_placed[:20]:
-            console.print(f"  {name}", highlight=False)
+            console.print(f"  {name}", highlight=False, soft_wrap=True)
 
 
 if __name__ == "__main__":

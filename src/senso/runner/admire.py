@@ -78,21 +78,32 @@ def run_admire(options: RunOptions) -> Path:
         raise SensoError("admire-sense (sense classification scored on sentence_type) is not available yet: "
                          "it comes with the AdMIRe systems work (sense classifiers); use admire-a or admire-b")
     task = get_task(options.task)
-    check_lang_split(task, options.lang, options.split)
+    splits = options.split.split("+")
+    for split in splits:
+        check_lang_split(task, options.lang, split)
+    if len(splits) != len(set(splits)):
+        raise SensoError(f"split {options.split!r} names a split twice")
+    if len(splits) > 1 and options.gold:
+        raise SensoError("--gold holds one split's targets; combine splits (e.g. train+dev) only when their inputs carry gold")
     if task.subtask == "b" and options.caption_lang not in (None, "en"):
         raise SensoError("Subtask B has English captions only")
     system_name = options.system or task.default_system
     cache = ResponseCache(enabled=options.use_cache)
     system = make_system(task, system_name, options, cache)
     uses_images = bool(getattr(system, "uses_images", False))
-    data_path = split_file(options.data_dir, task.subtask, options.lang, options.split)
+    data_paths = [split_file(options.data_dir, task.subtask, options.lang, split) for split in splits]
 
     started = time.perf_counter()
-    if task.subtask == "a":
-        items = load_subtask_a(options.data_dir, options.lang, options.split, gold=options.gold,
-                               caption_lang=options.caption_lang, need_images=uses_images)
-    else:
-        items = load_subtask_b(options.data_dir, options.lang, options.split, gold=options.gold, need_images=uses_images)
+    items = []
+    for split in splits:
+        if task.subtask == "a":
+            items += load_subtask_a(options.data_dir, options.lang, split, gold=options.gold,
+                                    caption_lang=options.caption_lang, need_images=uses_images)
+        else:
+            items += load_subtask_b(options.data_dir, options.lang, split, gold=options.gold, need_images=uses_images)
+    repeated = sorted({i.compound for i in items if sum(j.compound == i.compound for j in items) > 1})
+    if repeated:
+        raise SensoError(f"splits {options.split} share compounds ({', '.join(repeated[:5])}); score them separately")
     n_split = len(items)
     if options.limit is not None:
         items = items[: options.limit]
@@ -100,12 +111,13 @@ def run_admire(options: RunOptions) -> Path:
 
     out_dir = Path(options.out) if options.out else default_run_dir(task.name, system_name)
     writer = RunWriter(out_dir)
-    fingerprints = {"data": path_fingerprint(data_path)}
+    fingerprints = {"data": path_fingerprint(data_paths[0])} if len(data_paths) == 1 else {
+        f"data_{split}": path_fingerprint(path) for split, path in zip(splits, data_paths)}
     if options.gold:
         fingerprints["gold"] = path_fingerprint(options.gold)
     description = system.describe()
     config = {**options.to_json(), "system": system_name, "system_description": description,
-              "data_file": str(data_path), "fingerprints": fingerprints}
+              "data_file": ", ".join(map(str, data_paths)), "fingerprints": fingerprints}
     writer.write_config(config)
 
     started = time.perf_counter()
@@ -117,7 +129,7 @@ def run_admire(options: RunOptions) -> Path:
         _check_choices(system, items, answers)
     predict_s = time.perf_counter() - started
 
-    sub_path = out_dir / submission_name(options.lang, options.split)
+    sub_path = out_dir / submission_name(options.lang, splits[0] if len(splits) == 1 else "+".join(splits))
     if task.subtask == "a":
         write_submission_a(sub_path, [(item.compound, ans.order) for item, ans in zip(items, answers)])
         has_gold = [item.expected_order is not None for item in items]
@@ -125,7 +137,7 @@ def run_admire(options: RunOptions) -> Path:
         write_submission_b(sub_path, [(item.compound, ans.sentence_type, ans.expected_item) for item, ans in zip(items, answers)])
         has_gold = [item.expected_item is not None and item.sentence_type is not None for item in items]
     if any(has_gold) and not all(has_gold):
-        raise SensoError(f"{data_path}: only {sum(has_gold)} of {len(items)} items carry gold; give a complete targets file with --gold")
+        raise SensoError(f"{', '.join(map(str, data_paths))}: only {sum(has_gold)} of {len(items)} items carry gold; give a complete targets file with --gold")
     scored = bool(has_gold) and all(has_gold)
 
     samples = []
@@ -150,7 +162,7 @@ def run_admire(options: RunOptions) -> Path:
     writer.write_samples(samples)
 
     warnings = hygiene_warnings(system, [i.compound for i in items], options.split)
-    n_official = official_size(task.subtask, options.lang, options.split)
+    n_official = sum(official_size(task.subtask, options.lang, split) for split in splits)
     if len(items) != n_official:
         warnings.append(f"PARTIAL: {len(items)} of the {n_official} items of the official {options.lang} {options.split} split "
                         f"(--limit {options.limit}); not comparable to the leaderboard" if options.limit is not None else
@@ -161,7 +173,7 @@ def run_admire(options: RunOptions) -> Path:
         metrics, by_group = aggregate(samples, metric_names, seed=options.seed)
         if task.parity_metrics:
             notes.append(PARITY_NOTE)
-        gold_source = str(options.gold) if options.gold else f"{data_path} (gold columns)"
+        gold_source = str(options.gold) if options.gold else f"{', '.join(map(str, data_paths))} (gold columns)"
     else:
         metrics, by_group = {}, {}
         gold_source = None
@@ -187,12 +199,12 @@ def print_summary(task: AdmireTask, system_name: str, options: RunOptions, n: in
                   by_group: dict[str, dict[str, Estimate]], warnings: list[str], notes: list[str],
                   group_sizes: dict[str, int], sub_path: Path) -> None:
     for warning in warnings:
-        warn_console.print(f"[bold red]WARNING:[/] {warning}", highlight=False)
+        warn_console.print(f"[bold red]WARNING:[/] {warning}", highlight=False, soft_wrap=True)
     title = f"{task.name} {options.lang} {options.split} | system {system_name} | n={n}"
     if metrics:
         console.print(metrics_table(title, metrics, by_group, n, group_sizes))
     else:
-        console.print(title, highlight=False)
+        console.print(title, highlight=False, soft_wrap=True)
     for note in notes:
-        console.print(f"[dim]{note}[/]", highlight=False)
-    console.print(f"submission: {sub_path}", highlight=False)
+        console.print(f"[dim]{note}[/]", highlight=False, soft_wrap=True)
+    console.print(f"submission: {sub_path}", highlight=False, soft_wrap=True)
