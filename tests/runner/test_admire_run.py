@@ -181,3 +181,20 @@ def test_train_plus_dev_is_one_scored_run(data_dir, tmp_path):
     with pytest.raises(SensoError, match="--gold holds one split"):
         run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="train+dev", system="random", out=tmp_path / "g",
                               gold=data_dir / "admire/reference/a_en_dev_targets.tsv"))
+
+
+def test_test_split_scored_with_a_targets_file_then_placed_on_the_leaderboard(data_dir, tmp_path):
+    from admire_fixtures import write_a_targets
+    from senso.data.admire import load_subtask_a
+
+    # a synthetic targets file (the listed image order as gold) to exercise the path; test gold is not in ../shared
+    items = load_subtask_a(data_dir, "en", "test")
+    gold = write_a_targets(tmp_path / "a_en_test_targets.tsv", [
+        {"compound": i.compound, "subset": "Test", "sentence_type": ("idiomatic", "literal")[n % 2], "sentence": i.sentence,
+         "expected_order": repr(list(i.image_names))} for n, i in enumerate(items)])
+    out = tmp_path / "test-run"
+    invoke("run", "admire-a", "--split", "test", "--system", "random", "--gold", gold, "--data-dir", data_dir, "--out", out)
+    results = load_results(out)
+    assert results["n"] == 15 and results["gold"] == str(gold) and "top1" in results["metrics"]
+    result = invoke("leaderboard", out)
+    assert "Subtask A | en | text-only | test set" in result.output and "random (test-run)" in result.output

@@ -24,7 +24,8 @@ def _random_ranker(options: RunOptions, cache: ResponseCache) -> RandomRanker:
 
 
 def _caption_similarity(options: RunOptions, cache: ResponseCache) -> CaptionSimilarityRanker:
-    return CaptionSimilarityRanker(Embedder(options.embedder or DEFAULT_EMBEDDER, cache if options.use_cache else None))
+    embedder = Embedder(options.embedder or DEFAULT_EMBEDDER, cache if options.use_cache else None)
+    return CaptionSimilarityRanker(embedder, batch_size=options.batch_size)
 
 
 def _random_chooser(options: RunOptions, cache: ResponseCache) -> RandomChooser:

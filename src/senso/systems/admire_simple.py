@@ -86,8 +86,9 @@ class CaptionSimilarityRanker:
     fitted_compounds: frozenset[str] = frozenset()
     uses_images = False
 
-    def __init__(self, embedder: Embedder):
+    def __init__(self, embedder: Embedder, batch_size: int = 8):
         self.embedder = embedder
+        self.batch_size = max(1, batch_size)
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "embedder": self.embedder.spec, "embedder_fingerprint": self.embedder.fingerprint,
@@ -95,8 +96,14 @@ class CaptionSimilarityRanker:
                 "score": "cosine similarity; ties keep the file's image order"}
 
     def rank(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
-        if not items:
-            return []
+        # Items go to the embedder `batch_size` at a time, so each batch is cached as soon as it is done and a
+        # killed run resumes where it stopped; embeddings do not depend on batch composition.
+        rankings: list[Ranking] = []
+        for start in range(0, len(items), self.batch_size):
+            rankings += self._rank_batch(items[start:start + self.batch_size])
+        return rankings
+
+    def _rank_batch(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
         queries = self.embedder.embed([item.sentence for item in items], kind="query")
         captions = [item.caption(name) for item in items for name in item.image_names]
         passages = self.embedder.embed(captions, kind="passage")
