@@ -163,3 +163,16 @@ def test_base_url_from_the_environment(tmp_path, isolated_cache, monkeypatch):
         monkeypatch.setenv("SENSO_FIGSHARE_API", server.url + "/v2")
         report = fetch_admire(tmp_path / "data")
     assert len(report.placed) == 4
+
+
+def test_cli_data_fetch_admire(tmp_path, isolated_cache):
+    from typer.testing import CliRunner
+
+    from senso.cli import app
+
+    release = build_release(tmp_path / "build")
+    with FakeFigshare(release) as server:
+        result = CliRunner().invoke(app, ["data", "fetch", "admire", "--data-dir", str(tmp_path / "data"), "--api-url", server.url + "/v2"])
+    assert result.exit_code == 0, result.output
+    assert "downloaded 4 file(s)" in result.output and "admire/subtask_a/pt/test/subtask_a_test.tsv" in result.output
+    assert "README.txt" in result.output  # reported, not silently dropped

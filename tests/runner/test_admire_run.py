@@ -198,3 +198,14 @@ def test_test_split_scored_with_a_targets_file_then_placed_on_the_leaderboard(da
     assert results["n"] == 15 and results["gold"] == str(gold) and "top1" in results["metrics"]
     result = invoke("leaderboard", out)
     assert "Subtask A | en | text-only | test set" in result.output and "random (test-run)" in result.output
+
+
+def test_compare_subtask_b_runs(data_dir, tmp_path):
+    from senso.compare import compare
+
+    a = run_admire(RunOptions(task="admire-b", data_dir=data_dir, split="train", system="random", out=tmp_path / "a"))
+    b = run_admire(RunOptions(task="admire-b", data_dir=data_dir, split="train", system="random", seed=9, out=tmp_path / "b"))
+    result = compare("admire-b", a, b, n_resamples=200)
+    assert result.n == 20 and {m for _, m, _, _ in result.rows} == {"image_accuracy", "sentence_type_accuracy"}
+    overall = {m: r for g, m, r, _ in result.rows if g == "all"}
+    assert overall["image_accuracy"].mean_a == load_results(a)["metrics"]["image_accuracy"]["value"]
