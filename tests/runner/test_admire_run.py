@@ -209,3 +209,17 @@ def test_compare_subtask_b_runs(data_dir, tmp_path):
     assert result.n == 20 and {m for _, m, _, _ in result.rows} == {"image_accuracy", "sentence_type_accuracy"}
     overall = {m: r for g, m, r, _ in result.rows if g == "all"}
     assert overall["image_accuracy"].mean_a == load_results(a)["metrics"]["image_accuracy"]["value"]
+
+
+def test_portuguese_runs_on_fixtures(tmp_path):
+    from admire_fixtures import a_row, write_a_split
+
+    data = write_a_split(tmp_path / "data", "pt", "xeval", [a_row("cerca viva", pt=True, gold=False), a_row("livro aberto", first=20, pt=True, gold=False)])
+    out = run_admire(RunOptions(task="admire-a", data_dir=data, lang="pt", split="xeval", system="random", out=tmp_path / "xp"))
+    assert [r.compound for r in read_submission(out / "submission_XP.tsv").rows] == ["cerca viva", "livro aberto"]
+    results = load_results(out)
+    assert results["caption_lang"] == "pt" and results["n_official"] == 55
+    assert any("the data file has 2 items, the official split 55" in w for w in results["warnings"])
+    en_captions = run_admire(RunOptions(task="admire-a", data_dir=data, lang="pt", split="xeval", system="random",
+                                        caption_lang="en", out=tmp_path / "xp-en"))
+    assert load_results(en_captions)["caption_lang"] == "en"

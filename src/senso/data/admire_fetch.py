@@ -108,7 +108,7 @@ def _unpack(archive: Path, into: Path) -> Path:
     return target
 
 
-def _is_portuguese(tsv: Path, columns: list[str], context: str) -> bool:
+def _is_portuguese(columns: list[str], context: str) -> bool:
     return any(c.endswith("_caption_pt") for c in columns) or any(_PT_NAME.search(part) for part in Path(context).parts)
 
 
@@ -130,7 +130,7 @@ def _place_split_tsv(tsv: Path, match: re.Match, context: str, root: Path, force
         columns = list(reader.fieldnames or [])
         compounds = [row.get("compound", "").strip() for row in reader]
     subtask, code = match.group(1).lower(), match.group(2).lower()
-    lang = "pt" if code == "xp" or _is_portuguese(tsv, columns, context) else "en"
+    lang = "pt" if code == "xp" or _is_portuguese(columns, context) else "en"
     dest_dir = root / f"subtask_{subtask}" / lang / _SPLIT_DIR[code]
     _copy_file(tsv, dest_dir / tsv.name, force, report)
     used = {tsv}
