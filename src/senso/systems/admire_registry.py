@@ -40,3 +40,9 @@ ADMIRE_A_SYSTEMS: dict[str, SystemFactory] = {
 ADMIRE_B_SYSTEMS: dict[str, SystemFactory] = {
     "random": _random_chooser,
 }
+
+# The composed systems of senso.systems.admire (sense-pipeline, ensemble, sequence-continuation).
+from senso.systems.admire.pipeline import SYSTEMS_A as _COMPOSED_A, SYSTEMS_B as _COMPOSED_B  # noqa: E402
+
+ADMIRE_A_SYSTEMS.update(_COMPOSED_A)
+ADMIRE_B_SYSTEMS.update(_COMPOSED_B)
