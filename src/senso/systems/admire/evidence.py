@@ -15,6 +15,7 @@ import numpy as np
 
 from senso.backends.embedders import Embedder
 from senso.data.admire_items import AdmireAItem
+from senso.errors import SensoError
 from senso.systems.admire.compound import find_compound, mask, substitute
 from senso.systems.admire.meaning import Meaning, MeaningSource, content_words, literal_reading
 from senso.systems.admire.wordnet import WordNet
@@ -84,10 +85,13 @@ class EvidenceBuilder:
             meaning = self.meanings.meaning(item.compound, item.sentence) if self.meanings else None
             literal = literal_reading(item.compound, self.wordnet)
             found = find_compound(item.sentence, item.compound) is not None
-            context = mask(item.sentence, item.compound, "") if found else item.sentence
+            context = (mask(item.sentence, item.compound, "") if found else "").strip() or item.sentence
             substituted = substitute(item.sentence, item.compound, meaning.text) if (meaning and found) else None
-            captions = [item.caption(i.name, self.caption_lang) for i in item.images]
-            has_captions = all(c.strip() for c in captions)
+            try:
+                captions = [item.caption(i.name, self.caption_lang) for i in item.images]
+            except SensoError:  # e.g. Portuguese targets-only items: sentences without captions
+                captions = []
+            has_captions = bool(captions) and all(c.strip() for c in captions)
             ctx_words = context_words(item.sentence, item.compound)
             components = content_words(item.compound)
             plan = {"item": item, "meaning": meaning, "literal": literal, "context": context, "found": found,
