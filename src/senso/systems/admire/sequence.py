@@ -23,7 +23,7 @@ from senso.backends.embedders import Embedder
 from senso.data.admire_items import AdmireBItem
 from senso.systems.admire.compound import find_compound
 from senso.systems.admire.meaning import MeaningSource, content_words, literal_reading
-from senso.systems.admire.sense import LOGIT_GAIN, SIGNAL_SCALE, SenseDecision, sigmoid
+from senso.systems.admire.sense import LOGIT_GAIN, SenseDecision, calibration, sigmoid
 from senso.systems.admire.wordnet import WordNet
 from senso.systems.base import SequenceChoice
 
@@ -51,7 +51,7 @@ class SequenceContinuation:
         standardised = [signals["mentions"]]
         if meaning is not None:
             signals["gloss"] = float(story @ meaning - story @ literal)
-            standardised.append(signals["gloss"] / SIGNAL_SCALE)
+            standardised.append(signals["gloss"] / calibration(self.embedder.spec)[1])
         p = sigmoid(LOGIT_GAIN * sum(standardised) / len(standardised))
         return SenseDecision(p, {"signals": signals, "mentioned": mentioned})
 
