@@ -10,9 +10,10 @@
   assigns the roles from caption similarities — the literal pair = the two captions closest to the
   literal reading (strong = closest); among the other three, the one closest to the idiomatic meaning is
   the strong idiom, the next the mild idiom, the last the distractor — then returns the order with the
-  highest *expected* official DCG under P(idiomatic). With a confident sense that is the gold layout of
-  that sense; with an unsure one it puts the other sense's strong image second (only positions 1 and 2
-  carry DCG weight, 3 and 1), which costs little when the sense is right and gains much when it is wrong.
+  highest *expected* official DCG under P(idiomatic) (all 120 orders tried). With a confident sense
+  that starts with the sense's strong then mild image (and puts the other sense's strong image third);
+  with an unsure one it puts the other sense's strong image second (only gold positions 1 and 2 carry
+  DCG weight, 3 and 1), which costs little when the sense is right and gains much when it is wrong.
 """
 
 from __future__ import annotations
