@@ -53,11 +53,13 @@ def converted_default_generator() -> Path:
     if (target / "config.json").exists():
         return target
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 
     gguf = smollm2_gguf_path()
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    # dequantize=True: plain float32 weights that save_pretrained accepts (Q4_1 is supported by the loader)
+    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32,
+                                                 quantization_config=GgufConfig(dequantize=True))
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".smollm2-", dir=target.parent))
     model.save_pretrained(staging)
