@@ -81,15 +81,20 @@ class Generator:
     _model: Any = field(default=None, repr=False)
     _tokenizer: Any = field(default=None, repr=False)
 
+    _fingerprint: str | None = field(default=None, repr=False)
+
     @property
     def fingerprint(self) -> str:
-        from senso.runner.fingerprint import hub_fingerprint, path_fingerprint
+        """Content hash of the model folder (or the hub's), computed once per Generator."""
+        if self._fingerprint is None:
+            from senso.runner.fingerprint import hub_fingerprint, path_fingerprint
 
-        path = Path(self.name_or_path)
-        return path_fingerprint(path) if path.exists() else hub_fingerprint(self.name_or_path)
+            path = Path(self.name_or_path)
+            self._fingerprint = path_fingerprint(path) if path.exists() else hub_fingerprint(self.name_or_path)
+        return self._fingerprint
 
     def describe(self) -> dict:
-        return {"model": str(self.name_or_path), "decoding": "greedy"}
+        return {"model": str(self.name_or_path), "fingerprint": self.fingerprint, "decoding": "greedy"}
 
     def _load(self):
         if self._model is None:
