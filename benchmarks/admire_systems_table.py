@@ -57,10 +57,11 @@ def fmt(estimate: dict) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--only", default=None)
+    parser.add_argument("--skip", default=None, help="leave out rows whose command matches this regex")
     parser.add_argument("--root", default="runs/table")
     args = parser.parse_args()
     for kind, command in ROWS:
-        if args.only and args.only not in command:
+        if (args.only and args.only not in command) or (args.skip and re.search(args.skip, command)):
             continue
         slug = re.sub(r"[^a-z0-9]+", "-", command.lower()).strip("-")
         out = Path(args.root) / slug
