@@ -121,5 +121,19 @@ def main() -> None:
         sys.exit(2)
 
 
+# ---------------------------------------------------------------------------- senso report
+@app.command()
+def report(
+    run_dirs: list[Path] = typer.Argument(..., help="A run folder (its page), or several runs of one task and split (a comparison)."),
+    out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="HTML file to write (default RUN_DIR/report.html; required for a comparison)."),
+    no_thumbnails: bool = typer.Option(False, "--no-thumbnails", help="AdMIRe: show captions instead of image thumbnails."),
+) -> None:
+    """A self-contained HTML page for a run, or a comparison page for several; prints its path."""
+    from senso.report import write_report
+
+    path = write_report(run_dirs, out=out_file, thumbnails=not no_thumbnails)
+    out.print(str(path), highlight=False)
+
+
 if __name__ == "__main__":
     main()
