@@ -85,8 +85,13 @@ def data_stats(
     out_dir: Path = typer.Option(Path("runs/data"), "--out", help="Folder for the figures."),
 ) -> None:
     """Dataset card: summary tables on the terminal, figures as PNG."""
+    if dataset == "admire":
+        from senso.report.admire_card import print_admire_card
+
+        out.print(f"figure: {print_admire_card(data_dir, out_dir, out)}")
+        return
     if dataset != "abricot":
-        raise SensoError(f"unknown dataset {dataset!r} for stats; choose from abricot")
+        raise SensoError(f"unknown dataset {dataset!r} for stats; choose from abricot, admire")
     from rich.table import Table
 
     from senso.data.abricot import load_abricot, locate_abricot

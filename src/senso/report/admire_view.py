@@ -12,7 +12,7 @@ from markupsafe import Markup, escape
 
 from senso.data.admire_items import AdmireAItem, AdmireBItem
 from senso.errors import SensoError
-from senso.report.thumbnails import thumbnail_uri
+from senso.report.thumbnails import prefetch, thumbnail_uri
 
 N_RANKS = 5
 CAPTION_PREVIEW = 220
@@ -58,6 +58,7 @@ class ImageCell:
     score: float | None
     thumbnail: str | None  # data URI, None when the image file is not available
     caption: str | None
+    image_note: str | None = None  # why a file that exists shows no thumbnail
 
 
 @dataclass(frozen=True)
@@ -71,16 +72,22 @@ class AdmireARow:
     images: list[ImageCell]
 
 
+def _thumbnail(path: Path | None, wanted: bool) -> tuple[str | None, str | None]:
+    if not wanted or path is None or not Path(path).is_file():
+        return None, None
+    uri = thumbnail_uri(str(path))
+    return uri, (None if uri else f"image file {Path(path).name} could not be decoded")
+
+
 def _image_cells(order: Sequence[str], gold: Sequence[str] | None, scores: dict[str, float],
                  options: dict[str, Any], thumbnails: bool) -> list[ImageCell]:
     cells = []
     for p, name in enumerate(order, 1):
         option = options.get(name)
-        path = getattr(option, "path", None)
-        thumb = thumbnail_uri(str(path)) if thumbnails and path is not None and Path(path).is_file() else None
-        caption = getattr(option, "caption", None)
+        thumb, note = _thumbnail(getattr(option, "path", None), thumbnails)
         cells.append(ImageCell(name=name, position=p, gold_rank=(list(gold).index(name) + 1) if gold else None,
-                               score=scores.get(name), thumbnail=thumb, caption=caption))
+                               score=scores.get(name), thumbnail=thumb, caption=getattr(option, "caption", None),
+                               image_note=note))
     return cells
 
 
@@ -95,6 +102,8 @@ def admire_a_rows(samples: Sequence[dict[str, Any]], items: dict[str, AdmireAIte
                   thumbnails: bool = True) -> list[AdmireARow]:
     """Per item, in the run's order: sentence with the compound highlighted and the five images in
     predicted order, each with its gold rank, score and thumbnail (or caption when there is no file)."""
+    if thumbnails and items:
+        prefetch(o.path for i in items.values() for o in i.images if o.path is not None and Path(o.path).is_file())
     rows = []
     for s in samples:
         item = items.get(s["compound"]) if items else None
@@ -133,15 +142,15 @@ def admire_b_rows(samples: Sequence[dict[str, Any]], items: dict[str, AdmireBIte
         cells = []
         for k, name in enumerate(s["images"], 1):
             option = options.get(name)
-            path = getattr(option, "path", None)
+            thumb, note = _thumbnail(getattr(option, "path", None), thumbnails)
             cells.append(ImageCell(
                 name=name, position=k, gold_rank=(1 if name == gold else None) if gold else None,
-                score=(s.get("scores") or {}).get(name),
-                thumbnail=thumbnail_uri(str(path)) if thumbnails and path is not None and Path(path).is_file() else None,
-                caption=getattr(option, "caption", None)))
+                score=(s.get("scores") or {}).get(name), thumbnail=thumb, caption=getattr(option, "caption", None),
+                image_note=note))
         seq_thumbs = None
-        if thumbnails and item is not None and item.sequence_paths and all(Path(p).is_file() for p in item.sequence_paths):
-            seq_thumbs = tuple(thumbnail_uri(str(p)) for p in item.sequence_paths)
+        if item is not None and item.sequence_paths:
+            pair = tuple(_thumbnail(p, thumbnails)[0] for p in item.sequence_paths)
+            seq_thumbs = pair if all(pair) else None
         image_acc, type_acc = s.get("image_accuracy"), s.get("sentence_type_accuracy")
         rows.append(AdmireBRow(
             compound=s["compound"], sequence_captions=tuple(item.sequence_captions) if item else None,

@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from senso.errors import SensoError
-from senso.metrics import PairedDifference, paired_statistic_difference, rowwise_mean, rowwise_pearson, rowwise_spearman
+from senso.metrics import PairedDifference, paired_statistic_difference, rowwise_pearson, rowwise_spearman
 from senso.report.run_folder import RunFolder, load_run
 
 
@@ -51,11 +51,14 @@ def aligned(runs: Sequence[RunFolder]) -> list[list[dict[str, Any]]]:
 
 @dataclass(frozen=True)
 class MetricTest:
-    """How one metric is compared between two runs: which per-item columns and which row-wise statistic."""
+    """How one metric is compared between two runs. A correlation (ABRICOT's r and rho) is tested on the
+    correlation itself with `paired_statistic_difference`; a mean of per-item values (accuracy, Top-1, DCG)
+    with `paired_permutation_test`, the test `senso compare` runs, so both give the same numbers."""
 
-    statistic: Callable[..., np.ndarray]
-    columns: Callable[[list[dict[str, Any]]], list[float]]  # the system's column from its samples
-    shared: Callable[[list[dict[str, Any]]], list[list[float]]]  # gold columns, from the first run's samples
+    kind: str  # "correlation" or "mean"
+    columns: Callable[[list[dict[str, Any]]], list[float]]  # the system's per-item column
+    shared: Callable[[list[dict[str, Any]]], list[float]] | None = None  # gold column (correlations)
+    statistic: Callable[..., np.ndarray] | None = None  # row-wise correlation
 
 
 def _col(key: str) -> Callable[[list[dict[str, Any]]], list[float]]:
@@ -68,20 +71,20 @@ def _correct(samples: list[dict[str, Any]]) -> list[float]:
 
 METRIC_TESTS: dict[str, dict[str, MetricTest]] = {
     "abricot": {
-        "pearson": MetricTest(rowwise_pearson, _col("prediction"), lambda s: [_col("gold")(s)]),
-        "spearman": MetricTest(rowwise_spearman, _col("prediction"), lambda s: [_col("gold")(s)]),
-        "pearson_expected_vs_mean": MetricTest(rowwise_pearson, _col("expected"), lambda s: [_col("gold_mean")(s)]),
-        "accuracy": MetricTest(rowwise_mean, _correct, lambda s: []),
+        "pearson": MetricTest("correlation", _col("prediction"), _col("gold"), rowwise_pearson),
+        "spearman": MetricTest("correlation", _col("prediction"), _col("gold"), rowwise_spearman),
+        "pearson_expected_vs_mean": MetricTest("correlation", _col("expected"), _col("gold_mean"), rowwise_pearson),
+        "accuracy": MetricTest("mean", _correct),
     },
-    "admire-a": {
-        "top1": MetricTest(rowwise_mean, _col("top1"), lambda s: []),
-        "dcg": MetricTest(rowwise_mean, _col("dcg"), lambda s: []),
-    },
-    "admire-b": {
-        "image_accuracy": MetricTest(rowwise_mean, _col("image_accuracy"), lambda s: []),
-        "sentence_type_accuracy": MetricTest(rowwise_mean, _col("sentence_type_accuracy"), lambda s: []),
-    },
+    "admire-a": {"top1": MetricTest("mean", _col("top1")), "dcg": MetricTest("mean", _col("dcg"))},
+    "admire-b": {"image_accuracy": MetricTest("mean", _col("image_accuracy")),
+                 "sentence_type_accuracy": MetricTest("mean", _col("sentence_type_accuracy"))},
 }
+# Printed by the official scorer for parity, but no quality measure: in the table, never plotted.
+PARITY_ONLY = ("official_name_corr",)
+# `senso compare` defaults, so that the page and the command agree
+N_RESAMPLES = 10000
+SEED = 0
 
 
 @dataclass(frozen=True)
@@ -92,10 +95,24 @@ class PairTest:
     result: PairedDifference
 
 
-def pairwise_tests(runs: Sequence[RunFolder], n_resamples: int = 2000, seed: int = 0) -> list[PairTest]:
+def _mean_test(a: list[float], b: list[float], n_resamples: int, seed: int) -> PairedDifference:
+    from senso.metrics import UndefinedMetric, paired_permutation_test
+
+    try:
+        r = paired_permutation_test(a, b, n_resamples=n_resamples, seed=seed)
+    except UndefinedMetric as exc:
+        return PairedDifference(len(a), None, None, None, None, None, None, "not tested", reason=str(exc))
+    return PairedDifference(r.n, r.mean_a, r.mean_b, r.difference, r.ci_low, r.ci_high, r.p_value,
+                            r.method + "; interval: paired bootstrap of the mean difference")
+
+
+def pairwise_tests(runs: Sequence[RunFolder], n_resamples: int = N_RESAMPLES, seed: int = SEED) -> list[PairTest]:
     """For every pair of runs and every metric both report (runs without gold report none):
-    statistic(A) - statistic(B), paired bootstrap CI and paired permutation p-value."""
+    A - B with a paired bootstrap 95% CI and a paired permutation p-value. Items are taken in the order
+    of their ids (AdMIRe: compounds, sorted, as `senso compare` does)."""
     samples = aligned(runs)
+    order = sorted(range(len(samples[0])), key=lambda k: runs[0].item_id(samples[0][k]))
+    samples = [[run_samples[k] for k in order] for run_samples in samples]
     letters = run_letters(len(runs))
     tests = METRIC_TESTS[runs[0].family]
     out = []
@@ -104,9 +121,12 @@ def pairwise_tests(runs: Sequence[RunFolder], n_resamples: int = 2000, seed: int
             for name, test in tests.items():
                 if not all(name in r.results.get("metrics", {}) for r in (runs[i], runs[j])):
                     continue
-                result = paired_statistic_difference(
-                    test.statistic, test.columns(samples[i]), test.columns(samples[j]), *test.shared(samples[0]),
-                    n_resamples=n_resamples, seed=seed)
+                a, b = test.columns(samples[i]), test.columns(samples[j])
+                if test.kind == "mean":
+                    result = _mean_test(a, b, n_resamples, seed)
+                else:
+                    result = paired_statistic_difference(test.statistic, a, b, test.shared(samples[0]),
+                                                         n_resamples=n_resamples, seed=seed)
                 out.append(PairTest(letters[i], letters[j], name, result))
     return out
 
@@ -216,7 +236,9 @@ def comparison_context(runs: Sequence[RunFolder], thumbnails: bool = True) -> di
         "title": f"{runs[0].task} · {runs[0].split} · {len(runs)} runs compared",
         "family": family, "runs": list(zip(run_letters(len(runs)), runs)), "warnings": warnings,
         "metric_names": names, "metric_labels": [metric_label(n) for n in names], "metric_rows": rows,
-        "tests": tests, "shared_method": shared_method, "plots": metric_plots(runs, names),
+        "tests": tests, "shared_method": shared_method,
+        "plots": metric_plots(runs, [n for n in names if n not in PARITY_ONLY]),
+        "plot_labels": [metric_label(n) for n in names if n not in PARITY_ONLY],
         "disagreements": disagreements, "n_items": len(runs[0].samples), "metric_label": metric_label,
         "model_lines": model_lines, "caption_preview": caption_preview,
     }

@@ -83,8 +83,9 @@ def metric_bars(title: str, labels: Sequence[str], values: Sequence[float | None
         ax.annotate(f"{value:.3f}", (x, value), textcoords="offset points", xytext=(9, 0), fontsize=8, va="center")
     if reference is not None:
         ax.axhline(reference, color="#777777", linestyle="--", linewidth=0.9)
-        ax.annotate(reference_label, (1.0, reference), xycoords=("axes fraction", "data"), fontsize=8,
-                    ha="right", va="bottom", color="#555555")
+        ax.annotate(reference_label, (0.01, reference), xycoords=("axes fraction", "data"), fontsize=7.5,
+                    ha="left", va="bottom", color="#444444",
+                    bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none", "alpha": 0.8})
     ax.axhline(0, color="#444444", linewidth=0.6)
     ax.set_xticks(xs)
     ax.set_xticklabels(labels, rotation=15 if len(labels) > 3 else 0, ha="right" if len(labels) > 3 else "center",

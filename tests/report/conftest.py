@@ -1,0 +1,89 @@
+"""Fixtures of the report tests: small data folders and real run folders written by the runners."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from report_fixtures import A_COLUMNS, A_ITEMS, ABRICOT_ROWS, B_COLUMNS, COLOURS, AnswerModel, write_tsv
+
+from senso.runner.options import RunOptions
+
+
+@pytest.fixture()
+def tiny_abricot(tmp_path: Path) -> Path:
+    """A data folder holding abricot/dataset_it.csv with the 10 items above (UTF-8 with BOM, end inclusive)."""
+    path = tmp_path / "data" / "abricot" / "dataset_it.csv"
+    path.parent.mkdir(parents=True)
+    with path.open("w", encoding="utf-8-sig", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["ID", "domain", "begin", "end", "text", "target_token", "target_lemma",
+                         "inc_mean", "inc_std", "abs_mean", "abs_std"])
+        for item_id, domain, text, token, lemma, abs_mean in ABRICOT_ROWS:
+            begin = text.index(token)
+            writer.writerow([item_id, domain, begin, begin + len(token) - 1, text, token, lemma,
+                             0.5, 0.1, abs_mean, 0.1])
+    return tmp_path / "data"
+
+
+@pytest.fixture()
+def abricot_run(monkeypatch, tmp_path):
+    """Make a real ABRICOT run folder with the runner, the answers given, and the data folder given."""
+    from senso.runner import abricot as runner
+
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+
+    def make(data_dir: Path, out: Path, answers: dict[str, int], task: str = "abricot-abs",
+             limit: int | None = None) -> Path:
+        monkeypatch.setattr(runner, "load_model", lambda options, cache: AnswerModel(answers))
+        return runner.run_abricot(RunOptions(task=task, data_dir=data_dir, out=out, limit=limit, use_cache=False))
+    return make
+
+
+@pytest.fixture()
+def tiny_admire(tmp_path: Path) -> Path:
+    """admire/subtask_a/en/dev: 4 items, 5 real 64x64 PNG images each (folder names with `'` as `_`);
+    admire/subtask_b/en/train: 3 items without images. Gold order: image names in file order."""
+    from PIL import Image
+
+    root = tmp_path / "adata"
+    split_dir = root / "admire" / "subtask_a" / "en" / "dev"
+    rows = []
+    for k, (compound, sense, sentence) in enumerate(A_ITEMS):
+        names = [f"{k}{n}.png" for n in range(5)]
+        row = {"compound": compound, "subset": "Dev", "sentence_type": sense, "sentence": sentence,
+               "expected_order": repr(names)}
+        folder = split_dir / compound.replace("'", "_")
+        folder.mkdir(parents=True)
+        for n, name in enumerate(names, 1):
+            row[f"image{n}_name"] = name
+            row[f"image{n}_caption"] = f"Picture {n} of {compound}: a <b>plain</b> square.\\nSecond line."
+            Image.new("RGB", (64, 64), COLOURS[n - 1]).save(folder / name)
+        rows.append(row)
+    write_tsv(split_dir / "subtask_a_dev.tsv", A_COLUMNS, rows)
+    b_rows = []
+    for k, (compound, sense) in enumerate([("cold turkey", "idiomatic"), ("seal of approval", "literal"),
+                                           ("best man", "idiomatic")]):
+        names = [f"b{k}{n}.png" for n in range(4)]
+        row = {"compound": compound, "subset": "Train", "sentence_type": sense, "expected_item": names[1],
+               "sequence_caption1": f"first picture of {compound}", "sequence_caption2": f"second picture of {compound}"}
+        for n, name in enumerate(names, 1):
+            row[f"image{n}_name"] = name
+            row[f"image{n}_caption"] = f"candidate {n} of {compound}"
+        b_rows.append(row)
+    write_tsv(root / "admire" / "subtask_b" / "en" / "train" / "subtask_b_train.tsv", B_COLUMNS, b_rows)
+    return root
+
+
+@pytest.fixture()
+def admire_run(monkeypatch, tmp_path):
+    """Make a real AdMIRe run folder with the runner and the seeded random system."""
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+
+    def make(data_dir: Path, out: Path, task: str = "admire-a", split: str = "dev", seed: int = 0) -> Path:
+        from senso.runner.admire import run_admire
+
+        return run_admire(RunOptions(task=task, data_dir=data_dir, out=out, split=split, lang="en", system="random",
+                                     seed=seed, use_cache=False))
+    return make
