@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import csv
+import functools
+import shutil
 from pathlib import Path
 
 import pytest
-from report_fixtures import A_COLUMNS, A_ITEMS, ABRICOT_ROWS, B_COLUMNS, COLOURS, AnswerModel, write_tsv
+from report_fixtures import (
+    A_COLUMNS, A_ITEMS, ABRICOT_ROWS, ANSWERS_A, ANSWERS_B, B_COLUMNS, COLOURS, AnswerModel, write_tsv,
+)
 
 from senso.runner.options import RunOptions
+from senso.tasks.abricot_scoring import abricot_metrics as ORIGINAL_ABRICOT_METRICS
 
 
-@pytest.fixture()
-def tiny_abricot(tmp_path: Path) -> Path:
-    """A data folder holding abricot/dataset_it.csv with the 10 items above (UTF-8 with BOM, end inclusive)."""
-    path = tmp_path / "data" / "abricot" / "dataset_it.csv"
+def write_abricot_data(data_dir: Path) -> Path:
+    """A data folder holding abricot/dataset_it.csv with the 10 items of ABRICOT_ROWS (UTF-8 with BOM, end inclusive)."""
+    path = data_dir / "abricot" / "dataset_it.csv"
     path.parent.mkdir(parents=True)
     with path.open("w", encoding="utf-8-sig", newline="") as fh:
         writer = csv.writer(fh)
@@ -24,21 +28,48 @@ def tiny_abricot(tmp_path: Path) -> Path:
             begin = text.index(token)
             writer.writerow([item_id, domain, begin, begin + len(token) - 1, text, token, lemma,
                              0.5, 0.1, abs_mean, 0.1])
-    return tmp_path / "data"
+    return data_dir
+
+
+def make_abricot_run(monkeypatch: pytest.MonkeyPatch, data_dir: Path, out: Path, answers: dict[str, int],
+                     task: str = "abricot-abs", limit: int | None = None) -> Path:
+    """A real ABRICOT run folder written by the runner, with the answers given; bootstrap intervals from
+    100 resamples instead of 1000 (the only change, to keep the tests fast)."""
+    from senso.runner import abricot as runner
+    from senso.tasks import abricot_scoring
+
+    fast = functools.partial(ORIGINAL_ABRICOT_METRICS, n_resamples=100)
+    monkeypatch.setattr(abricot_scoring, "abricot_metrics", fast)
+    monkeypatch.setattr(runner, "abricot_metrics", fast)
+    monkeypatch.setattr(runner, "load_model", lambda options, cache: AnswerModel(answers))
+    return runner.run_abricot(RunOptions(task=task, data_dir=data_dir, out=out, limit=limit, use_cache=False))
+
+
+@pytest.fixture(scope="session")
+def abricot_runs(tmp_path_factory) -> dict[str, Path]:
+    """Runs "A" and "B" (ANSWERS_A / ANSWERS_B), "const" (always 1) and "A10" (A with --limit 5) on the
+    10 items, made once per session; tests that change a run copy it first."""
+    root = tmp_path_factory.mktemp("abricot_runs")
+    data_dir = write_abricot_data(root / "data")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SENSO_CACHE_DIR", str(root / "cache"))
+        return {
+            "A": make_abricot_run(mp, data_dir, root / "A", ANSWERS_A),
+            "B": make_abricot_run(mp, data_dir, root / "B", ANSWERS_B),
+            "const": make_abricot_run(mp, data_dir, root / "const", {k: 1 for k in ANSWERS_A}),
+            "A5": make_abricot_run(mp, data_dir, root / "A5", ANSWERS_A, limit=5),
+            "inc": make_abricot_run(mp, data_dir, root / "inc", ANSWERS_A, task="abricot-inc"),
+        }
 
 
 @pytest.fixture()
-def abricot_run(monkeypatch, tmp_path):
-    """Make a real ABRICOT run folder with the runner, the answers given, and the data folder given."""
-    from senso.runner import abricot as runner
-
-    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
-
-    def make(data_dir: Path, out: Path, answers: dict[str, int], task: str = "abricot-abs",
-             limit: int | None = None) -> Path:
-        monkeypatch.setattr(runner, "load_model", lambda options, cache: AnswerModel(answers))
-        return runner.run_abricot(RunOptions(task=task, data_dir=data_dir, out=out, limit=limit, use_cache=False))
-    return make
+def run_copy(tmp_path):
+    """copy(run_dir) -> a copy of a run folder under tmp_path, free to change."""
+    def copy(run_dir: Path) -> Path:
+        target = tmp_path / run_dir.name
+        shutil.copytree(run_dir, target)
+        return target
+    return copy
 
 
 @pytest.fixture()

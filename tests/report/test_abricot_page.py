@@ -1,7 +1,7 @@
 import json
-import shutil
 
 import pytest
+from report_fixtures import GOLD
 from typer.testing import CliRunner
 
 from senso.cli import app
@@ -9,16 +9,9 @@ from senso.report.abricot_view import confusion_matrix, highlight, largest_error
 from senso.report.run_folder import load_run
 from senso.report.run_page import run_context, write_run_report
 
-from report_fixtures import ANSWERS_A, ANSWERS_B, GOLD
 
-
-@pytest.fixture()
-def run_a(tiny_abricot, abricot_run, tmp_path):
-    return abricot_run(tiny_abricot, tmp_path / "run_a", ANSWERS_A)
-
-
-def test_confusion_matrix_counts_by_hand(run_a):
-    samples = load_run(run_a).samples
+def test_confusion_matrix_counts_by_hand(abricot_runs):
+    samples = load_run(abricot_runs["A"]).samples
     assert [s["gold"] for s in samples] == [GOLD[s["id"]] for s in samples]
     matrix = confusion_matrix([s["gold"] for s in samples], [s["prediction"] for s in samples])
     assert matrix == [
@@ -32,8 +25,8 @@ def test_confusion_matrix_counts_by_hand(run_a):
         confusion_matrix([1, 6], [1, 1])
 
 
-def test_lemma_table_means_and_r_where_defined(run_a):
-    rows = {row.lemma: row for row in lemma_rows(load_run(run_a).samples)}
+def test_lemma_table_means_and_r_where_defined(abricot_runs):
+    rows = {row.lemma: row for row in lemma_rows(load_run(abricot_runs["A"]).samples)}
     cane = rows["cane"]
     assert (cane.n, cane.mean_gold, cane.mean_prediction) == (4, 2.75, 2.5)
     # r of (1,2,3,4) vs (1,2,3,5): sum dx*dy = 6.5, sxx = 5, syy = 8.75 -> 6.5 / sqrt(43.75)
@@ -51,8 +44,8 @@ def test_highlight_escapes_and_uses_the_inclusive_end():
         highlight(text, 3, len(text))
 
 
-def test_largest_errors_order_and_sentences(run_a):
-    run = load_run(run_a)
+def test_largest_errors_order_and_sentences(abricot_runs):
+    run = load_run(abricot_runs["A"])
     items, notes = load_items(run.config)
     assert notes == []
     rows = largest_errors(run.samples, items, k=7)
@@ -63,12 +56,12 @@ def test_largest_errors_order_and_sentences(run_a):
     assert "<mark>cani</mark>" in str(rows[-1].sentence)
 
 
-def test_run_context_header_and_placement(run_a, tiny_abricot, abricot_run, tmp_path):
-    context = run_context(load_run(run_a))
+def test_run_context_header_and_placement(abricot_runs):
+    context = run_context(load_run(abricot_runs["A"]))
     header = dict(context["header"])
     assert header["task"] == "abricot-abs" and header["language"] == "it" and header["n"] == "10"
     assert header["model (spec · fingerprint)"] == "fake:answers · fake-fingerprint"
-    assert header["protocol"] == "calamita" and header["senso version"]
+    assert header["protocol"] == "calamita" and header["senso version"] and header["command"]
     assert header["split"].startswith("all items")
     assert [row["name"] for row in context["metrics"]["rows"]][:2] == ["pearson", "spearman"]
     assert context["metrics"]["groups"] == ["opensub", "wikihow"]
@@ -78,24 +71,32 @@ def test_run_context_header_and_placement(run_a, tiny_abricot, abricot_run, tmp_
     assert len(board.rows) == 6 and board.rows[-1].is_run and run_rows[0].cells[0] == "6"
     assert run_rows[0].cells[-1] == "-0.04 (-0.0359)"
     # r(B) = 9.3 / sqrt(16.1 * 18.9) = 0.533 -> 0.53, tied with the best published figure (Llama-3.1-70B)
-    run_b = abricot_run(tiny_abricot, tmp_path / "run_b", ANSWERS_B)
-    rows_b = run_context(load_run(run_b))["placement"].boards[0].rows
+    rows_b = run_context(load_run(abricot_runs["B"]))["placement"].boards[0].rows
     assert rows_b[1].is_run and rows_b[1].cells[0] == "=1" and rows_b[0].cells[1] == "Llama-3.1-70B"
+    # inclusiveness is placed among the inclusiveness figures (six published, Mistral-7B among them)
+    inc_board = run_context(load_run(abricot_runs["inc"]))["placement"].boards[0]
+    assert len(inc_board.rows) == 7 and any(row.cells[1] == "Mistral-7B" for row in inc_board.rows)
 
 
-def test_undefined_pearson_is_not_placed(tiny_abricot, abricot_run, tmp_path):
-    run = abricot_run(tiny_abricot, tmp_path / "const", {k: 1 for k in GOLD})
-    context = run_context(load_run(run))
-    placement = context["placement"]
+def test_undefined_pearson_is_not_placed(abricot_runs, run_copy):
+    run = run_copy(abricot_runs["const"])
+    placement = run_context(load_run(run))["placement"]
     assert not any(row.is_run for row in placement.boards[0].rows)
     assert "not placed" in placement.notes[0] and "constant" in placement.notes[0]
     html = write_run_report(run).read_text()
     assert "undefined" in html and "predicted labels are constant" in html
 
 
-def test_page_is_self_contained_html(run_a):
-    path = write_run_report(run_a)
-    assert path == run_a / "report.html"
+def test_limited_run_says_so(abricot_runs):
+    run = load_run(abricot_runs["A5"])
+    assert run.split == "first 5 items (--limit)"
+    assert any("first 5 items" in note for note in run_context(run)["placement"].notes)
+
+
+def test_page_is_self_contained_html(abricot_runs, run_copy):
+    run = run_copy(abricot_runs["A"])
+    path = write_run_report(run)
+    assert path == run / "report.html"
     html = path.read_text(encoding="utf-8")
     assert html.startswith("<!doctype html>")
     assert "<script" not in html and "http://" not in html and "https://" not in html
@@ -104,25 +105,39 @@ def test_page_is_self_contained_html(run_a):
     assert "undefined (constant predictions)" in html
 
 
-def test_page_without_the_data_file_says_so(run_a, tiny_abricot):
-    shutil.rmtree(tiny_abricot)
-    html = write_run_report(run_a).read_text()
+def test_page_without_the_data_file_says_so(abricot_runs, run_copy):
+    run = run_copy(abricot_runs["A"])
+    config = json.loads((run / "config.json").read_text())
+    config["data_path"] = str(run / "gone.csv")
+    (run / "config.json").write_text(json.dumps(config))
+    html = write_run_report(run).read_text()
     assert "is not there any more: sentences are not shown" in html
     assert "sentence not available" in html
 
 
-def test_missing_samples_is_a_clear_error(run_a):
-    (run_a / "samples.jsonl").unlink()
-    result = CliRunner().invoke(app, ["report", str(run_a)])
+def test_changed_data_file_is_noted(abricot_runs, run_copy):
+    run = run_copy(abricot_runs["A"])
+    config = json.loads((run / "config.json").read_text())
+    config["data_sha256"] = "0" * 64
+    (run / "config.json").write_text(json.dumps(config))
+    assert "changed since the run" in write_run_report(run).read_text()
+
+
+def test_missing_samples_is_a_clear_error(abricot_runs, run_copy):
+    run = run_copy(abricot_runs["A"])
+    (run / "samples.jsonl").unlink()
+    result = CliRunner().invoke(app, ["report", str(run)])
     assert result.exit_code != 0 and "no samples.jsonl" in str(result.exception)
+    result = CliRunner().invoke(app, ["report", str(run / "nowhere")])
+    assert result.exit_code != 0 and "not a folder" in str(result.exception)
 
 
-def test_cli_writes_the_page_and_prints_its_path(run_a, tmp_path):
-    result = CliRunner().invoke(app, ["report", str(run_a)])
+def test_cli_writes_the_page_and_prints_its_path(abricot_runs, run_copy, tmp_path):
+    run = run_copy(abricot_runs["A"])
+    result = CliRunner().invoke(app, ["report", str(run)])
     assert result.exit_code == 0, result.output
-    assert result.output.strip().replace("\n", "") == str(run_a / "report.html")
+    assert result.output.strip().replace("\n", "") == str(run / "report.html")
     other = tmp_path / "elsewhere" / "page.html"
     other.parent.mkdir()
-    result = CliRunner().invoke(app, ["report", str(run_a), "-o", str(other)])
+    result = CliRunner().invoke(app, ["report", str(run), "-o", str(other)])
     assert result.exit_code == 0 and other.exists()
-    assert json.loads((run_a / "results.json").read_text())["task"] == "abricot-abs"
