@@ -72,13 +72,11 @@ def run_copy(tmp_path):
     return copy
 
 
-@pytest.fixture()
-def tiny_admire(tmp_path: Path) -> Path:
+def write_admire_data(root: Path) -> Path:
     """admire/subtask_a/en/dev: 4 items, 5 real 64x64 PNG images each (folder names with `'` as `_`);
     admire/subtask_b/en/train: 3 items without images. Gold order: image names in file order."""
     from PIL import Image
 
-    root = tmp_path / "adata"
     split_dir = root / "admire" / "subtask_a" / "en" / "dev"
     rows = []
     for k, (compound, sense, sentence) in enumerate(A_ITEMS):
@@ -107,14 +105,19 @@ def tiny_admire(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture()
-def admire_run(monkeypatch, tmp_path):
-    """Make a real AdMIRe run folder with the runner and the seeded random system."""
-    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+@pytest.fixture(scope="session")
+def admire_runs(tmp_path_factory) -> dict[str, Path]:
+    """Runs of the seeded random systems on the small AdMIRe data: "A0", "A1" (Subtask A dev, seeds 0 and 1),
+    "B0", "B1" (Subtask B train), made once per session; the data folder is under "data"."""
+    from senso.runner.admire import run_admire
 
-    def make(data_dir: Path, out: Path, task: str = "admire-a", split: str = "dev", seed: int = 0) -> Path:
-        from senso.runner.admire import run_admire
-
-        return run_admire(RunOptions(task=task, data_dir=data_dir, out=out, split=split, lang="en", system="random",
-                                     seed=seed, use_cache=False))
-    return make
+    root = tmp_path_factory.mktemp("admire_runs")
+    data_dir = write_admire_data(root / "data")
+    runs = {"data": data_dir}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SENSO_CACHE_DIR", str(root / "cache"))
+        for name, task, split, seed in (("A0", "admire-a", "dev", 0), ("A1", "admire-a", "dev", 1),
+                                        ("B0", "admire-b", "train", 0), ("B1", "admire-b", "train", 1)):
+            runs[name] = run_admire(RunOptions(task=task, data_dir=data_dir, out=root / name, split=split, lang="en",
+                                               system="random", seed=seed, use_cache=False))
+    return runs
