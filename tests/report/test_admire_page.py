@@ -150,7 +150,8 @@ def test_placement_test_split_has_no_human_rows(tmp_path):
 
 
 def test_no_placement_for_dev_or_partial_runs(admire_runs, tmp_path):
-    placement = placement_for(load_run(admire_runs["A0"]))
+    placement = placement_for(load_run(_results(tmp_path, "dev", 0.5, 3.0, n=15, n_official=15)))
     assert not placement.boards and "test and xeval splits only" in placement.notes[0]
+    assert "4 of the 15 items" in placement_for(load_run(admire_runs["A0"])).notes[0]
     partial = placement_for(load_run(_results(tmp_path, "xeval", 0.5, 3.0, n=40)))
     assert not partial.boards and "partial" in partial.notes[0]
