@@ -24,7 +24,7 @@ def check_comparable(runs: Sequence[RunFolder]) -> None:
         raise SensoError("a comparison needs at least two run folders")
     first = runs[0]
     for run in runs[1:]:
-        for what, mine, theirs in (("task", first.task, run.task), ("split", first.split, run.split),
+        for what, mine, theirs in (("task", first.task, run.task), ("split", first.split_key, run.split_key),
                                    ("language", first.lang, run.lang)):
             if mine != theirs:
                 raise SensoError(f"cannot compare runs of different {what}s: {first.path} is {what} {mine!r}, "

@@ -60,6 +60,11 @@ class RunFolder:
             return f"first {limit} items (--limit)" if limit else "all items (the whole file is the benchmark)"
         return self.results.get("split") or self.config.get("split") or "?"
 
+    @property
+    def split_key(self) -> str:
+        """The split as comparisons match it: ABRICOT has a single one (a --limit changes items, not split)."""
+        return "abricot" if self.family == "abricot" else self.split
+
     def item_id(self, sample: dict[str, Any]) -> str:
         """The key that identifies an item across runs of the same task: ABRICOT `id`, AdMIRe `compound`."""
         return str(sample["id"] if self.family == "abricot" else sample["compound"])
