@@ -48,5 +48,6 @@ def test_cli_data_stats_admire(admire_runs, tmp_path):
     result = CliRunner().invoke(app, ["data", "stats", "admire", "--data-dir", str(admire_runs["data"]),
                                       "--out", str(tmp_path / "figs")])
     assert result.exit_code == 0, result.output
-    assert "A en dev" in result.output and "absent from this copy" in result.output
+    dev_file = admire_runs["data"] / "admire" / "subtask_a" / "en" / "dev" / "subtask_a_dev.tsv"
+    assert f"A en dev: {dev_file}" in result.output and "absent from this copy: A en train" in result.output
     assert (tmp_path / "figs" / "admire_card.png").exists()

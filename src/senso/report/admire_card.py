@@ -165,17 +165,19 @@ def print_admire_card(data_dir: str | Path | None, out_dir: Path, console) -> Pa
     summaries, absent = collect_admire(data_dir)
     if not summaries:
         raise SensoError("no AdMIRe split found (nothing to describe)")
-    table = Table(title="AdMIRe items per subtask, language, split and gold sense")
-    for column in ("split", "items", "idiomatic", "literal", "no gold", "images on disk", "words/caption mean", "median", "min-max", "file"):
-        table.add_column(column, justify="left" if column in ("split", "file") else "right")
+    table = Table(title="AdMIRe items per subtask, language, split and gold sense; words per caption")
+    for column in ("split", "items", "idiomatic", "literal", "no gold", "images on disk", "words mean", "median", "min-max"):
+        table.add_column(column, justify="left" if column == "split" else "right")
     for s in summaries:
         stats = caption_stats(s.caption_words)
         table.add_row(
             s.name, str(s.n), str(s.idiomatic), str(s.literal), str(s.no_gold),
             "-" if s.images_on_disk is None else str(s.images_on_disk),
             f"{stats['mean']:.1f}" if stats else "-", f"{stats['median']:.0f}" if stats else "-",
-            f"{stats['min']:.0f}-{stats['max']:.0f}" if stats else "-", s.source)
+            f"{stats['min']:.0f}-{stats['max']:.0f}" if stats else "-")
     console.print(table)
+    for s in summaries:
+        console.print(f"{s.name}: {s.source}", highlight=False, soft_wrap=True)
     if absent:
-        console.print(f"absent from this copy: {', '.join(absent)}", highlight=False)
+        console.print(f"absent from this copy: {', '.join(absent)}", highlight=False, soft_wrap=True)
     return plot_admire_card(summaries, out_dir / "admire_card.png")
