@@ -247,7 +247,7 @@ def report(
     from senso.report import write_report
 
     path = write_report(run_dirs, out=out_file, thumbnails=not no_thumbnails)
-    out.print(str(path), highlight=False)
+    out.print(str(path), highlight=False, soft_wrap=True)
 
 
 if __name__ == "__main__":

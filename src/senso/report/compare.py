@@ -193,8 +193,9 @@ def admire_a_disagreements(runs: Sequence[RunFolder], thumbnails: bool = True) -
         gold = first.get("gold_order")
         cells = [_image_cells([top], gold, run_samples[k].get("scores") or {}, options, thumbnails)[0]
                  for top, run_samples in zip(tops, samples)]
+        gold_first = _image_cells([gold[0]], gold, {}, options, thumbnails)[0] if gold else None
         rows.append({"compound": first["compound"], "sentence": highlight_phrase(first.get("sentence", ""), first["compound"]),
-                     "sentence_type": first.get("sentence_type"), "choices": cells,
+                     "sentence_type": first.get("sentence_type"), "choices": cells, "gold_first": gold_first,
                      "dcg": [run_samples[k].get("dcg") for run_samples in samples]})
     return rows
 

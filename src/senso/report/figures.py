@@ -68,7 +68,7 @@ def metric_bars(title: str, labels: Sequence[str], values: Sequence[float | None
                 lows: Sequence[float | None], highs: Sequence[float | None], reference: float | None = None,
                 reference_label: str = "") -> str:
     """One metric across runs (or groups): points with 95% CI error bars; undefined values are written, not drawn."""
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.3 * len(labels) + 1.5), 3.2))
+    fig, ax = plt.subplots(figsize=(max(3.8, 1.15 * len(labels) + 1.3), 2.7))
     xs = np.arange(len(labels))
     for x, value, low, high, colour in zip(xs, values, lows, highs, PALETTE * 10):
         if value is None:
