@@ -3,7 +3,7 @@ import json
 import pytest
 from report_fixtures import A_ITEMS
 
-from senso.report.admire_view import caption_preview, highlight_phrase, rank_landing
+from senso.report.admire_view import caption_preview, highlight_phrase, predicted_sense, rank_landing
 from senso.report.placement import placement_for
 from senso.report.run_folder import load_run
 from senso.report.run_page import run_context, write_run_report
@@ -155,3 +155,40 @@ def test_no_placement_for_dev_or_partial_runs(admire_runs, tmp_path):
     assert "4 of the 15 items" in placement_for(load_run(admire_runs["A0"])).notes[0]
     partial = placement_for(load_run(_results(tmp_path, "xeval", 0.5, 3.0, n=40)))
     assert not partial.boards and "partial" in partial.notes[0]
+
+
+def test_portuguese_run_shows_the_captions_it_used(tmp_path, monkeypatch):
+    from report_fixtures import A_COLUMNS, write_tsv
+
+    from senso.runner.admire import run_admire
+    from senso.runner.options import RunOptions
+
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+    split_dir = tmp_path / "data" / "admire" / "subtask_a" / "pt" / "dev"
+    rows = []
+    for k, compound in enumerate(("pé de meia", "olho gordo")):
+        names = [f"{k}{n}.png" for n in range(5)]
+        row = {"compound": compound, "subset": "Dev", "sentence_type": "literal", "sentence": f"Um {compound} aqui.",
+               "expected_order": repr(names)}
+        for n, name in enumerate(names, 1):
+            row |= {f"image{n}_name": name, f"image{n}_caption": f"English caption {n}",
+                    f"image{n}_caption_pt": f"Legenda {n} de {compound}"}
+        rows.append(row)
+    write_tsv(split_dir / "subtask_a_dev.tsv", A_COLUMNS + [f"image{n}_caption_pt" for n in range(1, 6)], rows)
+    runs = {}
+    for caption_lang in ("pt", "en"):
+        runs[caption_lang] = run_admire(RunOptions(task="admire-a", data_dir=tmp_path / "data", out=tmp_path / caption_lang,
+                                                   lang="pt", split="dev", system="random", caption_lang=caption_lang,
+                                                   use_cache=False))
+    pt_rows = run_context(load_run(runs["pt"]))["admire_a"]["rows"]
+    assert {c.caption for c in pt_rows[0].images} == {f"Legenda {n} de pé de meia" for n in range(1, 6)}
+    assert all(c.thumbnail is None for c in pt_rows[0].images)  # no image files: captions instead
+    en_rows = run_context(load_run(runs["en"]))["admire_a"]["rows"]
+    assert {c.caption for c in en_rows[1].images} == {f"English caption {n}" for n in range(1, 6)}
+    assert "<mark>pé de meia</mark>" in str(pt_rows[0].sentence)
+
+
+def test_predicted_sense_of_pipeline_systems():
+    assert predicted_sense({"extra": {"sense": "idiomatic", "p_idiomatic": 0.8312}}) == "idiomatic (p_idiomatic 0.83)"
+    assert predicted_sense({"extra": {"sense": "literal"}}) == "literal"
+    assert predicted_sense({"extra": {"ties": []}}) is None and predicted_sense({}) is None

@@ -79,23 +79,30 @@ def _thumbnail(path: Path | None, wanted: bool) -> tuple[str | None, str | None]
     return uri, (None if uri else f"image file {Path(path).name} could not be decoded")
 
 
-def _image_cells(order: Sequence[str], gold: Sequence[str] | None, scores: dict[str, float],
-                 options: dict[str, Any], thumbnails: bool) -> list[ImageCell]:
+def image_cells(order: Sequence[str], gold: Sequence[str] | None, scores: dict[str, float],
+                item: AdmireAItem | None, thumbnails: bool) -> list[ImageCell]:
+    """Cells for the images named in `order`, in that order: gold rank, score, thumbnail and the caption in
+    the language the run used (`item.caption` follows the caption language the item was loaded with)."""
+    options = {option.name: option for option in item.images} if item else {}
     cells = []
     for p, name in enumerate(order, 1):
         option = options.get(name)
         thumb, note = _thumbnail(getattr(option, "path", None), thumbnails)
         cells.append(ImageCell(name=name, position=p, gold_rank=(list(gold).index(name) + 1) if gold else None,
-                               score=scores.get(name), thumbnail=thumb, caption=getattr(option, "caption", None),
-                               image_note=note))
+                               score=scores.get(name), thumbnail=thumb,
+                               caption=item.caption(name) if option is not None else None, image_note=note))
     return cells
 
 
 def predicted_sense(sample: dict[str, Any]) -> str | None:
-    """The sentence type a pipeline system predicted on its way to the ranking, when it recorded one."""
+    """The sense a pipeline system decided on its way to the ranking (its `extra["sense"]`, with
+    `p_idiomatic` when recorded), for the item's badge; None for systems that decide none."""
     extra = sample.get("extra") or {}
-    value = extra.get("sentence_type") or extra.get("predicted_sentence_type") or extra.get("sense")
-    return value if isinstance(value, str) else None
+    label = extra.get("sense")
+    if not isinstance(label, str):
+        return None
+    p = extra.get("p_idiomatic")
+    return f"{label} (p_idiomatic {p:.2f})" if isinstance(p, (int, float)) else label
 
 
 def admire_a_rows(samples: Sequence[dict[str, Any]], items: dict[str, AdmireAItem] | None,
@@ -107,13 +114,12 @@ def admire_a_rows(samples: Sequence[dict[str, Any]], items: dict[str, AdmireAIte
     rows = []
     for s in samples:
         item = items.get(s["compound"]) if items else None
-        options = {option.name: option for option in item.images} if item else {}
         sentence = s.get("sentence") or (item.sentence if item else "")
         rows.append(AdmireARow(
             compound=s["compound"], sentence=highlight_phrase(sentence, s["compound"]),
             sentence_type=s.get("sentence_type"), predicted_type=predicted_sense(s),
             top1=s.get("top1"), dcg=s.get("dcg"),
-            images=_image_cells(s["predicted_order"], s.get("gold_order"), s.get("scores") or {}, options, thumbnails),
+            images=image_cells(s["predicted_order"], s.get("gold_order"), s.get("scores") or {}, item, thumbnails),
         ))
     return rows
 

@@ -179,7 +179,7 @@ def abricot_disagreements(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
 
 def admire_a_disagreements(runs: Sequence[RunFolder], thumbnails: bool = True) -> list[dict[str, Any]]:
     """Items where the runs' first-ranked images are not all the same, with each run's first choice."""
-    from senso.report.admire_view import _image_cells, highlight_phrase, load_items
+    from senso.report.admire_view import highlight_phrase, image_cells, load_items
 
     samples = aligned(runs)
     items, _ = load_items(runs[0].results, runs[0].config)
@@ -189,11 +189,10 @@ def admire_a_disagreements(runs: Sequence[RunFolder], thumbnails: bool = True) -
         if len(set(tops)) == 1:
             continue
         item = items.get(first["compound"]) if items else None
-        options = {o.name: o for o in item.images} if item else {}
         gold = first.get("gold_order")
-        cells = [_image_cells([top], gold, run_samples[k].get("scores") or {}, options, thumbnails)[0]
+        cells = [image_cells([top], gold, run_samples[k].get("scores") or {}, item, thumbnails)[0]
                  for top, run_samples in zip(tops, samples)]
-        gold_first = _image_cells([gold[0]], gold, {}, options, thumbnails)[0] if gold else None
+        gold_first = image_cells([gold[0]], gold, {}, item, thumbnails)[0] if gold else None
         rows.append({"compound": first["compound"], "sentence": highlight_phrase(first.get("sentence", ""), first["compound"]),
                      "sentence_type": first.get("sentence_type"), "choices": cells, "gold_first": gold_first,
                      "dcg": [run_samples[k].get("dcg") for run_samples in samples]})
