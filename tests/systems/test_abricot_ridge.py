@@ -27,7 +27,6 @@ from senso.systems.abricot_ridge_io import predict_csv
 from senso.tasks.abricot import gold_label
 
 LEMMAS = ["cane", "gatto", "libertà", "tavolo", "idea", "fiume"]
-WORDS = {"cane": "cane", "gatto": "gatto", "libertà": "libertà", "tavolo": "tavolo", "idea": "idea", "fiume": "fiume"}
 COLUMNS = ["ID", "domain", "begin", "end", "text", "target_token", "target_lemma"]
 
 
@@ -46,7 +45,7 @@ def fake_embedder(monkeypatch):
 
 
 def make_item(i: int, lemma: str, abs_mean: float | None = 0.5, inc_mean: float | None = 0.5) -> AbricotItem:
-    word = WORDS[lemma]
+    word = lemma
     prefix = f"Frase {i}: il "
     text = f"{prefix}{word} è qui, numero {i}."
     return AbricotItem(id=f"{lemma.upper()}_{i}", domain="wikihow", text=text, begin=len(prefix),
@@ -164,6 +163,9 @@ def test_logprob_features_are_used_and_checked():
     system.fit(items, "abricot-abs", logprobs)
     with pytest.raises(SensoError, match="log-probs"):
         system.predict(items[:2])
+    assert len(system.predict(items[:2], logprobs=logprobs[:2], warn=False)) == 2
+    with pytest.raises(SensoError, match="fitted for abricot-abs"):
+        system.predict(items[:2], "abricot-inc", logprobs=logprobs[:2])
 
 
 def test_save_load_round_trip_gives_identical_predictions(tmp_path):

@@ -249,10 +249,15 @@ class EmbeddingRidge:
         lemmas, ids = set(fitted.lemmas), set(fitted.item_ids)
         return [item for item in items if lemma_key(item) in lemmas or item.id in ids]
 
-    def predict(self, items: Sequence[AbricotItem], logprobs: Sequence[Sequence[float]] | np.ndarray | None = None,
-                warn: bool = True) -> list[LikertPrediction]:
-        """Predictions of the fitted model; warns (SeenLemmaWarning) when items share lemmas with the training set."""
+    def predict(self, items: Sequence[AbricotItem], task: AbricotTask | str | None = None, *,
+                logprobs: Sequence[Sequence[float]] | np.ndarray | None = None, warn: bool = True) -> list[LikertPrediction]:
+        """Predictions of the fitted model; warns (SeenLemmaWarning) when items share lemmas with the training set.
+
+        `task` is optional (the model knows its task) and, when given, must be the fitted one.
+        """
         fitted = self._require_fitted()
+        if task is not None and _as_task(task).name != fitted.task.name:
+            raise SensoError(f"this model was fitted for {fitted.task.name}, not {_as_task(task).name}")
         items = list(items)
         if fitted.uses_logprobs and logprobs is None:
             raise SensoError("this model was fitted with the LLM log-probs as features: pass them to predict()")
