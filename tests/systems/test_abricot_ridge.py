@@ -185,6 +185,16 @@ def test_save_load_round_trip_gives_identical_predictions(tmp_path):
     assert set(saved["train_lemmas"]) == set(LEMMAS) - {"cane"}
 
 
+def test_accepts_a_ready_embedder_as_the_runner_passes_it(tmp_path):
+    items = synthetic_items()
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    by_spec = EmbeddingRidge(embedder="fake", cache=cache).cross_validated_predict(items, "abricot-abs")
+    system = EmbeddingRidge(Embedder("fake", cache=cache), seed=3)
+    assert system.describe()["embedder"] == "fake" and system.describe()["seed"] == 3
+    by_object = system.cross_validated_predict(items, "abricot-abs")
+    assert [p.extra["pred"] for p in by_object] == [p.extra["pred"] for p in by_spec]
+
+
 def test_load_rejects_other_files(tmp_path):
     bad = tmp_path / "x.model"
     bad.write_text('{"format": "something-else"}')

