@@ -147,4 +147,5 @@ def print_summary(task: AbricotTask, system: str, info: dict[str, Any], metrics,
         table.add_column(domain, justify="right")
     for name, estimate in metrics.items():
         table.add_row(name, estimate.format(), *(by_domain[d][name].format() for d in by_domain))
-    _Console().print(table)
+    terminal = _Console()
+    _Console(width=None if terminal.is_terminal else 120).print(table)
