@@ -85,7 +85,7 @@ def _run_ridge(options: RunOptions, task: AbricotTask, items: list[AbricotItem],
     system = EmbeddingRidge.from_options(options.embedder, options.system_options, cache, seed=options.seed)
     predictions = system.cross_validated_predict(pool, task)
     by_id = {p.item_id: p for p in predictions}
-    info = {"protocol": "leave-one-lemma-out cross-validation", "supervised": True, "cross_validated": True}
+    info = {"protocol": "supervised, leave-one-lemma-out cross-validation", "supervised": True, "cross_validated": True}
     return [by_id[item.id] for item in items], system.describe(), info
 
 
