@@ -361,3 +361,13 @@ def load_openai_lm(spec: str, base_url: str | None, cache: ResponseCache | None 
         concurrency=_setting(settings, "concurrency", int, 4),
         retry=retry,
     )
+
+
+def load_loglikelihood_model(name: str, *, cache: ResponseCache | None = None, chat_template: bool = False,
+                             base_url: str | None = None, **settings: Any) -> OpenAICompatLM:
+    """Entry point for `senso.backends.specs.load_loglikelihood_model` (spec `openai:NAME`):
+    `base_url` (comma-separated for several) and `--set` settings as keyword arguments."""
+    if chat_template and settings.get("scoring", "auto") != "generate":
+        raise SensoError("--chat-template with the openai backend: servers apply chat templates only in "
+                         "chat/completions; use --set scoring=generate (not the official likelihood protocol)")
+    return load_openai_lm(f"openai:{name}", base_url, cache, settings)
