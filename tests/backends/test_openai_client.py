@@ -215,3 +215,16 @@ def test_base_url_normalisation(monkeypatch):
     with pytest.raises(SensoError, match="no server"):
         monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
         load_openai_lm("openai:x", None)
+
+
+def test_load_loglikelihood_model_entry_point():
+    from senso.backends.openai import load_loglikelihood_model
+
+    with FakeServer(completions_default(TOP)) as server:
+        model = load_loglikelihood_model("tiny", base_url=server.url, top_logprobs="5", concurrency="3")
+        assert (model.spec, model.top_logprobs, model.pool.concurrency) == ("openai:tiny", 5, 3)
+        assert model.loglikelihood_choices([Prompt("Q\n")])[0][0] == pytest.approx(-0.5)
+    with pytest.raises(SensoError, match="chat-template"):
+        load_loglikelihood_model("tiny", base_url="http://127.0.0.1:9/v1", chat_template=True)
+    with pytest.raises(SensoError, match="top_logprobs"):
+        load_loglikelihood_model("tiny", base_url="http://127.0.0.1:9/v1", top_logprobs="many")
