@@ -39,6 +39,7 @@ from senso.errors import SensoError
 from senso.runner.cache import ResponseCache, cache_key
 
 SCORING_MODES = ("auto", "last-token", "echo", "generate")
+SETTINGS = ("scoring", "top_logprobs", "api_key_env", "concurrency", "timeout", "max_retries", "backoff")
 CACHE_NAMESPACE = "openai"
 
 
@@ -344,6 +345,9 @@ def load_openai_lm(spec: str, base_url: str | None, cache: ResponseCache | None 
     """`openai:NAME` (or a bare NAME) served at `base_url` (comma-separated for several); `settings`
     are `--set` options: scoring, top_logprobs, api_key_env, concurrency, timeout, max_retries, backoff."""
     settings = dict(settings or {})
+    unknown = sorted(set(settings) - set(SETTINGS))
+    if unknown:
+        raise SensoError(f"unknown openai backend setting(s) {unknown}; known: {', '.join(SETTINGS)}")
     name = spec.split(":", 1)[1] if spec.startswith("openai:") else spec
     if not name:
         raise SensoError(f"model spec {spec!r} names no served model; use openai:NAME")
