@@ -94,29 +94,28 @@ def test_echo_and_last_token_scoring_agree_on_the_real_server(gemma_server):
     assert shared[0] < 0
 
 
-def test_server_stopped_midway_fails_clearly_and_resumes_from_cache(tmp_path):
+def test_server_stopped_midway_fails_clearly_and_resumes_from_cache(gemma_server, tmp_path):
     prompts = [Prompt(f"Voto {i}:\n") for i in range(3)]
     cache_path = tmp_path / "cache.sqlite"
-    server = LlamaServer(default_gguf()).start()
+    model = OpenAICompatLM(gemma_server.alias, gemma_server.base_url, ResponseCache(cache_path), concurrency=1,
+                           retry=RetryPolicy(max_retries=2, backoff=0.05, timeout=120))
+    done = []
+
+    def stop_after_first(n):
+        done.append(n)
+        if len(done) == 1:
+            gemma_server.stop()
+
     try:
-        model = OpenAICompatLM(server.alias, server.base_url, ResponseCache(cache_path), concurrency=1,
-                               retry=RetryPolicy(max_retries=2, backoff=0.05, timeout=120))
-        done = []
-
-        def stop_after_first(n):
-            done.append(n)
-            if len(done) == 1:
-                server.stop()
-
         with pytest.raises(ServerUnavailable, match=r"failed 3 times.*Connect.*rerun the same command"):
             model.loglikelihood_choices(prompts, progress=stop_after_first)
         assert len(done) == 1
-
-        server = LlamaServer(default_gguf(), port=server.port).start()  # back, on the same address
-        resumed = OpenAICompatLM(server.alias, server.base_url, ResponseCache(cache_path), concurrency=1)
-        values = resumed.loglikelihood_choices(prompts)
-        assert resumed.requests_cached == 1  # the finished item was not recomputed
-        assert resumed.pool.requests_sent == 1 + 2  # /models, then the two unfinished items
-        assert len(values) == 3 and all(len(v) == 5 for v in values)
     finally:
-        server.stop()
+        gemma_server.start()  # back, on the same address
+    resumed = OpenAICompatLM(gemma_server.alias, gemma_server.base_url, ResponseCache(cache_path), concurrency=1)
+    values = resumed.loglikelihood_choices(prompts)
+    assert resumed.requests_cached == 1  # the finished item was not recomputed
+    assert resumed.pool.requests_sent == 1 + 2  # /models, then the two unfinished items
+    assert len(values) == 3 and all(len(v) == 5 for v in values)
+    assert values[0] == pytest.approx(OpenAICompatLM(gemma_server.alias, gemma_server.base_url)
+                                      .loglikelihood_choices(prompts[:1])[0], abs=1e-4)  # cached = recomputed
