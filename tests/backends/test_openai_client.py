@@ -175,21 +175,21 @@ def test_parse_choice():
 
 
 def test_generate_mode_and_chat_with_logprobs():
-    answers = iter(["4", "Direi 2.", "boh"])
+    answers = {"A": "4", "B": "Direi 2.", "C": "boh"}  # by question: requests arrive in any order
 
     def reply(path, body):
         if path == "/models":
             return MODELS
         if body.get("logprobs"):
             return 200, chat_reply("ciao", [("ci", -0.3), ("ao", -0.1)]), {}
-        return 200, chat_reply(next(answers)), {}
+        return 200, chat_reply(answers[body["messages"][0]["content"]]), {}
     with FakeServer(reply) as server:
         model = lm(server.url, scoring="generate")
         with pytest.raises(SensoError, match="generate_choices"):
             model.loglikelihood_choices([Prompt("Q\n")])
         got = model.generate_choices([Prompt("A\n"), Prompt("B\n"), Prompt("C\n")])
         assert [g.choice for g in got] == [3, 1, None] and got[2].text == "boh"
-        assert server.posts("/chat/completions")[0]["messages"] == [{"role": "user", "content": "A"}]
+        assert sorted(b["messages"][0]["content"] for b in server.posts("/chat/completions")) == ["A", "B", "C"]
         result = model.chat([{"role": "user", "content": "saluta"}], max_tokens=5, logprobs=2)
         assert result.text == "ciao" and [t.token for t in result.tokens] == ["ci", "ao"]
         assert math.isclose(result.tokens[0].logprob, -0.3)
