@@ -145,3 +145,35 @@ def test_cli_sweep_reports_failed_runs_and_exits_nonzero(tmp_path):
     result = CliRunner().invoke(app, ["sweep", str(path), "--out", str(tmp_path / "o")])
     assert result.exit_code == 1
     assert "unknown task 'no-such-task'" in (tmp_path / "o" / "summary.md").read_text()
+
+
+def test_end_to_end_sweep_with_the_real_abricot_runner(tmp_path, data_dir, monkeypatch):
+    """The real `senso.api.run` (ABRICOT, likert-generate through a local scripted chat server)."""
+    from openai_fakes import MODELS, FakeServer, chat_reply
+
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+
+    def reply(path, body):
+        if path == "/models":
+            return MODELS
+        return 200, chat_reply(str(1 + len(body["messages"][0]["content"]) % 5)), {}  # a rule of the prompt
+
+    with FakeServer(reply) as server:
+        text = (f'[grid]\ntask = ["abricot-abs", "abricot-inc"]\n\n[options]\nsystem = "likert-generate"\n'
+                f'model = "openai:tiny"\nbase_url = "{server.url}"\ndata_dir = "{data_dir}"\nlimit = 12\n')
+        sweep = load_sweep(write_sweep(tmp_path, text))
+        outcome = run_sweep(sweep)
+        asked = len(server.posts("/chat/completions"))
+    assert (outcome["ran"], outcome["failed"]) == (2, 0) and asked == 24
+    table = pd.read_csv(outcome["summary_csv"]).set_index("task")
+    for planned in sweep.runs:
+        results = json.loads((planned.run_dir / "results.json").read_text())
+        assert results["n"] == 12 and results["official_protocol"] is False
+        for name, estimate in results["metrics"].items():
+            row = table.loc[planned.options.task]
+            if estimate["value"] is None:
+                assert row[f"{name}_reason"] == estimate["reason"]
+            else:
+                assert row[name] == pytest.approx(estimate["value"])
+                assert row[f"{name}_ci_low"] == pytest.approx(estimate["ci_low"])
+    assert "pearson [95% CI]" in outcome["summary_md"].read_text()

@@ -54,6 +54,7 @@ else:  # pragma: no cover
 PATH_FIELDS = {"data_dir", "out", "gold"}
 OPTION_FIELDS = {f.name for f in dataclasses.fields(RunOptions)} - {"system_options"}
 RunFn = Callable[[RunOptions], Path]
+ALWAYS_SHOWN = ("task", "system", "model", "protocol", "seed")  # summary columns besides the grid axes
 
 
 @dataclass
@@ -272,8 +273,9 @@ def summary_rows(sweep: Sweep) -> tuple[list[dict[str, Any]], list[str], list[st
     for planned in sweep.runs:
         row: dict[str, Any] = {"run": planned.run_dir.name, "config_hash": planned.config_hash,
                                "status": planned.status, "error": planned.error}
-        row.update(planned.axes)
-        axis_columns += [k for k in planned.axes if k not in axis_columns]
+        described = {k: getattr(planned.options, k) for k in ALWAYS_SHOWN}
+        row.update({**described, **planned.axes})
+        axis_columns += [k for k in (*described, *planned.axes) if k not in axis_columns]
         results_path = planned.run_dir / "results.json"
         if planned.status in ("done", "ran") and results_path.exists():
             results = load_results(planned.run_dir)
