@@ -176,4 +176,6 @@ def test_end_to_end_sweep_with_the_real_abricot_runner(tmp_path, data_dir, monke
             else:
                 assert row[name] == pytest.approx(estimate["value"])
                 assert row[f"{name}_ci_low"] == pytest.approx(estimate["ci_low"])
-    assert "pearson [95% CI]" in outcome["summary_md"].read_text()
+    header = outcome["summary_md"].read_text().splitlines()[2]
+    assert header == ("| run | status | task | system | model | protocol | seed | n | pearson [95% CI] | spearman [95% CI] "
+                      "| pearson_expected_vs_mean [95% CI] | accuracy [95% CI] |")

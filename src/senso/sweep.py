@@ -275,7 +275,9 @@ def summary_rows(sweep: Sweep) -> tuple[list[dict[str, Any]], list[str], list[st
                                "status": planned.status, "error": planned.error}
         described = {k: getattr(planned.options, k) for k in ALWAYS_SHOWN}
         row.update({**described, **planned.axes})
-        axis_columns += [k for k in (*described, *planned.axes) if k not in axis_columns]
+        for key in (*described, *planned.axes):
+            if key not in axis_columns:
+                axis_columns.append(key)
         results_path = planned.run_dir / "results.json"
         if planned.status in ("done", "ran") and results_path.exists():
             results = load_results(planned.run_dir)
