@@ -12,7 +12,7 @@ dequantised from the same GGUF):
   log-prob, equal for all five choices, which renormalisation removes exactly,
 - timings.
 
-    PYTHONPATH=src python benchmarks/openai_agreement.py --data-dir ../shared/data --task abricot-abs --items 20
+    PYTHONPATH=src python benchmarks/openai_agreement.py --data-dir ../shared/data --task abricot-abs --items 16 [--engine]
 """
 
 from __future__ import annotations
@@ -60,6 +60,8 @@ def main() -> None:
     parser.add_argument("--task", default="abricot-abs")
     parser.add_argument("--items", type=int, default=None, help="first N items (default all)")
     parser.add_argument("--out", type=Path, default=None, help="per-item CSV")
+    parser.add_argument("--engine", action="store_true",
+                        help="also compare with senso's in-process transformers backend (the default model)")
     args = parser.parse_args()
     data_path = locate_abricot(args.data_dir)
     reference_path = args.reference or data_path.parents[2] / "reference" / "abricot_lmeval_gemma270m_3shot.csv"
@@ -83,6 +85,12 @@ def main() -> None:
             for p, s, r in zip(prompts, server_values, reference_values):
                 for k in range(5):
                     writer.writerow([p.item_id, k + 1, f"{s[k]:.6f}", f"{r[k]:.6f}"])
+    if args.engine:
+        from senso.backends.specs import load_loglikelihood_model
+
+        engine = np.asarray(load_loglikelihood_model(None).loglikelihood_choices(prompts))
+        report.update({f"engine_vs_server_{k}": v for k, v in compare(server_values, engine).items() if k != "items"})
+        report["engine_vs_reference_mad_raw"] = float(np.abs(engine - reference_values).mean())
     for key, value in report.items():
         print(f"{key}: {value}")
 

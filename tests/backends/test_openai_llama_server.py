@@ -2,8 +2,8 @@
 server with the default model's GGUF (Gemma-3-270M Q4_K_M).
 
 Agreement bound: on the 3-shot `paper` protocol the server's five log-probs, renormalised over the
-five choices, must be within MAD_BOUND of lm-eval's transformers log-likelihoods (weights dequantised
-from the same GGUF, stored in bf16). Measured with benchmarks/openai_agreement.py on the first 16
+five choices, must be within MAD_BOUND of the in-process transformers log-likelihoods, both lm-eval's
+reference and senso's `hf` backend on the same prompts (weights dequantised from the same GGUF). Measured with benchmarks/openai_agreement.py on the first 16
 items of each task (see docs/at_scale.md): per-item MAD up to ~0.1; the bound leaves room for one
 outlier among the 3 items tested here while still failing on a wrong token, a wrong prompt or a
 missing shared prefix (those move the values by 0.5 and more).
@@ -59,7 +59,7 @@ def reference_logprobs(path, task):
     return {item: [choices[k] for k in sorted(choices)] for item, choices in rows.items()}
 
 
-def test_paper_protocol_logprobs_agree_with_transformers(gemma_server, data_dir, reference_dir, tmp_path):
+def test_paper_protocol_logprobs_agree_with_transformers(gemma_server, data_dir, reference_dir, default_lm, tmp_path):
     from senso.data.abricot import load_abricot, locate_abricot
     from senso.tasks.abricot import build_prompts, get_task
 
@@ -79,6 +79,10 @@ def test_paper_protocol_logprobs_agree_with_transformers(gemma_server, data_dir,
     shared = expected - server
     assert np.all(shared.max(axis=1) - shared.min(axis=1) < 2 * MAD_BOUND)
     assert np.all(shared.mean(axis=1) < 0)
+    # the same against senso's own transformers backend (which matches lm-eval to ~1e-5)
+    engine = np.asarray(default_lm.loglikelihood_choices(prompts))
+    assert np.mean(server.argmax(axis=1) == engine.argmax(axis=1)) >= 0.9
+    assert np.abs(renormalised(server) - renormalised(engine)).mean() < MAD_BOUND
     described = model.describe()
     assert described["served_model"] == gemma_server.alias
     assert described["model_card"]["id"] == gemma_server.alias
@@ -121,3 +125,24 @@ def test_server_stopped_midway_fails_clearly_and_resumes_from_cache(gemma_server
     assert resumed.pool.requests_sent == 1 + 2  # /models, then the two unfinished items
     assert len(values) == 3 and all(len(v) == 5 for v in values)
     assert values[0][0] == first_item_top["1"]  # item 0's answer is the one stored before the stop
+
+
+def test_senso_run_through_the_server_records_it(gemma_server, data_dir, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from senso.cli import app
+
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", "abricot-inc", "--model", f"openai:{gemma_server.alias}",
+                                      "--base-url", gemma_server.base_url, "--data-dir", str(data_dir),
+                                      "--limit", "2", "--out", str(out), "--set", "top_logprobs=10"])
+    assert result.exit_code == 0, result.output
+    results = json.loads((out / "results.json").read_text())
+    model = results["model"]["model"]
+    assert model["spec"] == f"openai:{gemma_server.alias}" and model["served_model"] == gemma_server.alias
+    assert model["server"]["base_urls"] == [gemma_server.base_url] and model["top_logprobs"] == 10
+    assert model["fingerprint"].startswith("server:") and model["official_protocol"] is True
+    assert "api_key" not in json.dumps(results).replace("api_key_env", "").replace("api_key_set", "")
+    samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    assert len(samples) == 2 and all(len(s["logprobs"]) == 5 for s in samples)
