@@ -18,7 +18,8 @@ pytestmark = pytest.mark.real_data
 
 @pytest.fixture(autouse=True)
 def isolated_cache(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "senso-cache"))
+    # a cache of its own: other tests assert that their first run misses the cache
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "senso-cache-admire-systems"))
     monkeypatch.setenv("COLUMNS", "200")
 
 
