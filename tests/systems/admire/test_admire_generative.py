@@ -77,7 +77,7 @@ def test_prompt_and_likelihood_sense_run(tiny_model):
     assert "literal_example" in literal_first.evidence
 
     class OneMeaning:
-        def meaning(self, compound, sentence=None):
+        def meaning(self, compound, sentence=None, lang="en"):
             return Meaning(compound, "a person who likes to be active late", "test")
 
     likelihood = LikelihoodSense(generator, OneMeaning()).classify(items)

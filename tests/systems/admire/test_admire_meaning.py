@@ -64,3 +64,12 @@ def test_literal_reading_uses_each_word(wordnet):
     assert literal_reading("bad apple", wordnet) == ("bad apple: bad (having undesirable or negative qualities); "
                                                       "apple (fruit with red or yellow or green skin and crisp flesh)")
     assert literal_reading("night owl", None) == "night owl"
+
+
+def test_english_wordnet_is_not_used_for_portuguese(wordnet, tmp_path):
+    assert WordNetMeaning(wordnet).meaning("night owl", lang="pt") is None
+    assert literal_reading("night owl", wordnet, lang="pt") == "night owl"
+    glossary = tmp_path / "pt.tsv"
+    glossary.write_text("night owl\tnotívago\n", encoding="utf-8")
+    chain = FallbackMeaning([WordNetMeaning(wordnet), GlossaryMeaning(glossary)])
+    assert chain.meaning("night owl", lang="pt").text == "notívago"

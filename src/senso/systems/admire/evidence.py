@@ -82,8 +82,8 @@ class EvidenceBuilder:
         queries: list[str] = []
         passages: list[str] = []
         for item in items:
-            meaning = self.meanings.meaning(item.compound, item.sentence) if self.meanings else None
-            literal = literal_reading(item.compound, self.wordnet)
+            meaning = self.meanings.meaning(item.compound, item.sentence, item.lang) if self.meanings else None
+            literal = literal_reading(item.compound, self.wordnet, item.lang)
             found = find_compound(item.sentence, item.compound) is not None
             context = (mask(item.sentence, item.compound, "") if found else "").strip() or item.sentence
             substituted = substitute(item.sentence, item.compound, meaning.text) if (meaning and found) else None

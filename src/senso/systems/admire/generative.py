@@ -178,7 +178,7 @@ def load_generator(options, cache: ResponseCache) -> Generator:
     return Generator(spec[3:] if spec.startswith("hf:") else spec, use, options.device)
 
 
-MEANING_PROMPT = ("What does the English expression \"{compound}\" mean when it is used figuratively, as an idiom? "
+MEANING_PROMPT = ("What does the {language} expression \"{compound}\" mean when it is used figuratively, as an idiom? "
                   "Answer with a short definition only.")
 
 
@@ -190,8 +190,10 @@ class GeneratedMeaning:
     cache: ResponseCache | None = None
     name: str = "generator"
 
-    def meaning(self, compound: str, sentence: str | None = None) -> Meaning | None:
-        text = self.generator.generate([{"role": "user", "content": MEANING_PROMPT.format(compound=compound)}])
+    def meaning(self, compound: str, sentence: str | None = None, lang: str = "en") -> Meaning | None:
+        language = {"en": "English", "pt": "Portuguese"}.get(lang, lang)
+        prompt = MEANING_PROMPT.format(compound=compound, language=language)
+        text = self.generator.generate([{"role": "user", "content": prompt}])
         text = text.split("\n")[0].strip().strip('"')
         return Meaning(compound, text, f"generated:{self.generator.name_or_path}") if text else None
 
@@ -263,7 +265,7 @@ class LikelihoodSense:
     def classify(self, items: Sequence[AdmireAItem]) -> list[SenseDecision]:
         out = []
         for item in items:
-            meaning = self.meanings.meaning(item.compound, item.sentence) if self.meanings else None
+            meaning = self.meanings.meaning(item.compound, item.sentence, item.lang) if self.meanings else None
             replaced = substitute(item.sentence, item.compound, meaning.text) if meaning else None
             if replaced is None:
                 out.append(SenseDecision(0.5, {"note": "no meaning or compound not found: undecided"}))

@@ -1,6 +1,6 @@
 """Meaning sources: what a compound means idiomatically, and what its words mean literally.
 
-A meaning source answers `meaning(compound, sentence) -> Meaning | None`. Sources:
+A meaning source answers `meaning(compound, sentence, lang) -> Meaning | None`. Sources:
 - `WordNetMeaning`: the WordNet 3.0 definition of the compound (the first sense whose definition uses
   none of the compound's own words, i.e. not the literal sense: *black sheep* gives "a reckless and
   unprincipled reprobate", not "sheep with a black coat");
@@ -39,7 +39,7 @@ class Meaning:
 class MeaningSource(Protocol):
     name: str
 
-    def meaning(self, compound: str, sentence: str | None = None) -> Meaning | None: ...
+    def meaning(self, compound: str, sentence: str | None = None, lang: str = "en") -> Meaning | None: ...
 
     def describe(self) -> dict: ...
 
@@ -80,7 +80,9 @@ class WordNetMeaning:
                 return found
         return []
 
-    def meaning(self, compound: str, sentence: str | None = None) -> Meaning | None:
+    def meaning(self, compound: str, sentence: str | None = None, lang: str = "en") -> Meaning | None:
+        if lang != "en":  # Princeton WordNet is English: a Portuguese *mesa* is not a geological mesa
+            return None
         found = self.synsets(compound)
         if not found:
             return None
@@ -127,7 +129,7 @@ class GlossaryMeaning:
         self.path = Path(self.path)
         self.table = read_glossary(self.path)
 
-    def meaning(self, compound: str, sentence: str | None = None) -> Meaning | None:
+    def meaning(self, compound: str, sentence: str | None = None, lang: str = "en") -> Meaning | None:
         text = self.table.get(" ".join(compound_words(compound.lower())))
         return Meaning(compound, text, f"glossary:{self.path.name}") if text else None
 
@@ -145,9 +147,9 @@ class FallbackMeaning:
     sources: list[MeaningSource]
     name: str = "fallback"
 
-    def meaning(self, compound: str, sentence: str | None = None) -> Meaning | None:
+    def meaning(self, compound: str, sentence: str | None = None, lang: str = "en") -> Meaning | None:
         for source in self.sources:
-            found = source.meaning(compound, sentence)
+            found = source.meaning(compound, sentence, lang)
             if found is not None:
                 return found
         return None
@@ -156,13 +158,13 @@ class FallbackMeaning:
         return {"name": self.name, "sources": [s.describe() for s in self.sources]}
 
 
-def literal_reading(compound: str, wordnet: WordNet | None) -> str:
+def literal_reading(compound: str, wordnet: WordNet | None, lang: str = "en") -> str:
     """The words at face value: `"night owl: owl (nocturnal bird of prey ...); night (the time after sunset ...)"`.
 
     Uses each content word's first noun sense (adjective when it has no noun sense); without WordNet,
-    or for words WordNet lacks, just the words.
+    or for words WordNet lacks, or for a language other than English, just the words.
     """
-    if wordnet is None:
+    if wordnet is None or lang != "en":
         return compound
     parts = []
     for word in content_words(compound):

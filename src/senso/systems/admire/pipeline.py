@@ -167,7 +167,7 @@ class SensePipeline:
     def rank(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
         decisions = self.sense.classify(items)
         rankings = self.ranker.rank(items, decisions)
-        meanings = [self.builder.meanings.meaning(i.compound, i.sentence) if self.builder.meanings else None
+        meanings = [self.builder.meanings.meaning(i.compound, i.sentence, i.lang) if self.builder.meanings else None
                     for i in items]
         for ranking, decision, meaning in zip(rankings, decisions, meanings):
             ranking.extra.update({"sense": decision.label, "p_idiomatic": round(decision.p_idiomatic, 6),

@@ -58,8 +58,8 @@ class SequenceContinuation:
     def choose(self, items: Sequence[AdmireBItem]) -> list[SequenceChoice]:
         out = []
         for item in items:
-            meaning = self.meanings.meaning(item.compound) if self.meanings else None
-            literal_text = literal_reading(item.compound, self.wordnet)
+            meaning = self.meanings.meaning(item.compound, None, item.lang) if self.meanings else None
+            literal_text = literal_reading(item.compound, self.wordnet, item.lang)
             queries = [literal_text] + ([meaning.text] if meaning else [])
             q = self.embedder.embed(queries, "query")
             literal_vec, meaning_vec = q[0], (q[1] if meaning else None)
