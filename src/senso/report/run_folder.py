@@ -12,12 +12,13 @@ from senso.runner.record import load_results, load_samples
 
 
 def task_family(task: str) -> str:
-    """"abricot", "admire-a" or "admire-b" for a run's task name; SensoError for anything else."""
+    """"abricot", "admire-a", "admire-b" or "admire-sense" for a run's task name; SensoError for anything else."""
     if task.startswith("abricot-"):
         return "abricot"
-    if task in ("admire-a", "admire-b"):
+    if task in ("admire-a", "admire-b", "admire-sense"):
         return task
-    raise SensoError(f"no report page for task {task!r} (reports cover abricot-abs, abricot-inc, admire-a, admire-b)")
+    raise SensoError(f"no report page for task {task!r} "
+                     "(reports cover abricot-abs, abricot-inc, admire-a, admire-b, admire-sense)")
 
 
 @dataclass

@@ -109,12 +109,34 @@ def admire_b_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
     }
 
 
+def admire_sense_rows(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per item: compound, sentence with the compound marked, gold and predicted sense, P(idiomatic)."""
+    from senso.report.admire_view import highlight_phrase
+
+    return [{
+        "compound": s["compound"],
+        "sentence": highlight_phrase(s.get("sentence", ""), s["compound"]),
+        "gold": s.get("sentence_type"),
+        "predicted": s.get("predicted_sentence_type"),
+        "p_idiomatic": s.get("p_idiomatic"),
+        "correct": None if s.get("sentence_type") is None else s.get("sentence_type") == s.get("predicted_sentence_type"),
+    } for s in samples]
+
+
+def admire_sense_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
+    rows = admire_sense_rows(run.samples)
+    # wrong answers first, the most confident mistakes at the top
+    rows.sort(key=lambda r: (r["correct"] is not False, -abs((r["p_idiomatic"] or 0.5) - 0.5)))
+    return {"group_plots": _group_plots(run, ("sense_accuracy",)), "rows": rows}
+
+
 def run_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
     """Everything the run page template needs."""
     from senso.report.placement import placement_for
 
     family = run.family
-    body = {"abricot": abricot_context, "admire-a": admire_a_context, "admire-b": admire_b_context}[family]
+    body = {"abricot": abricot_context, "admire-a": admire_a_context, "admire-b": admire_b_context,
+            "admire-sense": admire_sense_context}[family]
     context = {
         "title": f"{run.task} · {run.system} · {run.split}",
         "run": run,

@@ -1,0 +1,31 @@
+import json
+
+from typer.testing import CliRunner
+
+from senso.cli import app
+from senso.report.run_page import admire_sense_rows
+
+
+def test_sense_rows_mark_the_compound_and_correctness():
+    rows = admire_sense_rows([
+        {"compound": "bad apple", "sentence": "One bad apple spoils it.", "sentence_type": "idiomatic",
+         "predicted_sentence_type": "literal", "p_idiomatic": 0.3},
+        {"compound": "bad apple", "sentence": "Bad apples rot.", "sentence_type": None,
+         "predicted_sentence_type": "literal", "p_idiomatic": 0.1},
+    ])
+    assert "<mark>bad apple</mark>" in str(rows[0]["sentence"]) and rows[0]["correct"] is False
+    assert rows[1]["correct"] is None
+
+
+def test_sense_run_gets_a_page(data_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", "admire-sense", "--lang", "en", "--split", "dev",
+                                      "--data-dir", str(data_dir), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(app, ["report", str(out)])
+    assert result.exit_code == 0, result.output
+    html = (out / "report.html").read_text()
+    samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    n_wrong = sum(1 for s in samples if s["predicted_sentence_type"] != s["sentence_type"])
+    assert html.count('class="badge no"') == n_wrong and "Literal vs idiomatic" in html
