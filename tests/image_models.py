@@ -108,3 +108,37 @@ def tiny_hf_dir(folder: Path, kind: str = "clip", seed: int = 0) -> Path:
     tokenizer.save_pretrained(folder)
     processor.save_pretrained(folder)
     return folder
+
+
+LLAVA_WORDS = "a the of in is picture pictures does this show yes no meaning sentence answer rank them numbered".split()
+LLAVA_TEMPLATE = (
+    "{% for m in messages %}{% for c in m['content'] %}{% if c['type'] == 'image' %}<image> "
+    "{% else %}{{ c['text'] }}{% endif %}{% endfor %}{% endfor %}{% if add_generation_prompt %} answer{% endif %}"
+)
+
+
+def tiny_llava_dir(folder: Path, seed: int = 0) -> Path:
+    """A transformers folder with a tiny random LLaVA (CLIP vision tower + Llama) and its processor."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import CLIPImageProcessorPil, LlavaConfig, LlavaForConditionalGeneration, LlavaProcessor, PreTrainedTokenizerFast
+
+    vocab = {w: i for i, w in enumerate(SPECIAL + ["<image>"] + list(dict.fromkeys(LLAVA_WORDS)) + [str(d) for d in range(10)])}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="[PAD]", unk_token="[UNK]", bos_token="[BOS]",
+                                        eos_token="[EOS]", extra_special_tokens={"image_token": "<image>"})
+    processor = LlavaProcessor(image_processor=CLIPImageProcessorPil(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32}),
+                               tokenizer=tokenizer, patch_size=16, vision_feature_select_strategy="default",
+                               chat_template=LLAVA_TEMPLATE, num_additional_image_tokens=1)
+    config = LlavaConfig(
+        vision_config=dict(model_type="clip_vision_model", hidden_size=16, intermediate_size=32, num_hidden_layers=2,
+                           num_attention_heads=2, image_size=32, patch_size=16),
+        text_config=dict(model_type="llama", vocab_size=len(vocab), hidden_size=16, intermediate_size=32,
+                         num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=256),
+        image_token_index=vocab["<image>"], vision_feature_select_strategy="default")
+    torch.manual_seed(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    LlavaForConditionalGeneration(config).save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return folder

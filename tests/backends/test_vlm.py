@@ -1,0 +1,165 @@
+"""VLM backends: the OpenAI image request against the API's schema (a fake server on 127.0.0.1
+records what it receives), log-prob parsing by hand, retries, caching."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import threading
+import typing
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from image_models import write_png
+from senso.backends.vlm import OpenAIVisionLM, YesNo, image_data_url, vision_lm, yes_no_from_text, yes_no_from_top_logprobs
+from senso.errors import DataError, SensoError
+from senso.runner.cache import ResponseCache
+
+pytestmark = pytest.mark.images
+
+
+class FakeServer:
+    """Answers POST /v1/chat/completions with canned responses, recording each request body."""
+
+    def __init__(self, responses: list[tuple[int, dict]]):
+        self.responses = list(responses)
+        self.bodies: list[dict] = []
+        self.paths: list[str] = []
+        self.headers: list[dict] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.bodies.append(body)
+                server.paths.append(self.path)
+                server.headers.append(dict(self.headers))
+                status, payload = server.responses.pop(0) if len(server.responses) > 1 else server.responses[0]
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def chat_response(text: str, top: list[tuple[str, float]] | None) -> dict:
+    choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "length"}
+    if top is not None:
+        choice["logprobs"] = {"content": [{"token": top[0][0], "logprob": top[0][1], "bytes": None,
+                                           "top_logprobs": [{"token": t, "logprob": lp, "bytes": None} for t, lp in top]}]}
+    return {"id": "x", "object": "chat.completion", "model": "vlm", "choices": [choice]}
+
+
+def check_typed_dict(value, schema, where="body"):
+    """Check `value` against an openai-python TypedDict (generated from the OpenAPI spec):
+    required keys present, no unknown keys, literals and nested dicts respected."""
+    hints = typing.get_type_hints(schema, include_extras=False)
+    unknown = set(value) - set(hints)
+    assert not unknown, f"{where}: keys not in {schema.__name__}: {unknown}"
+    missing = set(schema.__required_keys__) - set(value)
+    assert not missing, f"{where}: required keys of {schema.__name__} missing: {missing}"
+    for key, hint in hints.items():
+        if key not in value:
+            continue
+        if typing.get_origin(hint) is typing.Literal:
+            assert value[key] in typing.get_args(hint), f"{where}.{key}={value[key]!r} not in {typing.get_args(hint)}"
+        elif isinstance(hint, type) and typing.is_typeddict(hint):
+            check_typed_dict(value[key], hint, f"{where}.{key}")
+
+
+def test_image_request_matches_the_openai_schema(tmp_path, monkeypatch):
+    from openai.types.chat import ChatCompletionContentPartImageParam, ChatCompletionContentPartTextParam
+    from openai.types.chat import ChatCompletionUserMessageParam
+    from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
+
+    png = write_png(tmp_path / "big fish" / "01.png", (200, 30, 30))
+    monkeypatch.setenv("SENSO_TEST_KEY", "secret-key")
+    response = chat_response("Yes", [("Yes", math.log(0.6)), ("No", math.log(0.2)), (" yes", math.log(0.1))])
+    with FakeServer([(200, response)]) as server:
+        vlm = OpenAIVisionLM(server.url, "qwen2.5-vl", api_key_env="SENSO_TEST_KEY", top_logprobs=5)
+        [answer] = vlm.yes_probabilities([("Does this picture show it?", png)])
+    assert server.paths == ["/v1/chat/completions"]
+    assert server.headers[0]["Authorization"] == "Bearer secret-key"
+    body = server.bodies[0]
+    assert set(body) <= set(CompletionCreateParamsNonStreaming.__annotations__)
+    assert body["model"] == "qwen2.5-vl" and body["max_tokens"] == 1 and body["logprobs"] is True
+    assert body["top_logprobs"] == 5 and body["temperature"] == 0
+    [message] = body["messages"]
+    check_typed_dict(message, ChatCompletionUserMessageParam, "message")
+    image_part, text_part = message["content"]
+    check_typed_dict(image_part, ChatCompletionContentPartImageParam, "image part")
+    check_typed_dict(text_part, ChatCompletionContentPartTextParam, "text part")
+    url = image_part["image_url"]["url"]
+    assert url.startswith("data:image/png;base64,")
+    assert base64.b64decode(url.split(",", 1)[1]) == png.read_bytes()
+    assert text_part["text"] == "Does this picture show it?"
+    # P(yes) = (0.6 + 0.1) / (0.6 + 0.1 + 0.2)
+    assert answer.p_yes == pytest.approx(0.7 / 0.9) and answer.source == "logprobs" and answer.text == "Yes"
+    assert "secret-key" not in json.dumps(vlm.describe())
+
+
+def test_cache_retries_and_errors(tmp_path):
+    png = write_png(tmp_path / "a.png", (1, 2, 3))
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    ok = chat_response("no", [("no", math.log(0.9)), ("yes", math.log(0.05))])
+    with FakeServer([(503, {"error": "busy"}), (200, ok)]) as server:
+        vlm = OpenAIVisionLM(server.url, "m", cache=cache, retries=2, backoff_s=0.01)
+        vlm_answers = vlm.yes_probabilities([("q", png), ("q", png)])
+        assert len(server.bodies) == 2  # one 503, one success; the identical second request is served by the cache
+        again = OpenAIVisionLM(server.url, "m", cache=cache)
+        assert again.yes_probabilities([("q", png)])[0].p_yes == vlm_answers[0].p_yes == pytest.approx(0.05 / 0.95)
+        assert len(server.bodies) == 2 and again.requests_sent == 0
+    with FakeServer([(400, {"error": "bad image"})]) as server:
+        with pytest.raises(SensoError, match="HTTP 400"):
+            OpenAIVisionLM(server.url, "m", retries=0).yes_probabilities([("q", png)])
+    with pytest.raises(DataError, match="missing.png: image file not found"):
+        image_data_url(tmp_path / "missing.png")
+    with pytest.raises(SensoError, match="needs --base-url"):
+        vision_lm("openai:m")
+
+
+def test_yes_no_parsing_by_hand():
+    both = yes_no_from_top_logprobs([{"token": "Yes", "logprob": math.log(0.3)}, {"token": "no", "logprob": math.log(0.1)}])
+    assert both.p_yes == pytest.approx(0.75) and both.source == "logprobs"
+    # "no" is not in the top 2: P(no) <= the 2nd entry's probability 0.2, so P(yes) is taken as 0.5 / (0.5 + 0.2)
+    bound = yes_no_from_top_logprobs([{"token": "yes", "logprob": math.log(0.5)}, {"token": "Maybe", "logprob": math.log(0.2)}])
+    assert bound.p_yes == pytest.approx(0.5 / 0.7) and bound.source == "bound"
+    assert yes_no_from_top_logprobs([{"token": "The", "logprob": -0.1}]) == YesNo(None, None)
+    assert yes_no_from_text("Yes, it does.").p_yes == 1.0 and yes_no_from_text("No.").p_yes == 0.0
+    assert yes_no_from_text("It is unclear").p_yes is None
+
+
+def test_server_without_logprobs_falls_back_to_the_answer_text(tmp_path):
+    png = write_png(tmp_path / "a.png", (1, 2, 3))
+    with FakeServer([(200, chat_response("No, it shows a fish.", None))]) as server:
+        [answer] = OpenAIVisionLM(server.url, "m").yes_probabilities([("q", png)])
+    assert answer.p_yes == 0.0 and answer.source == "text"
+
+
+def test_list_prompt_sends_all_images_in_order(tmp_path):
+    pngs = [write_png(tmp_path / f"{i}.png", (10 * i, 0, 0)) for i in range(3)]
+    with FakeServer([(200, chat_response("2, 1, 3", None))]) as server:
+        [text] = OpenAIVisionLM(server.url, "m").generate([("rank them", pngs)], max_tokens=24)
+    assert text == "2, 1, 3"
+    parts = server.bodies[0]["messages"][0]["content"]
+    assert [p["type"] for p in parts] == ["image_url"] * 3 + ["text"]
+    assert [base64.b64decode(p["image_url"]["url"].split(",", 1)[1]) for p in parts[:3]] == [p.read_bytes() for p in pngs]
+    assert server.bodies[0]["max_tokens"] == 24 and "logprobs" not in server.bodies[0]
