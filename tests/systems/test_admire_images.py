@@ -98,10 +98,10 @@ class FixedRanker:
     name: str
     table: dict[str, list[float]]
     fitted_compounds: frozenset[str] = frozenset()
-    track: str = "text-only"
+    uses_images: bool = False
 
     def describe(self) -> dict[str, Any]:
-        return {"system": self.name, "track": self.track}
+        return {"system": self.name}
 
     def rank(self, items):
         return [ranking_from_scores(item, self.table[item.compound]) for item in items]
@@ -110,13 +110,14 @@ class FixedRanker:
 def test_fusion_sums_weighted_zscores(tmp_path):
     item = make_item(tmp_path, "x y", "s")
     captions = FixedRanker("captions", {"x y": [0.9, 0.8, 0.1, 0.2, 0.0]})
-    images = FixedRanker("images", {"x y": [0.1, 0.3, 0.2, 0.25, 0.15]}, track="text+images")
+    images = FixedRanker("images", {"x y": [0.1, 0.3, 0.2, 0.25, 0.15]}, uses_images=True)
     fused = FusionRanker([captions, images], weights=[1.0, 2.0])
     ranking = fused.rank([item])[0]
     expected = zscores([0.9, 0.8, 0.1, 0.2, 0.0]) + 2 * zscores([0.1, 0.3, 0.2, 0.25, 0.15])
     assert np.allclose([ranking.scores[i.name] for i in item.images], expected)
     assert ranking.order == tuple(item.images[i].name for i in np.argsort(-expected, kind="stable"))
-    assert fused.describe()["track"] == "text+images"
+    assert fused.describe()["track"] == "text+images" and fused.uses_images
+    assert not FusionRanker([captions]).uses_images
     assert np.allclose(zscores([1, 2, 3]), [-1.2247449, 0, 1.2247449]) and not zscores([2, 2, 2]).any()
     with pytest.raises(SensoError, match="2 weights for 1 members"):
         FusionRanker([captions], weights=[1, 2])
@@ -215,3 +216,52 @@ def test_ranking_from_scores_keeps_unscored_last(tmp_path):
     ranking = ranking_from_scores(item, [None, 0.5, 0.5, None, 0.9])
     assert ranking.order == ("grey.png", "green.png", "blue.png", "red.png", "yellow.png")
     assert ranking.extra["ties"] and isinstance(ranking, Ranking)
+
+
+@dataclass
+class FixedChooser:
+    """A text chooser with known answers (the sense part of sequence-continuation)."""
+
+    table: dict[str, tuple[str, dict[str, float]]]
+    name: str = "fixed-text"
+    fitted_compounds: frozenset[str] = frozenset()
+
+    def describe(self):
+        return {"system": self.name}
+
+    def choose(self, items):
+        from senso.systems.base import SequenceChoice
+
+        out = []
+        for item in items:
+            sense, scores = self.table[item.compound]
+            out.append(SequenceChoice(expected_item=max(scores, key=scores.get), sentence_type=sense, scores=scores))
+        return out
+
+
+def make_b_item(folder: Path, compound: str) -> "AdmireBItem":
+    from senso.data.admire_items import AdmireBItem
+
+    seq = (write_png(folder / compound / "s1.png", (240, 20, 20)), write_png(folder / compound / "s2.png", (220, 60, 10)))
+    candidates = tuple(ImageOption(f"{n}.png", f"a {n} picture", path=write_png(folder / compound / f"{n}.png", COLORS[n]))
+                       for n in ("blue", "red", "green", "grey"))
+    return AdmireBItem(compound=compound, subset="Test", sequence_captions=("c1", "c2"), candidates=candidates,
+                       sequence_paths=seq)
+
+
+def test_sequence_continuation_with_images(tmp_path):
+    from senso.systems.admire_images.sequence import ImageSequenceChooser
+
+    item = make_b_item(tmp_path, "red flag")
+    text = FixedChooser({"red flag": ("idiomatic", {"blue.png": 0.9, "red.png": 0.1, "green.png": 0.2, "grey.png": 0.3})})
+    images_only = ImageSequenceChooser(colour_model(), text, text_weight=0.0).choose([item])[0]
+    # the red candidate is the closest in colour to the red/orange story; the sense comes from the text chooser
+    assert images_only.expected_item == "red.png" and images_only.sentence_type == "idiomatic"
+    coherence = images_only.extra["image_coherence"]
+    assert coherence["red.png"] > coherence["grey.png"] > coherence["green.png"] > coherence["blue.png"]
+    # with the text scores weighted heavily, the text chooser's pick wins
+    assert ImageSequenceChooser(colour_model(), text, text_weight=10.0).choose([item])[0].expected_item == "blue.png"
+    from dataclasses import replace
+
+    with pytest.raises(SensoError, match="'red flag': no sequence images"):
+        ImageSequenceChooser(colour_model(), text).choose([replace(item, sequence_paths=None)])

@@ -52,6 +52,7 @@ class ClipRanker:
     query: Callable[[AdmireAItem], str] = sentence_query
     query_name: str = "sentence"
     name: str = "clip-rank"
+    uses_images: bool = True
     fitted_compounds: frozenset[str] = frozenset()
 
     def describe(self) -> dict[str, Any]:
@@ -96,6 +97,7 @@ class FusionRanker:
     weights: Sequence[float] | None = None
     name: str = "fusion"
     fitted_compounds: frozenset[str] = field(init=False)
+    uses_images: bool = field(init=False)
 
     def __post_init__(self):
         if not self.members:
@@ -104,12 +106,12 @@ class FusionRanker:
         if len(self.weights) != len(self.members):
             raise SensoError(f"fusion: {len(self.weights)} weights for {len(self.members)} members")
         self.fitted_compounds = frozenset().union(*(m.fitted_compounds for m in self.members))
+        self.uses_images = any(getattr(m, "uses_images", False) for m in self.members)
 
     def describe(self) -> dict[str, Any]:
-        described = [m.describe() for m in self.members]
-        track = TRACK if any(d.get("track") == TRACK for d in described) else "text-only"
+        track = TRACK if self.uses_images else "text-only"
         return {"system": self.name, "track": track, "normalisation": "per-item z-score", "weights": list(self.weights),
-                "members": described}
+                "members": [m.describe() for m in self.members]}
 
     def rank(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
         per_member = [member.rank(items) for member in self.members]

@@ -76,6 +76,7 @@ class VlmJudgeRanker:
     mode: str = "pointwise"
     orders: int = 5
     name: str = "vlm-judge"
+    uses_images: bool = True
     fitted_compounds: frozenset[str] = frozenset()
 
     def __post_init__(self):
