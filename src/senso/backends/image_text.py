@@ -299,6 +299,23 @@ def load_encoder(spec: ImageModelSpec, device: str = "cpu", dtype: str = "float3
     return HFClipEncoder(model, tokenizer, image_processor, device=device)
 
 
+def image_package_versions() -> dict[str, str]:
+    """Versions of the packages that decode and preprocess images (they can change embeddings)."""
+    import importlib.metadata as md
+
+    from senso.backends.torchvision_compat import NOTE, _library
+
+    versions = {}
+    for name in ("pillow", "torchvision", "open_clip_torch", "timm"):
+        try:
+            versions[name] = md.version(name)
+        except md.PackageNotFoundError:
+            pass
+    if _library is not None:
+        versions["torchvision_note"] = NOTE
+    return versions
+
+
 def _normalise(matrix: np.ndarray) -> np.ndarray:
     matrix = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -344,7 +361,8 @@ class ImageTextModel:
 
     def describe(self) -> dict[str, Any]:
         info: dict[str, Any] = {"spec": self.spec, "fingerprint": self.fingerprint, "dtype": self.dtype,
-                                "batch_size": self.batch_size, "texts_truncated": len(self.truncated_texts)}
+                                "batch_size": self.batch_size, "texts_truncated": len(self.truncated_texts),
+                                "versions": image_package_versions()}
         if self.encoder is not None:
             info.update(self.encoder.describe())
         return info
