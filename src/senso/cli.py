@@ -121,5 +121,115 @@ def main() -> None:
         sys.exit(2)
 
 
+
+# ---------------------------------------------------------------------------- AdMIRe: score, submission pack,
+# compare, leaderboard, data fetch (thin wrappers over senso.scoring / submission / compare / leaderboard)
+
+submission_app = typer.Typer(no_args_is_help=True, help="Official AdMIRe submission files.")
+app.add_typer(submission_app, name="submission")
+
+ADMIRE_TASK_HELP = "admire-a or admire-b"
+
+
+@app.command()
+def score(
+    task: str = typer.Argument(..., help=ADMIRE_TASK_HELP),
+    file: Path = typer.Argument(..., help="Submission file (submission_EN.tsv ...)."),
+    gold: Path = typer.Option(..., "--gold", help="Organisers' targets file, e.g. a_en_dev_targets.tsv."),
+    allow_partial: bool = typer.Option(False, "--allow-partial", help="Score a submission with fewer rows than the official split."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
+) -> None:
+    """Score a submission file exactly as the official scorer does (Top-1, DCG; B: image and sentence-type accuracy)."""
+    from senso.report.admire import metrics_table
+    from senso.scoring.admire import GROUPS, score_submission
+
+    report = score_submission(task, file, gold, allow_partial=allow_partial, seed=seed)
+    if as_json:
+        out.print_json(data=report.to_json())
+        return
+    sizes = {g: sum(1 for r in report.per_item if r["sentence_type"] == g) for g in GROUPS}
+    out.print(metrics_table(f"{task} | {file.name} vs {gold.name}", report.metrics, report.metrics_by_group, report.n, sizes))
+    for note in report.notes:
+        out.print(f"[dim]{note}[/]", highlight=False, soft_wrap=True)
+
+
+@submission_app.command("pack")
+def submission_pack(
+    inputs: list[Path] = typer.Argument(..., help="Submission files or run folders holding one."),
+    output: Path = typer.Option(..., "-o", "--output", help="The zip to write (files at its root)."),
+    allow_partial: bool = typer.Option(False, "--allow-partial", help="Accept row counts other than the official split sizes."),
+) -> None:
+    """Validate submission files and zip them at the archive's root, as Codabench expects."""
+    from senso.submission import pack
+
+    names = pack(inputs, output, allow_partial=allow_partial)
+    out.print(f"wrote {output}: {', '.join(names)}", highlight=False, soft_wrap=True)
+
+
+@app.command()
+def compare(
+    task: str = typer.Argument(..., help=ADMIRE_TASK_HELP),
+    run_a: Path = typer.Argument(..., help="Run folder or submission file A."),
+    run_b: Path = typer.Argument(..., help="Run folder or submission file B."),
+    gold: Optional[Path] = typer.Option(None, "--gold", help="Targets file (default: the gold in the runs' samples)."),
+    resamples: int = typer.Option(10000, "--resamples", help="Permutation / bootstrap resamples."),
+    seed: int = typer.Option(0, "--seed"),
+) -> None:
+    """Paired comparison of two systems on the same items: per metric, A - B with a 95% CI and a permutation p-value."""
+    from senso.compare import compare as compare_sides
+    from senso.report.admire import comparison_table
+
+    result = compare_sides(task, run_a, run_b, gold=gold, n_resamples=resamples, seed=seed)
+    out.print(comparison_table(result))
+    for note in result.notes:
+        out.print(f"[dim]{note}[/]", highlight=False, soft_wrap=True)
+
+
+@app.command()
+def leaderboard(
+    runs: list[Path] = typer.Argument(..., help="Run folders (test or xeval, scored with gold)."),
+    allow_partial: bool = typer.Option(False, "--allow-partial", help="Show runs that scored part of a split."),
+) -> None:
+    """Where the run(s) would have ranked on the published AdMIRe leaderboards."""
+    from senso.leaderboard import leaderboards, render
+
+    for board in leaderboards(runs, allow_partial=allow_partial):
+        out.print(render(board))
+        for note in board.notes:
+            out.print(f"[dim]{note}[/]", highlight=False, soft_wrap=True)
+    out.print("[dim]Official rule: first metric, the second breaking ties, on values rounded to 2 decimals as published; "
+              "each run is placed on its own. Source: senso/resources/SOURCES.md[/]", highlight=False, soft_wrap=True)
+
+
+@data_app.command("fetch")
+def data_fetch(
+    dataset: str = typer.Argument(..., help="admire (or abricot)"),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="Where to put it (default: $SENSO_DATA_DIR, then ~/.cache/senso/data)."),
+    api_url: Optional[str] = typer.Option(None, "--api-url", help="figshare API base URL (default $SENSO_FIGSHARE_API, then https://api.figshare.com/v2)."),
+    force: bool = typer.Option(False, "--force", help="Replace existing files that differ."),
+) -> None:
+    """Download a benchmark's official files, verify their checksums and unpack them."""
+    if dataset == "abricot":
+        from senso.data.abricot import locate_abricot
+
+        out.print(f"ABRICOT: {locate_abricot(data_dir)}", highlight=False, soft_wrap=True)
+        return
+    if dataset != "admire":
+        raise SensoError(f"unknown dataset {dataset!r}; choose admire or abricot")
+    from senso.data.admire_fetch import fetch_admire
+
+    report = fetch_admire(data_dir, api_url=api_url, force=force)
+    out.print(f"AdMIRe (doi {report.article.get('doi')}, version {report.article.get('version')}) in {report.root}", highlight=False, soft_wrap=True)
+    out.print(f"downloaded {len(report.downloaded)} file(s), reused {len(report.reused)} verified download(s); "
+              f"{report.copied} file(s) copied, {report.unchanged} already in place", highlight=False, soft_wrap=True)
+    for placed in report.placed:
+        out.print(f"  {placed}", highlight=False, soft_wrap=True)
+    if report.not_placed:
+        console.print(f"[yellow]{len(report.not_placed)} file(s) of the release are not part of the official layout and were not placed:[/]")
+        for name in report.not_placed[:20]:
+            console.print(f"  {name}", highlight=False, soft_wrap=True)
+
+
 if __name__ == "__main__":
     main()

@@ -117,3 +117,139 @@ def bootstrap_estimate(
     alpha = (1 - confidence) / 2
     low, high = np.quantile(samples_arr, [alpha, 1 - alpha])
     return Estimate(value=float(value), ci_low=float(low), ci_high=float(high))
+
+
+# ---------------------------------------------------------------------------
+# AdMIRe (SemEval-2025 Task 1): the official per-item metrics, reference values
+# and a paired test between two systems scored on the same items.
+# ---------------------------------------------------------------------------
+
+ADMIRE_DCG_WEIGHTS = (3.0, 1.0, 0.0, 0.0, 0.0)
+
+
+def _check_ranking(predicted: Sequence[str], gold: Sequence[str]) -> None:
+    if len(set(gold)) != len(gold):
+        raise ValueError(f"gold order repeats an image: {list(gold)}")
+    if len(predicted) != len(gold) or set(predicted) != set(gold):
+        raise ValueError(f"predicted order {list(predicted)} is not a permutation of the gold images {list(gold)}")
+
+
+def admire_top1(predicted: Sequence[str], gold: Sequence[str]) -> float:
+    """Subtask A Top-1 of one item: 1.0 if the predicted first image is the gold first image, else 0.0.
+
+    `predicted` and `gold` are image file names, best first; `predicted` must be a permutation of `gold`
+    (ValueError otherwise).
+    """
+    _check_ranking(predicted, gold)
+    return float(predicted[0] == gold[0])
+
+
+def admire_dcg(predicted: Sequence[str], gold: Sequence[str], weights: Sequence[float] = ADMIRE_DCG_WEIGHTS) -> float:
+    """Subtask A DCG of one item, the official formula.
+
+    DCG = sum over gold ranks i of w_i / log2(2 + p_i), where w = (3, 1, 0, 0, 0) is the weight of the
+    image the gold order puts at rank i (counted from 0) and p_i is that image's position in the
+    prediction, counted from 0. Only the gold first and second images carry weight. A perfect ranking
+    scores 3/log2(2) + 1/log2(3) = 3.6309; the worst (gold first image last, gold second image fourth)
+    scores 3/log2(6) + 1/log2(5) = 1.5912.
+    """
+    _check_ranking(predicted, gold)
+    if len(weights) != len(gold):
+        raise ValueError(f"{len(weights)} weights for {len(gold)} images")
+    position = {name: p for p, name in enumerate(predicted)}
+    return float(sum(w / math.log2(2 + position[name]) for w, name in zip(weights, gold) if w))
+
+
+def official_name_corr(predicted: Sequence[str], gold: Sequence[str]) -> float:
+    """The official scorer's `corr_*` of one item, reproduced for parity only: NOT a quality measure.
+
+    It is scipy's Spearman rho of the two lists of file NAMES: each list is ranked by the
+    alphabetical order of its names and the ranks are correlated position by position. What it
+    measures is how alphabetical order lines up between the two lists, not whether the images were
+    ranked well: a reversed ranking can score 0.5, a near-perfect one can score below 0, and only
+    an identical list is guaranteed 1.0. Never use it to compare systems.
+    """
+    _check_ranking(predicted, gold)
+    return float(stats.spearmanr(list(predicted), list(gold)).statistic)
+
+
+def admire_expected_random_dcg(weights: Sequence[float] = ADMIRE_DCG_WEIGHTS) -> float:
+    """Exact mean DCG of a uniformly random ranking of len(weights) images (2.3588 for AdMIRe).
+
+    Under a uniform permutation every gold image is at each position p with probability 1/n, so
+    E[DCG] = (sum of weights) / n * sum_{p=0}^{n-1} 1 / log2(2 + p).
+    """
+    n = len(weights)
+    return float(sum(weights) / n * sum(1 / math.log2(2 + p) for p in range(n)))
+
+
+def admire_expected_random_top1(n_images: int = 5) -> float:
+    """Exact mean Top-1 of a uniformly random ranking: 1 / n_images (0.2 for AdMIRe)."""
+    return 1.0 / n_images
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """System A vs system B on the same items: means, the mean difference A - B with a paired
+    bootstrap 95% interval, and the two-sided p-value of a paired sign-flip permutation test."""
+
+    n: int
+    mean_a: float
+    mean_b: float
+    difference: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    method: str
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def paired_permutation_test(
+    a: Sequence[float], b: Sequence[float], n_resamples: int = 10000, seed: int = 0, exact_up_to: int = 16
+) -> PairedComparison:
+    """Paired two-sided sign-flip permutation test of mean(a - b) = 0, with a paired bootstrap CI.
+
+    Under the null hypothesis the two systems are exchangeable on every item, so each per-item
+    difference d_i = a_i - b_i keeps its size and has a random sign. The p-value is the share of
+    sign assignments whose |mean| is at least the observed |mean(d)|: all 2^m assignments of the m
+    non-zero differences when m <= `exact_up_to` (exact), else `n_resamples` random ones from a
+    Generator seeded by `seed`, counted as (1 + hits) / (1 + n_resamples). The interval resamples
+    items (pairs kept together) `n_resamples` times with the same seed, percentiles 2.5 and 97.5.
+    """
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"need two 1-d sequences of equal length, got shapes {x.shape} and {y.shape}")
+    if x.size == 0:
+        raise UndefinedMetric("no items to compare")
+    d = x - y
+    observed = abs(d.mean())
+    nonzero = d[d != 0]
+    m = nonzero.size
+    tolerance = 1e-12
+    if m == 0:
+        p_value, method = 1.0, "exact sign-flip permutation (all differences are zero)"
+    elif m <= exact_up_to:
+        signs = 1 - 2 * ((np.arange(2**m)[:, None] >> np.arange(m)) & 1)
+        flipped = np.abs((signs * nonzero).sum(axis=1) / d.size)
+        p_value = float(np.mean(flipped >= observed - tolerance))
+        method = f"exact sign-flip permutation (2^{m} sign assignments)"
+    else:
+        rng = np.random.default_rng(seed)
+        signs = rng.choice(np.array([-1.0, 1.0]), size=(n_resamples, m))
+        flipped = np.abs((signs * nonzero).sum(axis=1) / d.size)
+        p_value = float((1 + np.sum(flipped >= observed - tolerance)) / (1 + n_resamples))
+        method = f"Monte Carlo sign-flip permutation ({n_resamples} resamples, seed {seed})"
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, d.size, size=(n_resamples, d.size))
+    low, high = np.quantile(d[idx].mean(axis=1), [0.025, 0.975])
+    return PairedComparison(
+        n=int(d.size), mean_a=float(x.mean()), mean_b=float(y.mean()), difference=float(d.mean()),
+        ci_low=float(low), ci_high=float(high), p_value=p_value, method=method,
+    )
+
+
+def exact_match(predicted: str, gold: str) -> float:
+    """1.0 if the two labels are identical strings, else 0.0 (Subtask B image and sentence-type accuracy per item)."""
+    return float(predicted == gold)

@@ -1,0 +1,1 @@
+"""Scoring of predictions against gold, per task family."""

