@@ -1,0 +1,94 @@
+"""Image systems end to end on the real EN dev pictures, with a tiny random CLIP built here.
+
+The scores mean nothing (random weights); the pipeline is real: loader -> image paths -> embeddings
+(cached by content) -> ranking -> submission, metrics and a text+images run record.
+"""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from image_models import tiny_hf_dir
+from senso.backends.image_text import ImageTextModel
+from senso.cli import app
+from senso.data.admire import load_subtask_a
+from senso.errors import SensoError
+from senso.runner.admire import run_admire
+from senso.runner.cache import ResponseCache
+from senso.runner.options import RunOptions
+from senso.runner.record import load_results, load_samples
+
+pytestmark = [pytest.mark.images, pytest.mark.real_data]
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "senso-cache"))
+    monkeypatch.setenv("COLUMNS", "200")
+
+
+@pytest.fixture
+def tiny_clip(tmp_path):
+    return f"hf:{tiny_hf_dir(tmp_path / 'tiny-clip')}"
+
+
+def test_clip_rank_on_real_dev_images(data_dir, tmp_path, tiny_clip):
+    out = tmp_path / "clip"
+    result = CliRunner().invoke(app, ["run", "admire-a", "--lang", "en", "--split", "dev", "--system", "clip-rank",
+                                      "--image-model", tiny_clip, "--data-dir", str(data_dir), "--out", str(out),
+                                      "--batch-size", "16"], terminal_width=200)
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    results = load_results(out)
+    assert results["track"] == "text+images" and results["n"] == 15
+    assert results["model"]["system"] == "clip-rank" and results["model"]["image_model"]["spec"] == tiny_clip
+    assert results["model"]["image_model"]["fingerprint"].startswith("hf:sha256:")
+    for name in ("top1", "dcg"):
+        assert results["metrics"][name]["ci_low"] <= results["metrics"][name]["value"] <= results["metrics"][name]["ci_high"]
+    samples = load_samples(out)
+    assert all(s["predicted_order"] == sorted(s["scores"], key=lambda k: -s["scores"][k]) for s in samples)
+    assert (out / "submission_EN.tsv").exists()
+    # resumes from the cache: nothing recomputed, same answers; and batch size changes no order
+    again = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="clip-rank",
+                                  image_model=tiny_clip, out=tmp_path / "again", batch_size=3))
+    assert load_results(again)["cache"]["misses"] == 0
+    assert [s["predicted_order"] for s in load_samples(again)] == [s["predicted_order"] for s in samples]
+    uncached = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="clip-rank", use_cache=False,
+                                     image_model=tiny_clip, out=tmp_path / "uncached", batch_size=1, limit=4))
+    assert [s["predicted_order"] for s in load_samples(uncached)] == [s["predicted_order"] for s in samples[:4]]
+
+
+def test_fusion_of_captions_and_images_is_on_the_image_track(data_dir, tmp_path, tiny_clip):
+    out = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="fusion", image_model=tiny_clip,
+                                limit=3, out=tmp_path / "fusion",
+                                system_options={"members": "caption-similarity,clip-rank", "weights": "1,0.5"}))
+    results = load_results(out)
+    assert results["track"] == "text+images"
+    assert len(results["model"]["members"]) == 2 and results["model"]["weights"] == [1.0, 0.5]
+    sample = load_samples(out)[0]
+    assert set(sample["extra"]["member_scores"]) == {"caption-similarity", "clip-rank"}
+    with pytest.raises(SensoError, match="unknown member"):
+        run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="fusion", image_model=tiny_clip,
+                              out=tmp_path / "bad", system_options={"members": "clip-rank,nope"}))
+
+
+def test_xeval_pictures_are_cached_by_content(data_dir, tmp_path, tiny_clip):
+    """xeval shows the train/dev/test pictures under new file names: once dev is embedded, the xeval
+    items of dev compounds need no image computed."""
+    dev = load_subtask_a(data_dir, "en", "dev", need_images=True)
+    xeval = [i for i in load_subtask_a(data_dir, "en", "xeval", need_images=True) if i.compound in {d.compound for d in dev}]
+    assert xeval, "xeval should reuse dev compounds"
+    assert {i.name for i in xeval[0].images}.isdisjoint({i.name for d in dev for i in d.images})
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    ImageTextModel(tiny_clip, cache=cache).embed_images([i.path for d in dev for i in d.images])
+    model = ImageTextModel(tiny_clip, cache=cache)
+    model.embed_images([i.path for x in xeval for i in x.images])
+    assert model.computed == 0
+
+
+def test_image_systems_need_their_models(data_dir, tmp_path):
+    with pytest.raises(SensoError, match="vlm-judge needs a vision-language model"):
+        run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="vlm-judge", out=tmp_path / "v"))
+    with pytest.raises(SensoError, match="needs --base-url"):
+        run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="vlm-judge",
+                              generator="openai:qwen2.5-vl", out=tmp_path / "w"))
