@@ -167,7 +167,8 @@ class OpenClipEncoder:
         return len(encode(text)) + 2 > self.context_length  # + start and end tokens
 
     def describe(self) -> dict[str, Any]:
-        return {"library": "open_clip", "context_length": self.context_length, "preprocess": repr(self.preprocess)}
+        return {"library": "open_clip", "context_length": self.context_length, "preprocess": repr(self.preprocess),
+                "truncation_counted": hasattr(self.tokenizer, "encode")}
 
 
 class HFClipEncoder:
