@@ -85,8 +85,13 @@ def data_stats(
     out_dir: Path = typer.Option(Path("runs/data"), "--out", help="Folder for the figures."),
 ) -> None:
     """Dataset card: summary tables on the terminal, figures as PNG."""
+    if dataset == "admire":
+        from senso.report.admire_card import print_admire_card
+
+        out.print(f"figure: {print_admire_card(data_dir, out_dir, out)}")
+        return
     if dataset != "abricot":
-        raise SensoError(f"unknown dataset {dataset!r} for stats; choose from abricot")
+        raise SensoError(f"unknown dataset {dataset!r} for stats; choose from abricot, admire")
     from rich.table import Table
 
     from senso.data.abricot import load_abricot, locate_abricot
@@ -229,6 +234,20 @@ def data_fetch(
         console.print(f"[yellow]{len(report.not_placed)} file(s) of the release are not part of the official layout and were not placed:[/]")
         for name in report.not_placed[:20]:
             console.print(f"  {name}", highlight=False, soft_wrap=True)
+
+
+# ---------------------------------------------------------------------------- senso report
+@app.command()
+def report(
+    run_dirs: list[Path] = typer.Argument(..., help="A run folder (its page), or several runs of one task and split (a comparison)."),
+    out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="HTML file to write (default RUN_DIR/report.html; required for a comparison)."),
+    no_thumbnails: bool = typer.Option(False, "--no-thumbnails", help="AdMIRe: show captions instead of image thumbnails."),
+) -> None:
+    """A self-contained HTML page for a run, or a comparison page for several; prints its path."""
+    from senso.report import write_report
+
+    path = write_report(run_dirs, out=out_file, thumbnails=not no_thumbnails)
+    out.print(str(path), highlight=False, soft_wrap=True)
 
 
 if __name__ == "__main__":

@@ -83,6 +83,131 @@ def mean(values: Sequence[float]) -> float:
     return float(arr.mean())
 
 
+# ---------------------------------------------------------------------------
+# Paired comparison of two systems on one statistic (e.g. the difference in Pearson r
+# of two ABRICOT runs): paired bootstrap interval and paired permutation p-value.
+# Statistics here are row-wise: each row of a 2-d array is one resample, so thousands of
+# resamples cost a few numpy operations; NaN marks a row where the statistic is undefined.
+# ---------------------------------------------------------------------------
+
+
+def rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson r of x[k] and y[k] for every row k (2-d arrays of equal shape); NaN where a row is constant."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    xc = x - x.mean(axis=1, keepdims=True)
+    yc = y - y.mean(axis=1, keepdims=True)
+    sxx = (xc * xc).sum(axis=1)
+    syy = (yc * yc).sum(axis=1)
+    constant = (np.ptp(x, axis=1) == 0) | (np.ptp(y, axis=1) == 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (xc * yc).sum(axis=1) / np.sqrt(sxx * syy)
+    r[constant] = np.nan
+    return np.clip(r, -1.0, 1.0)
+
+
+def rowwise_spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Spearman rho per row: Pearson r of the rows' average ranks (ties share their mean rank)."""
+    return rowwise_pearson(stats.rankdata(x, axis=1), stats.rankdata(y, axis=1))
+
+
+def rowwise_mean(x: np.ndarray) -> np.ndarray:
+    """Mean of every row (Top-1, DCG, accuracy as per-item 0/1 values)."""
+    return np.asarray(x, dtype=float).mean(axis=1)
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """statistic(A) - statistic(B) on the same items, with a paired bootstrap 95% interval and the
+    two-sided p-value of a paired permutation test; `difference` is None (and `reason` says why)
+    when the statistic is undefined for either system."""
+
+    n: int
+    value_a: float | None
+    value_b: float | None
+    difference: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    method: str
+    reason: str | None = None
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def paired_statistic_difference(
+    statistic: Callable[..., np.ndarray],
+    pred_a: Sequence[float],
+    pred_b: Sequence[float],
+    *shared: Sequence[float],
+    n_resamples: int = 2000,
+    seed: int = 0,
+    exact_up_to: int = 12,
+) -> PairedDifference:
+    """Compare `statistic(pred_a, *shared)` with `statistic(pred_b, *shared)` item by item.
+
+    `statistic` is row-wise (`rowwise_pearson`, `rowwise_spearman`, `rowwise_mean`): it takes 2-d
+    arrays whose rows are resamples and returns one value per row, NaN where undefined.
+    `pred_a[i]` and `pred_b[i]` are the two systems' outputs on item i; the `shared` columns (gold
+    labels, human means) are the same for both. The difference is d = stat(A) - stat(B).
+
+    p-value (paired permutation): under the null hypothesis the two systems are exchangeable on
+    every item, so each item's pair of outputs is swapped with probability 1/2 and d recomputed.
+    The p-value is the share of swap patterns with |d'| >= |d|: all 2^n patterns (identity
+    included) when n <= `exact_up_to`, else `n_resamples` random patterns from a numpy Generator
+    seeded by `seed`, counted as (1 + hits) / (1 + valid). Patterns on which the statistic is
+    undefined (a swapped series became constant) are left out and their number is given in `method`.
+
+    Interval (paired bootstrap): items are resampled with replacement `n_resamples` times (a
+    Generator seeded by `seed`), both statistics computed on the same resample; percentiles 2.5
+    and 97.5 of d over the resamples where both are defined.
+    """
+    a = np.asarray(pred_a, dtype=float)
+    b = np.asarray(pred_b, dtype=float)
+    cols = [np.asarray(c, dtype=float) for c in shared]
+    if a.shape != b.shape or a.ndim != 1 or any(c.shape != a.shape for c in cols):
+        raise ValueError(f"need 1-d columns of equal length, got shapes {a.shape}, {b.shape}, "
+                         f"{[c.shape for c in cols]}")
+    n = int(a.size)
+    if n < 1:
+        raise UndefinedMetric("no items to compare")
+    value_a = float(statistic(a[None, :], *(c[None, :] for c in cols))[0])
+    value_b = float(statistic(b[None, :], *(c[None, :] for c in cols))[0])
+    for side, value in (("A", value_a), ("B", value_b)):
+        if math.isnan(value):
+            return PairedDifference(
+                n, None if math.isnan(value_a) else value_a, None if math.isnan(value_b) else value_b,
+                None, None, None, None, "not tested",
+                reason=f"the statistic is undefined for {side} on these items (a constant series)")
+    observed = value_a - value_b
+
+    rng = np.random.default_rng(seed)
+    if n <= exact_up_to:
+        swap = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(bool)
+        label = f"exact paired permutation (all 2^{n} swap patterns)"
+    else:
+        swap = rng.random((n_resamples, n)) < 0.5
+        label = f"paired permutation ({n_resamples} random swap patterns, seed {seed})"
+    shared_rows = [np.broadcast_to(c, swap.shape) for c in cols]
+    permuted = (statistic(np.where(swap, b, a), *shared_rows)
+                - statistic(np.where(swap, a, b), *shared_rows))
+    valid = permuted[~np.isnan(permuted)]
+    hits = int(np.sum(np.abs(valid) >= abs(observed) - 1e-12))
+    p_value = hits / valid.size if n <= exact_up_to else (1 + hits) / (1 + valid.size)
+    skipped = int(permuted.size - valid.size)
+    method = label + (f"; {skipped} undefined patterns left out" if skipped else "")
+
+    idx = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+    boots = statistic(a[idx], *(c[idx] for c in cols)) - statistic(b[idx], *(c[idx] for c in cols))
+    boots = boots[~np.isnan(boots)]
+    ci_low = ci_high = None
+    if boots.size:
+        ci_low, ci_high = (float(q) for q in np.quantile(boots, [0.025, 0.975]))
+    method += f"; interval: paired bootstrap ({boots.size} defined resamples, seed {seed})"
+    return PairedDifference(n, value_a, value_b, observed, ci_low, ci_high, float(p_value), method)
+
+
 def bootstrap_estimate(
     statistic: Callable[..., float],
     *columns: Sequence[float],

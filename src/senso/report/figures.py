@@ -1,0 +1,97 @@
+"""Plots for the report pages, rendered with matplotlib (Agg) and inlined as base64 PNG data URIs."""
+
+from __future__ import annotations
+
+import base64
+import io
+from typing import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from senso.report.abricot_view import GOLD_LABEL_EDGES  # noqa: E402
+
+PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c")
+
+
+def to_data_uri(fig) -> str:
+    """The figure as a `data:image/png;base64,...` URI; closes the figure."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _lemma_colours(lemmas: Sequence[str]) -> dict[str, tuple]:
+    names = sorted(set(lemmas))
+    cmap = plt.get_cmap("tab20" if len(names) <= 20 else "gist_ncar")
+    return {name: cmap(k / max(len(names) - 1, 1) if len(names) > 20 else k) for k, name in enumerate(names)}
+
+
+def abricot_scatter(samples: Sequence[dict], task: str) -> str:
+    """Two panels against the human mean, coloured by lemma: the predicted label (jittered) and the
+    probability-weighted expected score; dotted lines mark where the gold label changes."""
+    colours = _lemma_colours([s["lemma"] for s in samples])
+    rng = np.random.default_rng(0)  # fixed jitter, so the same run always draws the same picture
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    panels = (("prediction", "predicted label (jittered)"), ("expected", "expected score Σ p·k"))
+    for ax, (key, title) in zip(axes, panels):
+        for lemma, colour in colours.items():
+            group = [s for s in samples if s["lemma"] == lemma and s.get(key) is not None]
+            if not group:
+                continue
+            x = np.array([s["gold_mean"] for s in group])
+            y = np.array([float(s[key]) for s in group])
+            if key == "prediction":
+                y = y + rng.uniform(-0.15, 0.15, size=len(y))
+            ax.scatter(x, y, s=28, color=colour, label=lemma, alpha=0.85, edgecolors="white", linewidths=0.4)
+        for edge in GOLD_LABEL_EDGES:
+            ax.axvline(edge, color="#999999", linestyle=":", linewidth=0.8)
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_ylim(0.5, 5.5)
+        ax.set_yticks([1, 2, 3, 4, 5])
+        ax.set_xlabel(f"human mean ({task})")
+        ax.set_title(title, fontsize=11)
+        ax.grid(axis="y", color="#eeeeee")
+    axes[0].set_ylabel("score 1–5")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, frameon=False,
+               title="lemma", ncol=1 if len(labels) <= 22 else 2)
+    fig.tight_layout()
+    return to_data_uri(fig)
+
+
+def metric_bars(title: str, labels: Sequence[str], values: Sequence[float | None],
+                lows: Sequence[float | None], highs: Sequence[float | None], reference: float | None = None,
+                reference_label: str = "") -> str:
+    """One metric across runs (or groups): points with 95% CI error bars; undefined values are written, not drawn."""
+    fig, ax = plt.subplots(figsize=(max(3.8, 1.15 * len(labels) + 1.3), 2.7))
+    xs = np.arange(len(labels))
+    for x, value, low, high, colour in zip(xs, values, lows, highs, PALETTE * 10):
+        if value is None:
+            ax.text(x, 0.5, "undefined", transform=ax.get_xaxis_transform(), ha="center", va="center",
+                    color="#c44e52", fontsize=9, rotation=90)
+            continue
+        ax.bar(x, value, width=0.55, color=colour, alpha=0.35)
+        if low is not None and high is not None:
+            ax.errorbar(x, value, yerr=[[value - low], [high - value]], fmt="o", color=colour, capsize=6, lw=1.6)
+        else:
+            ax.plot(x, value, "o", color=colour)
+        ax.annotate(f"{value:.3f}", (x, value), textcoords="offset points", xytext=(9, 0), fontsize=8, va="center")
+    if reference is not None:
+        ax.axhline(reference, color="#777777", linestyle="--", linewidth=0.9)
+        ax.annotate(reference_label, (0.01, reference), xycoords=("axes fraction", "data"), fontsize=7.5,
+                    ha="left", va="bottom", color="#444444",
+                    bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none", "alpha": 0.8})
+    ax.axhline(0, color="#444444", linewidth=0.6)
+    ax.set_xticks(xs)
+    ax.set_xticklabels(labels, rotation=15 if len(labels) > 3 else 0, ha="right" if len(labels) > 3 else "center",
+                       fontsize=9)
+    ax.set_title(title, fontsize=11)
+    ax.grid(axis="y", color="#eeeeee")
+    ax.set_axisbelow(True)
+    fig.tight_layout()
+    return to_data_uri(fig)

@@ -1,0 +1,113 @@
+"""Leaderboard placement for a run page: the published tables (senso/resources, read through
+`senso.leaderboard`) with the run inserted at the rank the official rule gives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from senso.errors import SensoError
+from senso.report.run_folder import RunFolder
+
+ABRICOT_COLUMNS = {"abricot-abs": "pearson_abs", "abricot-inc": "pearson_inc"}
+
+
+@dataclass(frozen=True)
+class PlacementRow:
+    cells: tuple[Any, ...]
+    is_run: bool = False
+    is_reference: bool = False  # human annotators: beside the table, not ranked
+
+
+@dataclass
+class PlacementBoard:
+    title: str
+    columns: tuple[str, ...]
+    numeric: tuple[int, ...]  # indices of right-aligned columns
+    rows: list[PlacementRow]
+    note: str = ""
+    source: str = ""
+
+
+@dataclass
+class Placement:
+    """Boards to show, and notes (why a run is not placed, caveats); no boards and a note when none applies."""
+
+    boards: list[PlacementBoard] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _run_cell(rounded: float, exact: float) -> str:
+    return f"{rounded:.2f} ({exact:.4f})"
+
+
+def admire_placement(run: RunFolder) -> Placement:
+    from senso import leaderboard
+
+    try:
+        boards = leaderboard.leaderboards([run.path])
+    except SensoError as exc:
+        return Placement(notes=[f"Not placed: {exc}"])
+    labels = {"top1": "Top-1", "dcg": "DCG", "image_accuracy": "image acc.", "sentence_type_accuracy": "sentence-type acc."}
+    out = Placement()
+    for board in boards:
+        rows = []
+        for rank, entry, tied in board.rows:
+            if entry.run is None:
+                rows.append(PlacementRow((rank, entry.label, *entry.scores)))
+            else:
+                values = [_run_cell(r, x) for r, x in zip(entry.scores, entry.exact or entry.scores)]
+                rows.append(PlacementRow((f"{'=' if tied else ''}{rank}", f"this run: {run.system}", *values), is_run=True))
+        rows += [PlacementRow(("", f"human: {who}", *scores), is_reference=True) for who, scores in board.references]
+        note = ("Official rule: " + ", then ".join(labels[m] for m in board.metrics) + " (published values are "
+                "rounded to 2 decimals, so the run is ranked on its rounded values; exact in brackets; = marks a tie).")
+        if board.references:
+            note += " Human annotators are shown beside the table, unranked."
+        out.boards.append(PlacementBoard(
+            title=board.title, columns=("rank", "team / run", *(labels[m] for m in board.metrics)), numeric=(0, 2, 3),
+            rows=rows, note=note + "".join(f" {n}." for n in board.notes),
+            source="SemEval-2025 Task 1 final official leaderboards (organisers' results page); human performance "
+                   "from the task paper. See senso/resources/SOURCES.md."))
+    return out
+
+
+def abricot_placement(run: RunFolder) -> Placement:
+    """The run's official Pearson r among the published ABRICOT figures for its task (rank = 1 + the number
+    of published figures strictly higher, on values rounded to 2 decimals as published)."""
+    from senso.leaderboard import read_resource
+
+    column = ABRICOT_COLUMNS[run.task]
+    published = [(row["model"], row["protocol"], row["source"], float(row[column]))
+                 for row in read_resource("abricot_results.csv") if row.get(column, "").strip()]
+    published.sort(key=lambda p: -p[3])
+    notes = []
+    pearson = run.results.get("metrics", {}).get("pearson") or {}
+    rows = [PlacementRow((k, model, protocol, source, r)) for k, (model, protocol, source, r) in enumerate(published, 1)]
+    if pearson.get("value") is None:
+        notes.append(f"This run is not placed: its Pearson r is undefined ({pearson.get('reason', 'no value')}).")
+    else:
+        exact = float(pearson["value"])
+        rank = 1 + sum(1 for p in published if p[3] > round(exact, 2))
+        tied = any(p[3] == round(exact, 2) for p in published)
+        protocol = run.results.get("protocol") or "—"
+        row = PlacementRow((f"{'=' if tied else ''}{rank}", f"this run: {run.system}", protocol, "this run",
+                            _run_cell(round(exact, 2), exact)), is_run=True)
+        # after the published entries it ties or trails
+        position = sum(1 for p in published if p[3] >= round(exact, 2))
+        rows.insert(position, row)
+    if run.results.get("limit"):
+        notes.append(f"This run scored only the first {run.results['limit']} items (--limit).")
+    board = PlacementBoard(
+        title=f"Published Pearson r on {run.task} (predicted label vs discretised gold)",
+        columns=("rank", "model / run", "protocol", "source", "Pearson r"), numeric=(0, 4), rows=rows,
+        note="Published figures come from other models and set-ups (0-shot and 3-shot; the CALAMITA harness run "
+             "used --limit 100, vLLM and fp16): the placement is indicative. Published rows keep their own ranks; the "
+             "run's rank is 1 + the number of published figures above it (rounded to 2 decimals, as published).",
+        source="ABRICOT paper (CLiC-it 2024) and the CALAMITA results table; see senso/resources/SOURCES.md.")
+    return Placement(boards=[board], notes=notes)
+
+
+def placement_for(run: RunFolder) -> Placement:
+    if run.family == "abricot":
+        return abricot_placement(run)
+    return admire_placement(run)

@@ -1,0 +1,133 @@
+"""A finished run folder as the report pages read it: results, samples, config and a header."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from senso.errors import SensoError
+from senso.runner.record import load_results, load_samples
+
+
+def task_family(task: str) -> str:
+    """"abricot", "admire-a" or "admire-b" for a run's task name; SensoError for anything else."""
+    if task.startswith("abricot-"):
+        return "abricot"
+    if task in ("admire-a", "admire-b"):
+        return task
+    raise SensoError(f"no report page for task {task!r} (reports cover abricot-abs, abricot-inc, admire-a, admire-b)")
+
+
+@dataclass
+class RunFolder:
+    """What a run wrote: `results.json`, `samples.jsonl` and `config.json` (missing config: empty dict)."""
+
+    path: Path
+    results: dict[str, Any]
+    samples: list[dict[str, Any]]
+    config: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def task(self) -> str:
+        return self.results["task"]
+
+    @property
+    def family(self) -> str:
+        return task_family(self.task)
+
+    @property
+    def system(self) -> str:
+        return self.results.get("system") or self.config.get("system") or "?"
+
+    @property
+    def label(self) -> str:
+        """A short name for this run on comparison pages: the folder name."""
+        return self.path.resolve().name
+
+    @property
+    def lang(self) -> str:
+        if self.family == "abricot":
+            return "it"
+        return self.results.get("lang") or self.config.get("lang") or "?"
+
+    @property
+    def split(self) -> str:
+        """AdMIRe: the split run on. ABRICOT has one split (the whole file), or the first N items with --limit."""
+        if self.family == "abricot":
+            limit = self.results.get("limit") or self.config.get("limit")
+            return f"first {limit} items (--limit)" if limit else "all items (the whole file is the benchmark)"
+        return self.results.get("split") or self.config.get("split") or "?"
+
+    @property
+    def split_key(self) -> str:
+        """The split as comparisons match it: ABRICOT has a single one (a --limit changes items, not split)."""
+        return "abricot" if self.family == "abricot" else self.split
+
+    def item_id(self, sample: dict[str, Any]) -> str:
+        """The key that identifies an item across runs of the same task: ABRICOT `id`, AdMIRe `compound`."""
+        return str(sample["id"] if self.family == "abricot" else sample["compound"])
+
+
+def load_run(run_dir: str | Path) -> RunFolder:
+    """Read a finished run folder; SensoError naming the folder when results or samples are missing."""
+    path = Path(run_dir)
+    if not path.is_dir():
+        raise SensoError(f"{path}: not a folder (give a run folder written by `senso run`)")
+    results = load_results(path)
+    if "task" not in results:
+        raise SensoError(f"{path / 'results.json'}: no 'task' field (not a senso results file)")
+    task_family(results["task"])
+    if not (path / "samples.jsonl").exists():
+        raise SensoError(f"{path}: no samples.jsonl (the run did not finish writing its per-item records)")
+    try:
+        samples = load_samples(path)
+    except json.JSONDecodeError as exc:
+        raise SensoError(f"{path / 'samples.jsonl'}, line {exc.lineno}: not valid JSON ({exc.msg})") from None
+    config_path = path / "config.json"
+    config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.exists() else {}
+    return RunFolder(path=path, results=results, samples=samples, config=config)
+
+
+def model_lines(description: Any, prefix: str = "") -> list[tuple[str, str]]:
+    """(role, "spec · fingerprint") for every model a system description names.
+
+    Two shapes are recorded by the runners: a nested `{"spec": ..., "fingerprint": ...}` dict under a
+    role key (the likert LM), and a `ROLE` / `ROLE_fingerprint` pair of strings (embedders).
+    """
+    lines: list[tuple[str, str]] = []
+    if not isinstance(description, dict):
+        return lines
+    if "spec" in description:
+        text = str(description["spec"])
+        if description.get("fingerprint"):
+            text += f" · {description['fingerprint']}"
+        lines.append((prefix or "model", text))
+    for key, value in description.items():
+        if isinstance(value, dict):
+            lines.extend(model_lines(value, key))
+        elif isinstance(value, str) and f"{key}_fingerprint" in description:
+            lines.append((key, f"{value} · {description[f'{key}_fingerprint']}"))
+    return lines
+
+
+def header_rows(run: RunFolder) -> list[tuple[str, str]]:
+    """The page header, in order: what ran, on what, with what, when, and the exact command."""
+    results = run.results
+    models = model_lines(results.get("model", {})) or [("model", "—")]
+    protocol = results.get("protocol") or run.config.get("protocol") or "—"
+    rows = [
+        ("task", run.task),
+        ("split", run.split),
+        ("language", run.lang),
+        ("system", run.system),
+        *((f"{role} (spec · fingerprint)", text) for role, text in models),
+        ("protocol", str(protocol)),
+        ("track", results.get("track") or "—"),
+        ("n", str(results.get("n", len(run.samples)))),
+        ("date", results.get("created", "—")),
+        ("senso version", results.get("versions", {}).get("senso", "—")),
+        ("command", results.get("command", "—")),
+    ]
+    return rows

@@ -1,0 +1,140 @@
+"""`senso report RUN_DIR`: build the data of one run's page and render it to RUN_DIR/report.html."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from senso.report.run_folder import RunFolder, header_rows, load_run
+
+METRIC_LABELS = {
+    "pearson": "Pearson r (official: predicted vs gold label)",
+    "spearman": "Spearman ρ (predicted vs gold label)",
+    "pearson_expected_vs_mean": "Pearson r (expected score vs human mean)",
+    "accuracy": "accuracy (predicted = gold label)",
+    "top1": "Top-1",
+    "dcg": "DCG",
+    "official_name_corr": "name_corr* (official scorer's corr, parity only)",
+    "image_accuracy": "image accuracy",
+    "sentence_type_accuracy": "sentence-type accuracy",
+}
+# What a uniformly random system scores on average (AdMIRe A: exact values from the official DCG formula).
+RANDOM_BASELINES = {"top1": (0.2, "random 0.2"), "dcg": (2.3588, "random 2.3588")}
+
+
+def metric_label(name: str) -> str:
+    return METRIC_LABELS.get(name, name)
+
+
+def metrics_table(results: dict[str, Any]) -> dict[str, Any]:
+    """Rows per metric, columns "all" then each group (domain, sentence type) with n where known."""
+    groups = list(results.get("metrics_by_group", {}))
+    rows = []
+    for name, estimate in results.get("metrics", {}).items():
+        cells = [estimate] + [results["metrics_by_group"][g].get(name) for g in groups]
+        rows.append({"name": name, "label": metric_label(name), "cells": cells})
+    return {"groups": groups, "rows": rows}
+
+
+def warnings_of(run: RunFolder) -> list[str]:
+    return [str(w) for w in run.results.get("warnings", [])]
+
+
+def abricot_context(run: RunFolder) -> dict[str, Any]:
+    from senso.report import abricot_view, figures
+
+    abricot_view.check_samples(run.samples, run.path / "samples.jsonl")
+    items, notes = abricot_view.load_items(run.config)
+    gold = [s["gold"] for s in run.samples]
+    predicted = [s["prediction"] for s in run.samples]
+    matrix = abricot_view.confusion_matrix(gold, predicted)
+    return {
+        "notes": notes,
+        "scatter": figures.abricot_scatter(run.samples, run.task),
+        "confusion": matrix,
+        "confusion_row_totals": [sum(row) for row in matrix],
+        "confusion_max": max(max(row) for row in matrix) or 1,
+        "lemmas": abricot_view.lemma_rows(run.samples),
+        "errors": abricot_view.largest_errors(run.samples, items),
+        "labels": abricot_view.LABELS,
+    }
+
+
+def _group_plots(run: RunFolder, names: tuple[str, ...]) -> list[str]:
+    """One plot per metric: all items, then each sentence type, with CIs and the random baseline."""
+    from senso.report import figures
+
+    results = run.results
+    groups = list(results.get("metrics_by_group", {}))
+    sizes = {g: sum(1 for s in run.samples if s.get("sentence_type") == g) for g in groups}
+    plots = []
+    for name in names:
+        if name not in results.get("metrics", {}):
+            continue
+        estimates = [results["metrics"][name]] + [results["metrics_by_group"][g].get(name, {}) for g in groups]
+        labels = [f"all (n={len(run.samples)})"] + [f"{g} (n={sizes[g]})" for g in groups]
+        reference, ref_label = RANDOM_BASELINES.get(name, (None, ""))
+        plots.append(figures.metric_bars(
+            metric_label(name), labels, [e.get("value") for e in estimates], [e.get("ci_low") for e in estimates],
+            [e.get("ci_high") for e in estimates], reference=reference, reference_label=ref_label))
+    return plots
+
+
+def admire_a_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
+    from senso.report import admire_view
+
+    items, notes = admire_view.load_items(run.results, run.config)
+    landing = admire_view.rank_landing(run.samples)
+    scored = sum(landing[0])
+    return {
+        "notes": notes,
+        "landing": landing,
+        "landing_scored": scored,
+        "group_plots": _group_plots(run, ("top1", "dcg")) if scored else [],
+        "rows": admire_view.admire_a_rows(run.samples, items, thumbnails=thumbnails),
+        "caption_preview": admire_view.caption_preview,
+    }
+
+
+def admire_b_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
+    from senso.report import admire_view
+
+    items, notes = admire_view.load_items(run.results, run.config)
+    return {
+        "notes": notes,
+        "group_plots": _group_plots(run, ("image_accuracy", "sentence_type_accuracy")),
+        "rows": admire_view.admire_b_rows(run.samples, items, thumbnails=thumbnails),
+        "caption_preview": admire_view.caption_preview,
+    }
+
+
+def run_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
+    """Everything the run page template needs."""
+    from senso.report.placement import placement_for
+
+    family = run.family
+    body = {"abricot": abricot_context, "admire-a": admire_a_context, "admire-b": admire_b_context}[family]
+    context = {
+        "title": f"{run.task} · {run.system} · {run.split}",
+        "run": run,
+        "family": family,
+        "header": header_rows(run),
+        "warnings": warnings_of(run),
+        "notes": [str(n) for n in run.results.get("notes", [])],
+        "metrics": metrics_table(run.results),
+        "placement": placement_for(run),
+        "model_description": run.results.get("model", {}),
+    }
+    context[family.replace("-", "_")] = body(run) if family == "abricot" else body(run, thumbnails=thumbnails)
+    return context
+
+
+def write_run_report(run_dir: str | Path, out: str | Path | None = None, thumbnails: bool = True) -> Path:
+    """Render the page of one run to `out` (default RUN_DIR/report.html); returns its path."""
+    from senso.report.render import render
+
+    run = load_run(run_dir)
+    path = Path(out) if out else run.path / "report.html"
+    html = render("run.html.j2", run_context(run, thumbnails=thumbnails))
+    path.write_text(html, encoding="utf-8")
+    return path
