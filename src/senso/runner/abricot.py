@@ -26,6 +26,8 @@ ABRICOT_SYSTEMS = {
     "embedding-ridge": "ridge regression on sentence embeddings, evaluated leave-one-lemma-out (supervised)",
 }
 
+ADMIRE_ONLY_OPTIONS = ("lang", "split", "gold", "caption_lang", "allow_partial")
+
 console = Console(stderr=True)
 
 
@@ -93,7 +95,7 @@ def run_abricot(options: RunOptions) -> Path:
     items = pool[: options.limit] if options.limit else pool
     out_dir = Path(options.out) if options.out else default_run_dir(task.name, system_name)
     writer = RunWriter(out_dir)
-    config = {**options.to_json(), "system": system_name, "data_path": str(data_path),
+    config = {**{k: v for k, v in options.to_json().items() if k not in ADMIRE_ONLY_OPTIONS}, "system": system_name, "data_path": str(data_path),
               "data_sha256": sha256_of(data_path)}
     writer.write_config(config)
     cache = ResponseCache(enabled=options.use_cache)

@@ -14,6 +14,7 @@ import hashlib
 import importlib.metadata
 import json
 import platform
+import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +43,13 @@ def package_versions(extra: Iterable[str] = ()) -> dict[str, str]:
 def text_hash(text: str) -> str:
     """sha256 of a UTF-8 string, hex (prompt templates, rendered prompts)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def invoked_command() -> str:
+    """The command line as a user would retype it (`senso ...` also when started as `python -m senso.cli`)."""
+    program = Path(sys.argv[0]).name if sys.argv else ""
+    head = "senso" if program in ("senso", "cli.py", "__main__.py") else program
+    return " ".join([head, *(shlex.quote(arg) for arg in sys.argv[1:])])
 
 
 def default_run_dir(task: str, system: str, root: str | Path = "runs") -> Path:
@@ -97,7 +105,7 @@ class RunRecord:
             "timings": self.timings,
             "warnings": self.warnings,
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(),
-            "command": " ".join(sys.argv),
+            "command": invoked_command(),
             **self.extra,
         })
 
