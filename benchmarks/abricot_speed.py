@@ -1,0 +1,115 @@
+"""ABRICOT scoring speed on the default model, and parity with lm-evaluation-harness on every item.
+
+For each protocol (`calamita` 0-shot, `paper` 3-shot) and task, scores the items with the response
+cache disabled and prints items/s, the tokens actually run through the model against the tokens in
+all scored sequences (what lm-eval runs: five full sequences per item), and, where the lm-eval
+reference files are present, the mean absolute difference of the log-likelihoods and the argmax
+agreement.
+
+    PYTHONPATH=src python benchmarks/abricot_speed.py --data-dir ../shared/data
+
+`--baseline N` also times the plain path (one pass per continuation, no prefix reuse) on the first
+N items, to measure the speed-up rather than infer it from token counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import time
+from pathlib import Path
+
+import torch
+
+from senso.backends.specs import load_loglikelihood_model
+from senso.data.abricot import load_abricot, locate_abricot
+from senso.tasks.abricot import CHOICES, build_prompts, get_task
+
+REFERENCE_FILES = {"calamita": "abricot_lmeval_gemma270m_0shot.csv", "paper": "abricot_lmeval_gemma270m_3shot.csv"}
+
+
+def load_reference(path: Path) -> dict[tuple[str, str], list[float]]:
+    rows: dict[tuple[str, str], dict[str, float]] = {}
+    with path.open(newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            rows.setdefault((row["task"], row["ID"]), {})[row["choice"]] = float(row["loglikelihood"])
+    return {key: [by_choice[c] for c in CHOICES] for key, by_choice in rows.items()}
+
+
+def argmax(values: list[float]) -> int:
+    return max(range(len(values)), key=lambda i: (values[i], -i))
+
+
+def timed(lm, prompts, batch_size: int) -> tuple[list[list[float]], float]:
+    lm.reset_counters()
+    start = time.perf_counter()
+    scores = lm.loglikelihood_choices(prompts, batch_size=batch_size)
+    return scores, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--reference-dir", default=None, help="default: <data-dir>/../reference")
+    parser.add_argument("--model", default=None, help="model spec (default: the built-in gemma3-270m)")
+    parser.add_argument("--tasks", nargs="+", default=["abricot-abs", "abricot-inc"])
+    parser.add_argument("--protocols", nargs="+", default=["calamita", "paper"])
+    parser.add_argument("--limit", type=int, default=None, help="score only the first N items")
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--dtype", default="float32")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
+    parser.add_argument("--baseline", type=int, default=0, help="also time the plain path on the first N items")
+    args = parser.parse_args()
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    csv_path = locate_abricot(args.data_dir, allow_download=False)
+    items = load_abricot(csv_path)
+    reference_dir = Path(args.reference_dir) if args.reference_dir else csv_path.parent.parent.parent / "reference"
+
+    start = time.perf_counter()
+    lm = load_loglikelihood_model(args.model, dtype=args.dtype, device=args.device, cache=None)
+    load_s = time.perf_counter() - start
+    print(f"model {lm.spec} ({lm.describe()['path']}), {args.dtype} on {args.device}, torch threads "
+          f"{torch.get_num_threads()}, batch size {args.batch_size}, response cache off; loaded in {load_s:.1f} s")
+
+    header = (f"{'protocol':9} {'task':12} {'items':>5} {'seconds':>8} {'items/s':>8} {'computed':>9} "
+              f"{'in prompts':>10} {'ratio':>6} {'passes':>6} {'MAD vs lm-eval':>15} {'max diff':>9} {'argmax':>8}")
+    lines = []
+    for protocol in args.protocols:
+        reference_path = reference_dir / REFERENCE_FILES[protocol]
+        reference = load_reference(reference_path) if reference_path.exists() else None
+        for task_name in args.tasks:
+            prompts = build_prompts(items, get_task(task_name), protocol)[: args.limit]
+            scores, seconds = timed(lm, prompts, args.batch_size)
+            mad = worst = agree = "-"
+            if reference is not None:
+                diffs, same = [], 0
+                for prompt, got in zip(prompts, scores):
+                    expected = reference[(task_name, prompt.item_id)]
+                    diffs += [abs(a - b) for a, b in zip(got, expected)]
+                    same += argmax(got) == argmax(expected)
+                mad, worst, agree = f"{sum(diffs) / len(diffs):.2e}", f"{max(diffs):.2e}", f"{same}/{len(prompts)}"
+            lines.append(f"{protocol:9} {task_name:12} {len(prompts):>5} {seconds:>8.1f} {len(prompts) / seconds:>8.2f} "
+                         f"{lm.tokens_computed:>9} {lm.tokens_in_prompts:>10} "
+                         f"{lm.tokens_computed / lm.tokens_in_prompts:>6.3f} {lm.forward_calls:>6} {mad:>15} {worst:>9} {agree:>8}")
+            print(lines[-1], flush=True)
+            if args.baseline:
+                lm.reuse_prefix = lm.merge_continuations = False
+                subset = prompts[: args.baseline]
+                base_scores, base_s = timed(lm, subset, args.batch_size)
+                lm.reuse_prefix = lm.merge_continuations = True
+                fast_scores, fast_s = timed(lm, subset, args.batch_size)
+                gap = max(abs(a - b) for x, y in zip(base_scores, fast_scores) for a, b in zip(x, y))
+                lines.append(f"  plain path on {len(subset)} items: {len(subset) / base_s:.2f} items/s vs "
+                             f"{len(subset) / fast_s:.2f} (x{base_s / fast_s:.1f}); max |difference| {gap:.1e}")
+                print(lines[-1], flush=True)
+    print()
+    print(header)
+    for line in lines:
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

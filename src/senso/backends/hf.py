@@ -1,0 +1,403 @@
+"""Log-likelihood scoring of multiple-choice continuations with a transformers causal LM.
+
+The numbers are those of lm-evaluation-harness 0.4.x `loglikelihood` with its HF backend:
+- `_encode_pair`: trailing whitespace of the context moves to the front of the continuation;
+  context_enc = tok(context), whole = tok(context + continuation), continuation = whole[len(context_enc):];
+  special tokens are added only for Gemma models (lm-eval forces a BOS token for them);
+- the model input is (context_enc + continuation_enc)[-(max_length + 1):][:-1] (left truncation);
+- the score of a continuation is the sum of the log-softmax of the logits at the positions that
+  predict its tokens.
+
+How they are computed is faster, never different (up to float rounding):
+- Requests whose model inputs are identical and score the same number of positions are run once:
+  the five Likert continuations `"\\n 1"` ... `"\\n 5"` share every token but the last, so one
+  forward pass scores all five. Otherwise each continuation runs on its own (lm-eval's way).
+- The LM head runs only at the positions that predict continuation tokens.
+- The key/value cache of a prompt's `shared_prefix` (few-shot exemplars) is computed once and reused
+  by every prompt whose token ids start with it; only the rest of each prompt runs.
+- Rows are batched sorted by length, right-padded (causal attention never looks at the padding
+  after a token, so no mask is needed, as in lm-eval), so results do not depend on batch size.
+- Results are stored in the response cache after every batch, keyed by the model fingerprint,
+  dtype and exact token ids: a rerun, or a run killed midway, recomputes nothing that was finished.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Protocol, Sequence
+
+from senso.errors import SensoError
+from senso.runner.cache import ResponseCache, cache_key
+
+CACHE_NAMESPACE = "loglik"
+DTYPES = ("float32", "bfloat16", "float16", "auto")
+_DEFAULT_MAX_LENGTH = 2048  # lm-eval's fallback when neither config nor tokenizer says
+
+
+class LikelihoodPrompt(Protocol):
+    """What `loglikelihood_choices` needs of a prompt (e.g. `senso.tasks.abricot.LikertPrompt`)."""
+
+    context: str
+    shared_prefix: str
+
+    @property
+    def continuations(self) -> Sequence[str]: ...
+
+
+@dataclass
+class _Item:
+    """One pending prompt: its encoded requests and, once scored, the log-likelihood of each continuation."""
+
+    key: str
+    context_enc: list[int]
+    continuation_encs: list[list[int]]
+    prefix_enc: list[int]
+    scores: list[float | None] = field(default_factory=list)
+    rows_left: int = 0
+
+
+@dataclass
+class _Row:
+    """One model input; the last `n_scored` positions' logits score each (choice, tokens) in `targets`."""
+
+    item: int
+    tokens: list[int]
+    n_scored: int
+    targets: list[tuple[int, list[int]]]
+    prefix_len: int = 0
+
+
+def _torch_dtype(dtype: str):
+    import torch
+
+    if dtype not in DTYPES:
+        raise SensoError(f"unknown dtype {dtype!r}; choose from {', '.join(DTYPES)}")
+    return "auto" if dtype == "auto" else getattr(torch, dtype)
+
+
+def _common_prefix_len(a: Sequence[int], b: Sequence[int]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+class HFCausalLM:
+    """A transformers causal LM (hub name or local folder) that scores continuations like lm-eval.
+
+    `reuse_prefix` and `merge_continuations` exist to measure and test the speed-ups; the numbers
+    are the same either way.
+    """
+
+    def __init__(self, name_or_path: str | Path, dtype: str = "float32", device: str = "cpu",
+                 cache: ResponseCache | None = None, chat_template: bool = False, *, spec: str | None = None,
+                 add_bos_token: bool | None = None, max_length: int | None = None,
+                 reuse_prefix: bool = True, merge_continuations: bool = True):
+        import torch
+        import transformers
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self.name_or_path = str(name_or_path)
+        self.is_local = Path(self.name_or_path).expanduser().exists()
+        if self.is_local:
+            self.name_or_path = str(Path(self.name_or_path).expanduser().resolve())
+        self.spec = spec or f"hf:{self.name_or_path}"
+        self.dtype = dtype
+        self.device = device
+        self.cache = cache
+        self.reuse_prefix = reuse_prefix
+        self.merge_continuations = merge_continuations
+        self.transformers_version = transformers.__version__
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(self.name_or_path)
+            self.model = AutoModelForCausalLM.from_pretrained(self.name_or_path, dtype=_torch_dtype(dtype))
+        except OSError as exc:
+            where = "folder" if self.is_local else "hub model (no local copy, and the hub may be unreachable)"
+            raise SensoError(f"cannot load {where} {self.name_or_path!r} with transformers: {exc}") from exc
+        try:
+            self.model.to(device)
+        except (RuntimeError, AssertionError) as exc:
+            raise SensoError(f"cannot put model {self.spec} on device {device!r}: {exc}") from exc
+        self.model.eval()
+        self.torch = torch
+
+        config = self.model.config
+        # lm-eval: add_special_tokens only when add_bos_token, which it forces on for Gemma models.
+        self.add_bos_token = ("gemma" in getattr(config, "model_type", "")) if add_bos_token is None else add_bos_token
+        self.max_length = max_length or self._config_max_length()
+        self.pad_token_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+
+        self.chat_template: str | None = None
+        if chat_template:
+            template = getattr(self.tokenizer, "chat_template", None)
+            if not template:
+                raise SensoError(f"--chat-template: the tokenizer of {self.spec} has no chat template")
+            self.chat_template = template if isinstance(template, str) else str(template)
+
+        self._base = self.model.base_model
+        params = inspect.signature(self._base.forward).parameters
+        self._cache_kwarg = next((name for name in ("cache", "past_key_values") if name in params), None)
+        self._manual_head = self._check_manual_head()
+        self._fingerprint: str | None = None
+
+        self.tokens_in_prompts = 0
+        self.tokens_computed = 0
+        self.tokens_padding = 0
+        self.forward_calls = 0
+
+    # ----------------------------------------------------------------- description
+    @property
+    def fingerprint(self) -> str:
+        """Content hash of the local folder, or the hub's recorded file hashes (computed once)."""
+        if self._fingerprint is None:
+            from senso.runner.fingerprint import hub_fingerprint, path_fingerprint
+
+            self._fingerprint = path_fingerprint(self.name_or_path) if self.is_local else hub_fingerprint(self.name_or_path)
+        return self._fingerprint
+
+    def describe(self) -> dict:
+        return {
+            "spec": self.spec,
+            "path": self.name_or_path,
+            "fingerprint": self.fingerprint,
+            "dtype": self.dtype,
+            "device": self.device,
+            "chat_template": self.chat_template,
+            "add_bos_token": self.add_bos_token,
+            "max_length": self.max_length,
+            "transformers": self.transformers_version,
+        }
+
+    def reset_counters(self) -> None:
+        self.tokens_in_prompts = self.tokens_computed = self.tokens_padding = self.forward_calls = 0
+
+    def _config_max_length(self) -> int:
+        for attr in ("n_positions", "max_position_embeddings", "n_ctx"):
+            if hasattr(self.model.config, attr):
+                return getattr(self.model.config, attr)
+        limit = getattr(self.tokenizer, "model_max_length", None)
+        if limit and limit < 10**29:
+            return limit
+        return _DEFAULT_MAX_LENGTH
+
+    # ----------------------------------------------------------------- encoding (lm-eval semantics)
+    def _encode(self, text: str) -> list[int]:
+        return list(self.tokenizer.encode(text, add_special_tokens=self.add_bos_token))
+
+    def _prefix_token_id(self) -> int:
+        bos = self.tokenizer.bos_token_id
+        return bos if bos is not None else self.tokenizer.eos_token_id
+
+    def _apply_chat_template(self, context: str, shared_prefix: str) -> tuple[str, str]:
+        """The context wrapped as one user turn; the prefix grows to cover the template's own opening."""
+        rendered = self.tokenizer.apply_chat_template(
+            [{"role": "user", "content": context}], add_generation_prompt=True, tokenize=False)
+        start = rendered.find(context)
+        prefix = rendered[: start + len(shared_prefix)] if shared_prefix and start >= 0 else ""
+        return rendered, prefix
+
+    def _encode_item(self, prompt: LikelihoodPrompt) -> tuple[list[int], list[list[int]], list[int]]:
+        context, prefix = prompt.context, prompt.shared_prefix
+        if self.chat_template is not None:
+            context, prefix = self._apply_chat_template(context, prefix)
+        encode = self._encode
+        bos_text = self.tokenizer.bos_token
+        if self.chat_template is not None and self.add_bos_token and bos_text and context.startswith(bos_text):
+            # the template wrote the BOS token itself: adding another would double it
+            def encode(text: str) -> list[int]:
+                return list(self.tokenizer.encode(text, add_special_tokens=False))
+
+        n_spaces = len(context) - len(context.rstrip())
+        context_enc: list[int] | None = None
+        continuation_encs = []
+        for continuation in prompt.continuations:
+            ctx = context
+            if n_spaces > 0:
+                continuation = context[-n_spaces:] + continuation
+                ctx = context[:-n_spaces]
+            if context == "":  # lm-eval: a lone BOS/EOS token as context
+                ctx_enc, cont_enc = [self._prefix_token_id()], encode(continuation)
+            else:
+                whole = encode(ctx + continuation)
+                ctx_enc = encode(ctx) if context_enc is None else context_enc
+                cont_enc = whole[len(ctx_enc):]
+            if not cont_enc:
+                raise SensoError(f"continuation {continuation!r} encodes to no tokens after context ...{ctx[-40:]!r}")
+            context_enc = ctx_enc
+            continuation_encs.append(cont_enc)
+        prefix_enc = encode(prefix) if prefix else []
+        return context_enc or [], continuation_encs, prefix_enc
+
+    def _rows_for(self, index: int, item: _Item) -> list[_Row]:
+        """Model inputs for one item: requests with identical inputs and scored length share a row."""
+        rows: dict[tuple, _Row] = {}
+        for choice, cont_enc in enumerate(item.continuation_encs):
+            whole = item.context_enc + cont_enc
+            tokens = whole[-(self.max_length + 1):][:-1]
+            n = min(len(cont_enc), len(tokens))
+            group = (tuple(tokens), n) if self.merge_continuations else (choice,)
+            if group not in rows:
+                rows[group] = _Row(index, tokens, n, [])
+            rows[group].targets.append((choice, cont_enc[-n:]))
+        result = list(rows.values())
+        if self.reuse_prefix and self._cache_kwarg and item.prefix_enc:
+            for row in result:
+                # reuse only what is a token prefix of this input and lies before the scored positions
+                m = min(_common_prefix_len(item.prefix_enc, row.tokens), len(row.tokens) - row.n_scored)
+                row.prefix_len = max(m, 0)
+        return result
+
+    # ----------------------------------------------------------------- model calls
+    def _head(self, hidden):
+        logits = self.model.get_output_embeddings()(hidden)
+        cap = getattr(self.model.config, "final_logit_softcapping", None)
+        if cap is not None:
+            logits = self.torch.tanh(logits / cap) * cap
+        return logits
+
+    def _check_manual_head(self) -> bool:
+        """Whether base model + LM head (+ softcapping) reproduces the model's own logits.
+
+        Some architectures scale or otherwise post-process logits; for those we fall back to the
+        model's full forward pass, which is slower but exact.
+        """
+        torch = self.torch
+        if self.model.get_output_embeddings() is None:
+            return False
+        ids = [self._prefix_token_id() or 0] + list(self.tokenizer.encode("a b c", add_special_tokens=False))[:6]
+        input_ids = torch.tensor([ids], device=self.device)
+        with torch.inference_mode():
+            reference = self.model(input_ids=input_ids, use_cache=False).logits.float()
+            hidden = self._base(input_ids=input_ids, use_cache=False).last_hidden_state
+            mine = self._head(hidden).float()
+        scale = reference.abs().max().clamp_min(1.0)
+        return bool(mine.shape == reference.shape and ((mine - reference).abs().max() / scale) < 1e-3)
+
+    def _new_cache(self):
+        from transformers import DynamicCache
+
+        try:
+            return DynamicCache(config=self.model.config)
+        except TypeError:
+            return DynamicCache()
+
+    def _run_prefix(self, tokens: list[int]):
+        torch = self.torch
+        cache = self._new_cache()
+        input_ids = torch.tensor([tokens], device=self.device)
+        self._base(input_ids=input_ids, use_cache=True, **{self._cache_kwarg: cache})
+        self.forward_calls += 1
+        self.tokens_computed += len(tokens)
+        return cache
+
+    def _score_rows(self, rows: list[_Row], prefix_cache) -> list[list[tuple[int, float]]]:
+        """(choice, log-likelihood) for each target of each row; all rows share `prefix_cache` (or none)."""
+        torch = self.torch
+        m = rows[0].prefix_len
+        suffixes = [row.tokens[m:] for row in rows]
+        width = max(len(s) for s in suffixes)
+        input_ids = torch.full((len(rows), width), self.pad_token_id, dtype=torch.long)
+        for i, suffix in enumerate(suffixes):
+            input_ids[i, : len(suffix)] = torch.tensor(suffix, dtype=torch.long)
+        input_ids = input_ids.to(self.device)
+        kwargs: dict = {"use_cache": False}
+        if prefix_cache is not None:
+            cache = copy.deepcopy(prefix_cache)
+            if len(rows) > 1:
+                cache.batch_repeat_interleave(len(rows))
+            kwargs = {"use_cache": True, self._cache_kwarg: cache}
+
+        # positions (in suffix coordinates) whose logits predict continuation tokens
+        row_index, positions = [], []
+        for i, (row, suffix) in enumerate(zip(rows, suffixes)):
+            for p in range(len(suffix) - row.n_scored, len(suffix)):
+                row_index.append(i)
+                positions.append(p)
+        row_index_t = torch.tensor(row_index, device=self.device)
+        positions_t = torch.tensor(positions, device=self.device)
+        if self._manual_head:
+            hidden = self._base(input_ids=input_ids, **kwargs).last_hidden_state
+            logits = self._head(hidden[row_index_t, positions_t])
+        else:
+            logits = self.model(input_ids=input_ids, **kwargs).logits[row_index_t, positions_t]
+        logprobs = torch.log_softmax(logits.float(), dim=-1).cpu()
+        self.forward_calls += 1
+        self.tokens_computed += sum(len(s) for s in suffixes)
+        self.tokens_padding += len(rows) * width - sum(len(s) for s in suffixes)
+
+        results, start = [], 0
+        for row in rows:
+            block = logprobs[start: start + row.n_scored]
+            start += row.n_scored
+            scored = []
+            for choice, targets in row.targets:
+                picked = block[torch.arange(row.n_scored), torch.tensor(targets)]
+                scored.append((choice, float(picked.sum())))
+            results.append(scored)
+        return results
+
+    # ----------------------------------------------------------------- the public scorer
+    def loglikelihood_choices(self, prompts: Sequence[LikelihoodPrompt], batch_size: int = 8,
+                              progress: Callable[[int], None] | None = None) -> list[list[float]]:
+        """For each prompt, the total log-likelihood of each of its continuations after its context.
+
+        `progress(n)` is called with the number of prompts finished since its last call (cache hits
+        first, then after each batch).
+        """
+        if batch_size < 1:
+            raise SensoError(f"batch size must be at least 1, got {batch_size}")
+        torch = self.torch
+        items: list[_Item] = []
+        for prompt in prompts:
+            context_enc, continuation_encs, prefix_enc = self._encode_item(prompt)
+            key = cache_key(self.fingerprint, self.dtype, context_enc, continuation_encs)
+            items.append(_Item(key, context_enc, continuation_encs, prefix_enc))
+            self.tokens_in_prompts += sum(
+                min(len(context_enc) + len(c) - 1, self.max_length) for c in continuation_encs)
+
+        results: dict[str, list[float]] = {}
+        if self.cache is not None:
+            results.update(self.cache.get_many(CACHE_NAMESPACE, {item.key for item in items}))
+        pending: dict[str, _Item] = {}
+        for item in items:
+            if item.key not in results and item.key not in pending:
+                item.scores = [None] * len(item.continuation_encs)
+                pending[item.key] = item
+        if progress is not None and len(items) - sum(1 for it in items if it.key in pending):
+            progress(len(items) - sum(1 for it in items if it.key in pending))
+
+        pending_items = list(pending.values())
+        groups: dict[tuple[int, ...], list[_Row]] = {}
+        for index, item in enumerate(pending_items):
+            rows = self._rows_for(index, item)
+            item.rows_left = len(rows)
+            for row in rows:
+                groups.setdefault(tuple(row.tokens[: row.prefix_len]), []).append(row)
+
+        waiting = {item.key: sum(1 for it in items if it.key == item.key) for item in pending_items}
+        with torch.inference_mode():
+            for prefix, rows in groups.items():
+                rows.sort(key=lambda r: (-len(r.tokens), r.tokens))
+                prefix_cache = self._run_prefix(list(prefix)) if prefix else None
+                for start in range(0, len(rows), batch_size):
+                    chunk = rows[start: start + batch_size]
+                    finished: dict[str, list[float]] = {}
+                    for row, scored in zip(chunk, self._score_rows(chunk, prefix_cache)):
+                        item = pending_items[row.item]
+                        for choice, value in scored:
+                            item.scores[choice] = value
+                        item.rows_left -= 1
+                        if item.rows_left == 0:
+                            finished[item.key] = [float(s) for s in item.scores]
+                    results.update(finished)
+                    if self.cache is not None:
+                        self.cache.put_many(CACHE_NAMESPACE, finished)
+                    if progress is not None and finished:
+                        progress(sum(waiting[key] for key in finished))
+                del prefix_cache
+        return [list(results[item.key]) for item in items]

@@ -1,0 +1,285 @@
+"""The transformers scoring engine, on tiny randomly initialised causal LMs built here.
+
+Every speed-up (one pass for all five choices, shared-prefix key/value reuse, batching, the response
+cache) is checked against a plain transcription of lm-evaluation-harness's loglikelihood.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import torch
+from tokenizers import Tokenizer, models, pre_tokenizers, decoders, processors, trainers
+from transformers import PreTrainedTokenizerFast
+
+from senso.backends.hf import HFCausalLM
+from senso.errors import SensoError
+from senso.runner.cache import ResponseCache
+from senso.tasks.abricot import LikertPrompt
+
+CORPUS = [
+    "Assegna un valore di astrazione da 1 a 5 alla parola cane nel contesto della frase seguente:",
+    "Il cane è un animale da compagnia. La parola è estremamente concreta (e.g. un cane specifico)",
+    "Rispondi esclusivamente con il numero scelto senza aggiungere nessuna spiegazione",
+    "1 2 3 4 5 12 345 \n\n uno due tre quattro cinque",
+]
+CHAT_TEMPLATE = "{{ bos_token }}{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}</{{ m['role'] }}>\n{% endfor %}{% if add_generation_prompt %}<model>{% endif %}"
+
+
+def build_tokenizer() -> PreTrainedTokenizerFast:
+    """A small byte-level BPE trained on a few sentences, with a BOS-adding post-processor."""
+    tok = Tokenizer(models.BPE())
+    # digits stay single tokens, never merged with the space before them (as in Gemma's tokenizer)
+    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True),
+                                                 pre_tokenizers.ByteLevel(add_prefix_space=False)])
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=300, special_tokens=["<pad>", "<eos>", "<bos>"],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    tok.train_from_iterator(CORPUS, trainer)
+    bos = tok.token_to_id("<bos>")
+    tok.post_processor = processors.TemplateProcessing(single="<bos> $A", pair="<bos> $A <bos> $B",
+                                                       special_tokens=[("<bos>", bos)])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<bos>", eos_token="<eos>", pad_token="<pad>")
+    fast.chat_template = CHAT_TEMPLATE
+    return fast
+
+
+def build_model(kind: str, vocab_size: int):
+    torch.manual_seed(0)
+    if kind == "gemma3":
+        from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+
+        # a sliding window far shorter than the prompts, mixed with global layers, and logit softcapping
+        config = Gemma3TextConfig(
+            vocab_size=vocab_size, hidden_size=32, intermediate_size=64, num_hidden_layers=4,
+            num_attention_heads=2, num_key_value_heads=1, head_dim=16, sliding_window=12,
+            layer_types=["sliding_attention", "full_attention", "sliding_attention", "full_attention"],
+            max_position_embeddings=1024, final_logit_softcapping=30.0, initializer_range=0.3,
+            pad_token_id=0, bos_token_id=2, eos_token_id=1,
+        )
+        return Gemma3ForCausalLM(config)
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(vocab_size=vocab_size, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=1024,
+                         initializer_range=0.3, pad_token_id=0, bos_token_id=2, eos_token_id=1)
+    return LlamaForCausalLM(config)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    """Tiny matrices: on a busy 2-core machine several threads make each forward pass ~50x slower."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module", params=["gemma3", "llama"])
+def tiny_model_dir(request, tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp(f"tiny-{request.param}")
+    tokenizer = build_tokenizer()
+    model = build_model(request.param, len(tokenizer))
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@dataclass(frozen=True)
+class FreePrompt:
+    """A prompt with arbitrary continuations (e.g. of different token lengths)."""
+
+    context: str
+    continuations: tuple[str, ...]
+    shared_prefix: str = ""
+
+
+EXEMPLARS = "".join(f"Assegna un valore da 1 a 5 alla parola {w}: Il {w} è un animale. {d}\n\n"
+                    for w, d in [("cane", "2"), ("gatto", "4"), ("topo", "1")])
+OTHER_EXEMPLARS = "Rispondi con il numero 3\n\nRispondi con il numero 5\n\n"
+
+
+def likert_prompts() -> list[LikertPrompt]:
+    words = ["cane", "gatto", "cavallo", "mucca", "pesce", "topo", "leone", "orso", "lupo", "capra"]
+    prompts = []
+    for i, word in enumerate(words):
+        body = f"Assegna un valore di astrazione alla parola {word} nella frase: il {word} {'è ' * (i % 4)}qui.\n"
+        prefix = EXEMPLARS if i % 3 else (OTHER_EXEMPLARS if i % 2 else "")
+        prompts.append(LikertPrompt(f"item{i}", prefix + body, shared_prefix=prefix))
+    return prompts
+
+
+def free_prompts() -> list[FreePrompt]:
+    return [
+        FreePrompt(EXEMPLARS + "Quanti? ", (" 1", " 22", " uno due", " 345", "\n\n5"), shared_prefix=EXEMPLARS),
+        FreePrompt("Il cane\n", (" è", " è un animale", " 5")),
+        # the shared prefix ends with a space that the context's tokens join to the next word
+        FreePrompt(EXEMPLARS + "Assegna un valore\n", (" 1", " 2"), shared_prefix=EXEMPLARS + "Assegna "),
+    ]
+
+
+def naive_lmeval_loglikelihoods(model_dir: Path, prompts) -> list[list[float]]:
+    """lm-eval's HF loglikelihood written out plainly: each request's full input through the model, no batching.
+
+    Requests with identical inputs share one forward pass (as lm-eval's own logits cache does).
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
+    add_special = "gemma" in model.config.model_type
+    out = []
+    logits_of: dict[tuple[int, ...], torch.Tensor] = {}
+    for prompt in prompts:
+        scores = []
+        for continuation in prompt.continuations:
+            context = prompt.context
+            n_spaces = len(context) - len(context.rstrip())
+            if n_spaces:
+                continuation = context[-n_spaces:] + continuation
+                context = context[:-n_spaces]
+            whole = tok.encode(context + continuation, add_special_tokens=add_special)
+            context_enc = tok.encode(context, add_special_tokens=add_special)
+            cont = whole[len(context_enc):]
+            inp = (context_enc + cont)[:-1]
+            if tuple(inp) not in logits_of:
+                with torch.no_grad():
+                    logits_of[tuple(inp)] = model(torch.tensor([inp])).logits[0]
+            logits = logits_of[tuple(inp)]
+            logprobs = torch.log_softmax(logits[len(inp) - len(cont):], dim=-1)
+            scores.append(float(logprobs[torch.arange(len(cont)), torch.tensor(cont)].sum()))
+        out.append(scores)
+    return out
+
+
+def assert_close(a: list[list[float]], b: list[list[float]], tol: float = 1e-4) -> None:
+    assert len(a) == len(b)
+    for row_a, row_b in zip(a, b):
+        assert len(row_a) == len(row_b)
+        for x, y in zip(row_a, row_b):
+            assert abs(x - y) < tol, (row_a, row_b)
+
+
+def test_matches_lmeval_semantics_on_all_paths(tiny_model_dir):
+    prompts = likert_prompts() + free_prompts()
+    expected = naive_lmeval_loglikelihoods(tiny_model_dir, prompts)
+    lm = HFCausalLM(tiny_model_dir)
+    got = lm.loglikelihood_choices(prompts, batch_size=4)
+    assert_close(got, expected)
+    # log-probabilities of random models are far from equal: the comparison above is not trivial
+    assert max(abs(x - y) for row in expected for x, y in zip(row, row[1:])) > 0.1
+
+
+def test_fast_path_equals_full_path_with_fewer_passes(tiny_model_dir):
+    prompts = likert_prompts()
+    fast = HFCausalLM(tiny_model_dir, reuse_prefix=False)
+    full = HFCausalLM(tiny_model_dir, reuse_prefix=False, merge_continuations=False)
+    assert_close(fast.loglikelihood_choices(prompts, batch_size=1), full.loglikelihood_choices(prompts, batch_size=1))
+    assert fast.forward_calls == len(prompts)
+    assert full.forward_calls == 5 * len(prompts)
+    assert fast.tokens_in_prompts == full.tokens_in_prompts
+    assert fast.tokens_computed * 5 == full.tokens_computed == full.tokens_in_prompts
+
+
+def test_prefix_reuse_equals_no_reuse_and_computes_less(tiny_model_dir):
+    prompts = likert_prompts() + free_prompts()
+    reuse = HFCausalLM(tiny_model_dir)
+    plain = HFCausalLM(tiny_model_dir, reuse_prefix=False)
+    assert_close(reuse.loglikelihood_choices(prompts, batch_size=3), plain.loglikelihood_choices(prompts, batch_size=3))
+    assert reuse.tokens_computed < plain.tokens_computed
+    # one prompt's shared prefix is not a token prefix of its context: only the common tokens may be reused
+    tricky = free_prompts()[2]
+    prefix_ids = reuse.tokenizer(tricky.shared_prefix).input_ids
+    assert reuse.tokenizer(tricky.context).input_ids[: len(prefix_ids)] != prefix_ids
+    # the prefixes are longer than the tiny Gemma's sliding window, so reuse crosses it
+    assert len(reuse.tokenizer(EXEMPLARS).input_ids) > 12
+
+
+def test_results_do_not_depend_on_batch_size(tiny_model_dir):
+    prompts = likert_prompts() + free_prompts()
+    lm = HFCausalLM(tiny_model_dir)
+    assert_close(lm.loglikelihood_choices(prompts, batch_size=1), lm.loglikelihood_choices(prompts, batch_size=8))
+
+
+def test_cache_hit_recomputes_nothing(tiny_model_dir, tmp_path):
+    prompts = likert_prompts()
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    first = HFCausalLM(tiny_model_dir, cache=cache)
+    expected = first.loglikelihood_choices(prompts)
+    assert first.tokens_computed > 0
+    second = HFCausalLM(tiny_model_dir, cache=ResponseCache(tmp_path / "cache.sqlite"))
+    seen = []
+    assert second.loglikelihood_choices(prompts, progress=seen.append) == expected
+    assert (second.forward_calls, second.tokens_computed) == (0, 0)
+    assert sum(seen) == len(prompts)
+
+
+def test_a_run_killed_midway_resumes_without_recomputing_finished_batches(tiny_model_dir, tmp_path):
+    prompts = likert_prompts()
+
+    def die_after_first_batch(n: int) -> None:
+        raise KeyboardInterrupt
+
+    killed = HFCausalLM(tiny_model_dir, cache=ResponseCache(tmp_path / "cache.sqlite"))
+    with pytest.raises(KeyboardInterrupt):
+        killed.loglikelihood_choices(prompts, batch_size=2, progress=die_after_first_batch)
+    resumed = HFCausalLM(tiny_model_dir, cache=ResponseCache(tmp_path / "cache.sqlite"))
+    done = []
+    got = resumed.loglikelihood_choices(prompts, batch_size=2, progress=done.append)
+    assert done[0] == 2  # the first batch came from the cache
+    fresh = HFCausalLM(tiny_model_dir)
+    assert_close(got, fresh.loglikelihood_choices(prompts, batch_size=2))
+    assert 0 < resumed.tokens_computed < fresh.tokens_computed
+
+
+def test_cache_key_depends_on_dtype(tiny_model_dir, tmp_path):
+    prompts = likert_prompts()[:2]
+    HFCausalLM(tiny_model_dir, cache=ResponseCache(tmp_path / "c.sqlite")).loglikelihood_choices(prompts)
+    bf16 = HFCausalLM(tiny_model_dir, dtype="bfloat16", cache=ResponseCache(tmp_path / "c.sqlite"))
+    bf16.loglikelihood_choices(prompts)
+    assert bf16.tokens_computed > 0
+
+
+def test_chat_template_wraps_the_context_and_is_recorded(tiny_model_dir):
+    prompts = likert_prompts()[:4]
+    chat = HFCausalLM(tiny_model_dir, chat_template=True)
+    assert HFCausalLM(tiny_model_dir).describe()["chat_template"] is None
+    assert chat.describe()["chat_template"] == CHAT_TEMPLATE
+    got = chat.loglikelihood_choices(prompts)
+    rendered = [chat.tokenizer.apply_chat_template([{"role": "user", "content": p.context}],
+                                                   add_generation_prompt=True, tokenize=False) for p in prompts]
+    assert all(r.startswith("<bos><user>") and r.endswith("</user>\n<model>") for r in rendered)
+    # the template writes the BOS token itself: where lm-eval semantics add one (Gemma), it must not be doubled
+    if chat.add_bos_token:
+        rendered = [r[len("<bos>"):] for r in rendered]
+    expected = naive_lmeval_loglikelihoods(tiny_model_dir, [FreePrompt(r, p.continuations) for r, p in zip(rendered, prompts)])
+    assert_close(got, expected)
+
+
+def test_no_chat_template_is_a_clear_error(tiny_model_dir, tmp_path):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tiny_model_dir)
+    tok.chat_template = None
+    folder = tmp_path / "no-template"
+    HFCausalLM(tiny_model_dir).model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+    with pytest.raises(SensoError, match="no chat template"):
+        HFCausalLM(folder, chat_template=True)
+
+
+def test_describe_and_fingerprint(tiny_model_dir):
+    lm = HFCausalLM(tiny_model_dir)
+    info = lm.describe()
+    assert info["spec"] == f"hf:{tiny_model_dir.resolve()}"
+    assert info["fingerprint"].startswith("sha256:")
+    assert (info["dtype"], info["device"]) == ("float32", "cpu")
+    assert info["transformers"]
+    assert lm._manual_head  # base model + head reproduces the model's logits (softcapping included)
+
+
+def test_missing_model_is_a_clear_error(tmp_path):
+    with pytest.raises(SensoError, match="cannot load"):
+        HFCausalLM(tmp_path / "nothing-here")
