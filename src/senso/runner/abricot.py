@@ -38,9 +38,18 @@ def _progress() -> Progress:
 
 def load_model(options: RunOptions, cache: ResponseCache):
     """The scored LM named by --model/--backend (default: the built-in Gemma-3-270M)."""
-    from senso.backends.specs import load_loglikelihood_model
+    from senso.backends.specs import load_loglikelihood_model, parse_model_spec
 
-    return load_loglikelihood_model(options, cache=cache)
+    spec = parse_model_spec(options.model, default_backend=options.backend or "hf")
+    backend_options = {}
+    if options.base_url:
+        if spec.backend != "openai":
+            raise SensoError(f"--base-url is for the openai backend, but the model is {spec}")
+        backend_options["base_url"] = options.base_url
+    if spec.backend == "openai":
+        backend_options.update(options.system_options)
+    return load_loglikelihood_model(spec, dtype=options.dtype, device=options.device, cache=cache,
+                                    chat_template=options.chat_template, **backend_options)
 
 
 def _run_lm(options: RunOptions, task: AbricotTask, items: list[AbricotItem], pool: list[AbricotItem],
