@@ -250,10 +250,6 @@ def report(
     out.print(str(path), highlight=False, soft_wrap=True)
 
 
-if __name__ == "__main__":
-    main()
-
-
 # --- embedding-ridge: fit on ABRICOT, predict new sentences (senso.systems.abricot_ridge_io) ---------------
 
 
@@ -310,3 +306,7 @@ def _row_ranges(rows: list[int]) -> str:
         else:
             parts.append(str(row))
     return ", ".join(parts)
+
+
+if __name__ == "__main__":
+    main()

