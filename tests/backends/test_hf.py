@@ -283,3 +283,15 @@ def test_describe_and_fingerprint(tiny_model_dir):
 def test_missing_model_is_a_clear_error(tmp_path):
     with pytest.raises(SensoError, match="cannot load"):
         HFCausalLM(tmp_path / "nothing-here")
+
+
+def test_dtype_is_recorded_as_loaded_and_unknown_dtypes_are_refused(tiny_model_dir):
+    assert HFCausalLM(tiny_model_dir, dtype="auto").describe()["dtype"] == "float32"
+    assert HFCausalLM(tiny_model_dir, dtype="bfloat16").describe()["dtype"] == "bfloat16"
+    with pytest.raises(SensoError, match="unknown dtype"):
+        HFCausalLM(tiny_model_dir, dtype="float8")
+
+
+def test_a_prompt_without_continuations_is_refused(tiny_model_dir):
+    with pytest.raises(SensoError, match="no continuations"):
+        HFCausalLM(tiny_model_dir).loglikelihood_choices([FreePrompt("Il cane\n", ())])

@@ -11,14 +11,15 @@ from senso.report.run_folder import load_run
 def test_abricot_comparison_data(abricot_runs):
     runs = [load_run(abricot_runs["A"]), load_run(abricot_runs["B"])]
     context = comparison_context(runs)
-    assert context["metric_names"] == ["pearson", "spearman", "pearson_expected_vs_mean", "accuracy"]
+    assert context["metric_names"] == ["pearson", "spearman", "pearson_expected_vs_gold", "pearson_expected_vs_mean",
+                                       "accuracy"]
     # B differs from A on LUCE_1 (5 vs 1, spread 4), IDEA_1 (2 vs 4) and SALE_1 (1 vs 3); widest first, then id
     disagreements = context["disagreements"]
     assert [d["id"] for d in disagreements] == ["LUCE_1", "IDEA_1", "SALE_1"]
     assert disagreements[0]["predictions"] == [5, 1] and disagreements[0]["correct"] == [False, True]
     assert "<mark>luce</mark>" in str(disagreements[0]["sentence"])
     tests = {t.metric: t for t in context["tests"]}
-    assert set(tests) == {"pearson", "spearman", "pearson_expected_vs_mean", "accuracy"}
+    assert set(tests) == {"pearson", "spearman", "pearson_expected_vs_gold", "pearson_expected_vs_mean", "accuracy"}
     gold = [s["gold"] for s in runs[0].samples]
     r_a = pearson([s["prediction"] for s in runs[0].samples], gold)
     r_b = pearson([s["prediction"] for s in runs[1].samples], gold)
@@ -28,7 +29,7 @@ def test_abricot_comparison_data(abricot_runs):
     # accuracy: A right on 3 items (CANE_1-3), B on 6 -> -0.3; differences on 3 items -> exact sign-flip test
     assert tests["accuracy"].result.difference == pytest.approx(-0.3)
     assert tests["accuracy"].result.p_value == pytest.approx(2 / 8)  # only all-same signs reach |-0.3|
-    assert len(context["plots"]) == 4
+    assert len(context["plots"]) == 5
 
 
 def test_undefined_correlation_is_not_tested(abricot_runs):
@@ -83,7 +84,7 @@ def test_cli_comparison_page(abricot_runs, admire_runs, tmp_path):
     result = CliRunner().invoke(app, ["report", str(abricot_runs["A"]), str(abricot_runs["B"]), "-o", str(out)])
     assert result.exit_code == 0, result.output
     html = out.read_text()
-    assert "Paired tests" in html and "LUCE_1" in html and html.count("data:image/png;base64,") == 4
+    assert "Paired tests" in html and "LUCE_1" in html and html.count("data:image/png;base64,") == 5
     result = CliRunner().invoke(app, ["report", str(abricot_runs["A"]), str(abricot_runs["B"])])
     assert result.exit_code != 0 and "needs -o" in str(result.exception)
     page = write_comparison([admire_runs["A0"], admire_runs["A1"]], tmp_path / "a.html").read_text()

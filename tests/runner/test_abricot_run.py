@@ -81,3 +81,19 @@ def test_unknown_system_is_a_clear_error(fake, data_dir, tmp_path):
     result = CliRunner().invoke(app, ["run", "abricot-abs", "--data-dir", str(data_dir), "--system", "nope"])
     assert result.exit_code != 0
     assert "unknown ABRICOT system 'nope'" in str(result.exception)
+
+
+def test_default_model_answers_one_everywhere_and_pearson_is_undefined(default_model_dir, data_dir, tmp_path,
+                                                                       monkeypatch):
+    """The real default run, on a subset: Gemma-3-270M base answers 1 under the 0-shot protocol."""
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", "abricot-abs", "--data-dir", str(data_dir), "--out", str(out),
+                                      "--limit", "6", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    results = json.loads((out / "results.json").read_text())
+    assert results["model"]["model"]["spec"] == "gemma3-270m"
+    assert results["model"]["model"]["fingerprint"].startswith("sha256:")
+    assert results["metrics"]["pearson"]["value"] is None
+    assert "predicted labels are constant (every item has value 1)" in results["metrics"]["pearson"]["reason"]
+    samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    assert [s["prediction"] for s in samples] == [1] * 6

@@ -125,6 +125,7 @@ class HFCausalLM:
             raise SensoError(f"cannot put model {self.spec} on device {device!r}: {exc}") from exc
         self.model.eval()
         self.torch = torch
+        self.dtype = str(self.model.dtype).removeprefix("torch.")  # what "auto" resolved to
 
         config = self.model.config
         # lm-eval: add_special_tokens only when add_bos_token, which it forces on for Gemma models.
@@ -354,6 +355,8 @@ class HFCausalLM:
         torch = self.torch
         items: list[_Item] = []
         for prompt in prompts:
+            if not prompt.continuations:
+                raise SensoError(f"a prompt has no continuations to score (context ...{prompt.context[-60:]!r})")
             context_enc, continuation_encs, prefix_enc = self._encode_item(prompt)
             key = cache_key(self.fingerprint, self.dtype, context_enc, continuation_encs)
             items.append(_Item(key, context_enc, continuation_encs, prefix_enc))
@@ -368,8 +371,9 @@ class HFCausalLM:
             if item.key not in results and item.key not in pending:
                 item.scores = [None] * len(item.continuation_encs)
                 pending[item.key] = item
-        if progress is not None and len(items) - sum(1 for it in items if it.key in pending):
-            progress(len(items) - sum(1 for it in items if it.key in pending))
+        n_cached = sum(1 for item in items if item.key not in pending)
+        if progress is not None and n_cached:
+            progress(n_cached)
 
         pending_items = list(pending.values())
         groups: dict[tuple[int, ...], list[_Row]] = {}

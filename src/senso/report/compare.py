@@ -73,6 +73,7 @@ METRIC_TESTS: dict[str, dict[str, MetricTest]] = {
     "abricot": {
         "pearson": MetricTest("correlation", _col("prediction"), _col("gold"), rowwise_pearson),
         "spearman": MetricTest("correlation", _col("prediction"), _col("gold"), rowwise_spearman),
+        "pearson_expected_vs_gold": MetricTest("correlation", _col("expected"), _col("gold"), rowwise_pearson),
         "pearson_expected_vs_mean": MetricTest("correlation", _col("expected"), _col("gold_mean"), rowwise_pearson),
         "accuracy": MetricTest("mean", _correct),
     },

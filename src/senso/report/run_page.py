@@ -10,6 +10,7 @@ from senso.report.run_folder import RunFolder, header_rows, load_run
 METRIC_LABELS = {
     "pearson": "Pearson r (official: predicted vs gold label)",
     "spearman": "Spearman ρ (predicted vs gold label)",
+    "pearson_expected_vs_gold": "Pearson r (expected score vs gold label)",
     "pearson_expected_vs_mean": "Pearson r (expected score vs human mean)",
     "accuracy": "accuracy (predicted = gold label)",
     "top1": "Top-1",

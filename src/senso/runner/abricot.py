@@ -24,6 +24,8 @@ LM_SYSTEM = "likert-lm"
 ABRICOT_SYSTEMS = {
     LM_SYSTEM: "the published protocol: the most likely of the choices 1..5 under a language model (--model, --protocol)",
     "embedding-ridge": "ridge regression on sentence embeddings, evaluated leave-one-lemma-out (supervised)",
+    "likert-generate": "a chat model (--model openai:NAME) asked for the digit, its answer parsed: NOT the official "
+                       "likelihood protocol; for chat-only APIs without log-probs",
 }
 
 ADMIRE_ONLY_OPTIONS = ("lang", "split", "gold", "caption_lang", "allow_partial")
@@ -78,6 +80,39 @@ def _run_lm(options: RunOptions, task: AbricotTask, items: list[AbricotItem], po
     return predictions, system.describe(), info
 
 
+def _run_generate(options: RunOptions, task: AbricotTask, items: list[AbricotItem], pool: list[AbricotItem],
+                  cache: ResponseCache) -> tuple[list[LikertPrediction], dict[str, Any], dict[str, Any]]:
+    from senso.backends.openai import load_openai_lm
+    from senso.systems.likert_generate import NOTE, LikertGenerate
+
+    from senso.backends.specs import parse_model_spec
+
+    spec = parse_model_spec(options.model, default_backend=options.backend or "hf")
+    if spec.backend != "openai":
+        raise SensoError(f"--system likert-generate needs a chat model behind a server: "
+                         f"--model openai:NAME --base-url URL (got {spec})")
+    protocol = options.protocol or "calamita"
+    model = load_openai_lm(str(spec), options.base_url, cache, settings=options.system_options)
+    prompts = build_prompts(items, task, protocol, shots=options.shots, pool=pool)
+    system = LikertGenerate(model)
+    with _progress() as progress:
+        bar = progress.add_task(f"{task.name} [{protocol}, generate]", total=len(prompts))
+        predictions = system.predict_prompts(prompts, progress=lambda n: progress.advance(bar, n))
+    for prompt, pred in zip(prompts, predictions):
+        pred.extra["prompt_hash"] = text_hash(prompt.context)
+    info = {
+        "protocol": protocol,
+        "official_protocol": False,
+        "scoring": NOTE,
+        "shots": len(prompts[0].exemplar_ids) if prompts else 0,
+        "prompt_template_hash": text_hash(task.template),
+        "exemplar_ids": {p.item_id: list(p.exemplar_ids) for p in prompts if p.exemplar_ids},
+        "supervised": False,
+        "unparseable_ids": [p.item_id for p in predictions if p.label is None],
+    }
+    return predictions, system.describe(), info
+
+
 def _run_ridge(options: RunOptions, task: AbricotTask, items: list[AbricotItem], pool: list[AbricotItem],
                cache: ResponseCache) -> tuple[list[LikertPrediction], dict[str, Any], dict[str, Any]]:
     from senso.systems.abricot_ridge import EmbeddingRidge
@@ -85,7 +120,7 @@ def _run_ridge(options: RunOptions, task: AbricotTask, items: list[AbricotItem],
     system = EmbeddingRidge.from_options(options.embedder, options.system_options, cache, seed=options.seed)
     predictions = system.cross_validated_predict(pool, task)
     by_id = {p.item_id: p for p in predictions}
-    info = {"protocol": "leave-one-lemma-out cross-validation", "supervised": True, "cross_validated": True}
+    info = {"protocol": "supervised, leave-one-lemma-out cross-validation", "supervised": True, "cross_validated": True}
     return [by_id[item.id] for item in items], system.describe(), info
 
 
@@ -108,13 +143,22 @@ def run_abricot(options: RunOptions) -> Path:
     writer.write_config(config)
     cache = ResponseCache(enabled=options.use_cache)
 
-    runner = _run_lm if system_name == LM_SYSTEM else _run_ridge
+    runner = {LM_SYSTEM: _run_lm, "likert-generate": _run_generate}.get(system_name, _run_ridge)
     t0 = time.perf_counter()
     predictions, system_info, info = runner(options, task, items, pool, cache)
     predict_seconds = time.perf_counter() - t0
 
-    metrics = abricot_metrics(items, predictions, task, seed=options.seed)
-    by_domain = abricot_metrics_by_domain(items, predictions, task, seed=options.seed)
+    # unparseable generated answers (label None) have no prediction to score: metrics cover the rest
+    scored = [i for i, pred in enumerate(predictions) if pred.label is not None]
+    warnings = []
+    if len(scored) < len(items):
+        warnings.append(f"{len(items) - len(scored)} of {len(items)} answers were unparseable and are left out "
+                        f"of the metrics (n_scored = {len(scored)}); see unparseable_ids")
+        info["n_scored"] = len(scored)
+    scored_items = [items[i] for i in scored]
+    scored_predictions = [predictions[i] for i in scored]
+    metrics = abricot_metrics(scored_items, scored_predictions, task, seed=options.seed)
+    by_domain = abricot_metrics_by_domain(scored_items, scored_predictions, task, seed=options.seed)
     writer.write_samples(
         {
             "id": item.id, "domain": item.domain, "lemma": item.target_lemma,
@@ -125,7 +169,7 @@ def run_abricot(options: RunOptions) -> Path:
     )
     record = RunRecord(
         task=task.name, system=system_name, n=len(items), metrics=metrics, metrics_by_group=by_domain,
-        config=config, model=system_info,
+        config=config, model=system_info, warnings=warnings,
         timings={"predict_seconds": round(predict_seconds, 3), "total_seconds": round(time.perf_counter() - started, 3),
                  "items_per_second": round(len(items) / predict_seconds, 3) if predict_seconds else None},
         extra={"limit": options.limit, "seed": options.seed, "batch_size": options.batch_size, "dtype": options.dtype,
@@ -147,4 +191,5 @@ def print_summary(task: AbricotTask, system: str, info: dict[str, Any], metrics,
         table.add_column(domain, justify="right")
     for name, estimate in metrics.items():
         table.add_row(name, estimate.format(), *(by_domain[d][name].format() for d in by_domain))
-    _Console().print(table)
+    terminal = _Console()
+    _Console(width=None if terminal.is_terminal else 120).print(table)

@@ -18,11 +18,12 @@ from senso.data.admire_items import AdmireAItem, AdmireBItem
 
 @dataclass
 class LikertPrediction:
-    """One ABRICOT answer: label 1-5, continuous score, and the five log-probs when an LM produced it."""
+    """One ABRICOT answer: label 1-5, continuous score, and the five log-probs when an LM produced it.
+    `label` and `expected` are None only for an unparseable generated answer (`likert-generate`)."""
 
     item_id: str
-    label: int
-    expected: float
+    label: int | None
+    expected: float | None
     logprobs: list[float] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 

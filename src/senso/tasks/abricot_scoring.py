@@ -22,8 +22,9 @@ def accuracy(pred: Sequence[float], gold: Sequence[float]) -> float:
 
 def abricot_metrics(items: Sequence[AbricotItem], predictions: Sequence[LikertPrediction], task: AbricotTask,
                     seed: int = 0, n_resamples: int = 1000) -> dict[str, Estimate]:
-    """`pearson` (official: predicted label vs discretised gold), `spearman` (same pair),
-    `pearson_expected_vs_mean` (expected score vs raw human mean) and `accuracy`, each with a 95% bootstrap CI.
+    """Each with a 95% bootstrap CI: `pearson` (official: predicted label vs discretised gold), `spearman`
+    (same pair), `pearson_expected_vs_gold` (the continuous expected score vs the gold label),
+    `pearson_expected_vs_mean` (expected score vs raw human mean) and `accuracy`.
     """
     means = [item.score(task.dimension) for item in items]
     gold = [gold_label(m) for m in means]
@@ -34,6 +35,8 @@ def abricot_metrics(items: Sequence[AbricotItem], predictions: Sequence[LikertPr
     return {
         "pearson": bootstrap_estimate(partial(pearson, names=label_names), labels, gold, **kw),
         "spearman": bootstrap_estimate(partial(spearman, names=label_names), labels, gold, **kw),
+        "pearson_expected_vs_gold": bootstrap_estimate(
+            partial(pearson, names=("the expected scores", "the gold labels")), expected, gold, **kw),
         "pearson_expected_vs_mean": bootstrap_estimate(
             partial(pearson, names=("the expected scores", "the human means")), expected, means, **kw),
         "accuracy": bootstrap_estimate(accuracy, labels, gold, **kw),

@@ -1,0 +1,99 @@
+"""Agreement of ABRICOT log-probs through a real OpenAI-compatible server with the in-process
+transformers computation (lm-eval's reference log-likelihoods, same prompts).
+
+Starts llama-cpp-python's server on loopback with the default model's Q4_K_M GGUF, scores the
+`paper` (3-shot) prompts of the first N items with the `openai` backend (one request per item, top-k
+log-probs) and compares with `reference/abricot_lmeval_gemma270m_3shot.csv` (transformers, weights
+dequantised from the same GGUF):
+- argmax agreement (share of items whose predicted choice is the same),
+- mean/max absolute difference of the five log-probs renormalised over the five choices
+  (log p(choice | one of the five)): the server returns the last token's log-prob given the shared
+  continuation prefix, lm-eval the whole continuation's; the difference is the shared prefix's
+  log-prob, equal for all five choices, which renormalisation removes exactly,
+- timings.
+
+    PYTHONPATH=src python benchmarks/openai_agreement.py --data-dir ../shared/data --task abricot-abs --items 16 [--engine]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import time
+from pathlib import Path
+
+import numpy as np
+
+from senso.backends.llama_server import LlamaServer, default_gguf
+from senso.backends.openai import OpenAICompatLM
+from senso.data.abricot import load_abricot, locate_abricot
+from senso.tasks.abricot import build_prompts, get_task
+
+
+def reference_logprobs(path: Path, task: str) -> dict[str, list[float]]:
+    rows: dict[str, dict[int, float]] = {}
+    with path.open(encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            if row["task"] == task:
+                rows.setdefault(row["ID"], {})[int(row["choice"])] = float(row["loglikelihood"])
+    return {item: [choices[k] for k in sorted(choices)] for item, choices in rows.items()}
+
+
+def renormalised(values) -> np.ndarray:
+    values = np.asarray(values, dtype=np.float64)
+    top = values.max(axis=-1, keepdims=True)
+    return values - (top + np.log(np.exp(values - top).sum(axis=-1, keepdims=True)))
+
+
+def compare(server: np.ndarray, reference: np.ndarray) -> dict[str, float]:
+    diff = np.abs(renormalised(server) - renormalised(reference))
+    return {"items": len(server),
+            "argmax_agreement": float(np.mean(server.argmax(axis=1) == reference.argmax(axis=1))),
+            "mad_renormalised": float(diff.mean()), "max_abs_renormalised": float(diff.max()),
+            "shared_prefix_logprob_mean": float(np.mean(reference - server))}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data-dir", type=Path, default=None)
+    parser.add_argument("--reference", type=Path, default=None)
+    parser.add_argument("--task", default="abricot-abs")
+    parser.add_argument("--items", type=int, default=None, help="first N items (default all)")
+    parser.add_argument("--out", type=Path, default=None, help="per-item CSV")
+    parser.add_argument("--engine", action="store_true",
+                        help="also compare with senso's in-process transformers backend (the default model)")
+    args = parser.parse_args()
+    data_path = locate_abricot(args.data_dir)
+    reference_path = args.reference or data_path.parents[2] / "reference" / "abricot_lmeval_gemma270m_3shot.csv"
+    items = load_abricot(data_path)
+    prompts = build_prompts(items, get_task(args.task), "paper")[: args.items]
+    reference = reference_logprobs(reference_path, args.task)
+    with LlamaServer(default_gguf()) as server:
+        model = OpenAICompatLM(server.alias, server.base_url, cache=None, concurrency=1)
+        start = time.perf_counter()
+        got = model.loglikelihood_choices(prompts)
+        elapsed = time.perf_counter() - start
+    server_values = np.asarray(got)
+    reference_values = np.asarray([reference[p.item_id] for p in prompts])
+    report = compare(server_values, reference_values)
+    report.update(seconds=round(elapsed, 1), items_per_s=round(len(prompts) / elapsed, 3),
+                  bounded_choices=model.bounded_choices)
+    if args.out:
+        with args.out.open("w", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["ID", "choice", "server_last_token", "reference_full"])
+            for p, s, r in zip(prompts, server_values, reference_values):
+                for k in range(5):
+                    writer.writerow([p.item_id, k + 1, f"{s[k]:.6f}", f"{r[k]:.6f}"])
+    if args.engine:
+        from senso.backends.specs import load_loglikelihood_model
+
+        engine = np.asarray(load_loglikelihood_model(None).loglikelihood_choices(prompts))
+        report.update({f"engine_vs_server_{k}": v for k, v in compare(server_values, engine).items() if k != "items"})
+        report["engine_vs_reference_mad_raw"] = float(np.abs(engine - reference_values).mean())
+    for key, value in report.items():
+        print(f"{key}: {value}")
+
+
+if __name__ == "__main__":
+    main()

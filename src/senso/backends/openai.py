@@ -1,0 +1,377 @@
+"""Any OpenAI-compatible server (vLLM, SGLang, llama.cpp, llama-cpp-python, hosted APIs) as a backend.
+
+Likert scoring (`loglikelihood_choices`, the same call as the in-process transformers backend), with
+lm-evaluation-harness semantics: the context's trailing whitespace moves into each continuation, so
+for CALAMITA the continuations are "\\n 1" ... "\\n 5" after the prompt without its final newline.
+
+- `last-token` (used by `auto` when the choices differ only in their last character): ONE
+  `completions` request per item whose prompt is the context plus the shared part of the
+  continuations ("\\n "), `max_tokens=1`, top-k `logprobs`; each choice's log-prob is read from the
+  top-k list. The values are log p(choice's last token | context + shared part): the shared part's
+  log-prob is the same for all choices and is not included, so argmax predictions and renormalised
+  expected scores equal full-continuation scoring. A choice absent from the top-k gets the k-th
+  log-prob, an upper bound, and is flagged (`last_scores[i].bounded`), never guessed.
+  Assumes the tokenizer splits the shared part from the choice (true for SentencePiece/Gemma, Llama,
+  Qwen digits); use `echo` where it does not.
+- `echo` (used by `auto` for multi-token choices): one request per (item, choice) with `echo=True`,
+  reading the prompt log-probs of the continuation tokens: the full lm-eval log-likelihood. Needs a
+  server that returns prompt log-probs (vLLM, llama-cpp-python); others get a clear error.
+- `generate` (chat-only APIs without log-probs): asks `chat/completions` for the answer and parses the
+  choice label; unparseable answers are recorded as such. Not the official likelihood protocol.
+
+Every response is cached (`ResponseCache`, namespace "openai") under the base URLs, the served model,
+the model card the server reports and the exact request, as soon as it arrives: a run stopped midway
+(server gone, process killed) resumes without resending finished requests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from senso.backends.http_pool import RetryPolicy, ServerError, ServerPool, Session
+from senso.backends.logprobs import TokenLogprob, choice_logprobs
+from senso.errors import SensoError
+from senso.runner.cache import ResponseCache, cache_key
+
+SCORING_MODES = ("auto", "last-token", "echo", "generate")
+SETTINGS = ("scoring", "top_logprobs", "api_key_env", "concurrency", "timeout", "max_retries", "backoff")
+CACHE_NAMESPACE = "openai"
+
+
+@dataclass(frozen=True)
+class ChoiceSplit:
+    """A prompt split the lm-eval way: `context` (trailing whitespace removed), the `shared` leading
+    part of all continuations (that whitespace included) and each choice's distinct `suffixes`."""
+
+    context: str
+    shared: str
+    suffixes: tuple[str, ...]
+
+    @property
+    def continuations(self) -> tuple[str, ...]:
+        return tuple(self.shared + s for s in self.suffixes)
+
+
+def split_choices(context: str, continuations: Sequence[str]) -> ChoiceSplit:
+    stripped = context.rstrip()
+    moved = context[len(stripped):]
+    full = [moved + c for c in continuations]
+    shared = os.path.commonprefix(full)
+    suffixes = tuple(c[len(shared):] for c in full)
+    if len(set(suffixes)) != len(suffixes) or any(not s for s in suffixes):
+        raise SensoError(f"choices {list(continuations)!r} are not distinct continuations of one another")
+    return ChoiceSplit(stripped, shared, suffixes)
+
+
+@dataclass(frozen=True)
+class ChoiceScores:
+    """Log-probs of one item's choices; `bounded[i]`: choice i was not in the top-k list and its
+    value is only an upper bound (the k-th log-prob)."""
+
+    logprobs: tuple[float, ...]
+    bounded: tuple[bool, ...]
+    mode: str
+
+
+@dataclass(frozen=True)
+class GeneratedAnswer:
+    """A generated answer: `choice` is the index of the parsed label, None when unparseable."""
+
+    text: str
+    choice: int | None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    text: str
+    finish_reason: str | None
+    tokens: tuple[TokenLogprob, ...] | None = None  # with log-probs when asked for and given
+
+
+def parse_choice(answer: str, labels: Sequence[str]) -> GeneratedAnswer:
+    """The one label (e.g. "1"..."5") standing alone in the answer; unparseable when none or several differ."""
+    found = {label for label in labels
+             if re.search(rf"(?<![0-9A-Za-z]){re.escape(label)}(?![0-9A-Za-z])", answer)}
+    if len(found) == 1:
+        label = found.pop()
+        return GeneratedAnswer(answer, list(labels).index(label))
+    reason = "no choice label in the answer" if not found else f"several choice labels in the answer: {sorted(found)}"
+    return GeneratedAnswer(answer, None, reason)
+
+
+def _setting(settings: dict[str, Any], name: str, kind: type, default: Any) -> Any:
+    value = settings.get(name, default)
+    try:
+        return kind(value)
+    except (TypeError, ValueError):
+        raise SensoError(f"--set {name}={value!r}: expected a {kind.__name__}") from None
+
+
+class OpenAICompatLM:
+    """A model served by OpenAI-compatible server(s); `model` is the served name (`openai:NAME` spec)."""
+
+    def __init__(self, model: str, base_urls: Sequence[str] | str, cache: ResponseCache | None = None, *,
+                 scoring: str = "auto", top_logprobs: int = 20, api_key_env: str = "OPENAI_API_KEY",
+                 concurrency: int = 4, retry: RetryPolicy = RetryPolicy()):
+        if scoring not in SCORING_MODES:
+            raise SensoError(f"unknown scoring {scoring!r}; choose from {', '.join(SCORING_MODES)}")
+        if top_logprobs < 1:
+            raise SensoError(f"top_logprobs must be at least 1, got {top_logprobs}")
+        if isinstance(base_urls, str):
+            base_urls = [u for u in base_urls.split(",") if u.strip()]
+        self.model = model
+        self.pool = ServerPool(base_urls, api_key_env=api_key_env, concurrency=concurrency, retry=retry)
+        self.cache = cache
+        self.scoring = scoring
+        self.top_logprobs = top_logprobs
+        self.last_scores: list[ChoiceScores] = []
+        self.bounded_choices = 0
+        self.requests_cached = 0
+        self._card: dict[str, Any] | None = None
+        self._system_fingerprints: set[str] = set()
+
+    # ---- identity -------------------------------------------------------------------------
+    @property
+    def spec(self) -> str:
+        return f"openai:{self.model}"
+
+    @property
+    def model_card(self) -> dict[str, Any]:
+        """The server's /models entry for the served model (timestamps dropped); queried once."""
+        if self._card is None:
+            async def fetch(session: Session):
+                return await session.request("GET", "/models")
+
+            listing = self.pool.run([fetch])[0]
+            entries = listing.get("data", []) if isinstance(listing, dict) else []
+            ids = [e.get("id") for e in entries if isinstance(e, dict)]
+            matches = [e for e in entries if isinstance(e, dict) and e.get("id") == self.model]
+            if not matches:
+                raise SensoError(f"{self.pool.base_urls[0]}/models does not list model {self.model!r}; "
+                                 f"it serves {ids}. Use --model openai:NAME with one of these.")
+            self._card = {k: v for k, v in matches[0].items() if k != "created"}
+        return self._card
+
+    @property
+    def fingerprint(self) -> str:
+        """sha256 of the server's model card (what it reports about the model: vLLM's root path and
+        context length, llama.cpp's parameter count and sizes, or just the name)."""
+        blob = json.dumps(self.model_card, sort_keys=True, ensure_ascii=False)
+        return "server:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+    def describe(self) -> dict[str, Any]:
+        """What a run record says about this model (never the API key)."""
+        return {
+            "backend": "openai",
+            "spec": self.spec,
+            "served_model": self.model,
+            "server": self.pool.describe(),
+            "model_card": self.model_card,
+            "fingerprint": self.fingerprint,
+            "system_fingerprints": sorted(self._system_fingerprints),
+            "scoring": self.scoring,
+            "official_protocol": self.scoring != "generate",
+            "values": ("log p(last token of each choice | context + shared continuation prefix)"
+                       if self.scoring in ("auto", "last-token") else
+                       "full continuation log-likelihood (echo)" if self.scoring == "echo" else
+                       "generated answer parsed for a choice label (no log-likelihoods)"),
+            "top_logprobs": self.top_logprobs,
+            "bounded_choices": self.bounded_choices,
+            "requests_sent": self.pool.requests_sent,
+            "requests_from_cache": self.requests_cached,
+            "retries": self.pool.retries,
+        }
+
+    # ---- cached requests ------------------------------------------------------------------
+    def _key(self, path: str, body: dict[str, Any]) -> str:
+        return cache_key("openai-request", sorted(self.pool.base_urls), self.model, self.fingerprint, path, body)
+
+    def _cached(self, path: str, body: dict[str, Any]) -> Any | None:
+        if self.cache is None:
+            return None
+        value = self.cache.get(CACHE_NAMESPACE, self._key(path, body))
+        if value is not None:
+            self.requests_cached += 1
+        return value
+
+    async def _post(self, session: Session, path: str, body: dict[str, Any], index: int) -> Any:
+        cached = self._cached(path, body)
+        if cached is not None:
+            return cached
+        response = await session.request("POST", path, body, index=index)
+        if isinstance(response, dict) and response.get("system_fingerprint"):
+            self._system_fingerprints.add(str(response["system_fingerprint"]))
+        if self.cache is not None:
+            self.cache.put(CACHE_NAMESPACE, self._key(path, body), response)
+        return response
+
+    def _run_items(self, count: int, job: Callable[[Session, int], Any], progress: Callable[[int], None] | None) -> list[Any]:
+        self.fingerprint  # the card first: a wrong model name fails before any work
+        async def one(session: Session, i: int):
+            result = await job(session, i)
+            if progress is not None:
+                progress(1)
+            return result
+
+        return self.pool.run([lambda s, i=i: one(s, i) for i in range(count)])
+
+    # ---- Likert / multiple choice ---------------------------------------------------------
+    def _mode(self, split: ChoiceSplit) -> str:
+        if self.scoring == "generate":
+            raise SensoError("scoring=generate has no log-likelihoods: use generate_choices() "
+                             "(the run is then not the official likelihood protocol)")
+        if self.scoring != "auto":
+            return self.scoring
+        return "last-token" if all(len(s) == 1 for s in split.suffixes) else "echo"
+
+    async def _score_last_token(self, session: Session, split: ChoiceSplit, index: int) -> ChoiceScores:
+        body = {"model": self.model, "prompt": split.context + split.shared, "max_tokens": 1,
+                "temperature": 0, "logprobs": self.top_logprobs}
+        response = await self._post(session, "/completions", body, index)
+        tokens = choice_logprobs(response, f"{self.pool.base_urls[0]}/completions")
+        if not tokens or not tokens[0].top:
+            raise ServerError("completions response has no top log-probs for the generated token "
+                              f"(asked for {self.top_logprobs}); the server may cap `logprobs` lower")
+        top = tokens[0].top
+        floor = min(top.values())
+        values = tuple(top.get(s, floor) for s in split.suffixes)
+        bounded = tuple(s not in top for s in split.suffixes)
+        return ChoiceScores(values, bounded, "last-token")
+
+    async def _score_echo(self, session: Session, split: ChoiceSplit, index: int) -> ChoiceScores:
+        values = []
+        for continuation in split.continuations:
+            prompt = split.context + continuation
+            body = {"model": self.model, "prompt": prompt, "max_tokens": 1, "temperature": 0,
+                    "logprobs": 1, "echo": True}
+            response = await self._post(session, "/completions", body, index)
+            values.append(self._echo_loglikelihood(response, split.context, prompt))
+        return ChoiceScores(tuple(values), (False,) * len(values), "echo")
+
+    def _echo_loglikelihood(self, response: Any, context: str, prompt: str) -> float:
+        where = f"{self.pool.base_urls[0]}/completions (echo)"
+        tokens = choice_logprobs(response, where)
+        if not tokens or any(t.offset is None for t in tokens):
+            raise ServerError(f"{where}: the server returns no prompt log-probs with text offsets (echo); "
+                              "multi-token choices need one that does (vLLM, llama-cpp-python), "
+                              "or a tokenizer-aware backend (hf)")
+        start = len(context)
+        offsets = [t.offset for t in tokens]
+        if start not in offsets:
+            raise ServerError(f"{where}: a token spans the end of the context (offset {start}); "
+                              "context and continuation do not tokenize apart")
+        scored = [t for t in tokens if start <= t.offset < len(prompt)]
+        if any(t.logprob is None for t in scored):
+            raise ServerError(f"{where}: missing log-prob for a continuation token")
+        return float(sum(t.logprob for t in scored))
+
+    def score_choices(self, prompts: Sequence[Any], progress: Callable[[int], None] | None = None) -> list[ChoiceScores]:
+        """ChoiceScores per prompt (each with `.context` and `.continuations`)."""
+        splits = [split_choices(p.context, p.continuations) for p in prompts]
+
+        async def job(session: Session, i: int) -> ChoiceScores:
+            split = splits[i]
+            if self._mode(split) == "last-token":
+                return await self._score_last_token(session, split, i)
+            return await self._score_echo(session, split, i)
+
+        scores = self._run_items(len(splits), job, progress)
+        self.last_scores = scores
+        self.bounded_choices += sum(sum(s.bounded) for s in scores)
+        return scores
+
+    def loglikelihood_choices(self, prompts: Sequence[Any], batch_size: int = 8,
+                              progress: Callable[[int], None] | None = None) -> list[list[float]]:
+        """Per prompt, one log-prob per continuation (see the module docstring for what they are).
+        `batch_size` is accepted for interface parity; the server batches, `concurrency` bounds requests."""
+        return [list(s.logprobs) for s in self.score_choices(prompts, progress)]
+
+    # ---- generation -----------------------------------------------------------------------
+    def _chat_body(self, messages: list[dict[str, Any]], max_tokens: int, temperature: float,
+                   top_logprobs: int | None, seed: int | None) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "messages": messages, "max_tokens": max_tokens,
+                                "temperature": temperature}
+        if seed is not None:
+            body["seed"] = seed
+        if top_logprobs is not None:
+            body["logprobs"] = True
+            body["top_logprobs"] = top_logprobs
+        return body
+
+    def _chat_result(self, response: Any, want_logprobs: bool) -> ChatResult:
+        where = f"{self.pool.base_urls[0]}/chat/completions"
+        try:
+            choice = response["choices"][0]
+            text = choice["message"].get("content") or ""
+        except (KeyError, IndexError, TypeError, AttributeError):
+            raise ServerError(f"{where}: response has no message: {str(response)[:300]}") from None
+        tokens = tuple(choice_logprobs(response, where)) if want_logprobs else None
+        return ChatResult(text, choice.get("finish_reason"), tokens)
+
+    def chat_many(self, conversations: Sequence[list[dict[str, Any]]], max_tokens: int = 256, temperature: float = 0.0,
+                  logprobs: int | None = None, seed: int | None = None,
+                  progress: Callable[[int], None] | None = None) -> list[ChatResult]:
+        """One `chat/completions` answer per conversation; `logprobs=k` asks for the top-k per token.
+        Cached by exact request: with temperature > 0 pass a `seed` to get distinct cached samples."""
+        bodies = [self._chat_body(list(m), max_tokens, temperature, logprobs, seed) for m in conversations]
+
+        async def job(session: Session, i: int) -> ChatResult:
+            response = await self._post(session, "/chat/completions", bodies[i], i)
+            return self._chat_result(response, logprobs is not None)
+
+        return self._run_items(len(bodies), job, progress)
+
+    def chat(self, messages: list[dict[str, Any]], max_tokens: int = 256, temperature: float = 0.0,
+             logprobs: int | None = None, seed: int | None = None) -> ChatResult:
+        return self.chat_many([messages], max_tokens, temperature, logprobs, seed)[0]
+
+    def generate_choices(self, prompts: Sequence[Any], max_tokens: int = 8,
+                         progress: Callable[[int], None] | None = None) -> list[GeneratedAnswer]:
+        """`generate` mode: the prompt (without trailing whitespace) as one user message, greedy,
+        answer parsed for exactly one choice label (continuations stripped: "1" ... "5")."""
+        conversations = [[{"role": "user", "content": p.context.rstrip()}] for p in prompts]
+        results = self.chat_many(conversations, max_tokens=max_tokens, temperature=0.0, progress=progress)
+        return [parse_choice(r.text, [c.strip() for c in p.continuations]) for r, p in zip(results, prompts)]
+
+
+def load_openai_lm(spec: str, base_url: str | None, cache: ResponseCache | None = None,
+                   settings: dict[str, Any] | None = None) -> OpenAICompatLM:
+    """`openai:NAME` (or a bare NAME) served at `base_url` (comma-separated for several); `settings`
+    are `--set` options: scoring, top_logprobs, api_key_env, concurrency, timeout, max_retries, backoff."""
+    settings = dict(settings or {})
+    unknown = sorted(set(settings) - set(SETTINGS))
+    if unknown:
+        raise SensoError(f"unknown openai backend setting(s) {unknown}; known: {', '.join(SETTINGS)}")
+    name = spec.split(":", 1)[1] if spec.startswith("openai:") else spec
+    if not name:
+        raise SensoError(f"model spec {spec!r} names no served model; use openai:NAME")
+    base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+    if not base_url:
+        raise SensoError(f"{spec}: no server; pass --base-url http://HOST:PORT/v1 (or set OPENAI_BASE_URL)")
+    retry = RetryPolicy(max_retries=_setting(settings, "max_retries", int, 5),
+                        backoff=_setting(settings, "backoff", float, 0.5),
+                        timeout=_setting(settings, "timeout", float, 600.0))
+    return OpenAICompatLM(
+        name, base_url, cache,
+        scoring=_setting(settings, "scoring", str, "auto"),
+        top_logprobs=_setting(settings, "top_logprobs", int, 20),
+        api_key_env=_setting(settings, "api_key_env", str, "OPENAI_API_KEY"),
+        concurrency=_setting(settings, "concurrency", int, 4),
+        retry=retry,
+    )
+
+
+def load_loglikelihood_model(name: str, *, cache: ResponseCache | None = None, chat_template: bool = False,
+                             base_url: str | None = None, **settings: Any) -> OpenAICompatLM:
+    """Entry point for `senso.backends.specs.load_loglikelihood_model` (spec `openai:NAME`):
+    `base_url` (comma-separated for several) and `--set` settings as keyword arguments."""
+    if chat_template and settings.get("scoring", "auto") != "generate":
+        raise SensoError("--chat-template with the openai backend: servers apply chat templates only in "
+                         "chat/completions; use --set scoring=generate (not the official likelihood protocol)")
+    return load_openai_lm(f"openai:{name}", base_url, cache, settings)

@@ -1,0 +1,329 @@
+"""Sweeps: a TOML grid of runs, expanded into RunOptions, run locally or as Ray tasks, summarised.
+
+```toml
+out = "runs/my-sweep"            # folder for the runs and the summary (default: next to the file, named after it)
+
+[grid]                           # every combination is one run; any RunOptions field may be an axis
+task = ["abricot-abs", "abricot-inc"]
+protocol = ["calamita", "paper"]
+seed = [0, 1]
+# an axis whose entries are tables sets several fields together (a model and its server):
+backend = [{model = "hf:google/gemma-3-270m"},
+           {model = "openai:gemma", base_url = "http://127.0.0.1:8000/v1"}]
+
+[options]                        # the same for every run (RunOptions fields)
+data_dir = "../shared/data"      # relative paths are relative to this file
+limit = 20
+
+[options.set]                    # system options, as `--set KEY=VALUE`
+top_logprobs = 20
+
+[ray]                            # resources per run when run as Ray tasks
+num_cpus = 1
+num_gpus = 0
+```
+
+Each run gets the folder `<out>/<task>-<config hash>` where the hash covers every option but `out`:
+a run whose folder already holds `results.json` is skipped. The summary (`summary.csv`,
+`summary.md` in `<out>`) has one row per run with each metric's value and 95% CI from its results.json.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import sys
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Callable
+
+from senso.errors import SensoError
+from senso.runner.cache import cache_key
+from senso.runner.options import RunOptions
+from senso.runner.record import load_results
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+PATH_FIELDS = {"data_dir", "out", "gold"}
+OPTION_FIELDS = {f.name for f in dataclasses.fields(RunOptions)} - {"system_options"}
+RunFn = Callable[[RunOptions], Path]
+ALWAYS_SHOWN = ("task", "system", "model", "protocol", "seed")  # summary columns besides the grid axes
+
+
+@dataclass
+class PlannedRun:
+    """One run of the sweep: its options, config hash, folder, the axis values that picked it, and outcome."""
+
+    options: RunOptions
+    config_hash: str
+    run_dir: Path
+    axes: dict[str, Any]
+    status: str = "pending"  # pending | done (found) | ran | failed
+    error: str | None = None
+
+
+@dataclass
+class Sweep:
+    path: Path
+    out: Path
+    runs: list[PlannedRun]
+    ray_resources: dict[str, float] = field(default_factory=dict)
+
+
+def config_hash(options: RunOptions) -> str:
+    """12 hex digits over every option except the output folder."""
+    data = options.to_json()
+    data.pop("out", None)
+    return cache_key("sweep-run", data)[:12]
+
+
+def _check_fields(path: Path, section: str, values: dict[str, Any]) -> None:
+    for key in values:
+        if key not in OPTION_FIELDS and key != "set":
+            raise SensoError(f"{path}: [{section}] has unknown option {key!r}; "
+                             f"options are {', '.join(sorted(OPTION_FIELDS - {'out'}))} and 'set'")
+        if key == "out":
+            raise SensoError(f"{path}: [{section}] may not set 'out'; each run's folder is <out>/<task>-<hash>")
+
+
+def _resolve(base: Path, key: str, value: Any) -> Any:
+    if key in PATH_FIELDS and isinstance(value, str):
+        candidate = Path(value).expanduser()
+        return candidate if candidate.is_absolute() else (base / candidate).resolve()
+    return value
+
+
+def _make_options(path: Path, base: Path, fixed: dict[str, Any], chosen: dict[str, Any]) -> RunOptions:
+    values = {k: _resolve(base, k, v) for k, v in {**fixed, **chosen}.items() if k != "set"}
+    system_options = {**fixed.get("set", {}), **chosen.get("set", {})}
+    system_options = {k: (str(v) if not isinstance(v, str) else v) for k, v in system_options.items()}
+    if "task" not in values:
+        raise SensoError(f"{path}: the sweep sets no task (put `task = [...]` in [grid] or [options])")
+    return RunOptions(**values, system_options=system_options)
+
+
+def load_sweep(path: str | Path, out: str | Path | None = None) -> Sweep:
+    """Parse and expand a sweep file; errors name the file and the offending key."""
+    path = Path(path)
+    try:
+        spec = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SensoError(f"{path}: cannot read the sweep file ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SensoError(f"{path}: not valid TOML: {exc}") from None
+    unknown = set(spec) - {"out", "grid", "options", "ray"}
+    if unknown:
+        raise SensoError(f"{path}: unknown top-level keys {sorted(unknown)}; expected out, [grid], [options], [ray]")
+    base = path.parent.resolve()
+    grid = spec.get("grid", {})
+    fixed = spec.get("options", {})
+    _check_fields(path, "options", fixed)
+    axes: list[tuple[str, list[dict[str, Any]]]] = []
+    for name, entries in grid.items():
+        if not isinstance(entries, list) or not entries:
+            raise SensoError(f"{path}: [grid] {name} must be a non-empty list")
+        expanded = []
+        for entry in entries:
+            setting = entry if isinstance(entry, dict) else {name: entry}
+            _check_fields(path, f"grid.{name}", setting)
+            expanded.append(setting)
+        axes.append((name, expanded))
+    root = Path(out) if out is not None else _resolve(base, "out", spec.get("out", path.stem))
+    runs = []
+    seen: dict[str, dict[str, Any]] = {}
+    for combo in itertools.product(*(entries for _, entries in axes)):
+        chosen: dict[str, Any] = {}
+        for setting in combo:
+            for key, value in setting.items():
+                chosen[key] = {**chosen.get("set", {}), **value} if key == "set" else value
+        options = _make_options(path, base, fixed, chosen)
+        digest = config_hash(options)
+        if digest in seen:
+            raise SensoError(f"{path}: two grid combinations give the same run: {seen[digest]} and {chosen}")
+        seen[digest] = chosen
+        options.out = Path(root) / f"{options.task}-{digest}"
+        runs.append(PlannedRun(options, digest, options.out, _flat_axes(chosen)))
+    return Sweep(path, Path(root), runs, dict(spec.get("ray", {})))
+
+
+def _flat_axes(chosen: dict[str, Any]) -> dict[str, Any]:
+    flat = {k: (str(v) if isinstance(v, Path) else v) for k, v in chosen.items() if k != "set"}
+    flat.update({f"set.{k}": v for k, v in chosen.get("set", {}).items()})
+    return flat
+
+
+def execute_run(options: RunOptions, run_fn: RunFn | None = None) -> str:
+    """Run one sweep entry (in this process, a pool worker or a Ray worker); returns its folder."""
+    if run_fn is None:
+        from senso.api import run as run_fn
+    run_dir = Path(options.out)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "sweep_options.json").write_text(json.dumps(options.to_json(), indent=2) + "\n", encoding="utf-8")
+    return str(run_fn(options))
+
+
+def _error_text(exc: BaseException) -> str:
+    if isinstance(exc, SensoError):
+        return str(exc)
+    cause = getattr(exc, "cause", None)  # Ray wraps task errors
+    if isinstance(cause, BaseException):
+        return _error_text(cause)
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip()
+
+
+def _run_local(todo: list[PlannedRun], workers: int, run_fn: RunFn | None, report: Callable[[PlannedRun], None]) -> None:
+    if workers <= 1:
+        for planned in todo:
+            try:
+                execute_run(planned.options, run_fn)
+                planned.status = "ran"
+            except Exception as exc:  # one failed run does not stop the sweep
+                planned.status, planned.error = "failed", _error_text(exc)
+            report(planned)
+        return
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        futures = {pool.submit(execute_run, planned.options, run_fn): planned for planned in todo}
+        for future in as_completed(futures):
+            planned = futures[future]
+            try:
+                future.result()
+                planned.status = "ran"
+            except Exception as exc:
+                planned.status, planned.error = "failed", _error_text(exc)
+            report(planned)
+
+
+def _run_ray(todo: list[PlannedRun], address: str, resources: dict[str, float], run_fn: RunFn | None,
+             report: Callable[[PlannedRun], None]) -> dict[str, Any]:
+    try:
+        import ray
+    except ImportError:
+        raise SensoError("--ray needs Ray: pip install 'senso[ray]'") from None
+    if not ray.is_initialized():
+        if address == "local":
+            ray.init(include_dashboard=False)
+        else:
+            try:
+                ray.init(address=address, include_dashboard=False)
+            except ConnectionError as exc:
+                raise SensoError(f"--ray {address}: no Ray cluster found ({exc}); start one with `ray start --head`, "
+                                 "or use --ray local") from None
+    remote = ray.remote(num_cpus=resources.get("num_cpus", 1), num_gpus=resources.get("num_gpus", 0),
+                        max_retries=0)(execute_run)
+    pending = {remote.remote(planned.options, run_fn): planned for planned in todo}
+    while pending:
+        ready, _ = ray.wait(list(pending), num_returns=1)
+        planned = pending.pop(ready[0])
+        try:
+            ray.get(ready[0])
+            planned.status = "ran"
+        except Exception as exc:
+            planned.status, planned.error = "failed", _error_text(exc)
+        report(planned)
+    return {"ray_address": ray.get_runtime_context().gcs_address, "ray_resources": ray.cluster_resources()}
+
+
+def run_sweep(sweep: Sweep, workers: int = 1, ray_address: str | None = None, run_fn: RunFn | None = None,
+              report: Callable[[PlannedRun], None] = lambda planned: None) -> dict[str, Any]:
+    """Run what is not done yet, then write the summary. `run_fn` replaces `senso.api.run` (it must be
+    importable by name in worker processes). Returns counts and the summary paths."""
+    todo = []
+    for planned in sweep.runs:
+        if (planned.run_dir / "results.json").exists():
+            planned.status = "done"
+            report(planned)
+        else:
+            todo.append(planned)
+    info: dict[str, Any] = {}
+    if todo:
+        if ray_address:
+            info = _run_ray(todo, ray_address, sweep.ray_resources, run_fn, report)
+        else:
+            _run_local(todo, workers, run_fn, report)
+    csv_path, md_path = write_summary(sweep)
+    counts = {status: sum(r.status == status for r in sweep.runs) for status in ("done", "ran", "failed")}
+    return {**counts, "summary_csv": csv_path, "summary_md": md_path, **info}
+
+
+# ---- summary ------------------------------------------------------------------------------
+
+def _metric_cells(metrics: dict[str, Any]) -> dict[str, Any]:
+    cells: dict[str, Any] = {}
+    for name, est in metrics.items():
+        est = est if isinstance(est, dict) else {"value": est}
+        cells[name] = est.get("value")
+        cells[f"{name}_ci_low"] = est.get("ci_low")
+        cells[f"{name}_ci_high"] = est.get("ci_high")
+        cells[f"{name}_reason"] = est.get("reason")
+    return cells
+
+
+def summary_rows(sweep: Sweep) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """Rows (one per run), the axis columns and the metric names in first-seen order."""
+    axis_columns: list[str] = []
+    metric_names: list[str] = []
+    rows = []
+    for planned in sweep.runs:
+        row: dict[str, Any] = {"run": planned.run_dir.name, "config_hash": planned.config_hash,
+                               "status": planned.status, "error": planned.error}
+        described = {k: getattr(planned.options, k) for k in ALWAYS_SHOWN}
+        row.update({**described, **planned.axes})
+        for key in (*described, *planned.axes):
+            if key not in axis_columns:
+                axis_columns.append(key)
+        results_path = planned.run_dir / "results.json"
+        if planned.status in ("done", "ran") and results_path.exists():
+            results = load_results(planned.run_dir)
+            row["n"] = results.get("n")
+            metrics = results.get("metrics", {})
+            metric_names += [m for m in metrics if m not in metric_names]
+            row.update(_metric_cells(metrics))
+        rows.append(row)
+    return rows, axis_columns, metric_names
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value).replace("|", "\\|")
+
+
+def _estimate_text(row: dict[str, Any], name: str) -> str:
+    value = row.get(name)
+    if value is None:
+        reason = row.get(f"{name}_reason")
+        return f"undefined ({reason})" if reason else ""
+    low, high = row.get(f"{name}_ci_low"), row.get(f"{name}_ci_high")
+    if low is None or high is None:
+        return _fmt(value)
+    return f"{value:.4f} [{low:.4f}, {high:.4f}]"
+
+
+def write_summary(sweep: Sweep) -> tuple[Path, Path]:
+    """summary.csv (value, ci_low, ci_high, reason per metric) and summary.md (value [CI])."""
+    import pandas as pd
+
+    rows, axis_columns, metric_names = summary_rows(sweep)
+    sweep.out.mkdir(parents=True, exist_ok=True)
+    metric_columns = [c for name in metric_names for c in (name, f"{name}_ci_low", f"{name}_ci_high", f"{name}_reason")]
+    columns = ["run", "config_hash", "status", *axis_columns, "n", *metric_columns, "error"]
+    csv_path = sweep.out / "summary.csv"
+    pd.DataFrame(rows, columns=columns).to_csv(csv_path, index=False)
+    header = ["run", "status", *axis_columns, "n", *(f"{m} [95% CI]" for m in metric_names)]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        cells = [row["run"], row["status"] + (f": {row['error']}" if row.get("error") else ""),
+                 *(row.get(c) for c in axis_columns), row.get("n"), *(_estimate_text(row, m) for m in metric_names)]
+        lines.append("| " + " | ".join(_fmt(c) for c in cells) + " |")
+    md_path = sweep.out / "summary.md"
+    md_path.write_text(f"# Sweep {sweep.path.name}\n\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    return csv_path, md_path

@@ -1,0 +1,68 @@
+"""`senso run abricot-* --system likert-generate`: a chat model behind a (local, scripted) server asked
+for the digit; unparseable answers recorded and left out of the metrics; marked as not official."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from openai_fakes import MODELS, FakeServer, chat_reply
+from senso.cli import app
+
+
+def answering(rule):
+    def reply(path, body):
+        if path == "/models":
+            return MODELS
+        return 200, chat_reply(rule(body["messages"][0]["content"])), {}
+    return reply
+
+
+def run(tmp_path, server_url, *extra):
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", "abricot-abs", "--system", "likert-generate", "--model", "openai:tiny",
+                                      "--base-url", server_url, "--limit", "6", "--out", str(out), *extra])
+    return result, out
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(monkeypatch, tmp_path, data_dir):
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("SENSO_DATA_DIR", str(data_dir))
+
+
+def test_generated_answers_are_parsed_recorded_and_marked_unofficial(tmp_path):
+    answers = iter(["3", "Direi 4.", "boh", "2", "1 o 5", "5"])  # in item order: one request at a time
+    with FakeServer(answering(lambda prompt: next(answers))) as server:
+        result, out = run(tmp_path, server.url, "--set", "concurrency=1")
+        asked = [body["messages"] for body in server.posts("/chat/completions")]
+    assert result.exit_code == 0, result.output
+    assert all(m[0]["role"] == "user" and m[0]["content"].startswith("Assegna un valore di astrazione") for m in asked)
+    assert all(m[0]["content"].endswith("senza aggiungere nessuna spiegazione") for m in asked)
+    samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    assert [s["prediction"] for s in samples] == [3, 4, None, 2, None, 5]
+    assert samples[2]["answer"] == "boh" and samples[2]["unparseable"] == "no choice label in the answer"
+    assert "several choice labels" in samples[4]["unparseable"]
+    results = json.loads((out / "results.json").read_text())
+    assert results["official_protocol"] is False and results["model"]["official_protocol"] is False
+    assert results["model"]["model"]["served_model"] == "tiny"
+    assert results["unparseable_ids"] == [samples[2]["id"], samples[4]["id"]]
+    assert results["n"] == 6 and results["n_scored"] == 4
+    assert "2 of 6 answers were unparseable" in results["warnings"][0]
+
+
+def test_all_unparseable_gives_undefined_metrics_not_a_crash(tmp_path):
+    with FakeServer(answering(lambda prompt: "non lo so")) as server:
+        result, out = run(tmp_path, server.url)
+    assert result.exit_code == 0, result.output
+    results = json.loads((out / "results.json").read_text())
+    assert results["n_scored"] == 0
+    assert results["metrics"]["pearson"]["value"] is None and results["metrics"]["pearson"]["reason"]
+
+
+def test_generate_needs_an_openai_model(tmp_path):
+    result, _ = run(tmp_path, "http://127.0.0.1:9/v1", "--model", "hf:x")
+    assert result.exit_code != 0
+    assert "needs a chat model behind a server" in str(result.exception)

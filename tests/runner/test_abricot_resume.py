@@ -1,0 +1,100 @@
+"""A real `senso run` process killed with SIGKILL midway resumes without recomputing finished items."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+CHILD = textwrap.dedent("""
+    import sys, time
+    from senso.backends import hf
+
+    original = hf.HFCausalLM.loglikelihood_choices
+
+    def slowed(self, prompts, batch_size=8, progress=None):
+        def tick(n):  # called after each batch is stored; the pause gives the test time to kill
+            if progress:
+                progress(n)
+            time.sleep(0.4)
+        return original(self, prompts, batch_size=batch_size, progress=tick)
+
+    hf.HFCausalLM.loglikelihood_choices = slowed
+    from senso.cli import main
+    sys.argv = ["senso", *sys.argv[1:]]
+    main()
+""")
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    sys.path.insert(0, str(REPO / "tests" / "backends"))
+    from test_hf import build_model, build_tokenizer
+
+    folder = tmp_path_factory.mktemp("tiny-llama")
+    tokenizer = build_tokenizer()
+    build_model("llama", len(tokenizer)).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def cached_items(cache_file: Path) -> int:
+    if not cache_file.exists():
+        return 0
+    try:
+        with sqlite3.connect(cache_file, timeout=1) as conn:
+            return conn.execute("SELECT COUNT(*) FROM responses WHERE namespace='loglik'").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+def senso(args, env, **kw):
+    return subprocess.Popen([sys.executable, "-c", CHILD, *args], env=env, cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
+
+
+def test_sigkill_midway_then_rerun_recomputes_nothing_finished(tiny_model, data_dir, tmp_path):
+    env = {**os.environ, "SENSO_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(REPO / "src"),
+           "OMP_NUM_THREADS": "1"}
+    cache_file = tmp_path / "cache" / "responses.sqlite"
+    args = ["run", "abricot-abs", "--model", f"hf:{tiny_model}", "--data-dir", str(data_dir),
+            "--limit", "24", "--batch-size", "4"]
+    proc = senso([*args, "--out", str(tmp_path / "killed")], env)
+    deadline = time.time() + 300
+    while cached_items(cache_file) < 4 and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL, proc.stdout.read().decode()
+    done_before = cached_items(cache_file)
+    assert 4 <= done_before < 24
+    assert not (tmp_path / "killed" / "results.json").exists()
+
+    rerun = senso([*args, "--out", str(tmp_path / "resumed")], env)
+    output = rerun.communicate(timeout=300)[0].decode()
+    assert rerun.returncode == 0, output
+    resumed = json.loads((tmp_path / "resumed" / "results.json").read_text())
+    assert resumed["cache"]["hits"] == done_before
+    assert resumed["cache"]["misses"] == 24 - done_before
+    assert resumed["token_counts"]["tokens_computed"] > 0
+
+    again = senso([*args, "--out", str(tmp_path / "again")], env)
+    assert again.communicate(timeout=300)[0] and again.returncode == 0
+    cached = json.loads((tmp_path / "again" / "results.json").read_text())
+    assert cached["cache"]["hits"] == 24 and cached["token_counts"]["tokens_computed"] == 0
+    fresh = senso([*args, "--out", str(tmp_path / "fresh"), "--no-cache"], env)
+    assert fresh.communicate(timeout=300)[0] is not None and fresh.returncode == 0
+    samples = {}
+    for name in ("resumed", "fresh"):
+        samples[name] = [json.loads(line) for line in (tmp_path / name / "samples.jsonl").read_text().splitlines()]
+    for a, b in zip(samples["resumed"], samples["fresh"]):
+        assert a["id"] == b["id"] and a["prediction"] == b["prediction"]
+        assert a["logprobs"] == pytest.approx(b["logprobs"], abs=1e-4)
