@@ -1,4 +1,5 @@
-"""Tiny randomly initialised image-text models and PNG files, written by the tests themselves.
+"""Test helpers for the image modality: tiny randomly initialised models (CLIP, SigLIP, open_clip, LLaVA),
+PNG files, and a fake OpenAI-compatible server on 127.0.0.1, all made by the tests themselves.
 
 No CLIP or VLM weights can be downloaded here, so the image tests check the real loading and
 embedding code on models a few kilobytes large: the numbers mean nothing, the plumbing is real.
@@ -8,6 +9,8 @@ Importable from any test (pytest puts tests/ on sys.path through tests/conftest.
 from __future__ import annotations
 
 import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -142,3 +145,64 @@ def tiny_llava_dir(folder: Path, seed: int = 0) -> Path:
     LlavaForConditionalGeneration(config).save_pretrained(folder)
     processor.save_pretrained(folder)
     return folder
+
+
+class FakeServer:
+    """An OpenAI-compatible server on 127.0.0.1 that answers with canned responses and records each request."""
+
+    def __init__(self, responses: list[tuple[int, dict]] | None = None, model: str = "m", responder=None):
+        self.model = model
+        self.responses = list(responses or [])
+        self.responder = responder  # body -> (status, payload), instead of the canned responses
+        self.bodies: list[dict] = []
+        self.paths: list[str] = []
+        self.headers: list[dict] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # the backend reads the model card once (its fingerprint)
+                data = json.dumps({"object": "list", "data": [{"id": server.model, "object": "model"}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.bodies.append(body)
+                server.paths.append(self.path)
+                server.headers.append(dict(self.headers))
+                if server.responder is not None:
+                    status, payload = server.responder(body)
+                else:
+                    status, payload = server.responses.pop(0) if len(server.responses) > 1 else server.responses[0]
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def chat_response(text: str, top: list[tuple[str, float]] | None) -> dict:
+    choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "length"}
+    if top is not None:
+        choice["logprobs"] = {"content": [{"token": top[0][0], "logprob": top[0][1], "bytes": None,
+                                           "top_logprobs": [{"token": t, "logprob": lp, "bytes": None} for t, lp in top]}]}
+    return {"id": "x", "object": "chat.completion", "model": "vlm", "choices": [choice]}

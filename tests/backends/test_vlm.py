@@ -6,66 +6,16 @@ from __future__ import annotations
 import base64
 import json
 import math
-import threading
 import typing
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from image_models import write_png
-from senso.backends.vlm import OpenAIVisionLM, YesNo, image_data_url, vision_lm, yes_no_from_text, yes_no_from_top_logprobs
+from image_models import FakeServer, chat_response, write_png
+from senso.backends.vlm import YesNo, image_data_url, vision_lm, yes_no_from_text, yes_no_from_top_logprobs
 from senso.errors import DataError, SensoError
 from senso.runner.cache import ResponseCache
 
 pytestmark = pytest.mark.images
-
-
-class FakeServer:
-    """Answers POST /v1/chat/completions with canned responses, recording each request body."""
-
-    def __init__(self, responses: list[tuple[int, dict]]):
-        self.responses = list(responses)
-        self.bodies: list[dict] = []
-        self.paths: list[str] = []
-        self.headers: list[dict] = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.bodies.append(body)
-                server.paths.append(self.path)
-                server.headers.append(dict(self.headers))
-                status, payload = server.responses.pop(0) if len(server.responses) > 1 else server.responses[0]
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-def chat_response(text: str, top: list[tuple[str, float]] | None) -> dict:
-    choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "length"}
-    if top is not None:
-        choice["logprobs"] = {"content": [{"token": top[0][0], "logprob": top[0][1], "bytes": None,
-                                           "top_logprobs": [{"token": t, "logprob": lp, "bytes": None} for t, lp in top]}]}
-    return {"id": "x", "object": "chat.completion", "model": "vlm", "choices": [choice]}
 
 
 def check_typed_dict(value, schema, where="body"):
@@ -93,9 +43,10 @@ def test_image_request_matches_the_openai_schema(tmp_path, monkeypatch):
     png = write_png(tmp_path / "big fish" / "01.png", (200, 30, 30))
     monkeypatch.setenv("SENSO_TEST_KEY", "secret-key")
     response = chat_response("Yes", [("Yes", math.log(0.6)), ("No", math.log(0.2)), (" yes", math.log(0.1))])
-    with FakeServer([(200, response)]) as server:
-        vlm = OpenAIVisionLM(server.url, "qwen2.5-vl", api_key_env="SENSO_TEST_KEY", top_logprobs=5)
+    with FakeServer([(200, response)], model="qwen2.5-vl") as server:
+        vlm = vision_lm("openai:qwen2.5-vl", server.url, settings={"api_key_env": "SENSO_TEST_KEY", "top_logprobs": 5})
         [answer] = vlm.yes_probabilities([("Does this picture show it?", png)])
+        described = vlm.describe()
     assert server.paths == ["/v1/chat/completions"]
     assert server.headers[0]["Authorization"] == "Bearer secret-key"
     body = server.bodies[0]
@@ -113,51 +64,59 @@ def test_image_request_matches_the_openai_schema(tmp_path, monkeypatch):
     assert text_part["text"] == "Does this picture show it?"
     # P(yes) = (0.6 + 0.1) / (0.6 + 0.1 + 0.2)
     assert answer.p_yes == pytest.approx(0.7 / 0.9) and answer.source == "logprobs" and answer.text == "Yes"
-    assert "secret-key" not in json.dumps(vlm.describe())
+    assert "secret-key" not in json.dumps(described) and described["judge_scoring"] == "logprobs"
 
 
-def test_cache_retries_and_errors(tmp_path):
+def test_cache_retries_and_errors(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     png = write_png(tmp_path / "a.png", (1, 2, 3))
     cache = ResponseCache(tmp_path / "c.sqlite")
     ok = chat_response("no", [("no", math.log(0.9)), ("yes", math.log(0.05))])
     with FakeServer([(503, {"error": "busy"}), (200, ok)]) as server:
-        vlm = OpenAIVisionLM(server.url, "m", cache=cache, retries=2, backoff_s=0.01)
-        vlm_answers = vlm.yes_probabilities([("q", png), ("q", png)])
-        assert len(server.bodies) == 2  # one 503, one success; the identical second request is served by the cache
-        again = OpenAIVisionLM(server.url, "m", cache=cache)
-        assert again.yes_probabilities([("q", png)])[0].p_yes == vlm_answers[0].p_yes == pytest.approx(0.05 / 0.95)
-        assert len(server.bodies) == 2 and again.requests_sent == 0
+        vlm = vision_lm("openai:m", server.url, cache=cache, settings={"max_retries": 2, "backoff": 0.01})
+        [first] = vlm.yes_probabilities([("q", png)])
+        assert len(server.bodies) == 2  # one 503, then the retry
+        again = vision_lm("openai:m", server.url, cache=cache)
+        assert again.yes_probabilities([("q", png)])[0].p_yes == first.p_yes == pytest.approx(0.05 / 0.95)
+        assert len(server.bodies) == 2 and again.describe()["requests_from_cache"] == 1
     with FakeServer([(400, {"error": "bad image"})]) as server:
-        with pytest.raises(SensoError, match="HTTP 400"):
-            OpenAIVisionLM(server.url, "m", retries=0).yes_probabilities([("q", png)])
+        with pytest.raises(SensoError, match="HTTP 400: bad image"):
+            vision_lm("openai:m", server.url, settings={"max_retries": 0}).yes_probabilities([("q", png)])
     with pytest.raises(DataError, match="missing.png: image file not found"):
         image_data_url(tmp_path / "missing.png")
-    with pytest.raises(SensoError, match="needs --base-url"):
+    with pytest.raises(SensoError, match="no server; pass --base-url"):
         vision_lm("openai:m")
 
 
 def test_yes_no_parsing_by_hand():
-    both = yes_no_from_top_logprobs([{"token": "Yes", "logprob": math.log(0.3)}, {"token": "no", "logprob": math.log(0.1)}])
+    both = yes_no_from_top_logprobs({"Yes": math.log(0.3), "no": math.log(0.1)})
     assert both.p_yes == pytest.approx(0.75) and both.source == "logprobs"
     # "no" is not in the top 2: P(no) <= the 2nd entry's probability 0.2, so P(yes) is taken as 0.5 / (0.5 + 0.2)
-    bound = yes_no_from_top_logprobs([{"token": "yes", "logprob": math.log(0.5)}, {"token": "Maybe", "logprob": math.log(0.2)}])
+    bound = yes_no_from_top_logprobs({"yes": math.log(0.5), "Maybe": math.log(0.2)})
     assert bound.p_yes == pytest.approx(0.5 / 0.7) and bound.source == "bound"
-    assert yes_no_from_top_logprobs([{"token": "The", "logprob": -0.1}]) == YesNo(None, None)
+    assert yes_no_from_top_logprobs({"The": -0.1}) == YesNo(None, None)
     assert yes_no_from_text("Yes, it does.").p_yes == 1.0 and yes_no_from_text("No.").p_yes == 0.0
     assert yes_no_from_text("It is unclear").p_yes is None
 
 
-def test_server_without_logprobs_falls_back_to_the_answer_text(tmp_path):
+def test_judge_scoring_text_for_servers_without_logprobs(tmp_path):
     png = write_png(tmp_path / "a.png", (1, 2, 3))
     with FakeServer([(200, chat_response("No, it shows a fish.", None))]) as server:
-        [answer] = OpenAIVisionLM(server.url, "m").yes_probabilities([("q", png)])
+        with pytest.raises(SensoError, match="no log-probs"):
+            vision_lm("openai:m", server.url).yes_probabilities([("q", png)])
+        [answer] = vision_lm("openai:m", server.url, settings={"judge_scoring": "text"}).yes_probabilities([("q", png)])
     assert answer.p_yes == 0.0 and answer.source == "text"
+    assert server.bodies[-1]["max_tokens"] == 3 and "logprobs" not in server.bodies[-1]
+    # neither word among the top-k: the generated word decides, marked as read from the text
+    with FakeServer([(200, chat_response("yes", [("The", -0.1), ("A", -3.0)]))]) as server:
+        [answer] = vision_lm("openai:m", server.url).yes_probabilities([("q", png)])
+    assert answer.p_yes == 1.0 and answer.source == "text"
 
 
 def test_list_prompt_sends_all_images_in_order(tmp_path):
     pngs = [write_png(tmp_path / f"{i}.png", (10 * i, 0, 0)) for i in range(3)]
     with FakeServer([(200, chat_response("2, 1, 3", None))]) as server:
-        [text] = OpenAIVisionLM(server.url, "m").generate([("rank them", pngs)], max_tokens=24)
+        [text] = vision_lm("openai:m", server.url).generate([("rank them", pngs)], max_tokens=24)
     assert text == "2, 1, 3"
     parts = server.bodies[0]["messages"][0]["content"]
     assert [p["type"] for p in parts] == ["image_url"] * 3 + ["text"]

@@ -86,9 +86,43 @@ def test_xeval_pictures_are_cached_by_content(data_dir, tmp_path, tiny_clip):
     assert model.computed == 0
 
 
-def test_image_systems_need_their_models(data_dir, tmp_path):
+def test_image_systems_need_their_models(data_dir, tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     with pytest.raises(SensoError, match="vlm-judge needs a vision-language model"):
         run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="vlm-judge", out=tmp_path / "v"))
-    with pytest.raises(SensoError, match="needs --base-url"):
+    with pytest.raises(SensoError, match="no server; pass --base-url"):
         run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="vlm-judge",
                               generator="openai:qwen2.5-vl", out=tmp_path / "w"))
+
+
+def test_vlm_judge_through_a_served_model_on_real_dev_images(data_dir, tmp_path):
+    """vlm-judge end to end against a fake OpenAI-compatible server whose P(yes) depends on the picture
+    it receives (its base64 length), so the expected ranking is computable here."""
+    import base64
+    import math
+
+    from image_models import FakeServer, chat_response
+
+    def p_yes(url: str) -> float:
+        return (len(url) % 89 + 5) / 100
+
+    def responder(body):
+        url = body["messages"][0]["content"][0]["image_url"]["url"]
+        p = p_yes(url)
+        return 200, chat_response("Yes" if p > 0.5 else "No", [("Yes", math.log(p)), ("No", math.log(1 - p))])
+
+    with FakeServer(model="vlm", responder=responder) as server:
+        out = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="vlm-judge", limit=2,
+                                    generator="openai:vlm", base_url=server.url, out=tmp_path / "vlm"))
+        rerun = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="vlm-judge", limit=2,
+                                      generator="openai:vlm", base_url=server.url, out=tmp_path / "vlm2"))
+    assert len(server.bodies) == 10  # 2 items x 5 pictures, each asked once; the rerun came from the cache
+    results = load_results(out)
+    assert results["track"] == "text+images" and results["model"]["mode"] == "pointwise"
+    assert results["model"]["vlm"]["served_model"] == "vlm"
+    items = load_subtask_a(data_dir, "en", "dev", need_images=True)[:2]
+    for item, sample in zip(items, load_samples(out)):
+        expected = {i.name: p_yes("data:image/png;base64," + base64.b64encode(i.path.read_bytes()).decode()) for i in item.images}
+        assert sample["scores"] == pytest.approx(expected)
+        assert sample["predicted_order"] == sorted(expected, key=lambda n: (-expected[n], item.image_names.index(n)))
+    assert load_samples(rerun) == load_samples(out)

@@ -1,9 +1,9 @@
 """Vision-language models that answer a prompt about one or several images.
 
 Two backends with one interface (`VisionLM`):
-- `OpenAIVisionLM`: any OpenAI-compatible server (vLLM, SGLang, llama.cpp, hosted) through
-  `POST {base_url}/chat/completions`, images sent inline as base64 `data:` URLs in `image_url`
-  content parts (the OpenAI chat schema); yes/no probabilities from `logprobs`/`top_logprobs`;
+- `OpenAIVisionLM`: any OpenAI-compatible server (vLLM, SGLang, llama.cpp, hosted) through senso's
+  `openai` backend (`POST {base_url}/chat/completions`), images sent inline as base64 `data:` URLs in
+  `image_url` content parts (the OpenAI chat schema); yes/no probabilities from `logprobs`/`top_logprobs`;
 - `TransformersVLM`: an in-process transformers image-text-to-text model (`AutoModelForImageTextToText`
   + `AutoProcessor` with its chat template); yes/no probabilities from the next-token distribution.
 
@@ -11,23 +11,17 @@ Two backends with one interface (`VisionLM`):
 obtained ("logprobs"; "bound" when one answer was missing from the server's top-k list and its
 probability is bounded by the k-th; "text" when the server gave no log-probs and the answer was read
 from the generated word; None when nothing usable came back). Every response is cached by endpoint,
-served model and exact request (images included by content), so a killed run resumes without asking again.
+served model and exact request (images included, by content), so a killed run resumes without asking again.
 """
 
 from __future__ import annotations
 
 import base64
-import json
 import math
 import mimetypes
-import os
-import time
-import urllib.error
-import urllib.request
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 from senso.backends.image_text import load_image
 from senso.errors import DataError, SensoError
@@ -82,16 +76,16 @@ def _word(token: str) -> str:
     return token.strip().strip(".,!:;\"'").lower()
 
 
-def yes_no_from_top_logprobs(top: Sequence[dict[str, Any]]) -> YesNo:
-    """P(yes) from one position's top-k list ([{"token", "logprob"}, ...]); variants ("Yes", " yes") summed."""
-    yes = [math.exp(t["logprob"]) for t in top if _word(t["token"]) in YES_WORDS]
-    no = [math.exp(t["logprob"]) for t in top if _word(t["token"]) in NO_WORDS]
+def yes_no_from_top_logprobs(top: Mapping[str, float]) -> YesNo:
+    """P(yes) from one position's top-k log-probs ({token: logprob}); variants ("Yes", " yes") summed."""
+    yes = [math.exp(lp) for token, lp in top.items() if _word(token) in YES_WORDS]
+    no = [math.exp(lp) for token, lp in top.items() if _word(token) in NO_WORDS]
     if not yes and not no:
         return YesNo(None, None)
     if yes and no:
         return YesNo(sum(yes) / (sum(yes) + sum(no)), "logprobs")
     # One answer is below the k-th entry: its probability is at most the k-th's, so P(yes) is bounded.
-    floor = math.exp(min(t["logprob"] for t in top))
+    floor = math.exp(min(top.values()))
     p_yes, p_no = (sum(yes), floor) if yes else (floor, sum(no))
     return YesNo(p_yes / (p_yes + p_no), "bound")
 
@@ -106,91 +100,51 @@ def yes_no_from_text(text: str) -> YesNo:
     return YesNo(None, None, text)
 
 
+JUDGE_SCORING = ("logprobs", "text")
+
+
 @dataclass
 class OpenAIVisionLM:
-    """A served VLM behind the OpenAI chat API. The API key is read from `api_key_env`, never recorded."""
+    """A served VLM behind the OpenAI chat API, through senso's OpenAI-compatible backend (`OpenAICompatLM`:
+    retries, concurrency, several base URLs, the server's model card as fingerprint, the response cache).
 
-    base_url: str
-    model: str
-    cache: ResponseCache | None = None
-    top_logprobs: int = 20
-    concurrency: int = 4
-    timeout_s: float = 120.0
-    retries: int = 3
-    backoff_s: float = 1.0  # waits backoff_s * 2**attempt (at most 30 s) before retrying a 429/5xx or a lost connection
-    api_key_env: str = "OPENAI_API_KEY"
+    `scoring="logprobs"` (default) asks for one token with the top-k log-probs; `"text"` asks for a short
+    answer without log-probs (servers that give none) and reads yes/no from its first word.
+    """
+
+    lm: Any  # senso.backends.openai.OpenAICompatLM
     detail: str = "auto"
-    requests_sent: int = field(default=0, repr=False)
+    scoring: str = "logprobs"
+
+    def __post_init__(self):
+        if self.scoring not in JUDGE_SCORING:
+            raise SensoError(f"judge scoring must be one of {', '.join(JUDGE_SCORING)}, got {self.scoring!r}")
 
     @property
     def name(self) -> str:
-        return f"openai:{self.model}"
+        return self.lm.spec
 
     def describe(self) -> dict[str, Any]:
-        return {"backend": "openai", "base_url": self.base_url, "model": self.model,
-                "top_logprobs": self.top_logprobs, "image_detail": self.detail}
-
-    def _post(self, body: dict[str, Any]) -> dict[str, Any]:
-        url = self.base_url.rstrip("/") + "/chat/completions"
-        headers = {"Content-Type": "application/json"}
-        if os.environ.get(self.api_key_env):
-            headers["Authorization"] = f"Bearer {os.environ[self.api_key_env]}"
-        data = json.dumps(body).encode("utf-8")
-        for attempt in range(self.retries + 1):
-            try:
-                request = urllib.request.Request(url, data=data, headers=headers, method="POST")
-                with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                    self.requests_sent += 1
-                    return json.loads(response.read().decode("utf-8"))
-            except urllib.error.HTTPError as err:
-                detail = err.read().decode("utf-8", "replace")[:500]
-                if (err.code == 429 or err.code >= 500) and attempt < self.retries:
-                    time.sleep(min(self.backoff_s * 2 ** attempt, 30))
-                    continue
-                raise SensoError(f"{url}: HTTP {err.code}: {detail}") from None
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
-                if attempt < self.retries:
-                    time.sleep(min(self.backoff_s * 2 ** attempt, 30))
-                    continue
-                raise SensoError(f"{url}: no answer ({err}); is the server running?") from None
-        raise AssertionError("unreachable")
-
-    def _complete_all(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        keys = [cache_key("openai-chat", self.base_url.rstrip("/"), body) for body in bodies]
-        found = self.cache.get_many("vlm", keys) if self.cache else {}
-        todo = list({k: i for i, k in reversed(list(enumerate(keys))) if k not in found}.values())  # once per request
-
-        # Requests run in threads; the cache (SQLite) is written from this thread, each answer as it arrives.
-        with ThreadPoolExecutor(max_workers=max(1, self.concurrency)) as pool:
-            futures = {pool.submit(self._post, bodies[i]): keys[i] for i in todo}
-            for future in as_completed(futures):
-                found[futures[future]] = future.result()
-                if self.cache:
-                    self.cache.put("vlm", futures[future], found[futures[future]])
-        return [found[k] for k in keys]
-
-    def yes_no_request(self, prompt: str, image: Path) -> dict[str, Any]:
-        return {"model": self.model, "messages": [user_message(prompt, [image], self.detail)], "max_tokens": 1,
-                "temperature": 0, "logprobs": True, "top_logprobs": self.top_logprobs}
+        return {**self.lm.describe(), "image_detail": self.detail, "judge_scoring": self.scoring,
+                "images_sent_as": "base64 data: URLs in image_url content parts"}
 
     def yes_probabilities(self, requests: Sequence[tuple[str, Path]]) -> list[YesNo]:
-        responses = self._complete_all([self.yes_no_request(prompt, image) for prompt, image in requests])
+        conversations = [[user_message(prompt, [image], self.detail)] for prompt, image in requests]
+        if self.scoring == "text":
+            return [yes_no_from_text(r.text) for r in self.lm.chat_many(conversations, max_tokens=3, temperature=0.0)]
+        results = self.lm.chat_many(conversations, max_tokens=1, temperature=0.0, logprobs=self.lm.top_logprobs)
         answers = []
-        for response in responses:
-            choice = response["choices"][0]
-            text = (choice.get("message") or {}).get("content") or ""
-            content = (choice.get("logprobs") or {}).get("content") or []
-            answer = yes_no_from_top_logprobs(content[0].get("top_logprobs") or []) if content else YesNo(None, None)
-            if answer.p_yes is None:
-                answer = yes_no_from_text(text)
-            answer.text = text
+        for result in results:
+            answer = yes_no_from_top_logprobs(result.tokens[0].top if result.tokens else {})
+            if answer.p_yes is None:  # neither word among the top-k: the generated word decides, marked "text"
+                answer = yes_no_from_text(result.text)
+            answer.text = result.text
             answers.append(answer)
         return answers
 
     def generate(self, requests: Sequence[tuple[str, Sequence[Path]]], max_tokens: int) -> list[str]:
-        bodies = [{"model": self.model, "messages": [user_message(prompt, images, self.detail)],
-                   "max_tokens": max_tokens, "temperature": 0} for prompt, images in requests]
-        return [(r["choices"][0].get("message") or {}).get("content") or "" for r in self._complete_all(bodies)]
+        conversations = [[user_message(prompt, images, self.detail)] for prompt, images in requests]
+        return [r.text for r in self.lm.chat_many(conversations, max_tokens=max_tokens, temperature=0.0)]
 
 
 @dataclass
@@ -303,12 +257,16 @@ class TransformersVLM:
 
 
 def vision_lm(spec: str, base_url: str | None = None, cache: ResponseCache | None = None, device: str = "cpu",
-              dtype: str = "float32") -> VisionLM:
-    """`openai:SERVED_NAME` (needs base_url) or `hf:NAME_OR_PATH`."""
+              dtype: str = "float32", settings: dict[str, Any] | None = None) -> VisionLM:
+    """`openai:SERVED_NAME` (with base_url; `settings` are the openai backend's --set options plus
+    `judge_scoring` and `image_detail`) or `hf:NAME_OR_PATH`."""
+    settings = dict(settings or {})
     if spec.startswith("openai:"):
-        if not base_url:
-            raise SensoError(f"generator {spec!r} needs --base-url (the server's /v1 URL)")
-        return OpenAIVisionLM(base_url=base_url, model=spec[len("openai:"):], cache=cache)
+        from senso.backends.openai import SETTINGS, load_openai_lm
+
+        lm = load_openai_lm(spec, base_url, cache, {k: v for k, v in settings.items() if k in SETTINGS})
+        return OpenAIVisionLM(lm, detail=str(settings.get("image_detail", "auto")),
+                              scoring=str(settings.get("judge_scoring", "logprobs")))
     if spec.startswith("hf:"):
         return TransformersVLM(spec, cache=cache, device=device, dtype=dtype)
     raise SensoError(f"unknown vision-language model {spec!r}; use openai:SERVED_NAME (with --base-url) or hf:NAME_OR_PATH")

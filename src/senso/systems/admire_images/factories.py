@@ -2,7 +2,9 @@
 
 - `clip-rank`: `--image-model SPEC` (default DEFAULT_IMAGE_MODEL), `--batch-size`, `--device`, `--dtype`;
 - `vlm-judge`: `--generator openai:SERVED_NAME --base-url URL` or `--generator hf:NAME_OR_PATH`;
-  `--set mode=pointwise|list`, `--set orders=N` (list mode, 1-5, default 5);
+  `--set mode=pointwise|list`, `--set orders=N` (list mode, 1-5, default 5); with a server also
+  `--set judge_scoring=logprobs|text`, `--set image_detail=auto|low|high` and the openai backend's
+  settings (`top_logprobs`, `concurrency`, `timeout`, `max_retries`, `backoff`, `api_key_env`);
 - `fusion`: `--members A,B` (default caption-similarity,clip-rank), `--set weights=1,1`.
 """
 
@@ -38,7 +40,7 @@ def vlm_judge(options: RunOptions, cache: ResponseCache | None) -> VlmJudgeRanke
         raise SensoError("vlm-judge needs a vision-language model: --generator openai:SERVED_NAME --base-url URL, "
                          "or --generator hf:NAME_OR_PATH")
     vlm = vision_lm(spec, options.base_url, cache if options.use_cache else None, device=options.device,
-                    dtype=options.dtype)
+                    dtype=options.dtype, settings=options.system_options)
     mode = str(options.system_options.get("mode", "pointwise"))
     try:
         orders = int(options.system_options.get("orders", 5))
