@@ -178,4 +178,4 @@ def test_end_to_end_sweep_with_the_real_abricot_runner(tmp_path, data_dir, monke
                 assert row[f"{name}_ci_low"] == pytest.approx(estimate["ci_low"])
     header = outcome["summary_md"].read_text().splitlines()[2]
     assert header == ("| run | status | task | system | model | protocol | seed | n | pearson [95% CI] | spearman [95% CI] "
-                      "| pearson_expected_vs_mean [95% CI] | accuracy [95% CI] |")
+                      "| pearson_expected_vs_gold [95% CI] | pearson_expected_vs_mean [95% CI] | accuracy [95% CI] |")
