@@ -335,5 +335,22 @@ def sweep(
         raise typer.Exit(code=1)
 
 
+# ---------------------------------------------------------------------------- AdMIRe systems and parts
+
+@app.command("systems")
+def systems() -> None:
+    """List the AdMIRe systems and the parts they are composed of, a line each."""
+    from rich.table import Table
+
+    from senso.systems.admire.pipeline import system_catalog
+
+    table = Table(title="AdMIRe systems and parts")
+    for column in ("kind", "name", "what it does"):
+        table.add_column(column)
+    for kind, name, summary in system_catalog():
+        table.add_row(kind, name, summary)
+    out.print(table)
+
+
 if __name__ == "__main__":
     main()

@@ -75,8 +75,9 @@ def _check_choices(system: Any, items: Sequence[Any], choices: Sequence[Any]) ->
 def run_admire(options: RunOptions) -> Path:
     """Run an AdMIRe task end to end; returns the run folder."""
     if options.task == "admire-sense":
-        raise SensoError("admire-sense (sense classification scored on sentence_type) is not available yet: "
-                         "it comes with the AdMIRe systems work (sense classifiers); use admire-a or admire-b")
+        from senso.runner.admire_sense import run_admire_sense
+
+        return run_admire_sense(options)
     task = get_task(options.task)
     splits = options.split.split("+")
     for split in splits:

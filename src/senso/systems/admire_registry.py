@@ -41,6 +41,11 @@ ADMIRE_B_SYSTEMS: dict[str, SystemFactory] = {
     "random": _random_chooser,
 }
 
+# The composed systems of senso.systems.admire (sense-pipeline, ensemble, sequence-continuation).
+from senso.systems.admire.pipeline import SYSTEMS_A as _COMPOSED_A, SYSTEMS_B as _COMPOSED_B  # noqa: E402
+
+ADMIRE_A_SYSTEMS.update(_COMPOSED_A)
+ADMIRE_B_SYSTEMS.update(_COMPOSED_B)
 
 # --- Image systems (text+images track); constructors and options in senso.systems.admire_images.factories.
 from senso.systems.admire_images import factories as _image_factories  # noqa: E402

