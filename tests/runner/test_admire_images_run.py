@@ -126,3 +126,62 @@ def test_vlm_judge_through_a_served_model_on_real_dev_images(data_dir, tmp_path)
         assert sample["scores"] == pytest.approx(expected)
         assert sample["predicted_order"] == sorted(expected, key=lambda n: (-expected[n], item.image_names.index(n)))
     assert load_samples(rerun) == load_samples(out)
+
+
+def test_sense_pipeline_ranks_pictures(data_dir, tmp_path, tiny_clip):
+    out = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="sense-pipeline", limit=3,
+                                image_model=tiny_clip, out=tmp_path / "image", system_options={"ranker": "image"}))
+    results = load_results(out)
+    assert results["track"] == "text+images"
+    assert results["model"]["ranker"]["name"] == "structure"
+    assert results["model"]["ranker_evidence"]["evidence"] == "pictures"
+    assert results["model"]["ranker_evidence"]["image_model"]["spec"] == tiny_clip
+    samples = load_samples(out)
+    assert all(set(s["extra"]["roles"]) == {"strong idiomatic", "mild idiomatic", "mild literal", "strong literal",
+                                            "distractor"} for s in samples)
+    sub = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="sense-pipeline", limit=3,
+                                image_model=tiny_clip, out=tmp_path / "sub",
+                                system_options={"ranker": "substitution", "modality": "images"}))
+    assert load_results(sub)["track"] == "text+images"
+    text = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="sense-pipeline", limit=3,
+                                 out=tmp_path / "text"))
+    assert load_results(text)["track"] == "text-only"
+    # the sense decision comes from the text evidence either way
+    assert [s["extra"]["sense"] for s in load_samples(text)] == [s["extra"]["sense"] for s in samples]
+    with pytest.raises(SensoError, match="unknown modality 'video'"):
+        run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="sense-pipeline",
+                              out=tmp_path / "bad", system_options={"modality": "video"}))
+
+
+def test_ensemble_with_an_image_member_is_on_the_image_track(data_dir, tmp_path, tiny_clip):
+    out = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="ensemble", limit=2,
+                                image_model=tiny_clip, out=tmp_path / "ens",
+                                system_options={"members": "caption-similarity,clip-rank"}))
+    assert load_results(out)["track"] == "text+images"
+
+
+def test_sequence_continuation_with_images_on_fixtures(tmp_path, tiny_clip):
+    """Subtask B pictures are not in ../shared/data: a two-item split written here, with real PNGs."""
+    from admire_fixtures import b_row, write_b_split
+    from image_models import write_png
+
+    rows = [b_row("red flag", first=50), b_row("blue moon", first=60, sentence_type="idiomatic")]
+    root = write_b_split(tmp_path / "data", "train", rows)
+    colours = [(230, 10, 10), (10, 230, 10), (10, 10, 230), (230, 230, 10), (128, 128, 128), (30, 30, 30)]
+    for row in rows:
+        folder = root / "admire" / "subtask_b" / "en" / "train" / row["compound"]
+        names = ["s1.png", "s2.png"] + [row[f"image{n}_name"] for n in range(1, 5)]
+        for name, colour in zip(names, colours):
+            write_png(folder / name, colour)
+    out = run_admire(RunOptions(task="admire-b", data_dir=root, split="train", system="sequence-continuation",
+                                image_model=tiny_clip, out=tmp_path / "b", system_options={"modality": "images"}))
+    results = load_results(out)
+    assert results["track"] == "text+images" and results["model"]["modality"] == "images"
+    for row, sample in zip(rows, load_samples(out)):
+        assert sample["predicted_item"] in [row[f"image{n}_name"] for n in range(1, 5)]
+        assert set(sample["extra"]["image_coherence"]) == set(sample["scores"])
+    text_only = run_admire(RunOptions(task="admire-b", data_dir=root, split="train", system="sequence-continuation",
+                                      out=tmp_path / "b-text"))
+    assert load_results(text_only)["track"] == "text-only"
+    assert [s["predicted_sentence_type"] for s in load_samples(text_only)] == \
+        [s["predicted_sentence_type"] for s in load_samples(out)]

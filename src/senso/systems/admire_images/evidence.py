@@ -50,7 +50,8 @@ class ImageEvidenceBuilder:
 
     def build(self, items: list[AdmireAItem]) -> list[ItemEvidence]:
         # Captions blanked so the text builder embeds none (the pictures replace them).
-        blank = [replace(item, images=tuple(replace(i, caption="", caption_pt=None) for i in item.images)) for item in items]
+        blank = [replace(item, caption_lang="en", images=tuple(replace(i, caption="", caption_pt=None) for i in item.images))
+                 for item in items]
         texts = EvidenceBuilder(ImageTextEmbedder(self.model), self.meanings, self.wordnet).build(blank)
         pictures = self.model.embed_images([image_path(item.compound, i) for item in items for i in item.images])
         out, start = [], 0
@@ -59,3 +60,10 @@ class ImageEvidenceBuilder:
             start += len(item.images)
             out.append(replace(evidence, item=item, captions=block))
         return out
+
+
+def image_evidence_builder(options, cache, text_builder: EvidenceBuilder) -> ImageEvidenceBuilder:
+    """The picture evidence for `--modality images` / `--ranker image`, sharing the text builder's meanings."""
+    from senso.systems.admire_images.factories import image_model
+
+    return ImageEvidenceBuilder(image_model(options, cache), text_builder.meanings, text_builder.wordnet)

@@ -5,7 +5,8 @@
   `--set mode=pointwise|list`, `--set orders=N` (list mode, 1-5, default 5); with a server also
   `--set judge_scoring=logprobs|text`, `--set image_detail=auto|low|high` and the openai backend's
   settings (`top_logprobs`, `concurrency`, `timeout`, `max_retries`, `backoff`, `api_key_env`);
-- `fusion`: `--members A,B` (default caption-similarity,clip-rank), `--set weights=1,1`.
+- `fusion`: `--members A,B` (default caption-similarity,clip-rank), `--set weights=1,1`;
+- `sequence-continuation --modality images` (Subtask B): `--set text_weight=1`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from senso.backends.vlm import vision_lm
 from senso.errors import SensoError
 from senso.runner.cache import ResponseCache
 from senso.runner.options import RunOptions
+from senso.systems.admire_images.sequence import ImageSequenceChooser
 from senso.systems.admire_images.similarity import ClipRanker, FusionRanker
 from senso.systems.admire_images.vlm_judge import VlmJudgeRanker
 
@@ -63,3 +65,11 @@ def fusion(options: RunOptions, cache: ResponseCache | None, registry: dict[str,
         except ValueError:
             raise SensoError(f"--set weights expects numbers separated by commas, got {options.system_options['weights']!r}") from None
     return FusionRanker([registry[n](options, cache) for n in names], weights=weights)
+
+
+def image_sequence_chooser(options: RunOptions, cache: ResponseCache | None, text_chooser) -> ImageSequenceChooser:
+    try:
+        weight = float(options.system_options.get("text_weight", 1.0))
+    except ValueError:
+        raise SensoError(f"--set text_weight expects a number, got {options.system_options['text_weight']!r}") from None
+    return ImageSequenceChooser(image_model(options, cache), text_chooser, text_weight=weight)
