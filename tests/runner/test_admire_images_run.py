@@ -185,3 +185,17 @@ def test_sequence_continuation_with_images_on_fixtures(tmp_path, tiny_clip):
     assert load_results(text_only)["track"] == "text-only"
     assert [s["predicted_sentence_type"] for s in load_samples(text_only)] == \
         [s["predicted_sentence_type"] for s in load_samples(out)]
+
+
+def test_vlm_judge_in_process_list_mode_on_real_dev_images(data_dir, tmp_path):
+    from image_models import tiny_llava_dir
+
+    llava = f"hf:{tiny_llava_dir(tmp_path / 'llava')}"
+    out = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="vlm-judge", limit=1,
+                                generator=llava, out=tmp_path / "list", system_options={"mode": "list", "orders": "5"}))
+    results = load_results(out)
+    assert results["track"] == "text+images" and results["model"]["orders"] == 5 and results["model"]["aggregation"] == "borda"
+    [sample] = load_samples(out)
+    shown = [o["shown"] for o in sample["extra"]["orders"]]
+    assert len(shown) == 5 and {tuple(s) for s in shown} == {tuple(shown[0][k:] + shown[0][:k]) for k in range(5)}
+    assert sorted(sample["predicted_order"]) == sorted(sample["images"])

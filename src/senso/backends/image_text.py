@@ -232,7 +232,7 @@ def _import_open_clip():
         import open_clip
     except ImportError as err:
         raise SensoError(
-            f"open_clip models need open_clip_torch ({err}); install it with pip install 'senso[open-clip]'"
+            f"open_clip models need open_clip_torch ({err}): pip install open_clip_torch torchvision==0.28.0 (senso's open-clip extra)"
         ) from None
     return open_clip
 
