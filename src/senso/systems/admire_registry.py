@@ -46,3 +46,12 @@ from senso.systems.admire.pipeline import SYSTEMS_A as _COMPOSED_A, SYSTEMS_B as
 
 ADMIRE_A_SYSTEMS.update(_COMPOSED_A)
 ADMIRE_B_SYSTEMS.update(_COMPOSED_B)
+
+# --- Image systems (text+images track); constructors and options in senso.systems.admire_images.factories.
+from senso.systems.admire_images import factories as _image_factories  # noqa: E402
+
+ADMIRE_A_SYSTEMS.update({
+    "clip-rank": _image_factories.clip_rank,
+    "vlm-judge": _image_factories.vlm_judge,
+    "fusion": lambda options, cache: _image_factories.fusion(options, cache, ADMIRE_A_SYSTEMS),
+})

