@@ -56,6 +56,9 @@ def default_model_dir() -> Path:
 
 def check_tokenizer(tokenizer) -> None:
     """Raise SensoError unless `tokenizer` encodes CHECK_TEXT to CHECK_IDS (Gemma 3's own ids)."""
+    from senso.backends.torchvision_compat import ensure_torchvision_importable
+
+    ensure_torchvision_importable()  # a CUDA torchvision beside a CPU torch breaks transformers' import
     import transformers
 
     ids = list(tokenizer(CHECK_TEXT).input_ids)
@@ -92,6 +95,9 @@ def _conversion_lock(folder: Path) -> Iterator[None]:
 def write_converted_model(out: Path) -> None:
     """Assemble the GGUF file, dequantise it, and save a bfloat16 checkpoint and tokenizer in `out`."""
     import torch
+    from senso.backends.torchvision_compat import ensure_torchvision_importable
+
+    ensure_torchvision_importable()  # a CUDA torchvision beside a CPU torch breaks transformers' import
     import transformers
     from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 

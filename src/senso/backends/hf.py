@@ -99,6 +99,9 @@ class HFCausalLM:
                  add_bos_token: bool | None = None, max_length: int | None = None,
                  reuse_prefix: bool = True, merge_continuations: bool = True):
         import torch
+        from senso.backends.torchvision_compat import ensure_torchvision_importable
+
+        ensure_torchvision_importable()  # a CUDA torchvision beside a CPU torch breaks transformers' import
         import transformers
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
