@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from senso.data.admire import check_permutation, parse_order, read_tsv
+from senso.data.admire import check_permutation, parse_order, read_compound, read_tsv
 from senso.data.admire_items import SENTENCE_TYPES
 from senso.errors import DataError, SensoError
 from senso.tasks.admire import OFFICIAL_SIZES, parse_submission_name
@@ -87,12 +87,7 @@ def read_submission(path: str | Path) -> Submission:
     seen: dict[str, int] = {}
     rows = []
     for row_no, row in raw_rows:
-        compound = row["compound"].strip()
-        if not compound:
-            raise DataError(path, "empty compound", row=row_no, field="compound")
-        if compound in seen:
-            raise DataError(path, f"duplicate compound {compound!r} (first at row {seen[compound]})", row=row_no, field="compound")
-        seen[compound] = row_no
+        compound = read_compound(row, path, row_no, seen)
         if subtask == "a":
             order = parse_order(row["expected_order"], path, row_no)
             rows.append(SubmissionRow(row_no, compound, expected_order=order))

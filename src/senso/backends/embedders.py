@@ -22,7 +22,8 @@ EMBEDDERS = {
 }
 
 
-def _normalise(matrix: np.ndarray) -> np.ndarray:
+def normalise_rows(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit L2 norm (zero rows left as they are), as float32."""
     matrix = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
@@ -76,7 +77,7 @@ class Embedder:
             out = model.encode(texts)
         else:
             out = model.encode(texts, normalize_embeddings=True)
-        return _normalise(np.atleast_2d(out))
+        return normalise_rows(np.atleast_2d(out))
 
     def embed(self, texts: Sequence[str], kind: str = "passage") -> np.ndarray:
         """(len(texts), dim) normalised embeddings; cached by model fingerprint, kind and text."""
@@ -96,5 +97,5 @@ class Embedder:
             found.update(new)
             if self.cache:
                 self.cache.put_many("embedding", new)
-        return _normalise(np.asarray([found[k] for k in keys], dtype=np.float32))
+        return normalise_rows(np.asarray([found[k] for k in keys], dtype=np.float32))
 

@@ -25,6 +25,7 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
+from senso.backends.embedders import normalise_rows as _normalise
 from senso.errors import DataError, SensoError
 from senso.runner.cache import ResponseCache, cache_key
 from senso.runner.fingerprint import hub_fingerprint, path_fingerprint
@@ -315,13 +316,6 @@ def image_package_versions() -> dict[str, str]:
     if _library is not None:
         versions["torchvision_note"] = NOTE
     return versions
-
-
-def _normalise(matrix: np.ndarray) -> np.ndarray:
-    matrix = np.asarray(matrix, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return matrix / norms
 
 
 @dataclass

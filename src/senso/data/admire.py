@@ -124,7 +124,7 @@ def _sentence_type(raw: str, path: Path, row: int, required: bool) -> str | None
     return value
 
 
-def _compound(row: dict[str, str], path: Path, row_no: int, seen: dict[str, int]) -> str:
+def read_compound(row: dict[str, str], path: Path, row_no: int, seen: dict[str, int]) -> str:
     compound = row["compound"].strip()
     if not compound:
         raise DataError(path, "empty compound", row=row_no, field="compound")
@@ -161,7 +161,7 @@ def read_targets_a(path: str | Path) -> list[AdmireATarget]:
     seen: dict[str, int] = {}
     targets = []
     for row_no, row in rows:
-        compound = _compound(row, path, row_no, seen)
+        compound = read_compound(row, path, row_no, seen)
         sentence_type = _sentence_type(row["sentence_type"], path, row_no, required=True)
         order = parse_order(row["expected_order"], path, row_no)
         targets.append(AdmireATarget(compound, row.get("subset", "").strip(), sentence_type, row.get("sentence", ""), order, row_no))
@@ -175,7 +175,7 @@ def read_targets_b(path: str | Path) -> list[AdmireBTarget]:
     seen: dict[str, int] = {}
     targets = []
     for row_no, row in rows:
-        compound = _compound(row, path, row_no, seen)
+        compound = read_compound(row, path, row_no, seen)
         sentence_type = _sentence_type(row["sentence_type"], path, row_no, required=True)
         item = row["expected_item"].strip()
         if not item:
@@ -253,7 +253,7 @@ def split_file(data_dir: str | Path | None, subtask: str, lang: str, split: str)
 
 def _parse_a_row(path: Path, row_no: int, row: dict[str, str], columns: Sequence[str], lang: str,
                  split_dir: Path, caption_lang: str, need_images: bool, seen: dict[str, int]) -> AdmireAItem:
-    compound = _compound(row, path, row_no, seen)
+    compound = read_compound(row, path, row_no, seen)
     sentence = row["sentence"]
     if not sentence.strip():
         raise DataError(path, "empty sentence", row=row_no, field="sentence")
@@ -353,7 +353,7 @@ def read_subtask_b(path: str | Path, lang: str = "en", need_images: bool = False
     seen: dict[str, int] = {}
     items = []
     for row_no, row in rows:
-        compound = _compound(row, path, row_no, seen)
+        compound = read_compound(row, path, row_no, seen)
         folder = image_folder(split_dir, compound)
         candidates = []
         for n in range(1, N_CANDIDATES_B + 1):
