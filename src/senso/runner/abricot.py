@@ -38,6 +38,16 @@ def _progress() -> Progress:
                     console=console, transient=False)
 
 
+def _predict_prompts(system, prompts, description: str) -> list[LikertPrediction]:
+    """Predictions for the prompts with a progress bar, each recording the hash of its rendered prompt."""
+    with _progress() as progress:
+        bar = progress.add_task(description, total=len(prompts))
+        predictions = system.predict_prompts(prompts, progress=lambda n: progress.advance(bar, n))
+    for prompt, pred in zip(prompts, predictions):
+        pred.extra["prompt_hash"] = text_hash(prompt.context)
+    return predictions
+
+
 def load_model(options: RunOptions, cache: ResponseCache):
     """The scored LM named by --model/--backend (default: the built-in Gemma-3-270M)."""
     from senso.backends.specs import load_loglikelihood_model, parse_model_spec
@@ -62,11 +72,7 @@ def _run_lm(options: RunOptions, task: AbricotTask, items: list[AbricotItem], po
     model = load_model(options, cache)
     prompts = build_prompts(items, task, protocol, shots=options.shots, pool=pool)
     system = LikertLM(model, batch_size=options.batch_size)
-    with _progress() as progress:
-        bar = progress.add_task(f"{task.name} [{protocol}]", total=len(prompts))
-        predictions = system.predict_prompts(prompts, progress=lambda n: progress.advance(bar, n))
-    for prompt, pred in zip(prompts, predictions):
-        pred.extra["prompt_hash"] = text_hash(prompt.context)
+    predictions = _predict_prompts(system, prompts, f"{task.name} [{protocol}]")
     info = {
         "protocol": protocol,
         "shots": len(prompts[0].exemplar_ids) if prompts else 0,
@@ -95,11 +101,7 @@ def _run_generate(options: RunOptions, task: AbricotTask, items: list[AbricotIte
     model = load_openai_lm(str(spec), options.base_url, cache, settings=options.system_options)
     prompts = build_prompts(items, task, protocol, shots=options.shots, pool=pool)
     system = LikertGenerate(model)
-    with _progress() as progress:
-        bar = progress.add_task(f"{task.name} [{protocol}, generate]", total=len(prompts))
-        predictions = system.predict_prompts(prompts, progress=lambda n: progress.advance(bar, n))
-    for prompt, pred in zip(prompts, predictions):
-        pred.extra["prompt_hash"] = text_hash(prompt.context)
+    predictions = _predict_prompts(system, prompts, f"{task.name} [{protocol}, generate]")
     info = {
         "protocol": protocol,
         "official_protocol": False,
