@@ -66,3 +66,23 @@ def test_generate_needs_an_openai_model(tmp_path):
     result, _ = run(tmp_path, "http://127.0.0.1:9/v1", "--model", "hf:x")
     assert result.exit_code != 0
     assert "needs a chat model behind a server" in str(result.exception)
+
+
+def test_likelihood_run_through_a_server_flags_bounded_choices_per_item(tmp_path):
+    from openai_fakes import legacy_topk
+
+    top = {"1": -0.5, "2": -1.5, "3": -2.0, "4": -3.0, "Il": -3.5}  # "5" is not in the top-k list
+
+    def reply(path, body):
+        if path == "/models":
+            return MODELS
+        return 200, legacy_topk(top), {}
+
+    out = tmp_path / "lm"
+    with FakeServer(reply) as server:
+        result = CliRunner().invoke(app, ["run", "abricot-abs", "--model", "openai:tiny", "--base-url", server.url,
+                                          "--limit", "3", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    assert [s["bounded_choices"] for s in samples] == [[5], [5], [5]]
+    assert all(s["logprobs"][4] == pytest.approx(-3.5) and s["prediction"] == 1 for s in samples)

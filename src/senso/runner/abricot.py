@@ -73,6 +73,9 @@ def _run_lm(options: RunOptions, task: AbricotTask, items: list[AbricotItem], po
     prompts = build_prompts(items, task, protocol, shots=options.shots, pool=pool)
     system = LikertLM(model, batch_size=options.batch_size)
     predictions = _predict_prompts(system, prompts, f"{task.name} [{protocol}]")
+    # A server backend flags choices absent from its top-k list (their value is an upper bound, not a guess).
+    for pred, scores in zip(predictions, getattr(model, "last_scores", None) or []):
+        pred.extra["bounded_choices"] = [k + 1 for k, flag in enumerate(scores.bounded) if flag]
     info = {
         "protocol": protocol,
         "shots": len(prompts[0].exemplar_ids) if prompts else 0,
