@@ -22,7 +22,6 @@ feature set is chosen too, by the inner leave-one-lemma-out CV (lowest MSE), amo
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 import tempfile
 import time
@@ -35,6 +34,7 @@ from senso.metrics import bootstrap_estimate, pearson, spearman
 from senso.runner.cache import ResponseCache
 from senso.systems import ridge_cv
 from senso.systems.abricot_ridge import EmbeddingRidge, lemma_key, to_prediction
+from senso.tasks.abricot_reference import read_lmeval_loglikelihoods
 from senso.tasks.abricot import TASKS, gold_label
 
 VARIANTS: list[tuple[str, str, tuple[str, ...]]] = [
@@ -115,12 +115,8 @@ def select_features(items, dimension: str, cache: ResponseCache) -> list:
 
 def read_logprobs(path: Path, task: str, items) -> np.ndarray:
     """(n_items, 5) log-likelihoods of choices 1..5 for `task`, in item order."""
-    table: dict[str, dict[int, float]] = {}
-    with path.open(encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            if row["task"] == task:
-                table.setdefault(row["ID"], {})[int(row["choice"])] = float(row["loglikelihood"])
-    return np.asarray([[table[it.id][k] for k in range(1, 6)] for it in items])
+    table = read_lmeval_loglikelihoods(path)
+    return np.asarray([table[(task, it.id)] for it in items])
 
 
 def main() -> None:

@@ -15,7 +15,6 @@ N items, to measure the speed-up rather than infer it from token counts.
 from __future__ import annotations
 
 import argparse
-import csv
 import time
 from pathlib import Path
 
@@ -23,21 +22,14 @@ import torch
 
 from senso.backends.specs import load_loglikelihood_model
 from senso.data.abricot import load_abricot, locate_abricot
-from senso.tasks.abricot import CHOICES, build_prompts, get_task
-
-REFERENCE_FILES = {"calamita": "abricot_lmeval_gemma270m_0shot.csv", "paper": "abricot_lmeval_gemma270m_3shot.csv"}
-
-
-def load_reference(path: Path) -> dict[tuple[str, str], list[float]]:
-    rows: dict[tuple[str, str], dict[str, float]] = {}
-    with path.open(newline="", encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            rows.setdefault((row["task"], row["ID"]), {})[row["choice"]] = float(row["loglikelihood"])
-    return {key: [by_choice[c] for c in CHOICES] for key, by_choice in rows.items()}
+from senso.systems.likert import argmax_choice
+from senso.tasks.abricot_reference import LMEVAL_REFERENCE_FILES, read_lmeval_loglikelihoods
+from senso.tasks.abricot import build_prompts, get_task
 
 
-def argmax(values: list[float]) -> int:
-    return max(range(len(values)), key=lambda i: (values[i], -i))
+
+
+
 
 
 def timed(lm, prompts, batch_size: int) -> tuple[list[list[float]], float]:
@@ -78,8 +70,8 @@ def main() -> None:
               f"{'in prompts':>10} {'ratio':>6} {'passes':>6} {'MAD vs lm-eval':>15} {'max diff':>9} {'argmax':>8}")
     lines = []
     for protocol in args.protocols:
-        reference_path = reference_dir / REFERENCE_FILES[protocol]
-        reference = load_reference(reference_path) if reference_path.exists() else None
+        reference_path = reference_dir / LMEVAL_REFERENCE_FILES[protocol]
+        reference = read_lmeval_loglikelihoods(reference_path) if reference_path.exists() else None
         for task_name in args.tasks:
             prompts = build_prompts(items, get_task(task_name), protocol)[: args.limit]
             scores, seconds = timed(lm, prompts, args.batch_size)
@@ -89,7 +81,7 @@ def main() -> None:
                 for prompt, got in zip(prompts, scores):
                     expected = reference[(task_name, prompt.item_id)]
                     diffs += [abs(a - b) for a, b in zip(got, expected)]
-                    same += argmax(got) == argmax(expected)
+                    same += argmax_choice(got) == argmax_choice(expected)
                 mad, worst, agree = f"{sum(diffs) / len(diffs):.2e}", f"{max(diffs):.2e}", f"{same}/{len(prompts)}"
             lines.append(f"{protocol:9} {task_name:12} {len(prompts):>5} {seconds:>8.1f} {len(prompts) / seconds:>8.2f} "
                          f"{lm.tokens_computed:>9} {lm.tokens_in_prompts:>10} "

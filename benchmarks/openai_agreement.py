@@ -27,16 +27,13 @@ import numpy as np
 from senso.backends.llama_server import LlamaServer, default_gguf
 from senso.backends.openai import OpenAICompatLM
 from senso.data.abricot import load_abricot, locate_abricot
+from senso.tasks.abricot_reference import read_lmeval_loglikelihoods
 from senso.tasks.abricot import build_prompts, get_task
 
 
-def reference_logprobs(path: Path, task: str) -> dict[str, list[float]]:
-    rows: dict[str, dict[int, float]] = {}
-    with path.open(encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            if row["task"] == task:
-                rows.setdefault(row["ID"], {})[int(row["choice"])] = float(row["loglikelihood"])
-    return {item: [choices[k] for k in sorted(choices)] for item, choices in rows.items()}
+def reference_logprobs(path, task):
+    """Item ID -> lm-eval's log-likelihoods of choices 1..5 for `task`."""
+    return {item: values for (t, item), values in read_lmeval_loglikelihoods(path).items() if t == task}
 
 
 def renormalised(values) -> np.ndarray:

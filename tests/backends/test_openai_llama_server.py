@@ -23,6 +23,7 @@ from senso.runner.cache import ResponseCache
 
 pytest.importorskip("uvicorn", reason="llama-cpp-python's server extra is not installed: pip install -e '.[server]'")
 from senso.backends.llama_server import LlamaServer, default_gguf  # noqa: E402
+from senso.tasks.abricot_reference import read_lmeval_loglikelihoods  # noqa: E402
 
 pytestmark = [pytest.mark.real_model, pytest.mark.server]
 
@@ -49,14 +50,8 @@ def renormalised(values) -> np.ndarray:
 
 
 def reference_logprobs(path, task):
-    import csv
-
-    rows: dict[str, dict[int, float]] = {}
-    with path.open(encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            if row["task"] == task:
-                rows.setdefault(row["ID"], {})[int(row["choice"])] = float(row["loglikelihood"])
-    return {item: [choices[k] for k in sorted(choices)] for item, choices in rows.items()}
+    """Item ID -> lm-eval's log-likelihoods of choices 1..5 for `task`."""
+    return {item: values for (t, item), values in read_lmeval_loglikelihoods(path).items() if t == task}
 
 
 def test_paper_protocol_logprobs_agree_with_transformers(gemma_server, data_dir, reference_dir, default_lm, tmp_path):

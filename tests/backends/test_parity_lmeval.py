@@ -7,13 +7,13 @@ stay fast; `benchmarks/abricot_parity.py` checks all 127.
 
 from __future__ import annotations
 
-import csv
-from pathlib import Path
 
 import pytest
 
 from senso.data.abricot import load_abricot
-from senso.tasks.abricot import CHOICES, build_prompts, get_task
+from senso.systems.likert import argmax_choice
+from senso.tasks.abricot_reference import LMEVAL_REFERENCE_FILES, read_lmeval_loglikelihoods
+from senso.tasks.abricot import build_prompts, get_task
 
 pytestmark = [pytest.mark.real_model, pytest.mark.real_data]
 
@@ -21,21 +21,10 @@ pytestmark = [pytest.mark.real_model, pytest.mark.real_data]
 # a 3-shot item adds its exemplars (~550 tokens), computed once per distinct exemplar set.
 ZERO_SHOT_ITEMS = 6
 PREFIX_GROUPS, ITEMS_PER_GROUP = 2, 2
-REFERENCE_FILES = {"calamita": "abricot_lmeval_gemma270m_0shot.csv", "paper": "abricot_lmeval_gemma270m_3shot.csv"}
 
 
-def load_reference(path: Path) -> dict[tuple[str, str], list[float]]:
-    """(task, item id) -> log-likelihoods of choices 1..5."""
-    rows: dict[tuple[str, str], dict[str, float]] = {}
-    with path.open(newline="", encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            rows.setdefault((row["task"], row["ID"]), {})[row["choice"]] = float(row["loglikelihood"])
-    return {key: [by_choice[c] for c in CHOICES] for key, by_choice in rows.items()}
 
 
-def argmax(values: list[float]) -> int:
-    """Index of the highest value; ties go to the lower choice."""
-    return max(range(len(values)), key=lambda i: (values[i], -i))
 
 
 def pick_subset(prompts):
@@ -53,7 +42,7 @@ def pick_subset(prompts):
 @pytest.mark.parametrize("task_name", ["abricot-abs", "abricot-inc"])
 def test_loglikelihoods_match_lmeval(data_dir, reference_dir, default_lm, task_name, protocol):
     items = load_abricot(data_dir / "abricot" / "dataset_it.csv")
-    reference = load_reference(reference_dir / REFERENCE_FILES[protocol])
+    reference = read_lmeval_loglikelihoods(reference_dir / LMEVAL_REFERENCE_FILES[protocol])
     prompts = build_prompts(items, get_task(task_name), protocol)  # exemplars drawn from all 127 items
     subset = pick_subset(prompts)
 
@@ -63,7 +52,7 @@ def test_loglikelihoods_match_lmeval(data_dir, reference_dir, default_lm, task_n
     diffs = []
     for prompt, got in zip(subset, scores):
         expected = reference[(task_name, prompt.item_id)]
-        assert argmax(got) == argmax(expected), (prompt.item_id, got, expected)
+        assert argmax_choice(got) == argmax_choice(expected), (prompt.item_id, got, expected)
         diffs += [abs(a - b) for a, b in zip(got, expected)]
     mad = sum(diffs) / len(diffs)
     print(f"{task_name} {protocol}: n={len(subset)} MAD={mad:.2e} max={max(diffs):.2e}")

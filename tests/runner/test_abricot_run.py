@@ -60,6 +60,7 @@ def test_constant_answers_give_undefined_pearson(fake, data_dir, tmp_path):
     samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     assert len(samples) == 127 and samples[0]["prediction"] == 1 and len(samples[0]["logprobs"]) == 5
     assert json.loads((out / "config.json").read_text())["task"] == "abricot-abs"
+    assert len(model.contexts) == 127 and all(c.startswith("Assegna un valore di astrazione") for c in model.contexts)
 
 
 def test_paper_protocol_limit_and_defined_metrics(fake, data_dir, tmp_path):

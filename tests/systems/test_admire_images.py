@@ -12,7 +12,7 @@ import pytest
 from image_models import tiny_hf_dir, tiny_llava_dir, write_png
 from senso.backends.image_text import ImageTextModel
 from senso.backends.vlm import TransformersVLM, YesNo
-from senso.data.admire_items import AdmireAItem, ImageOption
+from senso.data.admire_items import AdmireAItem, AdmireBItem, ImageOption
 from senso.errors import SensoError
 from senso.runner.cache import ResponseCache
 from senso.systems.admire_images.similarity import ClipRanker, FusionRanker, ranking_from_scores, zscores
@@ -239,9 +239,7 @@ class FixedChooser:
         return out
 
 
-def make_b_item(folder: Path, compound: str) -> "AdmireBItem":
-    from senso.data.admire_items import AdmireBItem
-
+def make_b_item(folder: Path, compound: str) -> AdmireBItem:
     seq = (write_png(folder / compound / "s1.png", (240, 20, 20)), write_png(folder / compound / "s2.png", (220, 60, 10)))
     candidates = tuple(ImageOption(f"{n}.png", f"a {n} picture", path=write_png(folder / compound / f"{n}.png", COLORS[n]))
                        for n in ("blue", "red", "green", "grey"))

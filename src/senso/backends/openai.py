@@ -30,7 +30,7 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from senso.backends.http_pool import RetryPolicy, ServerError, ServerPool, Session

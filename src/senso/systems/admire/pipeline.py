@@ -12,7 +12,7 @@ Defaults (training-free: nothing is fit on AdMIRe data):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from senso.backends.embedders import Embedder
