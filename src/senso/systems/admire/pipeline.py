@@ -36,6 +36,9 @@ SENSES = {
     "prompt": "instruction prompt to a generative model (--generator; default SmolLM2-135M-Instruct)",
     "prompt-literal-first": "the model first writes a literal use of the compound, then judges the sentence",
     "lm-likelihood": "LM log-likelihood of the sentence with the compound kept vs replaced by its meaning",
+    "lm-definition": "which definition (idiomatic meaning or literal reading) a causal LM finds fitting, as PMI "
+                     "(--model; default Gemma-3-270M)",
+    "context+definition": "context-similarity with lm-definition as one more signal in the mean",
     "fitted": "logistic regression on the embedding signals, fit on EN train (records its compounds)",
     "gold": "oracle told the gold sentence type (analysis only)",
 }
@@ -106,6 +109,18 @@ def sense_builders(options: RunOptions, cache: ResponseCache, builder: EvidenceB
             for spec in specs]
 
 
+def build_definition_sense(options: RunOptions, cache: ResponseCache, builder: EvidenceBuilder):
+    """`lm-definition` over `--model` (default: the built-in Gemma-3-270M, with its dev calibration)."""
+    from senso.backends.specs import load_loglikelihood_model, parse_model_spec
+    from senso.systems.admire.definition import DEFINITION_CALIBRATION, DefinitionSense
+
+    spec = parse_model_spec(options.model)
+    lm = load_loglikelihood_model(spec, dtype=options.dtype, device=options.device,
+                                  cache=cache if options.use_cache else None)
+    calibration = DEFINITION_CALIBRATION.get("default", {}) if spec.is_default else {}
+    return DefinitionSense(lm, builder.meanings, builder.wordnet, batch_size=options.batch_size, **calibration)
+
+
 def build_sense(options: RunOptions, cache: ResponseCache, builder: EvidenceBuilder) -> SenseClassifier:
     kind = _option(options, "sense", "context-similarity")
     word_centre = _option(options, "word_centre")
@@ -118,6 +133,12 @@ def build_sense(options: RunOptions, cache: ResponseCache, builder: EvidenceBuil
         return EmbeddingSense(sense_builders(options, cache, builder), signals=("captions",), name=kind)
     if kind == "gold":
         return GoldSense()
+    if kind in ("lm-definition", "context+definition"):
+        definition = build_definition_sense(options, cache, builder)
+        if kind == "lm-definition":
+            return definition
+        return EmbeddingSense(sense_builders(options, cache, builder), word_centre=word_centre,
+                              definition=definition, name=kind)
     if kind == "fitted":
         from senso.data.admire import load_subtask_a
         from senso.systems.admire.sense import FittedSense

@@ -111,6 +111,7 @@ class EmbeddingSense:
     builders: list[EvidenceBuilder]
     signals: tuple[str, ...] = SIGNALS
     word_centre: float | None = None  # overrides the calibrated centre (single-embedder use)
+    definition: Any = None  # a DefinitionSense whose standardised pmi joins the mean as one more signal
     name: str = "context-similarity"
     fitted_compounds: frozenset[str] = frozenset()
 
@@ -125,9 +126,12 @@ class EmbeddingSense:
             centre, scale = calibration(builder.embedder.spec)
             self.calibrations.append((self.word_centre if self.word_centre is not None else centre, scale))
 
-    def decide(self, per_embedder: Sequence[ItemEvidence]) -> SenseDecision:
+    def decide(self, per_embedder: Sequence[ItemEvidence], definition: dict | None = None) -> SenseDecision:
         used: dict[str, float] = {}
         standardised: list[float] = []
+        if definition is not None:
+            used["lm.definition"] = definition["pmi"] - self.definition.centre
+            standardised.append(self.definition.standardised(definition))
         for builder, (centre, scale), evidence in zip(self.builders, self.calibrations, per_embedder):
             raw = sense_signals(evidence, centre if "words" in self.signals else None,
                                 signal_centres(builder.embedder.spec))
@@ -141,14 +145,16 @@ class EmbeddingSense:
 
     def classify(self, items: Sequence[AdmireAItem]) -> list[SenseDecision]:
         evidence = [builder.build(list(items)) for builder in self.builders]
-        return [self.decide(per_item) for per_item in zip(*evidence)]
+        definitions = self.definition.signals(items) if self.definition is not None else [None] * len(items)
+        return [self.decide(per_item, d) for per_item, d in zip(zip(*evidence), definitions)]
 
     def describe(self) -> dict:
         return {"name": self.name, "signals": list(self.signals), "gain": LOGIT_GAIN,
                 "embedders": [{"embedder": b.embedder.spec, "word_centre": c, "scale": s,
                                "centres": signal_centres(b.embedder.spec)}
                               for b, (c, s) in zip(self.builders, self.calibrations)],
-                "meaning": self.builders[0].describe()["meaning"]}
+                "meaning": self.builders[0].describe()["meaning"],
+                "definition": self.definition.describe() if self.definition is not None else None}
 
 
 @dataclass
