@@ -29,13 +29,13 @@ from pathlib import Path
 
 import numpy as np
 
-from senso.data.abricot import load_abricot, locate_abricot
-from senso.metrics import bootstrap_estimate, pearson, spearman
-from senso.runner.cache import ResponseCache
-from senso.systems import ridge_cv
-from senso.systems.abricot_ridge import EmbeddingRidge, lemma_key, to_prediction
-from senso.tasks.abricot_reference import read_lmeval_loglikelihoods
-from senso.tasks.abricot import TASKS, gold_label
+from senso.likert.data import load_abricot, locate_abricot
+from senso.core.stats import bootstrap_estimate, pearson, spearman
+from senso.core.cache import ResponseCache
+from senso.core import ridge_cv
+from senso.likert.systems.ridge import EmbeddingRidge, lemma_key, to_prediction
+from senso.likert.lmeval_reference import read_lmeval_loglikelihoods
+from senso.likert.task import TASKS, gold_label
 
 VARIANTS: list[tuple[str, str, tuple[str, ...]]] = [
     (embedder, kind, features)

@@ -21,10 +21,10 @@ from pathlib import Path
 import torch
 
 from senso.backends.specs import load_loglikelihood_model
-from senso.data.abricot import load_abricot, locate_abricot
-from senso.systems.likert import argmax_choice
-from senso.tasks.abricot_reference import LMEVAL_REFERENCE_FILES, read_lmeval_loglikelihoods
-from senso.tasks.abricot import build_prompts, get_task
+from senso.likert.data import load_abricot, locate_abricot
+from senso.likert.systems.likert_lm import argmax_choice
+from senso.likert.lmeval_reference import LMEVAL_REFERENCE_FILES, read_lmeval_loglikelihoods
+from senso.likert.task import build_prompts, get_task
 
 
 

@@ -3,7 +3,7 @@
     PYTHONPATH=src python benchmarks/admire_roles.py --split train+dev
 
 The gold order and sentence type give every image's role (strong/mild idiomatic, mild/strong literal,
-distractor). For each embedder this prints how often `assign_roles` (senso.systems.admire.rankers) finds
+distractor). For each embedder this prints how often `assign_roles` (senso.admire.systems.rankers) finds
 the literal pair, the strong literal image, the strong idiomatic image and the distractor, and the Top-1
 and DCG the structure ranker would reach if it were told the gold sense: the ceiling of the ranker,
 whatever the sense classifier does. Analysis only: nothing here is fit or fed back.
@@ -36,12 +36,12 @@ def main() -> None:
     args = parser.parse_args()
 
     from senso.backends.embedders import Embedder
-    from senso.data.admire import load_subtask_a
-    from senso.runner.cache import ResponseCache
-    from senso.systems.admire.evidence import EvidenceBuilder
-    from senso.systems.admire.meaning import WordNetMeaning
-    from senso.systems.admire.rankers import ROLES, assign_roles, dcg
-    from senso.systems.admire.wordnet import WordNet
+    from senso.admire.data import load_subtask_a
+    from senso.core.cache import ResponseCache
+    from senso.admire.systems.evidence import EvidenceBuilder
+    from senso.admire.systems.meaning import WordNetMeaning
+    from senso.admire.systems.rankers import ROLES, assign_roles, dcg
+    from senso.admire.systems.wordnet import WordNet
 
     wordnet = WordNet.locate()
     items = [i for split in args.split.split("+") for i in load_subtask_a(Path(args.data_dir), "en", split)]

@@ -5,10 +5,10 @@
 
 Prints, for the embedder: the median of the raw `words` signal (its centre: it has no natural zero) and
 the standard deviation over items of each signal (`gloss`, `captions`, `words`), whose mean is the
-embedder's scale. These are the numbers in senso.systems.admire.sense.EMBEDDER_CALIBRATION; nothing
+embedder's scale. These are the numbers in senso.admire.systems.sense.EMBEDDER_CALIBRATION; nothing
 else is fit, and train is not used. With `--definition`: the median and standard deviation of the
 `lm-definition` pmi of the default model over the dev items that have a meaning
-(senso.systems.admire.definition.DEFINITION_CALIBRATION).
+(senso.admire.systems.definition.DEFINITION_CALIBRATION).
 """
 
 from __future__ import annotations
@@ -31,12 +31,12 @@ def main() -> None:
         return
 
     from senso.backends.embedders import Embedder
-    from senso.data.admire import load_subtask_a
-    from senso.runner.cache import ResponseCache
-    from senso.systems.admire.evidence import EvidenceBuilder
-    from senso.systems.admire.meaning import WordNetMeaning
-    from senso.systems.admire.sense import sense_signals
-    from senso.systems.admire.wordnet import WordNet
+    from senso.admire.data import load_subtask_a
+    from senso.core.cache import ResponseCache
+    from senso.admire.systems.evidence import EvidenceBuilder
+    from senso.admire.systems.meaning import WordNetMeaning
+    from senso.admire.systems.sense import sense_signals
+    from senso.admire.systems.wordnet import WordNet
 
     wordnet = WordNet.locate()
     builder = EvidenceBuilder(Embedder(args.embedder, ResponseCache()), WordNetMeaning(wordnet) if wordnet else None, wordnet)
@@ -52,11 +52,11 @@ def main() -> None:
 
 def calibrate_definition(data_dir: Path) -> None:
     from senso.backends.specs import load_loglikelihood_model
-    from senso.data.admire import load_subtask_a
-    from senso.runner.cache import ResponseCache
-    from senso.systems.admire.definition import DefinitionSense
-    from senso.systems.admire.meaning import WordNetMeaning
-    from senso.systems.admire.wordnet import WordNet
+    from senso.admire.data import load_subtask_a
+    from senso.core.cache import ResponseCache
+    from senso.admire.systems.definition import DefinitionSense
+    from senso.admire.systems.meaning import WordNetMeaning
+    from senso.admire.systems.wordnet import WordNet
 
     wordnet = WordNet.locate()
     cache = ResponseCache()

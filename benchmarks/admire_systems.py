@@ -33,12 +33,12 @@ def main() -> None:
     if args.cold:
         os.environ["SENSO_CACHE_DIR"] = tempfile.mkdtemp(prefix="senso-cold-")
 
-    from senso.data.admire import load_subtask_a
-    from senso.metrics import bootstrap_estimate, mean
-    from senso.runner.cache import ResponseCache
-    from senso.runner.options import RunOptions
-    from senso.scoring.admire import score_item_a
-    from senso.systems.admire_registry import ADMIRE_A_SYSTEMS
+    from senso.admire.data import load_subtask_a
+    from senso.core.stats import bootstrap_estimate, mean
+    from senso.core.cache import ResponseCache
+    from senso.core.options import RunOptions
+    from senso.admire.scoring import score_item_a
+    from senso.admire.systems.registry import ADMIRE_A_SYSTEMS
 
     system_options = {k: v for k, v in {"sense": args.sense, "ranker": args.ranker, "meaning": args.meaning,
                                         "members": args.members}.items() if v}

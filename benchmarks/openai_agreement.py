@@ -26,9 +26,9 @@ import numpy as np
 
 from senso.backends.llama_server import LlamaServer, default_gguf
 from senso.backends.openai import OpenAICompatLM
-from senso.data.abricot import load_abricot, locate_abricot
-from senso.tasks.abricot_reference import read_lmeval_loglikelihoods
-from senso.tasks.abricot import build_prompts, get_task
+from senso.likert.data import load_abricot, locate_abricot
+from senso.likert.lmeval_reference import read_lmeval_loglikelihoods
+from senso.likert.task import build_prompts, get_task
 
 
 def reference_logprobs(path, task):

@@ -54,7 +54,7 @@ def main() -> None:
     args = parser.parse_args()
     started = time.perf_counter()
     from senso.report.run_page import write_run_report
-    from senso.runner.options import RunOptions
+    from senso.core.options import RunOptions
     imported = time.perf_counter() - started
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = args.run
@@ -63,7 +63,7 @@ def main() -> None:
             import io
             import os
 
-            from senso.runner.admire import run_admire
+            from senso.admire.run import run_admire
 
             os.environ.setdefault("SENSO_CACHE_DIR", str(Path(tmp) / "cache"))
             data = write_split(Path(tmp) / "data")

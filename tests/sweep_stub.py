@@ -7,8 +7,8 @@ import json
 import os
 from pathlib import Path
 
-from senso.errors import SensoError
-from senso.runner.options import RunOptions
+from senso.core.errors import SensoError
+from senso.core.options import RunOptions
 
 
 def stub_run(options: RunOptions) -> Path:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from senso.errors import SensoError
-from senso.runner.options import RunOptions
+from senso.core.errors import SensoError
+from senso.core.options import RunOptions
 
 ABRICOT_TASKS = ("abricot-abs", "abricot-inc")
 ADMIRE_TASKS = ("admire-a", "admire-b", "admire-sense")
@@ -14,11 +14,11 @@ ADMIRE_TASKS = ("admire-a", "admire-b", "admire-sense")
 def run(options: RunOptions) -> Path:
     """Run a task end to end; returns the run folder (holding results.json and samples.jsonl)."""
     if options.task in ABRICOT_TASKS:
-        from senso.runner.abricot import run_abricot
+        from senso.likert.run import run_abricot
 
         return run_abricot(options)
     if options.task in ADMIRE_TASKS:
-        from senso.runner.admire import run_admire
+        from senso.admire.run import run_admire
 
         return run_admire(options)
     raise SensoError(f"unknown task {options.task!r}; choose from {', '.join(ABRICOT_TASKS + ADMIRE_TASKS)}")

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from senso.errors import SensoError
+from senso.core.errors import SensoError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="senso: graded, context-dependent meaning benchmarks.")
 data_app = typer.Typer(no_args_is_help=True, help="Data sets: statistics and downloads.")
@@ -57,7 +57,7 @@ def run(
 ) -> None:
     """Run a task with a system and write a run folder."""
     from senso.api import run as api_run
-    from senso.runner.options import RunOptions
+    from senso.core.options import RunOptions
 
     named = {"sense": sense, "meaning": meaning, "glossary": glossary, "members": members,
              "ranker": ranker, "modality": modality}
@@ -86,7 +86,7 @@ def data_stats(
 ) -> None:
     """Dataset card: summary tables on the terminal, figures as PNG."""
     if dataset == "admire":
-        from senso.report.admire_card import print_admire_card
+        from senso.admire.card import print_admire_card
 
         out.print(f"figure: {print_admire_card(data_dir, out_dir, out)}")
         return
@@ -94,8 +94,8 @@ def data_stats(
         raise SensoError(f"unknown dataset {dataset!r} for stats; choose from abricot, admire")
     from rich.table import Table
 
-    from senso.data.abricot import load_abricot, locate_abricot
-    from senso.report.abricot_card import distributions, lemma_stats, plot_distributions
+    from senso.likert.data import load_abricot, locate_abricot
+    from senso.likert.card import distributions, lemma_stats, plot_distributions
 
     path = locate_abricot(data_dir)
     items = load_abricot(path)
@@ -128,7 +128,7 @@ def main() -> None:
 
 
 # ---------------------------------------------------------------------------- AdMIRe: score, submission pack,
-# compare, leaderboard, data fetch (thin wrappers over senso.scoring / submission / compare / leaderboard)
+# compare, leaderboard, data fetch (thin wrappers over senso.admire: scoring, submission, paired, leaderboard)
 
 submission_app = typer.Typer(no_args_is_help=True, help="Official AdMIRe submission files.")
 app.add_typer(submission_app, name="submission")
@@ -146,8 +146,8 @@ def score(
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
 ) -> None:
     """Score a submission file exactly as the official scorer does (Top-1, DCG; B: image and sentence-type accuracy)."""
-    from senso.report.admire import metrics_table
-    from senso.scoring.admire import GROUPS, score_submission
+    from senso.admire.tables import metrics_table
+    from senso.admire.scoring import GROUPS, score_submission
 
     report = score_submission(task, file, gold, allow_partial=allow_partial, seed=seed)
     if as_json:
@@ -166,7 +166,7 @@ def submission_pack(
     allow_partial: bool = typer.Option(False, "--allow-partial", help="Accept row counts other than the official split sizes."),
 ) -> None:
     """Validate submission files and zip them at the archive's root, as Codabench expects."""
-    from senso.submission import pack
+    from senso.admire.submission import pack
 
     names = pack(inputs, output, allow_partial=allow_partial)
     out.print(f"wrote {output}: {', '.join(names)}", highlight=False, soft_wrap=True)
@@ -182,8 +182,8 @@ def compare(
     seed: int = typer.Option(0, "--seed"),
 ) -> None:
     """Paired comparison of two systems on the same items: per metric, A - B with a 95% CI and a permutation p-value."""
-    from senso.compare import compare as compare_sides
-    from senso.report.admire import comparison_table
+    from senso.admire.paired import compare as compare_sides
+    from senso.admire.tables import comparison_table
 
     result = compare_sides(task, run_a, run_b, gold=gold, n_resamples=resamples, seed=seed)
     out.print(comparison_table(result))
@@ -197,7 +197,7 @@ def leaderboard(
     allow_partial: bool = typer.Option(False, "--allow-partial", help="Show runs that scored part of a split."),
 ) -> None:
     """Where the run(s) would have ranked on the published AdMIRe leaderboards."""
-    from senso.leaderboard import leaderboards, render
+    from senso.admire.leaderboard import leaderboards, render
 
     for board in leaderboards(runs, allow_partial=allow_partial):
         out.print(render(board))
@@ -216,13 +216,13 @@ def data_fetch(
 ) -> None:
     """Download a benchmark's official files, verify their checksums and unpack them."""
     if dataset == "abricot":
-        from senso.data.abricot import locate_abricot
+        from senso.likert.data import locate_abricot
 
         out.print(f"ABRICOT: {locate_abricot(data_dir)}", highlight=False, soft_wrap=True)
         return
     if dataset != "admire":
         raise SensoError(f"unknown dataset {dataset!r}; choose admire or abricot")
-    from senso.data.admire_fetch import fetch_admire
+    from senso.admire.fetch import fetch_admire
 
     report = fetch_admire(data_dir, api_url=api_url, force=force)
     out.print(f"AdMIRe (doi {report.article.get('doi')}, version {report.article.get('version')}) in {report.root}", highlight=False, soft_wrap=True)
@@ -250,7 +250,7 @@ def report(
     out.print(str(path), highlight=False, soft_wrap=True)
 
 
-# --- embedding-ridge: fit on ABRICOT, predict new sentences (senso.systems.abricot_ridge_io) ---------------
+# --- embedding-ridge: fit on ABRICOT, predict new sentences (senso.likert.systems.ridge_files) ---------------
 
 
 @app.command("fit")
@@ -264,8 +264,8 @@ def fit(
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the embedding cache."),
 ) -> None:
     """Fit a supervised ABRICOT predictor on all items and save it."""
-    from senso.runner.cache import ResponseCache
-    from senso.systems.abricot_ridge_io import fit_to_file
+    from senso.core.cache import ResponseCache
+    from senso.likert.systems.ridge_files import fit_to_file
 
     options = {}
     for pair in option:
@@ -288,8 +288,8 @@ def predict(
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the embedding cache."),
 ) -> None:
     """Score new sentences with a fitted model: input columns + <task>_pred (0-1) + <task>_pred_label (1-5)."""
-    from senso.runner.cache import ResponseCache
-    from senso.systems.abricot_ridge_io import predict_csv
+    from senso.core.cache import ResponseCache
+    from senso.likert.systems.ridge_files import predict_csv
 
     report = predict_csv(model_path, csv_path, out_path, cache=ResponseCache(enabled=not no_cache))
     if report.warning:
@@ -342,7 +342,7 @@ def systems() -> None:
     """List the AdMIRe systems and the parts they are composed of, a line each."""
     from rich.table import Table
 
-    from senso.systems.admire.pipeline import system_catalog
+    from senso.admire.systems.registry import system_catalog
 
     table = Table(title="AdMIRe systems and parts")
     for column in ("kind", "name", "what it does"):

@@ -41,10 +41,10 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Callable
 
-from senso.errors import SensoError
-from senso.runner.cache import cache_key
-from senso.runner.options import RunOptions
-from senso.runner.record import load_results
+from senso.core.errors import SensoError
+from senso.core.cache import cache_key
+from senso.core.options import RunOptions
+from senso.core.records import load_results
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from senso.backends import default_model as dm
-from senso.errors import SensoError
+from senso.core.errors import SensoError
 
 
 class FakeTokenizer:

@@ -15,9 +15,9 @@ from tokenizers import Tokenizer, models, pre_tokenizers, decoders, processors, 
 from transformers import PreTrainedTokenizerFast
 
 from senso.backends.hf import HFCausalLM
-from senso.errors import SensoError
-from senso.runner.cache import ResponseCache
-from senso.tasks.abricot import LikertPrompt
+from senso.core.errors import SensoError
+from senso.core.cache import ResponseCache
+from senso.likert.task import LikertPrompt
 
 CORPUS = [
     "Assegna un valore di astrazione da 1 a 5 alla parola cane nel contesto della frase seguente:",

@@ -9,8 +9,8 @@ import pytest
 
 from image_models import TINY_OPEN_CLIP_CFG, open_clip_module, tiny_hf_dir, tiny_open_clip_dir, write_png
 from senso.backends.image_text import ImageModelSpec, ImageTextModel, parse_image_model, weights_fingerprint
-from senso.errors import DataError, SensoError
-from senso.runner.cache import ResponseCache
+from senso.core.errors import DataError, SensoError
+from senso.core.cache import ResponseCache
 
 pytestmark = pytest.mark.images
 

@@ -12,8 +12,8 @@ import pytest
 from openai_fakes import MODELS, FakeServer, chat_reply, content_topk, legacy_topk
 from senso.backends.http_pool import RetryPolicy, ServerError, ServerUnavailable, normalise_base_url
 from senso.backends.openai import OpenAICompatLM, load_openai_lm, parse_choice, split_choices
-from senso.errors import SensoError
-from senso.runner.cache import ResponseCache
+from senso.core.errors import SensoError
+from senso.core.cache import ResponseCache
 
 FAST = RetryPolicy(max_retries=3, backoff=0.01, max_backoff=0.05, timeout=10)
 TOP = {"1": -0.5, "2": -1.5, "3": -2.0, "4": -3.0, "Il": -3.5}  # "5" absent: bounded by -3.5

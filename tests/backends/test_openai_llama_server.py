@@ -19,11 +19,11 @@ import pytest
 
 from senso.backends.http_pool import RetryPolicy, ServerUnavailable
 from senso.backends.openai import OpenAICompatLM
-from senso.runner.cache import ResponseCache
+from senso.core.cache import ResponseCache
 
 pytest.importorskip("uvicorn", reason="llama-cpp-python's server extra is not installed: pip install -e '.[server]'")
 from senso.backends.llama_server import LlamaServer, default_gguf  # noqa: E402
-from senso.tasks.abricot_reference import read_lmeval_loglikelihoods  # noqa: E402
+from senso.likert.lmeval_reference import read_lmeval_loglikelihoods  # noqa: E402
 
 pytestmark = [pytest.mark.real_model, pytest.mark.server]
 
@@ -55,8 +55,8 @@ def reference_logprobs(path, task):
 
 
 def test_paper_protocol_logprobs_agree_with_transformers(gemma_server, data_dir, reference_dir, default_lm, tmp_path):
-    from senso.data.abricot import load_abricot, locate_abricot
-    from senso.tasks.abricot import build_prompts, get_task
+    from senso.likert.data import load_abricot, locate_abricot
+    from senso.likert.task import build_prompts, get_task
 
     items = load_abricot(locate_abricot(data_dir))
     prompts = build_prompts(items, get_task("abricot-abs"), "paper")[:N_ITEMS]

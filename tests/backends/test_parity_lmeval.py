@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from senso.data.abricot import load_abricot
-from senso.systems.likert import argmax_choice
-from senso.tasks.abricot_reference import LMEVAL_REFERENCE_FILES, read_lmeval_loglikelihoods
-from senso.tasks.abricot import build_prompts, get_task
+from senso.likert.data import load_abricot
+from senso.likert.systems.likert_lm import argmax_choice
+from senso.likert.lmeval_reference import LMEVAL_REFERENCE_FILES, read_lmeval_loglikelihoods
+from senso.likert.task import build_prompts, get_task
 
 pytestmark = [pytest.mark.real_model, pytest.mark.real_data]
 

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from senso.backends.specs import ModelSpec, load_loglikelihood_model, parse_model_spec
-from senso.errors import SensoError
+from senso.core.errors import SensoError
 
 
 @pytest.mark.parametrize("spec", [None, "", "gemma3-270m", " gemma3-270m "])

@@ -12,8 +12,8 @@ import pytest
 
 from image_models import FakeServer, chat_response, write_png
 from senso.backends.vlm import YesNo, image_data_url, vision_lm, yes_no_from_text, yes_no_from_top_logprobs
-from senso.errors import DataError, SensoError
-from senso.runner.cache import ResponseCache
+from senso.core.errors import DataError, SensoError
+from senso.core.cache import ResponseCache
 
 pytestmark = pytest.mark.images
 

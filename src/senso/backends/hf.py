@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
-from senso.errors import SensoError
-from senso.runner.cache import ResponseCache, cache_key
+from senso.core.errors import SensoError
+from senso.core.cache import ResponseCache, cache_key
 
 CACHE_NAMESPACE = "loglik"
 DTYPES = ("float32", "bfloat16", "float16", "auto")
@@ -38,7 +38,7 @@ _DEFAULT_MAX_LENGTH = 2048  # lm-eval's fallback when neither config nor tokeniz
 
 
 class LikelihoodPrompt(Protocol):
-    """What `loglikelihood_choices` needs of a prompt (e.g. `senso.tasks.abricot.LikertPrompt`)."""
+    """What `loglikelihood_choices` needs of a prompt (e.g. `senso.likert.task.LikertPrompt`)."""
 
     context: str
     shared_prefix: str
@@ -159,7 +159,7 @@ class HFCausalLM:
     def fingerprint(self) -> str:
         """Content hash of the local folder, or the hub's recorded file hashes (computed once)."""
         if self._fingerprint is None:
-            from senso.runner.fingerprint import hub_fingerprint, path_fingerprint
+            from senso.core.fingerprint import hub_fingerprint, path_fingerprint
 
             self._fingerprint = path_fingerprint(self.name_or_path) if self.is_local else hub_fingerprint(self.name_or_path)
         return self._fingerprint

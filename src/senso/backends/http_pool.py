@@ -15,7 +15,7 @@ from typing import Any, Awaitable, Callable, Sequence
 
 import httpx2
 
-from senso.errors import SensoError
+from senso.core.errors import SensoError
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 

@@ -26,9 +26,9 @@ from typing import Any, Protocol, Sequence
 import numpy as np
 
 from senso.backends.embedders import normalise_rows as _normalise
-from senso.errors import DataError, SensoError
-from senso.runner.cache import ResponseCache, cache_key
-from senso.runner.fingerprint import hub_fingerprint, path_fingerprint
+from senso.core.errors import DataError, SensoError
+from senso.core.cache import ResponseCache, cache_key
+from senso.core.fingerprint import hub_fingerprint, path_fingerprint
 
 IMAGE_MODELS = {
     "open_clip:ARCH:PRETRAINED": "an open_clip model: architecture and pretrained tag or checkpoint file (needs open_clip_torch)",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx2
 
-from senso.errors import SensoError
+from senso.core.errors import SensoError
 
 
 def free_port(host: str = "127.0.0.1") -> int:

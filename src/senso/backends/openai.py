@@ -35,8 +35,8 @@ from typing import Any, Callable, Sequence
 
 from senso.backends.http_pool import RetryPolicy, ServerError, ServerPool, Session
 from senso.backends.logprobs import TokenLogprob, choice_logprobs
-from senso.errors import SensoError
-from senso.runner.cache import ResponseCache, cache_key
+from senso.core.errors import SensoError
+from senso.core.cache import ResponseCache, cache_key
 
 SCORING_MODES = ("auto", "last-token", "echo", "generate")
 SETTINGS = ("scoring", "top_logprobs", "api_key_env", "concurrency", "timeout", "max_retries", "backoff")

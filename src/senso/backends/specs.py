@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from senso.backends.default_model import DEFAULT_MODEL_SPEC
-from senso.errors import SensoError
+from senso.core.errors import SensoError
 
 BACKENDS = ("hf", "openai")
 DEFAULT_BACKEND = "default"  # the backend of the built-in default model

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence
 
 from senso.backends.image_text import load_image
-from senso.errors import DataError, SensoError
-from senso.runner.cache import ResponseCache, cache_key
+from senso.core.errors import DataError, SensoError
+from senso.core.cache import ResponseCache, cache_key
 
 YES_WORDS = ("yes",)
 NO_WORDS = ("no",)
@@ -166,7 +166,7 @@ class TransformersVLM:
     @property
     def fingerprint(self) -> str:
         if self.fingerprint_value is None:
-            from senso.runner.fingerprint import hub_fingerprint, path_fingerprint
+            from senso.core.fingerprint import hub_fingerprint, path_fingerprint
 
             name = self.spec.removeprefix("hf:")
             local = Path(name).expanduser()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from senso.errors import SensoError
+from senso.core.errors import SensoError
 
 
 def write_report(run_dirs: Sequence[str | Path], out: str | Path | None = None, thumbnails: bool = True) -> Path:

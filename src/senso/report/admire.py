@@ -1,43 +1,198 @@
-"""Rich tables for AdMIRe numbers: metrics with CIs by sentence type, paired comparisons."""
+"""What an AdMIRe run page shows, as plain data: where gold ranks landed, per-item rows with thumbnails
+or captions (Subtask A), sequences and candidates (Subtask B)."""
 
 from __future__ import annotations
 
-from typing import Mapping
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
 
-from rich.table import Table
+from markupsafe import Markup, escape
 
-from senso.metrics import Estimate
-from senso.scoring.admire import GROUPS
-from senso.tasks.admire import METRIC_LABELS
+from senso.admire.items import AdmireAItem, AdmireBItem
+from senso.core.errors import SensoError
+from senso.report.thumbnails import prefetch, thumbnail_uri
 
-
-def metrics_table(title: str, metrics: Mapping[str, Estimate], by_group: Mapping[str, Mapping[str, Estimate]],
-                  n: int, group_sizes: Mapping[str, int]) -> Table:
-    """One row per metric; columns all / idiomatic / literal, each `value [95% CI]`."""
-    table = Table(title=title)
-    table.add_column("metric")
-    table.add_column(f"all (n={n})", justify="right")
-    for group in GROUPS:
-        table.add_column(f"{group} (n={group_sizes.get(group, 0)})", justify="right")
-    for name, estimate in metrics.items():
-        row = [METRIC_LABELS.get(name, name), estimate.format()]
-        for group in GROUPS:
-            est = by_group.get(group, {}).get(name)
-            row.append(est.format() if est is not None and est.value is not None else "-")
-        table.add_row(*row)
-    return table
+N_RANKS = 5
+CAPTION_PREVIEW = 220
 
 
-def comparison_table(comparison) -> Table:
-    """Rows of a `senso.compare.Comparison`: means, A - B [95% CI], p-value, per group and metric."""
-    table = Table(title=f"{comparison.task}: A = {comparison.a}  vs  B = {comparison.b}  (n={comparison.n})")
-    for column in ("group", "metric", "n", "A", "B", "A - B [95% CI]", "p (paired permutation)"):
-        table.add_column(column, justify="left" if column in ("group", "metric") else "right")
-    for group, metric, result, reason in comparison.rows:
-        label = METRIC_LABELS.get(metric, metric)
-        if result is None:
-            table.add_row(group, label, "0", "-", "-", reason or "-", "-")
+def rank_landing(samples: Sequence[dict[str, Any]]) -> list[list[int]]:
+    """5x5 counts: row r, column p holds how many items had their gold rank-(r+1) image at predicted
+    position p+1. A perfect system fills the diagonal; rows sum to the number of scored items."""
+    matrix = [[0] * N_RANKS for _ in range(N_RANKS)]
+    for s in samples:
+        gold, predicted = s.get("gold_order"), s["predicted_order"]
+        if gold is None:
             continue
-        table.add_row(group, label, str(result.n), f"{result.mean_a:.3f}", f"{result.mean_b:.3f}",
-                      f"{result.difference:+.3f} [{result.ci_low:+.3f}, {result.ci_high:+.3f}]", f"{result.p_value:.4f}")
-    return table
+        position = {name: p for p, name in enumerate(predicted)}
+        if set(position) != set(gold) or len(gold) != N_RANKS:
+            raise SensoError(f"{s['compound']!r}: predicted order {predicted} is not a permutation of the gold order {gold}")
+        for rank, name in enumerate(gold):
+            matrix[rank][position[name]] += 1
+    return matrix
+
+
+def highlight_phrase(sentence: str, phrase: str) -> Markup:
+    """HTML of `sentence` with every case-insensitive occurrence of `phrase` in a <mark>: its words may be
+    joined by spaces or hyphens and the last may carry an inflection (`bad apples`, `devil's advocates`)."""
+    words = [re.escape(w) for w in re.split(r"[\s\-]+", phrase.strip()) if w]
+    if not words:
+        return escape(sentence)
+    pattern = re.compile(r"(?<!\w)" + r"[\s\-]+".join(words) + r"[\w'’]*", re.IGNORECASE)
+    out, last = Markup(""), 0
+    for match in pattern.finditer(sentence):
+        out += escape(sentence[last:match.start()]) + Markup("<mark>") + escape(match.group(0)) + Markup("</mark>")
+        last = match.end()
+    return out + escape(sentence[last:])
+
+
+@dataclass(frozen=True)
+class ImageCell:
+    """One image of an item as the page shows it: in predicted order, with its gold rank (1 = best)."""
+
+    name: str
+    position: int  # 1-based, predicted
+    gold_rank: int | None  # 1-based, None without gold
+    score: float | None
+    thumbnail: str | None  # data URI, None when the image file is not available
+    caption: str | None
+    image_note: str | None = None  # why a file that exists shows no thumbnail
+
+
+@dataclass(frozen=True)
+class AdmireARow:
+    compound: str
+    sentence: Markup
+    sentence_type: str | None
+    predicted_type: str | None
+    top1: float | None
+    dcg: float | None
+    images: list[ImageCell]
+
+
+def _thumbnail(path: Path | None, wanted: bool) -> tuple[str | None, str | None]:
+    if not wanted or path is None or not Path(path).is_file():
+        return None, None
+    uri = thumbnail_uri(str(path))
+    return uri, (None if uri else f"image file {Path(path).name} could not be decoded")
+
+
+def image_cells(order: Sequence[str], gold: Sequence[str] | None, scores: dict[str, float],
+                item: AdmireAItem | None, thumbnails: bool) -> list[ImageCell]:
+    """Cells for the images named in `order`, in that order: gold rank, score, thumbnail and the caption in
+    the language the run used (`item.caption` follows the caption language the item was loaded with)."""
+    options = {option.name: option for option in item.images} if item else {}
+    cells = []
+    for p, name in enumerate(order, 1):
+        option = options.get(name)
+        thumb, note = _thumbnail(getattr(option, "path", None), thumbnails)
+        cells.append(ImageCell(name=name, position=p, gold_rank=(list(gold).index(name) + 1) if gold else None,
+                               score=scores.get(name), thumbnail=thumb,
+                               caption=item.caption(name) if option is not None else None, image_note=note))
+    return cells
+
+
+def predicted_sense(sample: dict[str, Any]) -> str | None:
+    """The sense a pipeline system decided on its way to the ranking (its `extra["sense"]`, with
+    `p_idiomatic` when recorded), for the item's badge; None for systems that decide none."""
+    extra = sample.get("extra") or {}
+    label = extra.get("sense")
+    if not isinstance(label, str):
+        return None
+    p = extra.get("p_idiomatic")
+    return f"{label} (p_idiomatic {p:.2f})" if isinstance(p, (int, float)) else label
+
+
+def admire_a_rows(samples: Sequence[dict[str, Any]], items: dict[str, AdmireAItem] | None,
+                  thumbnails: bool = True) -> list[AdmireARow]:
+    """Per item, in the run's order: sentence with the compound highlighted and the five images in
+    predicted order, each with its gold rank, score and thumbnail (or caption when there is no file)."""
+    if thumbnails and items:
+        prefetch(o.path for i in items.values() for o in i.images if o.path is not None and Path(o.path).is_file())
+    rows = []
+    for s in samples:
+        item = items.get(s["compound"]) if items else None
+        sentence = s.get("sentence") or (item.sentence if item else "")
+        rows.append(AdmireARow(
+            compound=s["compound"], sentence=highlight_phrase(sentence, s["compound"]),
+            sentence_type=s.get("sentence_type"), predicted_type=predicted_sense(s),
+            top1=s.get("top1"), dcg=s.get("dcg"),
+            images=image_cells(s["predicted_order"], s.get("gold_order"), s.get("scores") or {}, item, thumbnails),
+        ))
+    return rows
+
+
+@dataclass(frozen=True)
+class AdmireBRow:
+    compound: str
+    sequence_captions: tuple[str, str] | None
+    sequence_thumbnails: tuple[str, str] | None
+    candidates: list[ImageCell]  # position = candidate number in the file; gold_rank 1 marks the gold item
+    chosen: str
+    gold_item: str | None
+    predicted_type: str
+    sentence_type: str | None
+    image_correct: bool | None
+    type_correct: bool | None
+
+
+def admire_b_rows(samples: Sequence[dict[str, Any]], items: dict[str, AdmireBItem] | None,
+                  thumbnails: bool = True) -> list[AdmireBRow]:
+    rows = []
+    for s in samples:
+        item = items.get(s["compound"]) if items else None
+        options = {c.name: c for c in item.candidates} if item else {}
+        gold = s.get("gold_item")
+        cells = []
+        for k, name in enumerate(s["images"], 1):
+            option = options.get(name)
+            thumb, note = _thumbnail(getattr(option, "path", None), thumbnails)
+            cells.append(ImageCell(
+                name=name, position=k, gold_rank=(1 if name == gold else None) if gold else None,
+                score=(s.get("scores") or {}).get(name), thumbnail=thumb, caption=getattr(option, "caption", None),
+                image_note=note))
+        seq_thumbs = None
+        if item is not None and item.sequence_paths:
+            pair = tuple(_thumbnail(p, thumbnails)[0] for p in item.sequence_paths)
+            seq_thumbs = pair if all(pair) else None
+        image_acc, type_acc = s.get("image_accuracy"), s.get("sentence_type_accuracy")
+        rows.append(AdmireBRow(
+            compound=s["compound"], sequence_captions=tuple(item.sequence_captions) if item else None,
+            sequence_thumbnails=seq_thumbs, candidates=cells, chosen=s["predicted_item"], gold_item=gold,
+            predicted_type=s["predicted_sentence_type"], sentence_type=s.get("sentence_type"),
+            image_correct=None if image_acc is None else bool(image_acc),
+            type_correct=None if type_acc is None else bool(type_acc),
+        ))
+    return rows
+
+
+def load_items(results: dict[str, Any], config: dict[str, Any]) -> tuple[dict[str, Any] | None, list[str]]:
+    """The run's items by compound, read again from the split file the run recorded (captions, image
+    paths, Subtask B sequences); (None, notes) when that file cannot be read."""
+    from senso.admire import data as admire_data
+
+    raw = config.get("data_file")
+    if not raw:
+        return None, ["config.json records no data_file: captions and images are not shown"]
+    path = Path(raw)
+    if not path.exists():
+        return None, [f"the run's data file {path} is not there any more: captions and images are not shown"]
+    lang = results.get("lang") or config.get("lang") or "en"
+    try:
+        if results["task"] == "admire-a":
+            items = admire_data.read_subtask_a(path, lang=lang, caption_lang=results.get("caption_lang"))
+        else:
+            items = admire_data.read_subtask_b(path, lang=lang)
+    except SensoError as exc:
+        return None, [f"could not read the run's data file: {exc}"]
+    return {item.compound: item for item in items}, []
+
+
+def caption_preview(text: str | None, limit: int = CAPTION_PREVIEW) -> str:
+    """A caption on one line (the files write newlines as a literal backslash-n), cut at a word near `limit`."""
+    if not text:
+        return ""
+    flat = " ".join(text.replace("\\n", " ").replace("**", "").split())
+    return flat if len(flat) <= limit else flat[:limit].rsplit(" ", 1)[0] + " …"

@@ -9,8 +9,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from senso.errors import SensoError
-from senso.metrics import PairedDifference, paired_statistic_difference, rowwise_pearson, rowwise_spearman
+from senso.core.errors import SensoError
+from senso.core.stats import PairedDifference, paired_statistic_difference, rowwise_pearson, rowwise_spearman
 from senso.report.run_folder import RunFolder, load_run
 
 
@@ -97,7 +97,7 @@ class PairTest:
 
 
 def _mean_test(a: list[float], b: list[float], n_resamples: int, seed: int) -> PairedDifference:
-    from senso.metrics import UndefinedMetric, paired_permutation_test
+    from senso.core.stats import UndefinedMetric, paired_permutation_test
 
     try:
         r = paired_permutation_test(a, b, n_resamples=n_resamples, seed=seed)
@@ -160,7 +160,7 @@ def metric_plots(runs: Sequence[RunFolder], names: Sequence[str]) -> list[str]:
 
 def abricot_disagreements(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
     """Items whose predicted labels are not all equal, widest spread first (then item id)."""
-    from senso.report.abricot_view import highlight, load_items
+    from senso.report.likert import highlight, load_items
 
     samples = aligned(runs)
     items, _ = load_items(runs[0].config)
@@ -180,7 +180,7 @@ def abricot_disagreements(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
 
 def admire_a_disagreements(runs: Sequence[RunFolder], thumbnails: bool = True) -> list[dict[str, Any]]:
     """Items where the runs' first-ranked images are not all the same, with each run's first choice."""
-    from senso.report.admire_view import highlight_phrase, image_cells, load_items
+    from senso.report.admire import highlight_phrase, image_cells, load_items
 
     samples = aligned(runs)
     items, _ = load_items(runs[0].results, runs[0].config)
@@ -215,7 +215,7 @@ def admire_b_disagreements(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
 
 
 def comparison_context(runs: Sequence[RunFolder], thumbnails: bool = True) -> dict[str, Any]:
-    from senso.report.admire_view import caption_preview
+    from senso.report.admire import caption_preview
     from senso.report.run_folder import model_lines
     from senso.report.run_page import metric_label
 

@@ -12,7 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from senso.report.abricot_view import GOLD_LABEL_EDGES  # noqa: E402
+from senso.report.likert import GOLD_LABEL_EDGES  # noqa: E402
 
 PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c")
 

@@ -1,12 +1,12 @@
 """Leaderboard placement for a run page: the published tables (senso/resources, read through
-`senso.leaderboard`) with the run inserted at the rank the official rule gives."""
+`senso.admire.leaderboard`) with the run inserted at the rank the official rule gives."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from senso.errors import SensoError
+from senso.core.errors import SensoError
 from senso.report.run_folder import RunFolder
 
 ABRICOT_COLUMNS = {"abricot-abs": "pearson_abs", "abricot-inc": "pearson_inc"}
@@ -42,7 +42,7 @@ def _run_cell(rounded: float, exact: float) -> str:
 
 
 def admire_placement(run: RunFolder) -> Placement:
-    from senso import leaderboard
+    from senso.admire import leaderboard
 
     try:
         boards = leaderboard.leaderboards([run.path])
@@ -74,7 +74,7 @@ def admire_placement(run: RunFolder) -> Placement:
 def abricot_placement(run: RunFolder) -> Placement:
     """The run's official Pearson r among the published ABRICOT figures for its task (rank = 1 + the number
     of published figures strictly higher, on values rounded to 2 decimals as published)."""
-    from senso.leaderboard import read_resource
+    from senso.admire.leaderboard import read_resource
 
     column = ABRICOT_COLUMNS[run.task]
     published = [(row["model"], row["protocol"], row["source"], float(row[column]))

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from senso.errors import SensoError
-from senso.runner.record import load_results, load_samples
+from senso.core.errors import SensoError
+from senso.core.records import load_results, load_samples
 
 
 def task_family(task: str) -> str:

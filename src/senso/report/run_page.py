@@ -42,7 +42,7 @@ def warnings_of(run: RunFolder) -> list[str]:
 
 
 def abricot_context(run: RunFolder) -> dict[str, Any]:
-    from senso.report import abricot_view, figures
+    from senso.report import figures, likert as abricot_view
 
     abricot_view.check_samples(run.samples, run.path / "samples.jsonl")
     items, notes = abricot_view.load_items(run.config)
@@ -82,7 +82,7 @@ def _group_plots(run: RunFolder, names: tuple[str, ...]) -> list[str]:
 
 
 def admire_a_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
-    from senso.report import admire_view
+    from senso.report import admire as admire_view
 
     items, notes = admire_view.load_items(run.results, run.config)
     landing = admire_view.rank_landing(run.samples)
@@ -98,7 +98,7 @@ def admire_a_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
 
 
 def admire_b_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
-    from senso.report import admire_view
+    from senso.report import admire as admire_view
 
     items, notes = admire_view.load_items(run.results, run.config)
     return {
@@ -111,7 +111,7 @@ def admire_b_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
 
 def admire_sense_rows(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per item: compound, sentence with the compound marked, gold and predicted sense, P(idiomatic)."""
-    from senso.report.admire_view import highlight_phrase
+    from senso.report.admire import highlight_phrase
 
     return [{
         "compound": s["compound"],

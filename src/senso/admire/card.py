@@ -1,0 +1,183 @@
+"""The AdMIRe dataset card: items per subtask, language, split and sense; caption lengths; a PNG figure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from senso.admire.items import SENTENCE_TYPES, AdmireAItem, AdmireBItem
+
+SPLIT_ORDER = ("train", "dev", "test", "xeval")
+
+
+def caption_words(text: str) -> int:
+    """Words in a caption (the files write newlines as a literal backslash-n, counted as a space)."""
+    return len(text.replace("\\n", " ").split())
+
+
+@dataclass(frozen=True)
+class SplitSummary:
+    """One split of one subtask and language: item counts by gold sense (no_gold: not in this copy),
+    image files found on disk, and the length in words of every caption."""
+
+    subtask: str  # "a" or "b"
+    lang: str
+    split: str
+    n: int
+    idiomatic: int
+    literal: int
+    no_gold: int
+    images_on_disk: int | None  # None: only a targets file (no inputs, so no images to look for)
+    source: str
+    caption_words: tuple[int, ...]
+
+    @property
+    def name(self) -> str:
+        return f"{self.subtask.upper()} {self.lang} {self.split}"
+
+
+def _sense_counts(types: Sequence[str | None]) -> dict[str, int]:
+    counts = {t: sum(1 for x in types if x == t) for t in SENTENCE_TYPES}
+    counts["no_gold"] = sum(1 for x in types if x is None)
+    return counts
+
+
+def summarise_a(items: Sequence[AdmireAItem], lang: str, split: str, source: str) -> SplitSummary:
+    captions = [caption_words(image.caption_pt if lang == "pt" and image.caption_pt else image.caption)
+                for item in items for image in item.images]
+    on_disk = sum(1 for item in items for image in item.images if image.path is not None)
+    return SplitSummary("a", lang, split, len(items), **_sense_counts([i.sentence_type for i in items]),
+                        images_on_disk=on_disk, source=source, caption_words=tuple(captions))
+
+
+def summarise_b(items: Sequence[AdmireBItem], lang: str, split: str, source: str) -> SplitSummary:
+    captions = [caption_words(c) for item in items for c in (*item.sequence_captions, *(x.caption for x in item.candidates))]
+    on_disk = sum(1 for item in items for c in item.candidates if c.path is not None)
+    on_disk += sum(2 for item in items if item.sequence_paths)
+    return SplitSummary("b", lang, split, len(items), **_sense_counts([i.sentence_type for i in items]),
+                        images_on_disk=on_disk, source=source, caption_words=tuple(captions))
+
+
+def summarise_targets(sentence_types: Sequence[str], subtask: str, lang: str, split: str, source: str) -> SplitSummary:
+    """A split known only from an organisers' targets file: senses, no captions, no images."""
+    return SplitSummary(subtask, lang, split, len(sentence_types), **_sense_counts(sentence_types),
+                        images_on_disk=None, source=source, caption_words=())
+
+
+def collect_admire(data_dir: str | Path | None) -> tuple[list[SplitSummary], list[str]]:
+    """Every split found under the AdMIRe folder, read with the validating loaders, and notes on what is absent.
+
+    Inputs (`subtask_x/<lang>/<split>/*.tsv`) come first; a split present only as an organisers' targets file
+    (`reference/a_pt_train_targets.tsv`, ...) is counted from it. Gold missing from the inputs is taken from
+    a targets file of the same split when there is one."""
+    from senso.admire import data as loader
+    from senso.core.errors import DataNotFound
+    from senso.admire.task import targets_name
+
+    root = loader.locate_admire(data_dir)
+    reference = root / "reference"
+    summaries: list[SplitSummary] = []
+    absent: list[str] = []
+    for subtask in ("a", "b"):
+        for lang in ("en", "pt"):
+            if (subtask, lang) == ("b", "pt"):  # Subtask B is English only
+                continue
+            for split in SPLIT_ORDER:
+                targets = reference / targets_name(subtask, lang, split)
+                try:
+                    path = loader.split_file(root.parent, subtask, lang, split)
+                except DataNotFound:
+                    path = None
+                gold = targets if targets.is_file() else None
+                if path is not None:
+                    if subtask == "a":
+                        items = loader.read_subtask_a(path, lang=lang)
+                        if gold and any(i.sentence_type is None for i in items):
+                            items = loader.join_gold_a(items, gold, path)
+                        summaries.append(summarise_a(items, lang, split, str(path)))
+                    else:
+                        items_b = loader.read_subtask_b(path, lang=lang)
+                        if gold and any(i.sentence_type is None for i in items_b):
+                            items_b = loader.join_gold_b(items_b, gold, path)
+                        summaries.append(summarise_b(items_b, lang, split, str(path)))
+                elif gold is not None:
+                    types = [t.sentence_type for t in loader.read_targets(gold)]
+                    summaries.append(summarise_targets(types, subtask, lang, split, f"{gold} (targets only)"))
+                else:
+                    absent.append(f"{subtask.upper()} {lang} {split}")
+    return summaries, absent
+
+
+def caption_stats(words: Sequence[int]) -> dict[str, float] | None:
+    """Mean, median, min and max words per caption; None without captions."""
+    if not words:
+        return None
+    arr = np.asarray(words, dtype=float)
+    return {"n": int(arr.size), "mean": float(arr.mean()), "median": float(np.median(arr)),
+            "min": float(arr.min()), "max": float(arr.max())}
+
+
+def plot_admire_card(summaries: Sequence[SplitSummary], path: Path) -> Path:
+    """Left: items per split, stacked by gold sense. Right: words per caption, one box per split with captions."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [1.1, 1]})
+    names = [s.name for s in summaries]
+    bottom = np.zeros(len(summaries))
+    for key, colour, label in (("idiomatic", "#8172b3", "idiomatic"), ("literal", "#4c72b0", "literal"),
+                               ("no_gold", "#c8c8c8", "no gold in this copy")):
+        values = np.array([getattr(s, key) for s in summaries], dtype=float)
+        left.bar(names, values, bottom=bottom, color=colour, label=label)
+        bottom += values
+    for x, total in enumerate(bottom):
+        left.text(x, total, f"{int(total)}", ha="center", va="bottom", fontsize=8)
+    left.set_ylabel("items")
+    left.set_title("AdMIRe items per subtask, language and split")
+    left.legend(frameon=False, fontsize=8)
+    left.tick_params(axis="x", rotation=45, labelsize=8)
+    with_captions = [s for s in summaries if s.caption_words]
+    if with_captions:
+        right.boxplot([s.caption_words for s in with_captions], showfliers=True, flierprops={"markersize": 2})
+        right.set_xticks(range(1, len(with_captions) + 1))
+        right.set_xticklabels([s.name for s in with_captions], rotation=45, fontsize=8)
+    right.set_ylabel("words per caption")
+    right.set_title("Caption lengths (A: the 5 image captions; B: 2 sequence + 4 candidates)")
+    right.title.set_fontsize(10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def print_admire_card(data_dir: str | Path | None, out_dir: Path, console) -> Path:
+    """`senso data stats admire`: the tables on `console` and the figure under `out_dir`; returns the figure path."""
+    from rich.table import Table
+
+    from senso.core.errors import SensoError
+
+    summaries, absent = collect_admire(data_dir)
+    if not summaries:
+        raise SensoError("no AdMIRe split found (nothing to describe)")
+    table = Table(title="AdMIRe items per subtask, language, split and gold sense; words per caption")
+    for column in ("split", "items", "idiomatic", "literal", "no gold", "images on disk", "words mean", "median", "min-max"):
+        table.add_column(column, justify="left" if column == "split" else "right")
+    for s in summaries:
+        stats = caption_stats(s.caption_words)
+        table.add_row(
+            s.name, str(s.n), str(s.idiomatic), str(s.literal), str(s.no_gold),
+            "-" if s.images_on_disk is None else str(s.images_on_disk),
+            f"{stats['mean']:.1f}" if stats else "-", f"{stats['median']:.0f}" if stats else "-",
+            f"{stats['min']:.0f}-{stats['max']:.0f}" if stats else "-")
+    console.print(table)
+    for s in summaries:
+        console.print(f"{s.name}: {s.source}", highlight=False, soft_wrap=True)
+    if absent:
+        console.print(f"absent from this copy: {', '.join(absent)}", highlight=False, soft_wrap=True)
+    return plot_admire_card(summaries, out_dir / "admire_card.png")

@@ -1,0 +1,422 @@
+"""AdMIRe (SemEval-2025 Task 1): loading and validating the official files.
+
+Layout (as the organisers release it, under a data folder):
+    admire/subtask_a/<lang>/<split>/subtask_a_<split>.tsv    (xeval: subtask_a_xe.tsv, PT also _xp)
+    admire/subtask_a/<lang>/<split>/<compound>/<image>.png   (an apostrophe may be `_` in folder names)
+    admire/subtask_b/<lang>/<split>/subtask_b_<split>.tsv
+    admire/subtask_b/<lang>/<split>/<compound>/{s1,s2,<candidate>}.png
+    admire/reference/a_en_dev_targets.tsv ...                (organisers' gold target files)
+
+Every problem raises a DataError naming the file, the row (1 = first data row) and the field.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from senso.admire.items import SENTENCE_TYPES, AdmireAItem, AdmireBItem, ImageOption
+from senso.core.errors import DataError, DataNotFound, SensoError
+from senso.core.paths import data_dir_candidates
+from senso.admire.task import SPLITS
+
+A_COLUMNS = ("compound", "subset", "sentence_type", "sentence", "expected_order") + tuple(
+    c for n in range(1, 6) for c in (f"image{n}_name", f"image{n}_caption")
+)
+B_COLUMNS = ("compound", "subset", "sentence_type", "expected_item", "sequence_caption1", "sequence_caption2") + tuple(
+    c for n in range(1, 5) for c in (f"image{n}_name", f"image{n}_caption")
+)
+A_TARGET_COLUMNS = ("compound", "subset", "sentence_type", "sentence", "expected_order")
+B_TARGET_COLUMNS = ("compound", "subset", "sentence_type", "expected_item")
+N_IMAGES_A = 5
+N_CANDIDATES_B = 4
+CAPTION_LANGS = ("en", "pt")
+
+_SPLIT_FILE_STEMS = {"train": ("train",), "dev": ("dev",), "test": ("test",), "xeval": ("xe",)}
+_PT_XEVAL_STEMS = ("xp", "xe")
+
+
+@dataclass(frozen=True)
+class AdmireATarget:
+    """One row of an organisers' Subtask A targets file (`a_<xx>_<split>_targets.tsv`)."""
+
+    compound: str
+    subset: str
+    sentence_type: str
+    sentence: str
+    expected_order: tuple[str, ...]
+    row: int
+
+
+@dataclass(frozen=True)
+class AdmireBTarget:
+    """One row of an organisers' Subtask B targets file (`b_<xx>_<split>_targets.tsv`)."""
+
+    compound: str
+    subset: str
+    sentence_type: str
+    expected_item: str
+    row: int
+
+
+# ---------------------------------------------------------------------------- files and rows
+
+def read_tsv(path: str | Path, required: Sequence[str]) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    """Header and (row number, row) pairs of a tab-separated file (UTF-8, optional BOM, CSV quoting).
+
+    Raises DataError for a missing file, missing columns, or a row with more fields than the header.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(path, "file not found")
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        reader = csv.DictReader(fh, delimiter="\t")
+        columns = [c.strip() for c in (reader.fieldnames or [])]
+        reader.fieldnames = columns
+        missing = [c for c in required if c not in columns]
+        if missing:
+            raise DataError(path, f"missing column(s) {', '.join(missing)}; found {', '.join(columns) or 'none'}")
+        rows = []
+        for row_no, row in enumerate(reader, start=1):
+            if None in row:
+                raise DataError(path, "more fields than columns in the header", row=row_no)
+            rows.append((row_no, {k: (v if v is not None else "") for k, v in row.items()}))
+    if not rows:
+        raise DataError(path, "no data rows")
+    return columns, rows
+
+
+def parse_order(raw: str, path: str | Path, row: int, field: str = "expected_order") -> tuple[str, ...]:
+    """A Python list literal of 5 distinct image file names, e.g. "['1.png', '2.png', ...]"."""
+    try:
+        value = ast.literal_eval(raw.strip())
+    except (ValueError, SyntaxError):
+        raise DataError(path, f"not a Python list literal: {raw[:80]!r}", row=row, field=field) from None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise DataError(path, f"expected a list of image file names, got {raw[:80]!r}", row=row, field=field)
+    if len(value) != N_IMAGES_A:
+        raise DataError(path, f"expected {N_IMAGES_A} image names, got {len(value)}", row=row, field=field)
+    if len(set(value)) != len(value):
+        raise DataError(path, f"repeats an image name: {value}", row=row, field=field)
+    return tuple(value)
+
+
+def check_permutation(order: Sequence[str], images: Iterable[str], path: str | Path, row: int, field: str) -> None:
+    images = list(images)
+    if set(order) != set(images) or len(order) != len(images):
+        extra = sorted(set(order) - set(images))
+        missing = sorted(set(images) - set(order))
+        detail = "; ".join(p for p in (f"unknown {extra}" if extra else "", f"missing {missing}" if missing else "") if p)
+        raise DataError(path, f"not a permutation of the item's images {images} ({detail})", row=row, field=field)
+
+
+def _sentence_type(raw: str, path: Path, row: int, required: bool) -> str | None:
+    value = raw.strip()
+    if not value:
+        if required:
+            raise DataError(path, "missing sentence_type", row=row, field="sentence_type")
+        return None
+    if value not in SENTENCE_TYPES:
+        raise DataError(path, f"unknown sentence_type {value!r}; expected one of {', '.join(SENTENCE_TYPES)}", row=row, field="sentence_type")
+    return value
+
+
+def read_compound(row: dict[str, str], path: Path, row_no: int, seen: dict[str, int]) -> str:
+    compound = row["compound"].strip()
+    if not compound:
+        raise DataError(path, "empty compound", row=row_no, field="compound")
+    if compound in seen:
+        raise DataError(path, f"duplicate compound {compound!r} (first at row {seen[compound]})", row=row_no, field="compound")
+    seen[compound] = row_no
+    return compound
+
+
+def _check_distinct(names: Sequence[str], path: Path, row_no: int) -> None:
+    for n, name in enumerate(names, start=1):
+        if name in names[: n - 1]:
+            raise DataError(path, f"image name {name!r} appears twice; the {len(names)} images must be distinct: {list(names)}",
+                            row=row_no, field=f"image{n}_name")
+
+
+# ---------------------------------------------------------------------------- targets files
+
+def read_targets(path: str | Path) -> list[AdmireATarget] | list[AdmireBTarget]:
+    """Read an organisers' targets file; Subtask A or B is told by its columns."""
+    path = Path(path)
+    columns, _ = read_tsv(path, ("compound",))
+    if "expected_order" in columns:
+        return read_targets_a(path)
+    if "expected_item" in columns:
+        return read_targets_b(path)
+    raise DataError(path, f"not an AdMIRe targets file: needs expected_order (A) or expected_item (B); found {', '.join(columns)}")
+
+
+def read_targets_a(path: str | Path) -> list[AdmireATarget]:
+    """Subtask A gold: columns compound, subset, sentence_type, sentence, expected_order."""
+    path = Path(path)
+    _, rows = read_tsv(path, ("compound", "sentence_type", "expected_order"))
+    seen: dict[str, int] = {}
+    targets = []
+    for row_no, row in rows:
+        compound = read_compound(row, path, row_no, seen)
+        sentence_type = _sentence_type(row["sentence_type"], path, row_no, required=True)
+        order = parse_order(row["expected_order"], path, row_no)
+        targets.append(AdmireATarget(compound, row.get("subset", "").strip(), sentence_type, row.get("sentence", ""), order, row_no))
+    return targets
+
+
+def read_targets_b(path: str | Path) -> list[AdmireBTarget]:
+    """Subtask B gold: columns compound, subset, sentence_type, expected_item."""
+    path = Path(path)
+    _, rows = read_tsv(path, ("compound", "sentence_type", "expected_item"))
+    seen: dict[str, int] = {}
+    targets = []
+    for row_no, row in rows:
+        compound = read_compound(row, path, row_no, seen)
+        sentence_type = _sentence_type(row["sentence_type"], path, row_no, required=True)
+        item = row["expected_item"].strip()
+        if not item:
+            raise DataError(path, "missing expected_item", row=row_no, field="expected_item")
+        targets.append(AdmireBTarget(compound, row.get("subset", "").strip(), sentence_type, item, row_no))
+    return targets
+
+
+def check_same_compounds(inputs: Iterable[str], gold: Iterable[str], inputs_path: Path | str, gold_path: Path | str) -> None:
+    """DataError when the inputs and the gold disagree on the set of compounds (naming both files)."""
+    inputs, gold = set(inputs), set(gold)
+    if inputs == gold:
+        return
+    parts = []
+    if gold - inputs:
+        parts.append(f"in the gold but not the inputs: {sorted(gold - inputs)}")
+    if inputs - gold:
+        parts.append(f"in the inputs but not the gold: {sorted(inputs - gold)}")
+    raise DataError(gold_path, f"gold and inputs ({inputs_path}) disagree on the compounds: " + "; ".join(parts))
+
+
+# ---------------------------------------------------------------------------- locating files
+
+def locate_admire(data_dir: str | Path | None = None) -> Path:
+    """The `admire` folder: under --data-dir (or that folder itself), SENSO_DATA_DIR, the user cache."""
+    candidates = data_dir_candidates(data_dir)
+    if data_dir:
+        candidates = candidates[:1]
+    for base in candidates:
+        for root in (base / "admire", base):
+            if (root / "subtask_a").is_dir() or (root / "subtask_b").is_dir() or (root / "reference").is_dir():
+                return root
+    where = ", ".join(str(c) for c in candidates)
+    raise DataNotFound(
+        f"AdMIRe data not found (looked for admire/subtask_a in {where}). Download the official release with "
+        "`senso data fetch admire` (or point --data-dir / SENSO_DATA_DIR at a folder holding admire/)."
+    )
+
+
+def folder_names(compound: str) -> tuple[str, ...]:
+    """Image folder names to try for a compound: as written, then with `'` replaced by `_` (some copies)."""
+    names = [compound]
+    if "'" in compound:
+        names.append(compound.replace("'", "_"))
+    return tuple(names)
+
+
+def image_folder(split_dir: Path, compound: str) -> Path | None:
+    for name in folder_names(compound):
+        if (split_dir / name).is_dir():
+            return split_dir / name
+    return None
+
+
+def split_file(data_dir: str | Path | None, subtask: str, lang: str, split: str) -> Path:
+    """Path of the official split TSV; DataNotFound (saying what was looked for) when absent."""
+    if split not in SPLITS:
+        raise SensoError(f"unknown AdMIRe split {split!r}; choose from {', '.join(SPLITS)}")
+    root = locate_admire(data_dir)
+    split_dir = root / f"subtask_{subtask}" / lang / split
+    stems = _PT_XEVAL_STEMS if (lang == "pt" and split == "xeval") else _SPLIT_FILE_STEMS[split]
+    tried = [split_dir / f"subtask_{subtask}_{stem}.tsv" for stem in stems]
+    for path in tried:
+        if path.is_file():
+            return path
+    hint = ""
+    if subtask == "a" and lang == "pt":
+        hint = (" The Portuguese Subtask A inputs (captions, images) are part of the official release "
+                "(`senso data fetch admire`); a copy holding only admire/reference/a_pt_*_targets.tsv has sentences "
+                "and gold but nothing to rank.")
+    raise DataNotFound(f"no Subtask {subtask.upper()} {lang} {split} file: looked for {', '.join(map(str, tried))}.{hint}")
+
+
+# ---------------------------------------------------------------------------- Subtask A
+
+def _parse_a_row(path: Path, row_no: int, row: dict[str, str], columns: Sequence[str], lang: str,
+                 split_dir: Path, caption_lang: str, need_images: bool, seen: dict[str, int]) -> AdmireAItem:
+    compound = read_compound(row, path, row_no, seen)
+    sentence = row["sentence"]
+    if not sentence.strip():
+        raise DataError(path, "empty sentence", row=row_no, field="sentence")
+    folder = image_folder(split_dir, compound)
+    images = []
+    for n in range(1, N_IMAGES_A + 1):
+        name = row[f"image{n}_name"].strip()
+        if not name:
+            raise DataError(path, "empty image name", row=row_no, field=f"image{n}_name")
+        caption = row[f"image{n}_caption"]
+        caption_pt = row.get(f"image{n}_caption_pt") or None
+        needed = f"image{n}_caption_pt" if caption_lang == "pt" else f"image{n}_caption"
+        if not ((caption_pt or "") if caption_lang == "pt" else caption).strip():
+            if caption_lang == "pt" and f"image{n}_caption_pt" not in columns:
+                raise DataError(path, f"no Portuguese captions in this file (column image{n}_caption_pt); use --caption-lang en",
+                                row=row_no, field=needed)
+            raise DataError(path, "empty caption", row=row_no, field=needed)
+        image_path = folder / name if folder is not None else None
+        if image_path is not None and not image_path.is_file():
+            image_path = None
+        if need_images and image_path is None:
+            looked = " or ".join(str(split_dir / f / name) for f in folder_names(compound))
+            raise DataError(path, f"image file missing: {looked}", row=row_no, field=f"image{n}_name")
+        images.append(ImageOption(name=name, caption=caption, caption_pt=caption_pt, path=image_path))
+    names = [i.name for i in images]
+    _check_distinct(names, path, row_no)
+    sentence_type = _sentence_type(row["sentence_type"], path, row_no, required=False)
+    order = None
+    if row["expected_order"].strip():
+        order = parse_order(row["expected_order"], path, row_no)
+        check_permutation(order, names, path, row_no, "expected_order")
+    return AdmireAItem(
+        compound=compound, subset=row["subset"].strip(), sentence=sentence, images=tuple(images), lang=lang,
+        sentence_type=sentence_type, expected_order=order, caption_lang=caption_lang,
+    )
+
+
+def read_subtask_a(path: str | Path, lang: str = "en", caption_lang: str | None = None,
+                   need_images: bool = False, image_root: str | Path | None = None) -> list[AdmireAItem]:
+    """Read and validate one Subtask A TSV; images are looked up next to it (or under `image_root`)."""
+    path = Path(path)
+    caption_lang = caption_lang or lang
+    if caption_lang not in CAPTION_LANGS:
+        raise SensoError(f"unknown caption language {caption_lang!r}; choose from {', '.join(CAPTION_LANGS)}")
+    columns, rows = read_tsv(path, A_COLUMNS)
+    split_dir = Path(image_root) if image_root else path.parent
+    seen: dict[str, int] = {}
+    return [_parse_a_row(path, n, row, columns, lang, split_dir, caption_lang, need_images, seen) for n, row in rows]
+
+
+def join_gold_a(items: list[AdmireAItem], gold_path: str | Path, inputs_path: str | Path) -> list[AdmireAItem]:
+    """Items with gold (sentence_type, expected_order) from an organisers' targets file, joined on compound.
+
+    Refuses a gold file whose compounds differ from the inputs', a gold order that is not a permutation
+    of the item's images, and gold that contradicts gold already in the inputs (nothing is overwritten).
+    """
+    gold_path = Path(gold_path)
+    targets = read_targets(gold_path)
+    if targets and not isinstance(targets[0], AdmireATarget):
+        raise DataError(gold_path, "this is a Subtask B targets file (expected_item), not Subtask A")
+    by_compound = {t.compound: t for t in targets}
+    check_same_compounds((i.compound for i in items), by_compound, inputs_path, gold_path)
+    joined = []
+    for item in items:
+        target = by_compound[item.compound]
+        check_permutation(target.expected_order, item.image_names, gold_path, target.row, "expected_order")
+        for field in ("sentence_type", "expected_order"):
+            mine, theirs = getattr(item, field), getattr(target, field)
+            if mine is not None and mine != theirs:
+                raise DataError(gold_path, f"gold {field} {theirs!r} contradicts {mine!r} in {inputs_path} for {item.compound!r}",
+                                row=target.row, field=field)
+        joined.append(replace(item, sentence_type=target.sentence_type, expected_order=target.expected_order))
+    return joined
+
+
+def load_subtask_a(data_dir: str | Path | None, lang: str = "en", split: str = "dev", gold: str | Path | None = None,
+                   caption_lang: str | None = None, need_images: bool = False) -> list[AdmireAItem]:
+    """The items of one official Subtask A split, validated; with `gold`, joined with that targets file.
+
+    `caption_lang` ("en" or "pt", default the split's language) selects which captions `item.caption()`
+    returns; Portuguese files carry both `image{n}_caption` (English) and `image{n}_caption_pt`.
+    """
+    path = split_file(data_dir, "a", lang, split)
+    items = read_subtask_a(path, lang=lang, caption_lang=caption_lang, need_images=need_images)
+    if gold is not None:
+        items = join_gold_a(items, gold, path)
+    return items
+
+
+# ---------------------------------------------------------------------------- Subtask B
+
+def read_subtask_b(path: str | Path, lang: str = "en", need_images: bool = False) -> list[AdmireBItem]:
+    """Read and validate one Subtask B TSV; images (s1.png, s2.png, candidates) next to it."""
+    path = Path(path)
+    _, rows = read_tsv(path, B_COLUMNS)
+    split_dir = path.parent
+    seen: dict[str, int] = {}
+    items = []
+    for row_no, row in rows:
+        compound = read_compound(row, path, row_no, seen)
+        folder = image_folder(split_dir, compound)
+        candidates = []
+        for n in range(1, N_CANDIDATES_B + 1):
+            name = row[f"image{n}_name"].strip()
+            if not name:
+                raise DataError(path, "empty image name", row=row_no, field=f"image{n}_name")
+            if not row[f"image{n}_caption"].strip():
+                raise DataError(path, "empty caption", row=row_no, field=f"image{n}_caption")
+            image_path = folder / name if folder is not None and (folder / name).is_file() else None
+            if need_images and image_path is None:
+                raise DataError(path, f"image file missing: {split_dir / folder_names(compound)[-1] / name}", row=row_no, field=f"image{n}_name")
+            candidates.append(ImageOption(name=name, caption=row[f"image{n}_caption"], path=image_path))
+        names = [c.name for c in candidates]
+        _check_distinct(names, path, row_no)
+        for n in (1, 2):
+            if not row[f"sequence_caption{n}"].strip():
+                raise DataError(path, "empty sequence caption", row=row_no, field=f"sequence_caption{n}")
+        sequence_paths = None
+        if folder is not None and all((folder / f"s{n}.png").is_file() for n in (1, 2)):
+            sequence_paths = (folder / "s1.png", folder / "s2.png")
+        elif need_images:
+            raise DataError(path, f"sequence images s1.png / s2.png missing in {split_dir / folder_names(compound)[-1]}", row=row_no, field="compound")
+        expected = row["expected_item"].strip() or None
+        if expected is not None and expected not in names:
+            raise DataError(path, f"expected_item {expected!r} is not one of the candidates {names}", row=row_no, field="expected_item")
+        items.append(AdmireBItem(
+            compound=compound, subset=row["subset"].strip(),
+            sequence_captions=(row["sequence_caption1"], row["sequence_caption2"]), candidates=tuple(candidates),
+            lang=lang, sentence_type=_sentence_type(row["sentence_type"], path, row_no, required=False),
+            expected_item=expected, sequence_paths=sequence_paths,
+        ))
+    return items
+
+
+def join_gold_b(items: list[AdmireBItem], gold_path: str | Path, inputs_path: str | Path) -> list[AdmireBItem]:
+    """Items with gold (sentence_type, expected_item) from a Subtask B targets file, joined on compound."""
+    gold_path = Path(gold_path)
+    targets = read_targets(gold_path)
+    if targets and not isinstance(targets[0], AdmireBTarget):
+        raise DataError(gold_path, "this is a Subtask A targets file (expected_order), not Subtask B")
+    by_compound = {t.compound: t for t in targets}
+    check_same_compounds((i.compound for i in items), by_compound, inputs_path, gold_path)
+    joined = []
+    for item in items:
+        target = by_compound[item.compound]
+        names = [c.name for c in item.candidates]
+        if target.expected_item not in names:
+            raise DataError(gold_path, f"expected_item {target.expected_item!r} is not one of the candidates {names}",
+                            row=target.row, field="expected_item")
+        for field in ("sentence_type", "expected_item"):
+            mine, theirs = getattr(item, field), getattr(target, field)
+            if mine is not None and mine != theirs:
+                raise DataError(gold_path, f"gold {field} {theirs!r} contradicts {mine!r} in {inputs_path} for {item.compound!r}",
+                                row=target.row, field=field)
+        joined.append(replace(item, sentence_type=target.sentence_type, expected_item=target.expected_item))
+    return joined
+
+
+def load_subtask_b(data_dir: str | Path | None, lang: str = "en", split: str = "train", gold: str | Path | None = None,
+                   need_images: bool = False) -> list[AdmireBItem]:
+    """The items of one official Subtask B split, validated; with `gold`, joined with that targets file."""
+    path = split_file(data_dir, "b", lang, split)
+    items = read_subtask_b(path, lang=lang, need_images=need_images)
+    if gold is not None:
+        items = join_gold_b(items, gold, path)
+    return items

@@ -1,0 +1,67 @@
+"""Typed records of AdMIRe (SemEval-2025 Task 1) items, shared by loaders, tasks and systems."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from senso.core.errors import SensoError
+
+SENTENCE_TYPES = ("idiomatic", "literal")
+
+
+@dataclass(frozen=True)
+class ImageOption:
+    """One candidate image: its file name, English caption, Portuguese caption if any, and path if on disk."""
+
+    name: str
+    caption: str
+    caption_pt: str | None = None
+    path: Path | None = None
+
+
+@dataclass(frozen=True)
+class AdmireAItem:
+    """Subtask A: rank 5 images for how well they show the sense of `compound` in `sentence`.
+
+    `sentence_type` and `expected_order` are None when the split carries no gold. `caption_lang` is the
+    caption language chosen when loading (None: the item's language); `caption()` follows it.
+    """
+
+    compound: str
+    subset: str
+    sentence: str
+    images: tuple[ImageOption, ...]
+    lang: str = "en"
+    sentence_type: str | None = None
+    expected_order: tuple[str, ...] | None = None
+    caption_lang: str | None = None
+
+    @property
+    def image_names(self) -> tuple[str, ...]:
+        return tuple(i.name for i in self.images)
+
+    def caption(self, name: str, caption_lang: str | None = None) -> str:
+        """The caption of image `name` in `caption_lang` (default: the loaded choice, then the item's language)."""
+        image = next((i for i in self.images if i.name == name), None)
+        if image is None:
+            raise KeyError(f"{self.compound!r} has no image {name!r}")
+        if (caption_lang or self.caption_lang or self.lang) == "pt":
+            if not image.caption_pt:
+                raise SensoError(f"{self.compound!r}, image {name}: no Portuguese caption (image{{n}}_caption_pt)")
+            return image.caption_pt
+        return image.caption
+
+
+@dataclass(frozen=True)
+class AdmireBItem:
+    """Subtask B: pick which of 4 candidates completes the 2-image sequence, and the sense."""
+
+    compound: str
+    subset: str
+    sequence_captions: tuple[str, str]
+    candidates: tuple[ImageOption, ...]
+    lang: str = "en"
+    sentence_type: str | None = None
+    expected_item: str | None = None
+    sequence_paths: tuple[Path, Path] | None = None

@@ -1,0 +1,168 @@
+"""Place runs on the published AdMIRe leaderboards (shipped in `senso/resources`, see SOURCES.md).
+
+The table is chosen by subtask, language, split (test or xeval) and track (text-only when the
+system used captions only). Official rule, Subtask A: Top-1 accuracy, DCG breaking ties; Subtask B:
+image accuracy, sentence-type accuracy breaking ties. The published values are rounded to 2
+decimals, so a run is compared on its values rounded the same way; its rank is 1 + the number of
+published entries strictly ahead of it (each run is placed on its own, as if it were the only
+extra submission).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Sequence
+
+from senso.core.errors import SensoError
+from senso.core.records import load_results
+from senso.admire.task import TASKS
+
+TABLE_FILES = {"a": "admire_leaderboard.csv", "b": "admire_leaderboard_b.csv"}
+HUMAN_FILE = "admire_human.csv"
+LEADERBOARD_SPLITS = ("test", "xeval")
+METRICS = {"a": TASKS["admire-a"].metrics, "b": TASKS["admire-b"].metrics}
+_CSV_METRICS = {"a": ("top1", "dcg"), "b": ("image_acc", "sentence_type_acc")}
+
+
+def read_resource(name: str) -> list[dict[str, str]]:
+    """Rows of a CSV shipped in senso/resources."""
+    text = resources.files("senso").joinpath("resources", name).read_text(encoding="utf-8")
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+@dataclass(frozen=True)
+class Entry:
+    label: str
+    scores: tuple[float, ...]  # the official metrics, in ranking order (rounded as published, for runs too)
+    published_rank: int | None = None
+    run: str | None = None  # run folder, for inserted runs
+    exact: tuple[float, ...] | None = None  # a run's unrounded values
+
+
+@dataclass
+class Board:
+    subtask: str
+    lang: str
+    split: str
+    track: str
+    metrics: tuple[str, ...]
+    rows: list[tuple[int, Entry, bool]] = field(default_factory=list)  # (rank, entry, tied with a published entry)
+    references: list[tuple[str, tuple[float, ...]]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        n = {"test": "test", "xeval": "extended evaluation"}[self.split]
+        return f"AdMIRe Subtask {self.subtask.upper()} | {self.lang} | {self.track} | {n} set"
+
+
+def sort_key(scores: Sequence[float]) -> tuple[float, ...]:
+    """Ascending sort key of the official rule: higher first metric first, the second breaking ties."""
+    return tuple(-round(s, 2) for s in scores)
+
+
+def published_entries(subtask: str, lang: str, split: str, track: str) -> list[Entry]:
+    """Published entries of one table with a score for `split`, in published rank order."""
+    if split not in LEADERBOARD_SPLITS:
+        raise SensoError(f"published AdMIRe leaderboards cover the test and xeval splits only, not {split!r}")
+    first, second = _CSV_METRICS[subtask]
+    entries = []
+    for row in read_resource(TABLE_FILES[subtask]):
+        if (row["language"], row["track"]) != (lang, track):
+            continue
+        rank, a, b = row[f"{split}_rank"], row[f"{split}_{first}"], row[f"{split}_{second}"]
+        if not (rank and a and b):
+            continue
+        entries.append(Entry(label=row["team"], scores=(float(a), float(b)), published_rank=int(rank)))
+    return sorted(entries, key=lambda e: e.published_rank)
+
+
+def human_references(subtask: str, lang: str, split: str) -> list[tuple[str, tuple[float, ...]]]:
+    wanted = f"{subtask.upper()} {lang} {split}"
+    return [(row["who"], (float(row["top1"]), float(row["dcg"]))) for row in read_resource(HUMAN_FILE) if row["set"] == wanted]
+
+
+def place(entries: Sequence[Entry], scores: Sequence[float]) -> tuple[int, bool]:
+    """(rank the official rule gives a run with these scores among `entries`, whether it ties one)."""
+    key = sort_key(scores)
+    ahead = sum(1 for e in entries if sort_key(e.scores) < key)
+    tied = any(sort_key(e.scores) == key for e in entries)
+    return ahead + 1, tied
+
+
+def run_entry(run_dir: str | Path, allow_partial: bool = False) -> tuple[tuple[str, str, str, str], Entry]:
+    """((subtask, lang, split, track), entry) for a finished AdMIRe run folder with metrics."""
+    results = load_results(run_dir)
+    task = results.get("task")
+    if task not in ("admire-a", "admire-b"):
+        raise SensoError(f"{run_dir}: task {task!r} has no AdMIRe leaderboard (admire-a or admire-b runs only)")
+    subtask = TASKS[task].subtask
+    names = METRICS[subtask]
+    metrics = results.get("metrics") or {}
+    if not all((metrics.get(m) or {}).get("value") is not None for m in names):
+        raise SensoError(f"{run_dir}: the run has no {', '.join(names)}: gold is needed. Rerun it with --gold <targets file> "
+                         f"(e.g. {'a' if subtask == 'a' else 'b'}_en_test_targets.tsv), or score its submission with `senso score {task}`")
+    n, n_official = results.get("n"), results.get("n_official")
+    if n != n_official and not allow_partial:
+        raise SensoError(f"{run_dir}: the run scored {n} of the {n_official} items of the split; a partial run is not comparable "
+                         "to the leaderboard (pass --allow-partial to show it anyway)")
+    exact = tuple(float(metrics[m]["value"]) for m in names)
+    label = f"▶ {results.get('system')} ({Path(run_dir).name})" + (" [partial]" if n != n_official else "")
+    key = (subtask, results.get("lang", "en"), results.get("split"), results.get("track", "text-only"))
+    return key, Entry(label=label, scores=tuple(round(v, 2) for v in exact), run=str(run_dir), exact=exact)
+
+
+def leaderboards(run_dirs: Sequence[str | Path], allow_partial: bool = False) -> list[Board]:
+    """One Board per (subtask, language, split, track) among the runs, runs inserted at their rank."""
+    if not run_dirs:
+        raise SensoError("give at least one run folder")
+    boards: dict[tuple[str, str, str, str], Board] = {}
+    runs: dict[tuple[str, str, str, str], list[Entry]] = {}
+    for run_dir in run_dirs:
+        key, entry = run_entry(run_dir, allow_partial)
+        subtask, lang, split, track = key
+        if split not in LEADERBOARD_SPLITS:
+            raise SensoError(f"{run_dir}: a {split} run; the published leaderboards are on the test and xeval splits only "
+                             "(train/dev numbers are not comparable to them)")
+        runs.setdefault(key, []).append(entry)
+    for key, run_entries in runs.items():
+        subtask, lang, split, track = key
+        published = published_entries(subtask, lang, split, track)
+        board = Board(subtask, lang, split, track, METRICS[subtask])
+        placed = [(e.published_rank, e, False) for e in published]
+        for entry in run_entries:
+            rank, tied = place(published, entry.scores)
+            placed.append((rank, entry, tied))
+        # published entries keep their published order; a run goes after the entries it ties or trails
+        board.rows = sorted(placed, key=lambda r: (sort_key(r[1].scores), r[1].run is not None, r[0]))
+        if subtask == "a":
+            board.references = human_references(subtask, lang, split)
+        if not published:
+            board.notes.append("no published entry in this table")
+        boards[key] = board
+    return list(boards.values())
+
+
+def render(board: Board):
+    """A rich Table of one board."""
+    from rich.table import Table
+
+    labels = {"top1": "Top-1", "dcg": "DCG", "image_accuracy": "image acc.", "sentence_type_accuracy": "sentence-type acc."}
+    table = Table(title=board.title)
+    table.add_column("rank", justify="right")
+    table.add_column("team / run")
+    for m in board.metrics:
+        table.add_column(labels[m], justify="right")
+    for rank, entry, tied in board.rows:
+        if entry.run is None:
+            table.add_row(str(rank), entry.label, *(f"{s:.2f}" for s in entry.scores))
+        else:
+            values = [f"{r:.2f} ({x:.4f})" for r, x in zip(entry.scores, entry.exact or entry.scores)]
+            table.add_row(f"[bold]{'=' if tied else ''}{rank}[/]", f"[bold green]{entry.label}[/]", *values)
+    for who, scores in board.references:
+        table.add_row("", f"[dim]human: {who}[/]", *(f"[dim]{s:.2f}[/]" for s in scores))
+    return table

@@ -1,0 +1,126 @@
+"""Paired comparison of two AdMIRe systems on the same items (`senso compare`).
+
+Each side is a run folder (its samples.jsonl) or a submission file. Gold comes from `--gold` (an
+organisers' targets file) or, when absent, from the runs' own samples (which must agree). Per metric
+and per sentence type: both means, the difference A - B with a paired bootstrap 95% CI, and a
+paired sign-flip permutation p-value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from senso.admire.data import AdmireATarget, read_targets
+from senso.core.errors import SensoError
+from senso.core.stats import PairedComparison, UndefinedMetric, paired_permutation_test
+from senso.core.records import load_samples
+from senso.admire.scoring import GROUPS, score_item_a, score_item_b
+from senso.admire.submission import read_submission
+from senso.admire.task import get_task
+
+
+@dataclass
+class SideData:
+    source: Path
+    predictions: dict[str, Any]  # compound -> order (A) or (sentence_type, item) (B)
+    gold: dict[str, tuple[str, Any]] | None  # compound -> (sentence_type, gold order or item)
+
+
+@dataclass
+class Comparison:
+    task: str
+    a: Path
+    b: Path
+    n: int
+    rows: list[tuple[str, str, PairedComparison | None, str | None]] = field(default_factory=list)  # (group, metric, result, reason)
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"task": self.task, "a": str(self.a), "b": str(self.b), "n": self.n, "notes": self.notes,
+                "rows": [{"group": g, "metric": m, **(r.to_json() if r else {"reason": why})} for g, m, r, why in self.rows]}
+
+
+def load_side(path: str | Path, subtask: str) -> SideData:
+    path = Path(path)
+    if path.is_dir():
+        samples = load_samples(path)
+        if subtask == "a":
+            preds = {s["compound"]: tuple(s["predicted_order"]) for s in samples}
+            has_gold = all(s.get("gold_order") and s.get("sentence_type") for s in samples)
+            gold = {s["compound"]: (s["sentence_type"], tuple(s["gold_order"])) for s in samples} if has_gold else None
+        else:
+            preds = {s["compound"]: (s["predicted_sentence_type"], s["predicted_item"]) for s in samples}
+            has_gold = all(s.get("gold_item") and s.get("sentence_type") for s in samples)
+            gold = {s["compound"]: (s["sentence_type"], s["gold_item"]) for s in samples} if has_gold else None
+        return SideData(path, preds, gold)
+    submission = read_submission(path)
+    if submission.subtask != subtask:
+        raise SensoError(f"{path}: a Subtask {submission.subtask.upper()} submission, not Subtask {subtask.upper()}")
+    if subtask == "a":
+        preds = {r.compound: r.expected_order for r in submission.rows}
+    else:
+        preds = {r.compound: (r.sentence_type, r.expected_item) for r in submission.rows}
+    return SideData(path, preds, None)
+
+
+def _gold_from_file(path: Path, subtask: str) -> dict[str, tuple[str, Any]]:
+    targets = read_targets(path)
+    if (subtask == "a") != isinstance(targets[0], AdmireATarget):
+        raise SensoError(f"{path}: not a Subtask {subtask.upper()} targets file")
+    if subtask == "a":
+        return {t.compound: (t.sentence_type, t.expected_order) for t in targets}
+    return {t.compound: (t.sentence_type, t.expected_item) for t in targets}
+
+
+def compare(task_name: str, a: str | Path, b: str | Path, gold: str | Path | None = None,
+            n_resamples: int = 10000, seed: int = 0) -> Comparison:
+    """Paired test of every official metric between two runs (or submission files) on the same items."""
+    task = get_task(task_name)
+    side_a, side_b = load_side(a, task.subtask), load_side(b, task.subtask)
+    if set(side_a.predictions) != set(side_b.predictions):
+        only_a = sorted(set(side_a.predictions) - set(side_b.predictions))
+        only_b = sorted(set(side_b.predictions) - set(side_a.predictions))
+        raise SensoError(f"the two sides are not on the same items: only in A {only_a[:5]}, only in B {only_b[:5]}")
+    notes = []
+    if gold is not None:
+        gold_map = _gold_from_file(Path(gold), task.subtask)
+        notes.append(f"gold: {gold}")
+    elif side_a.gold is not None and side_b.gold is not None:
+        if side_a.gold != side_b.gold:
+            raise SensoError("the two runs carry different gold for the same compounds; pass --gold to choose one")
+        gold_map = side_a.gold
+        notes.append("gold: the runs' own samples")
+    else:
+        missing = [str(s.source) for s in (side_a, side_b) if s.gold is None]
+        raise SensoError(f"gold is needed to compare: {', '.join(missing)} carries none. Pass --gold <targets file>")
+    unknown = sorted(set(side_a.predictions) - set(gold_map))
+    if unknown:
+        raise SensoError(f"compounds with no gold in the targets: {unknown[:10]}")
+    per_item: dict[str, list[tuple[str, dict[str, float], dict[str, float]]]] = {}
+    rows_all = []
+    for compound in sorted(side_a.predictions):
+        sentence_type, target = gold_map[compound]
+        for side in (side_a, side_b):
+            if task.subtask == "a" and sorted(side.predictions[compound]) != sorted(target):
+                raise SensoError(f"{side.source}: the order for {compound!r} is not a permutation of its gold images {list(target)}")
+        if task.subtask == "a":
+            sa, sb = score_item_a(side_a.predictions[compound], target), score_item_a(side_b.predictions[compound], target)
+        else:
+            sa = score_item_b(side_a.predictions[compound][1], side_a.predictions[compound][0], target, sentence_type)
+            sb = score_item_b(side_b.predictions[compound][1], side_b.predictions[compound][0], target, sentence_type)
+        rows_all.append((sentence_type, sa, sb))
+    per_item["all"] = rows_all
+    for group in GROUPS:
+        per_item[group] = [r for r in rows_all if r[0] == group]
+    result = Comparison(task.name, Path(a), Path(b), len(rows_all), notes=notes)
+    for group, rows in per_item.items():
+        for metric in task.metrics:
+            try:
+                outcome = paired_permutation_test([r[1][metric] for r in rows], [r[2][metric] for r in rows],
+                                                  n_resamples=n_resamples, seed=seed)
+                result.rows.append((group, metric, outcome, None))
+            except UndefinedMetric as exc:
+                result.rows.append((group, metric, None, str(exc)))
+    return result

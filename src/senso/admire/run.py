@@ -1,0 +1,200 @@
+"""`senso run admire-a|admire-b`: load a split, run a system, write the run folder.
+
+The run folder holds config.json (written first), the official submission file, samples.jsonl
+(per item: scores, prediction, gold, per-item metrics) and results.json (metrics with 95% bootstrap
+CIs over all items and per gold sentence type, track, versions, fingerprints, timings, warnings).
+Without gold the run writes its submission and no metrics, and says so.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from rich.console import Console
+
+from senso.admire.data import load_subtask_a, load_subtask_b, split_file
+from senso.core.errors import SensoError
+from senso.core.stats import Estimate
+from senso.core.cache import ResponseCache
+from senso.core.fingerprint import path_fingerprint
+from senso.core.options import RunOptions
+from senso.admire.tables import metrics_table
+from senso.core.records import RunRecord, RunWriter, default_run_dir
+from senso.admire.scoring import GROUPS, PARITY_NOTE, aggregate, score_item_a, score_item_b
+from senso.admire.submission import write_submission_a, write_submission_b
+from senso.admire.task import AdmireTask, check_lang_split, get_task, hygiene_warnings, official_size, submission_name
+
+console = Console()
+warn_console = Console(stderr=True)
+
+TEXT_ONLY, TEXT_AND_IMAGES = "text-only", "text+images"
+
+
+def make_system(task: AdmireTask, name: str, options: RunOptions, cache: ResponseCache) -> Any:
+    from senso.admire.systems.registry import ADMIRE_A_SYSTEMS, ADMIRE_B_SYSTEMS
+
+    registry = ADMIRE_A_SYSTEMS if task.subtask == "a" else ADMIRE_B_SYSTEMS
+    if name not in registry:
+        raise SensoError(f"unknown {task.name} system {name!r}; choose from {', '.join(sorted(registry))}")
+    return registry[name](options, cache)
+
+
+def _check_rankings(system: Any, items: Sequence[Any], rankings: Sequence[Any]) -> None:
+    if len(rankings) != len(items):
+        raise SensoError(f"system {system.name!r} returned {len(rankings)} rankings for {len(items)} items")
+    for item, ranking in zip(items, rankings):
+        if sorted(ranking.order) != sorted(item.image_names):
+            raise SensoError(f"system {system.name!r} ranked {list(ranking.order)} for {item.compound!r}, "
+                             f"not a permutation of its images {list(item.image_names)}")
+
+
+def _check_choices(system: Any, items: Sequence[Any], choices: Sequence[Any]) -> None:
+    if len(choices) != len(items):
+        raise SensoError(f"system {system.name!r} returned {len(choices)} answers for {len(items)} items")
+    for item, choice in zip(items, choices):
+        names = [c.name for c in item.candidates]
+        if choice.expected_item not in names:
+            raise SensoError(f"system {system.name!r} chose {choice.expected_item!r} for {item.compound!r}, not a candidate {names}")
+        if choice.sentence_type not in GROUPS:
+            raise SensoError(f"system {system.name!r} answered sentence type {choice.sentence_type!r} for {item.compound!r}")
+
+
+def run_admire(options: RunOptions) -> Path:
+    """Run an AdMIRe task end to end; returns the run folder."""
+    if options.task == "admire-sense":
+        from senso.admire.run_sense import run_admire_sense
+
+        return run_admire_sense(options)
+    task = get_task(options.task)
+    splits = options.split.split("+")
+    for split in splits:
+        check_lang_split(task, options.lang, split)
+    if len(splits) != len(set(splits)):
+        raise SensoError(f"split {options.split!r} names a split twice")
+    if len(splits) > 1 and options.gold:
+        raise SensoError("--gold holds one split's targets; combine splits (e.g. train+dev) only when their inputs carry gold")
+    if task.subtask == "b" and options.caption_lang not in (None, "en"):
+        raise SensoError("Subtask B has English captions only")
+    system_name = options.system or task.default_system
+    cache = ResponseCache(enabled=options.use_cache)
+    system = make_system(task, system_name, options, cache)
+    uses_images = bool(getattr(system, "uses_images", False))
+    data_paths = [split_file(options.data_dir, task.subtask, options.lang, split) for split in splits]
+
+    started = time.perf_counter()
+    items = []
+    for split in splits:
+        if task.subtask == "a":
+            items += load_subtask_a(options.data_dir, options.lang, split, gold=options.gold,
+                                    caption_lang=options.caption_lang, need_images=uses_images)
+        else:
+            items += load_subtask_b(options.data_dir, options.lang, split, gold=options.gold, need_images=uses_images)
+    repeated = sorted({i.compound for i in items if sum(j.compound == i.compound for j in items) > 1})
+    if repeated:
+        raise SensoError(f"splits {options.split} share compounds ({', '.join(repeated[:5])}); score them separately")
+    n_split = len(items)
+    if options.limit is not None:
+        items = items[: options.limit]
+    load_s = time.perf_counter() - started
+
+    out_dir = Path(options.out) if options.out else default_run_dir(task.name, system_name)
+    writer = RunWriter(out_dir)
+    fingerprints = {"data": path_fingerprint(data_paths[0])} if len(data_paths) == 1 else {
+        f"data_{split}": path_fingerprint(path) for split, path in zip(splits, data_paths)}
+    if options.gold:
+        fingerprints["gold"] = path_fingerprint(options.gold)
+    description = system.describe()
+    config = {**options.to_json(), "system": system_name, "system_description": description,
+              "data_file": ", ".join(map(str, data_paths)), "fingerprints": fingerprints}
+    writer.write_config(config)
+
+    started = time.perf_counter()
+    if task.subtask == "a":
+        answers = system.rank(items)
+        _check_rankings(system, items, answers)
+    else:
+        answers = system.choose(items)
+        _check_choices(system, items, answers)
+    predict_s = time.perf_counter() - started
+
+    sub_path = out_dir / submission_name(options.lang, splits[0] if len(splits) == 1 else "+".join(splits))
+    if task.subtask == "a":
+        write_submission_a(sub_path, [(item.compound, ans.order) for item, ans in zip(items, answers)])
+        has_gold = [item.expected_order is not None for item in items]
+    else:
+        write_submission_b(sub_path, [(item.compound, ans.sentence_type, ans.expected_item) for item, ans in zip(items, answers)])
+        has_gold = [item.expected_item is not None and item.sentence_type is not None for item in items]
+    if any(has_gold) and not all(has_gold):
+        raise SensoError(f"{', '.join(map(str, data_paths))}: only {sum(has_gold)} of {len(items)} items carry gold; give a complete targets file with --gold")
+    scored = bool(has_gold) and all(has_gold)
+
+    samples = []
+    for item, ans in zip(items, answers):
+        if task.subtask == "a":
+            sample = {"compound": item.compound, "subset": item.subset, "sentence": item.sentence,
+                      "images": list(item.image_names), "scores": ans.scores, "predicted_order": list(ans.order),
+                      "gold_order": list(item.expected_order) if item.expected_order else None,
+                      "sentence_type": item.sentence_type}
+            if scored:
+                sample.update(score_item_a(ans.order, item.expected_order))
+        else:
+            sample = {"compound": item.compound, "subset": item.subset, "images": [c.name for c in item.candidates],
+                      "scores": ans.scores, "predicted_item": ans.expected_item,
+                      "predicted_sentence_type": ans.sentence_type, "gold_item": item.expected_item,
+                      "sentence_type": item.sentence_type}
+            if scored:
+                sample.update(score_item_b(ans.expected_item, ans.sentence_type, item.expected_item, item.sentence_type))
+        if ans.extra:
+            sample["extra"] = ans.extra
+        samples.append(sample)
+    writer.write_samples(samples)
+
+    warnings = hygiene_warnings(system, [i.compound for i in items], options.split)
+    n_official = sum(official_size(task.subtask, options.lang, split) for split in splits)
+    if len(items) != n_official:
+        warnings.append(f"PARTIAL: {len(items)} of the {n_official} items of the official {options.lang} {options.split} split "
+                        f"(--limit {options.limit}); not comparable to the leaderboard" if options.limit is not None else
+                        f"the data file has {n_split} items, the official split {n_official}")
+    notes = []
+    metric_names = task.metrics + task.parity_metrics
+    if scored:
+        metrics, by_group = aggregate(samples, metric_names, seed=options.seed)
+        if task.parity_metrics:
+            notes.append(PARITY_NOTE)
+        gold_source = str(options.gold) if options.gold else f"{', '.join(map(str, data_paths))} (gold columns)"
+    else:
+        metrics, by_group = {}, {}
+        gold_source = None
+        notes.append(f"no gold for {options.lang} {options.split}: wrote {sub_path.name} only, no metrics. Score it with "
+                     f"`senso score {task.name} {sub_path} --gold <targets file>` or rerun with --gold.")
+    record = RunRecord(
+        task=task.name, system=system_name, n=len(items), metrics=metrics, config=config, metrics_by_group=by_group,
+        model=description, timings={"load_s": round(load_s, 3), "predict_s": round(predict_s, 3)}, warnings=warnings,
+        extra={"lang": options.lang, "split": options.split, "caption_lang": (options.caption_lang or options.lang) if task.subtask == "a" else "en",
+               "track": TEXT_AND_IMAGES if uses_images else TEXT_ONLY, "n_official": n_official, "gold": gold_source,
+               "submission": sub_path.name, "fingerprints": fingerprints, "seed": options.seed,
+               "batch_size": options.batch_size, "notes": notes,
+               "cache": {"hits": cache.hits, "misses": cache.misses}},
+    )
+    writer.write_results(record)
+    cache.close()
+    group_sizes = {g: sum(1 for s in samples if s["sentence_type"] == g) for g in GROUPS}
+    print_summary(task, system_name, options, len(items), metrics, by_group, warnings, notes, group_sizes, sub_path)
+    return out_dir
+
+
+def print_summary(task: AdmireTask, system_name: str, options: RunOptions, n: int, metrics: dict[str, Estimate],
+                  by_group: dict[str, dict[str, Estimate]], warnings: list[str], notes: list[str],
+                  group_sizes: dict[str, int], sub_path: Path) -> None:
+    for warning in warnings:
+        warn_console.print(f"[bold red]WARNING:[/] {warning}", highlight=False, soft_wrap=True)
+    title = f"{task.name} {options.lang} {options.split} | system {system_name} | n={n}"
+    if metrics:
+        console.print(metrics_table(title, metrics, by_group, n, group_sizes))
+    else:
+        console.print(title, highlight=False, soft_wrap=True)
+    for note in notes:
+        console.print(f"[dim]{note}[/]", highlight=False, soft_wrap=True)
+    console.print(f"submission: {sub_path}", highlight=False, soft_wrap=True)

@@ -1,0 +1,113 @@
+"""Aggregators: fuse several rankings of the same item's images into one.
+
+- `borda`: each ranking gives n-1 points to its first image, ..., 0 to its last; sum.
+- `reciprocal_rank_fusion`: sum of 1 / (k + rank), rank from 1 (Cormack et al. 2009, k = 60).
+- `score_average`: mean of each member's scores after z-normalising them within the item (members
+  score on different scales: cosines, log-probabilities); a member without scores contributes Borda points.
+
+Ties are broken deterministically: by the first member's order (the first member named wins), then by
+image name. Every fused ranking records in `extra["ties"]` the groups of images that tied on the fused
+score and in `extra["tie_break"]` the rule used, so a reader sees where the order came from the rule.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from senso.core.errors import SensoError
+from senso.admire.systems.base import Ranking
+
+TIE_BREAK = "first member's order, then image name"
+_TIE_TOLERANCE = 1e-12
+
+
+def _check_same_images(rankings: Sequence[Ranking]) -> list[str]:
+    if not rankings:
+        raise SensoError("nothing to aggregate: no rankings")
+    names = sorted(rankings[0].order)
+    for ranking in rankings[1:]:
+        if sorted(ranking.order) != names:
+            raise SensoError(f"cannot aggregate rankings of different images: {sorted(ranking.order)} vs {names}")
+    return names
+
+
+def _fuse(rankings: Sequence[Ranking], fused: dict[str, float], method: str) -> Ranking:
+    first = {name: i for i, name in enumerate(rankings[0].order)}
+    order = tuple(sorted(fused, key=lambda n: (-fused[n], first[n], n)))
+    ties: list[list[str]] = []
+    for name in order:
+        if ties and abs(fused[ties[-1][0]] - fused[name]) <= _TIE_TOLERANCE:
+            ties[-1].append(name)
+        else:
+            ties.append([name])
+    return Ranking(order=order, scores={n: float(fused[n]) for n in order},
+                   extra={"aggregator": method, "ties": [g for g in ties if len(g) > 1], "tie_break": TIE_BREAK})
+
+
+def borda_points(ranking: Ranking) -> dict[str, float]:
+    n = len(ranking.order)
+    return {name: float(n - 1 - i) for i, name in enumerate(ranking.order)}
+
+
+def borda(rankings: Sequence[Ranking], weights: Sequence[float] | None = None) -> Ranking:
+    """Borda count: the sum over members of (n - 1 - position), optionally weighted per member."""
+    names = _check_same_images(rankings)
+    weights = list(weights) if weights is not None else [1.0] * len(rankings)
+    fused = {n: 0.0 for n in names}
+    for weight, ranking in zip(weights, rankings):
+        for name, points in borda_points(ranking).items():
+            fused[name] += weight * points
+    return _fuse(rankings, fused, "borda")
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Ranking], k: float = 60.0) -> Ranking:
+    """RRF: the sum over members of 1 / (k + rank), rank counted from 1."""
+    names = _check_same_images(rankings)
+    fused = {n: 0.0 for n in names}
+    for ranking in rankings:
+        for i, name in enumerate(ranking.order):
+            fused[name] += 1.0 / (k + i + 1)
+    return _fuse(rankings, fused, f"rrf(k={k:g})")
+
+
+def _standardised(ranking: Ranking) -> dict[str, float]:
+    if set(ranking.scores) != set(ranking.order):
+        values = borda_points(ranking)
+    else:
+        values = {n: float(ranking.scores[n]) for n in ranking.order}
+    array = np.array(list(values.values()), dtype=np.float64)
+    spread = array.std()
+    if spread == 0:
+        return {n: 0.0 for n in values}
+    return {n: (v - array.mean()) / spread for n, v in values.items()}
+
+
+def score_average(rankings: Sequence[Ranking]) -> Ranking:
+    """Mean of the members' within-item z-scores (Borda points for a member without scores)."""
+    names = _check_same_images(rankings)
+    fused = {n: 0.0 for n in names}
+    for ranking in rankings:
+        for name, value in _standardised(ranking).items():
+            fused[name] += value / len(rankings)
+    return _fuse(rankings, fused, "score-average")
+
+
+AGGREGATORS: dict[str, Callable[[Sequence[Ranking]], Ranking]] = {
+    "borda": borda,
+    "rrf": reciprocal_rank_fusion,
+    "mean": score_average,
+}
+
+
+def aggregate(method: str, per_member: Sequence[Sequence[Ranking]]) -> list[Ranking]:
+    """Fuse item by item: `per_member[m][i]` is member m's ranking of item i."""
+    if method not in AGGREGATORS:
+        raise SensoError(f"unknown aggregator {method!r}; choose from {', '.join(AGGREGATORS)}")
+    if not per_member:
+        raise SensoError("nothing to aggregate: no members")
+    n_items = len(per_member[0])
+    if any(len(rankings) != n_items for rankings in per_member):
+        raise SensoError("members ranked different numbers of items")
+    return [AGGREGATORS[method]([rankings[i] for rankings in per_member]) for i in range(n_items)]

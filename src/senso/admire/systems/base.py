@@ -1,0 +1,52 @@
+"""What an AdMIRe system returns. Systems are plain objects with these methods.
+
+- AdMIRe A (`Ranker`): `rank(items) -> list[Ranking]`
+- AdMIRe B (`SequenceChooser`): `choose(items) -> list[SequenceChoice]`
+
+Every system has `name`, `describe() -> dict` (recorded in the run) and `fitted_compounds`
+(the AdMIRe compounds it was fit on; empty for training-free systems, used for split hygiene).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, Sequence
+
+from senso.admire.items import AdmireAItem, AdmireBItem
+
+
+@dataclass
+class Ranking:
+    """One AdMIRe A answer: image names best first, and each image's score (higher = better)."""
+
+    order: tuple[str, ...]
+    scores: dict[str, float] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class SequenceChoice:
+    """One AdMIRe B answer: the chosen candidate image and the predicted sentence type."""
+
+    expected_item: str
+    sentence_type: str
+    scores: dict[str, float] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Ranker(Protocol):
+    name: str
+    fitted_compounds: frozenset[str]
+
+    def describe(self) -> dict[str, Any]: ...
+
+    def rank(self, items: Sequence[AdmireAItem]) -> list[Ranking]: ...
+
+
+class SequenceChooser(Protocol):
+    name: str
+    fitted_compounds: frozenset[str]
+
+    def describe(self) -> dict[str, Any]: ...
+
+    def choose(self, items: Sequence[AdmireBItem]) -> list[SequenceChoice]: ...

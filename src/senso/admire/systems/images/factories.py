@@ -1,0 +1,75 @@
+"""Constructors `(options, cache) -> system` for the image systems, for the AdMIRe systems registry.
+
+- `clip-rank`: `--image-model SPEC` (default DEFAULT_IMAGE_MODEL), `--batch-size`, `--device`, `--dtype`;
+- `vlm-judge`: `--generator openai:SERVED_NAME --base-url URL` or `--generator hf:NAME_OR_PATH`;
+  `--set mode=pointwise|list`, `--set orders=N` (list mode, 1-5, default 5); with a server also
+  `--set judge_scoring=logprobs|text`, `--set image_detail=auto|low|high` and the openai backend's
+  settings (`top_logprobs`, `concurrency`, `timeout`, `max_retries`, `backoff`, `api_key_env`);
+- `fusion`: `--members A,B` (default caption-similarity,clip-rank), `--set weights=1,1`;
+- `sequence-continuation --modality images` (Subtask B): `--set text_weight=1`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from senso.backends.image_text import ImageTextModel
+from senso.backends.vlm import vision_lm
+from senso.core.errors import SensoError
+from senso.core.cache import ResponseCache
+from senso.core.options import RunOptions
+from senso.admire.systems.images.sequence import ImageSequenceChooser
+from senso.admire.systems.images.similarity import ClipRanker, FusionRanker
+from senso.admire.systems.images.vlm_judge import VlmJudgeRanker
+
+# The weights of open_clip's ViT-B-32:openai, as transformers loads them (no extra package needed).
+DEFAULT_IMAGE_MODEL = "hf:openai/clip-vit-base-patch32"
+DEFAULT_FUSION_MEMBERS = "caption-similarity,clip-rank"
+
+
+def image_model(options: RunOptions, cache: ResponseCache | None) -> ImageTextModel:
+    return ImageTextModel(options.image_model or DEFAULT_IMAGE_MODEL, cache if options.use_cache else None,
+                          batch_size=options.batch_size, device=options.device, dtype=options.dtype)
+
+
+def clip_rank(options: RunOptions, cache: ResponseCache | None) -> ClipRanker:
+    return ClipRanker(image_model(options, cache))
+
+
+def vlm_judge(options: RunOptions, cache: ResponseCache | None) -> VlmJudgeRanker:
+    spec = options.generator or options.model
+    if not spec:
+        raise SensoError("vlm-judge needs a vision-language model: --generator openai:SERVED_NAME --base-url URL, "
+                         "or --generator hf:NAME_OR_PATH")
+    vlm = vision_lm(spec, options.base_url, cache if options.use_cache else None, device=options.device,
+                    dtype=options.dtype, settings=options.system_options)
+    mode = str(options.system_options.get("mode", "pointwise"))
+    try:
+        orders = int(options.system_options.get("orders", 5))
+    except ValueError:
+        raise SensoError(f"--set orders expects a whole number, got {options.system_options['orders']!r}") from None
+    return VlmJudgeRanker(vlm, mode=mode, orders=orders)
+
+
+def fusion(options: RunOptions, cache: ResponseCache | None, registry: dict[str, Any]) -> FusionRanker:
+    """Fuse the systems named by --members (looked up in `registry`), weighted by --set weights=..."""
+    names = [n.strip() for n in str(options.system_options.get("members") or DEFAULT_FUSION_MEMBERS).split(",") if n.strip()]
+    unknown = [n for n in names if n not in registry or n == "fusion"]
+    if unknown:
+        raise SensoError(f"fusion: unknown member system(s) {', '.join(unknown)}; choose from "
+                         + ", ".join(sorted(n for n in registry if n != "fusion")))
+    weights = None
+    if "weights" in options.system_options:
+        try:
+            weights = [float(w) for w in str(options.system_options["weights"]).split(",")]
+        except ValueError:
+            raise SensoError(f"--set weights expects numbers separated by commas, got {options.system_options['weights']!r}") from None
+    return FusionRanker([registry[n](options, cache) for n in names], weights=weights)
+
+
+def image_sequence_chooser(options: RunOptions, cache: ResponseCache | None, text_chooser) -> ImageSequenceChooser:
+    try:
+        weight = float(options.system_options.get("text_weight", 1.0))
+    except ValueError:
+        raise SensoError(f"--set text_weight expects a number, got {options.system_options['text_weight']!r}") from None
+    return ImageSequenceChooser(image_model(options, cache), text_chooser, text_weight=weight)

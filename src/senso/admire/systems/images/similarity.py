@@ -1,0 +1,131 @@
+"""Rank an item's images by text-image similarity, and fuse the scores of several rankers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from senso.backends.image_text import ImageTextModel
+from senso.admire.items import AdmireAItem, ImageOption
+from senso.core.errors import SensoError
+from senso.admire.systems.images import TRACK
+from senso.admire.systems.base import Ranker, Ranking
+
+
+def image_path(compound: str, image: ImageOption) -> Path:
+    """The image's file; SensoError naming compound and image when the loader found none."""
+    if image.path is None:
+        raise SensoError(
+            f"{compound!r}, image {image.name}: no image file (this split has no images here, or the loader was "
+            "not given the image folder); image systems need the pictures"
+        )
+    return Path(image.path)
+
+
+def ranking_from_scores(item: AdmireAItem, scores: Sequence[float | None], extra: dict[str, Any] | None = None) -> Ranking:
+    """Images best first by score; ties (and unscored images, placed last) keep the item's image order."""
+    names = [image.name for image in item.images]
+    if len(scores) != len(names):
+        raise ValueError(f"{item.compound!r}: {len(scores)} scores for {len(names)} images")
+    keyed = [(-(s if s is not None else -np.inf), s is None, position) for position, s in enumerate(scores)]
+    order = tuple(names[i] for i in sorted(range(len(names)), key=lambda i: keyed[i]))
+    values = [s for s in scores if s is not None]
+    info = dict(extra or {})
+    if len(set(values)) < len(values):
+        info["ties"] = "broken by the item's image order"
+    return Ranking(order=order, scores={n: (float(s) if s is not None else None) for n, s in zip(names, scores)},
+                   extra=info)
+
+
+def sentence_query(item: AdmireAItem) -> str:
+    return item.sentence
+
+
+@dataclass
+class ClipRanker:
+    """Images ranked by cosine(text embedding of `query(item)`, image embedding): `clip-rank`."""
+
+    model: ImageTextModel
+    query: Callable[[AdmireAItem], str] = sentence_query
+    query_name: str = "sentence"
+    name: str = "clip-rank"
+    uses_images: bool = True
+    fitted_compounds: frozenset[str] = frozenset()
+
+    def describe(self) -> dict[str, Any]:
+        return {"system": self.name, "track": TRACK, "query": self.query_name, "image_model": self.model.describe()}
+
+    def similarities(self, items: Sequence[AdmireAItem], texts: Sequence[str]) -> np.ndarray:
+        """(len(items), images per item) cosines between each item's text and its images."""
+        paths = [image_path(item.compound, image) for item in items for image in item.images]
+        text_vectors = self.model.embed_texts(texts)
+        image_vectors = self.model.embed_images(paths)
+        sims, start = [], 0
+        for item, vector in zip(items, text_vectors):
+            block = image_vectors[start:start + len(item.images)]
+            sims.append(block @ vector)
+            start += len(item.images)
+        return np.asarray(sims)
+
+    def rank(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
+        if not items:
+            return []
+        texts = [self.query(item) for item in items]
+        sims = self.similarities(items, texts)
+        return [ranking_from_scores(item, row.tolist(), {"query": text}) for item, text, row in zip(items, texts, sims)]
+
+
+def zscores(values: Sequence[float]) -> np.ndarray:
+    """(x - mean) / std within one item (population std); all zeros when the scores are all equal."""
+    x = np.asarray(values, dtype=np.float64)
+    std = x.std()
+    return np.zeros_like(x) if std == 0 else (x - x.mean()) / std
+
+
+@dataclass
+class FusionRanker:
+    """Weighted sum of the members' per-item z-scored scores (e.g. caption similarity + image similarity).
+
+    z-scoring puts cosines of different models (and probabilities) on one scale per item before the sum;
+    a member that gives an image no score makes the fusion fail loudly rather than guess.
+    """
+
+    members: Sequence[Ranker]
+    weights: Sequence[float] | None = None
+    name: str = "fusion"
+    fitted_compounds: frozenset[str] = field(init=False)
+    uses_images: bool = field(init=False)
+
+    def __post_init__(self):
+        if not self.members:
+            raise SensoError("fusion needs at least one member system")
+        self.weights = list(self.weights) if self.weights is not None else [1.0] * len(self.members)
+        if len(self.weights) != len(self.members):
+            raise SensoError(f"fusion: {len(self.weights)} weights for {len(self.members)} members")
+        self.fitted_compounds = frozenset().union(*(m.fitted_compounds for m in self.members))
+        self.uses_images = any(getattr(m, "uses_images", False) for m in self.members)
+
+    def describe(self) -> dict[str, Any]:
+        track = TRACK if self.uses_images else "text-only"
+        return {"system": self.name, "track": track, "normalisation": "per-item z-score", "weights": list(self.weights),
+                "members": [m.describe() for m in self.members]}
+
+    def rank(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
+        per_member = [member.rank(items) for member in self.members]
+        rankings = []
+        for k, item in enumerate(items):
+            total = np.zeros(len(item.images))
+            member_scores = {}
+            for member, weight, results in zip(self.members, self.weights, per_member):
+                scores = results[k].scores
+                missing = [image.name for image in item.images if scores.get(image.name) is None]
+                if missing:
+                    raise SensoError(f"fusion: {member.name} gave no score to {item.compound!r} image(s) {missing}")
+                raw = [scores[image.name] for image in item.images]
+                total += weight * zscores(raw)
+                member_scores[member.name] = raw
+            rankings.append(ranking_from_scores(item, total.tolist(), {"member_scores": member_scores}))
+        return rankings

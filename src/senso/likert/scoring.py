@@ -1,0 +1,54 @@
+"""Which metrics an ABRICOT run reports, computed from predictions and gold."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Sequence
+
+import numpy as np
+
+from senso.likert.data import AbricotItem
+from senso.core.stats import Estimate, bootstrap_estimate, pearson, spearman
+from senso.likert.task import LikertPrediction
+from senso.likert.task import AbricotTask, gold_label
+
+
+def accuracy(pred: Sequence[float], gold: Sequence[float]) -> float:
+    """Share of items whose predicted label equals the gold label (lm-eval's `acc`)."""
+    from senso.core.stats import mean
+
+    return mean(np.asarray(pred) == np.asarray(gold))
+
+
+def abricot_metrics(items: Sequence[AbricotItem], predictions: Sequence[LikertPrediction], task: AbricotTask,
+                    seed: int = 0, n_resamples: int = 1000) -> dict[str, Estimate]:
+    """Each with a 95% bootstrap CI: `pearson` (official: predicted label vs discretised gold), `spearman`
+    (same pair), `pearson_expected_vs_gold` (the continuous expected score vs the gold label),
+    `pearson_expected_vs_mean` (expected score vs raw human mean) and `accuracy`.
+    """
+    means = [item.score(task.dimension) for item in items]
+    gold = [gold_label(m) for m in means]
+    labels = [p.label for p in predictions]
+    expected = [p.expected for p in predictions]
+    kw = {"seed": seed, "n_resamples": n_resamples}
+    label_names = ("the predicted labels", "the gold labels")
+    return {
+        "pearson": bootstrap_estimate(partial(pearson, names=label_names), labels, gold, **kw),
+        "spearman": bootstrap_estimate(partial(spearman, names=label_names), labels, gold, **kw),
+        "pearson_expected_vs_gold": bootstrap_estimate(
+            partial(pearson, names=("the expected scores", "the gold labels")), expected, gold, **kw),
+        "pearson_expected_vs_mean": bootstrap_estimate(
+            partial(pearson, names=("the expected scores", "the human means")), expected, means, **kw),
+        "accuracy": bootstrap_estimate(accuracy, labels, gold, **kw),
+    }
+
+
+def abricot_metrics_by_domain(items: Sequence[AbricotItem], predictions: Sequence[LikertPrediction],
+                              task: AbricotTask, seed: int = 0) -> dict[str, dict[str, Estimate]]:
+    groups: dict[str, list[int]] = {}
+    for i, item in enumerate(items):
+        groups.setdefault(item.domain, []).append(i)
+    return {
+        domain: abricot_metrics([items[i] for i in idx], [predictions[i] for i in idx], task, seed=seed)
+        for domain, idx in sorted(groups.items())
+    }

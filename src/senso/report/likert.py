@@ -1,0 +1,149 @@
+"""What an ABRICOT run page shows, as plain data: confusion matrix, per-lemma table, largest errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+from markupsafe import Markup, escape
+
+from senso.likert.data import AbricotItem, load_abricot
+from senso.core.errors import SensoError
+from senso.core.stats import UndefinedMetric, pearson
+
+LABELS = (1, 2, 3, 4, 5)
+# Human means where the gold label min(round(5*m), 4) + 1 steps up (drawn as guides on the scatter).
+GOLD_LABEL_EDGES = (0.1, 0.3, 0.5, 0.7)
+
+
+def confusion_matrix(gold: Sequence[int], predicted: Sequence[int]) -> list[list[int]]:
+    """5x5 counts: row g-1, column p-1 holds the number of items with gold label g predicted as p."""
+    if len(gold) != len(predicted):
+        raise ValueError(f"{len(gold)} gold labels but {len(predicted)} predictions")
+    matrix = [[0] * len(LABELS) for _ in LABELS]
+    for g, p in zip(gold, predicted):
+        if g not in LABELS or p not in LABELS:
+            raise ValueError(f"labels must be 1-5, got gold {g!r} and prediction {p!r}")
+        matrix[g - 1][p - 1] += 1
+    return matrix
+
+
+@dataclass(frozen=True)
+class LemmaRow:
+    """Per lemma: n, mean gold label, mean human mean, mean predicted label, mean expected score, and
+    Pearson r of predicted vs gold label within the lemma (None, with `r_text` saying why, when undefined)."""
+
+    lemma: str
+    n: int
+    mean_gold: float
+    mean_human: float
+    mean_prediction: float
+    mean_expected: float | None
+    r: float | None
+    r_text: str
+
+
+def lemma_rows(samples: Sequence[dict[str, Any]]) -> list[LemmaRow]:
+    by_lemma: dict[str, list[dict[str, Any]]] = {}
+    for sample in samples:
+        by_lemma.setdefault(sample["lemma"], []).append(sample)
+    rows = []
+    for lemma, group in sorted(by_lemma.items()):
+        gold = [s["gold"] for s in group]
+        pred = [s["prediction"] for s in group]
+        expected = [s["expected"] for s in group if s.get("expected") is not None]
+        try:
+            r: float | None = pearson(pred, gold)
+            r_text = f"{r:.3f}"
+        except UndefinedMetric:
+            r = None
+            if len(group) < 2:
+                r_text = "undefined (one item)"
+            elif len(set(pred)) == 1 and len(set(gold)) == 1:
+                r_text = "undefined (constant predictions and gold)"
+            elif len(set(pred)) == 1:
+                r_text = "undefined (constant predictions)"
+            else:
+                r_text = "undefined (constant gold)"
+        rows.append(LemmaRow(
+            lemma=lemma, n=len(group), mean_gold=float(np.mean(gold)),
+            mean_human=float(np.mean([s["gold_mean"] for s in group])), mean_prediction=float(np.mean(pred)),
+            mean_expected=float(np.mean(expected)) if len(expected) == len(group) else None, r=r, r_text=r_text,
+        ))
+    return rows
+
+
+def highlight(text: str, begin: int, end: int) -> Markup:
+    """HTML of `text` with text[begin:end + 1] (end inclusive, as in ABRICOT) in a <mark>; the rest escaped."""
+    if not 0 <= begin <= end < len(text):
+        raise ValueError(f"offsets {begin}..{end} outside a text of length {len(text)}")
+    return (escape(text[:begin]) + Markup("<mark>") + escape(text[begin:end + 1]) + Markup("</mark>")
+            + escape(text[end + 1:]))
+
+
+@dataclass(frozen=True)
+class ErrorRow:
+    id: str
+    lemma: str
+    domain: str
+    sentence: Markup  # target highlighted; a note when the sentence could not be found
+    gold: int
+    gold_mean: float
+    prediction: int
+    expected: float | None
+    error: int  # |prediction - gold|
+
+
+def largest_errors(samples: Sequence[dict[str, Any]], items: dict[str, AbricotItem] | None,
+                   k: int = 15) -> list[ErrorRow]:
+    """The k items whose predicted label is furthest from gold; ties broken by how far the expected
+    score is from gold, then by item id. Sentences come from `items` (None: not available)."""
+    def distance(s: dict[str, Any]) -> tuple:
+        expected_gap = abs(s["expected"] - s["gold"]) if s.get("expected") is not None else 0.0
+        return (-abs(s["prediction"] - s["gold"]), -expected_gap, str(s["id"]))
+
+    rows = []
+    for s in sorted(samples, key=distance)[:k]:
+        item = items.get(str(s["id"])) if items is not None else None
+        if item is not None:
+            sentence = highlight(item.text, item.begin, item.end)
+        elif items is None:
+            sentence = Markup('<span class="missing">sentence not available (data file not read)</span>')
+        else:
+            sentence = Markup('<span class="missing">item not in the data file</span>')
+        rows.append(ErrorRow(id=str(s["id"]), lemma=s["lemma"], domain=s.get("domain", ""), sentence=sentence,
+                             gold=s["gold"], gold_mean=s["gold_mean"], prediction=s["prediction"],
+                             expected=s.get("expected"), error=abs(s["prediction"] - s["gold"])))
+    return rows
+
+
+def load_items(config: dict[str, Any]) -> tuple[dict[str, AbricotItem] | None, list[str]]:
+    """The run's items by id, read from the data file the run recorded, and notes for the page
+    (file gone, file changed since the run). (None, notes) when the file cannot be read."""
+    from senso.core.download import sha256_of
+
+    raw = config.get("data_path")
+    if not raw:
+        return None, ["config.json records no data_path: sentences are not shown"]
+    path = Path(raw)
+    if not path.exists():
+        return None, [f"the run's data file {path} is not there any more: sentences are not shown"]
+    notes = []
+    recorded = config.get("data_sha256")
+    if recorded and sha256_of(path) != recorded:
+        notes.append(f"{path} changed since the run (sha256 differs from the one recorded): sentences may not match")
+    try:
+        items = load_abricot(path)
+    except SensoError as exc:
+        return None, [f"could not read the run's data file: {exc}"]
+    return {item.id: item for item in items}, notes
+
+
+def check_samples(samples: Sequence[dict[str, Any]], where: Path) -> None:
+    """Refuse, naming the line and field, samples an ABRICOT page cannot be drawn from."""
+    for line, s in enumerate(samples, 1):
+        for field in ("id", "lemma", "gold", "gold_mean", "prediction"):
+            if s.get(field) is None:
+                raise SensoError(f"{where}, line {line}: field '{field}' missing (not an ABRICOT sample)")

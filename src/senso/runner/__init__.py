@@ -1,1 +1,0 @@
-"""Execution, caching and run records."""

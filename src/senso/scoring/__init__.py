@@ -1,1 +1,0 @@
-"""Scoring of predictions against gold, per task family."""

@@ -1,0 +1,42 @@
+import math
+
+import pytest
+
+from senso.core.stats import Estimate, UndefinedMetric, bootstrap_estimate, mean, pearson, spearman
+
+
+def test_pearson_hand_computed():
+    # x = 1,2,3 ; y = 1,3,2: cov = (−1·−1 + 0 + 1·0)/.. -> r = 1 / sqrt(2·2) = 0.5
+    assert pearson([1, 2, 3], [1, 3, 2]) == pytest.approx(0.5)
+    assert pearson([1, 2, 3, 4], [2, 4, 6, 8]) == pytest.approx(1.0)
+
+
+def test_spearman_with_ties():
+    # ranks x: 1, 2.5, 2.5, 4 ; y: 1,2,3,4 -> r = 4.5 / sqrt(4.5 * 5) = 0.9487
+    assert spearman([1, 2, 2, 3], [1, 2, 3, 4]) == pytest.approx(4.5 / math.sqrt(4.5 * 5))
+
+
+def test_constant_series_undefined():
+    with pytest.raises(UndefinedMetric, match="predictions are constant"):
+        pearson([1, 1, 1], [1, 2, 3], names=("predictions", "gold"))
+    with pytest.raises(UndefinedMetric):
+        mean([])
+
+
+def test_bootstrap_undefined_carries_reason():
+    est = bootstrap_estimate(pearson, [1, 1, 1, 1], [1, 2, 3, 4])
+    assert est.value is None and "constant" in est.reason
+    assert est.to_json() == {"value": None, "reason": est.reason}
+    assert est.format().startswith("undefined")
+
+
+def test_bootstrap_interval_contains_value_and_is_seeded():
+    x = list(range(30))
+    y = [v + (v % 7) for v in x]
+    a = bootstrap_estimate(pearson, x, y, seed=1)
+    b = bootstrap_estimate(pearson, x, y, seed=1)
+    assert a == b
+    assert a.ci_low <= a.value <= a.ci_high
+    est = bootstrap_estimate(mean, [0.0, 1.0] * 10)
+    assert est.value == 0.5 and 0.2 < est.ci_low < 0.5 < est.ci_high < 0.8
+    assert isinstance(est, Estimate)
