@@ -40,7 +40,8 @@ def main() -> None:
     from senso.core.cache import ResponseCache
     from senso.admire.systems.evidence import EvidenceBuilder
     from senso.admire.systems.meaning import WordNetMeaning
-    from senso.admire.systems.rankers import ROLES, assign_roles, dcg
+    from senso.admire.metrics import admire_dcg as dcg
+    from senso.admire.systems.rankers import ROLES, assign_roles
     from senso.admire.systems.wordnet import WordNet
 
     wordnet = WordNet.locate()

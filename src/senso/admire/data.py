@@ -16,7 +16,7 @@ import ast
 import csv
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem, AdmireBItem, ImageOption
 from senso.core.errors import DataError, DataNotFound, SensoError
@@ -154,34 +154,35 @@ def read_targets(path: str | Path) -> list[AdmireATarget] | list[AdmireBTarget]:
     raise DataError(path, f"not an AdMIRe targets file: needs expected_order (A) or expected_item (B); found {', '.join(columns)}")
 
 
+def _read_targets(path: str | Path, answer: str, make: Callable[[dict[str, str], str, str, Path, int], Any]) -> list:
+    """The rows of a targets file (compound, sentence_type and the `answer` column, validated), each made a target."""
+    path = Path(path)
+    _, rows = read_tsv(path, ("compound", "sentence_type", answer))
+    seen: dict[str, int] = {}
+    return [make(row, read_compound(row, path, row_no, seen), _sentence_type(row["sentence_type"], path, row_no, required=True),
+                 path, row_no) for row_no, row in rows]
+
+
+def _target_a(row: dict[str, str], compound: str, sentence_type: str, path: Path, row_no: int) -> AdmireATarget:
+    order = parse_order(row["expected_order"], path, row_no)
+    return AdmireATarget(compound, row.get("subset", "").strip(), sentence_type, row.get("sentence", ""), order, row_no)
+
+
+def _target_b(row: dict[str, str], compound: str, sentence_type: str, path: Path, row_no: int) -> AdmireBTarget:
+    item = row["expected_item"].strip()
+    if not item:
+        raise DataError(path, "missing expected_item", row=row_no, field="expected_item")
+    return AdmireBTarget(compound, row.get("subset", "").strip(), sentence_type, item, row_no)
+
+
 def read_targets_a(path: str | Path) -> list[AdmireATarget]:
     """Subtask A gold: columns compound, subset, sentence_type, sentence, expected_order."""
-    path = Path(path)
-    _, rows = read_tsv(path, ("compound", "sentence_type", "expected_order"))
-    seen: dict[str, int] = {}
-    targets = []
-    for row_no, row in rows:
-        compound = read_compound(row, path, row_no, seen)
-        sentence_type = _sentence_type(row["sentence_type"], path, row_no, required=True)
-        order = parse_order(row["expected_order"], path, row_no)
-        targets.append(AdmireATarget(compound, row.get("subset", "").strip(), sentence_type, row.get("sentence", ""), order, row_no))
-    return targets
+    return _read_targets(path, "expected_order", _target_a)
 
 
 def read_targets_b(path: str | Path) -> list[AdmireBTarget]:
     """Subtask B gold: columns compound, subset, sentence_type, expected_item."""
-    path = Path(path)
-    _, rows = read_tsv(path, ("compound", "sentence_type", "expected_item"))
-    seen: dict[str, int] = {}
-    targets = []
-    for row_no, row in rows:
-        compound = read_compound(row, path, row_no, seen)
-        sentence_type = _sentence_type(row["sentence_type"], path, row_no, required=True)
-        item = row["expected_item"].strip()
-        if not item:
-            raise DataError(path, "missing expected_item", row=row_no, field="expected_item")
-        targets.append(AdmireBTarget(compound, row.get("subset", "").strip(), sentence_type, item, row_no))
-    return targets
+    return _read_targets(path, "expected_item", _target_b)
 
 
 def check_same_compounds(inputs: Iterable[str], gold: Iterable[str], inputs_path: Path | str, gold_path: Path | str) -> None:
@@ -249,6 +250,23 @@ def split_file(data_dir: str | Path | None, subtask: str, lang: str, split: str)
     raise DataNotFound(f"no Subtask {subtask.upper()} {lang} {split} file: looked for {', '.join(map(str, tried))}.{hint}")
 
 
+def _image_name(row: dict[str, str], n: int, path: Path, row_no: int) -> str:
+    name = row[f"image{n}_name"].strip()
+    if not name:
+        raise DataError(path, "empty image name", row=row_no, field=f"image{n}_name")
+    return name
+
+
+def _image_file(folder: Path | None, name: str, split_dir: Path, compound: str, need_images: bool,
+                path: Path, row_no: int, n: int) -> Path | None:
+    """The picture's file when it is there; None when it is not (an error when the system needs pictures)."""
+    image_path = folder / name if folder is not None and (folder / name).is_file() else None
+    if need_images and image_path is None:
+        looked = " or ".join(str(split_dir / f / name) for f in folder_names(compound))
+        raise DataError(path, f"image file missing: {looked}", row=row_no, field=f"image{n}_name")
+    return image_path
+
+
 # ---------------------------------------------------------------------------- Subtask A
 
 def _parse_a_row(path: Path, row_no: int, row: dict[str, str], columns: Sequence[str], lang: str,
@@ -260,9 +278,7 @@ def _parse_a_row(path: Path, row_no: int, row: dict[str, str], columns: Sequence
     folder = image_folder(split_dir, compound)
     images = []
     for n in range(1, N_IMAGES_A + 1):
-        name = row[f"image{n}_name"].strip()
-        if not name:
-            raise DataError(path, "empty image name", row=row_no, field=f"image{n}_name")
+        name = _image_name(row, n, path, row_no)
         caption = row[f"image{n}_caption"]
         caption_pt = row.get(f"image{n}_caption_pt") or None
         needed = f"image{n}_caption_pt" if caption_lang == "pt" else f"image{n}_caption"
@@ -271,12 +287,7 @@ def _parse_a_row(path: Path, row_no: int, row: dict[str, str], columns: Sequence
                 raise DataError(path, f"no Portuguese captions in this file (column image{n}_caption_pt); use --caption-lang en",
                                 row=row_no, field=needed)
             raise DataError(path, "empty caption", row=row_no, field=needed)
-        image_path = folder / name if folder is not None else None
-        if image_path is not None and not image_path.is_file():
-            image_path = None
-        if need_images and image_path is None:
-            looked = " or ".join(str(split_dir / f / name) for f in folder_names(compound))
-            raise DataError(path, f"image file missing: {looked}", row=row_no, field=f"image{n}_name")
+        image_path = _image_file(folder, name, split_dir, compound, need_images, path, row_no, n)
         images.append(ImageOption(name=name, caption=caption, caption_pt=caption_pt, path=image_path))
     names = [i.name for i in images]
     _check_distinct(names, path, row_no)
@@ -304,29 +315,41 @@ def read_subtask_a(path: str | Path, lang: str = "en", caption_lang: str | None 
     return [_parse_a_row(path, n, row, columns, lang, split_dir, caption_lang, need_images, seen) for n, row in rows]
 
 
-def join_gold_a(items: list[AdmireAItem], gold_path: str | Path, inputs_path: str | Path) -> list[AdmireAItem]:
-    """Items with gold (sentence_type, expected_order) from an organisers' targets file, joined on compound.
+def _join_gold(items: list, gold_path: str | Path, inputs_path: str | Path, target_type: type, wrong_file: str,
+               fields: tuple[str, str], check_target: Callable[[Any, Any, Path], None]) -> list:
+    """Items with the gold `fields` of a targets file, joined on compound.
 
-    Refuses a gold file whose compounds differ from the inputs', a gold order that is not a permutation
-    of the item's images, and gold that contradicts gold already in the inputs (nothing is overwritten).
+    Refuses a targets file of the other subtask, one whose compounds differ from the inputs', a target that
+    `check_target` rejects, and gold that contradicts gold already in the inputs (nothing is overwritten).
     """
     gold_path = Path(gold_path)
     targets = read_targets(gold_path)
-    if targets and not isinstance(targets[0], AdmireATarget):
-        raise DataError(gold_path, "this is a Subtask B targets file (expected_item), not Subtask A")
+    if targets and not isinstance(targets[0], target_type):
+        raise DataError(gold_path, wrong_file)
     by_compound = {t.compound: t for t in targets}
     check_same_compounds((i.compound for i in items), by_compound, inputs_path, gold_path)
     joined = []
     for item in items:
         target = by_compound[item.compound]
-        check_permutation(target.expected_order, item.image_names, gold_path, target.row, "expected_order")
-        for field in ("sentence_type", "expected_order"):
+        check_target(item, target, gold_path)
+        for field in fields:
             mine, theirs = getattr(item, field), getattr(target, field)
             if mine is not None and mine != theirs:
                 raise DataError(gold_path, f"gold {field} {theirs!r} contradicts {mine!r} in {inputs_path} for {item.compound!r}",
                                 row=target.row, field=field)
-        joined.append(replace(item, sentence_type=target.sentence_type, expected_order=target.expected_order))
+        joined.append(replace(item, **{field: getattr(target, field) for field in fields}))
     return joined
+
+
+def _check_gold_order(item: AdmireAItem, target: AdmireATarget, gold_path: Path) -> None:
+    check_permutation(target.expected_order, item.image_names, gold_path, target.row, "expected_order")
+
+
+def join_gold_a(items: list[AdmireAItem], gold_path: str | Path, inputs_path: str | Path) -> list[AdmireAItem]:
+    """Items with gold (sentence_type, expected_order) from an organisers' targets file, joined on compound."""
+    return _join_gold(items, gold_path, inputs_path, AdmireATarget,
+                      "this is a Subtask B targets file (expected_item), not Subtask A",
+                      ("sentence_type", "expected_order"), _check_gold_order)
 
 
 def load_subtask_a(data_dir: str | Path | None, lang: str = "en", split: str = "dev", gold: str | Path | None = None,
@@ -357,14 +380,10 @@ def read_subtask_b(path: str | Path, lang: str = "en", need_images: bool = False
         folder = image_folder(split_dir, compound)
         candidates = []
         for n in range(1, N_CANDIDATES_B + 1):
-            name = row[f"image{n}_name"].strip()
-            if not name:
-                raise DataError(path, "empty image name", row=row_no, field=f"image{n}_name")
+            name = _image_name(row, n, path, row_no)
             if not row[f"image{n}_caption"].strip():
                 raise DataError(path, "empty caption", row=row_no, field=f"image{n}_caption")
-            image_path = folder / name if folder is not None and (folder / name).is_file() else None
-            if need_images and image_path is None:
-                raise DataError(path, f"image file missing: {split_dir / folder_names(compound)[-1] / name}", row=row_no, field=f"image{n}_name")
+            image_path = _image_file(folder, name, split_dir, compound, need_images, path, row_no, n)
             candidates.append(ImageOption(name=name, caption=row[f"image{n}_caption"], path=image_path))
         names = [c.name for c in candidates]
         _check_distinct(names, path, row_no)
@@ -388,28 +407,18 @@ def read_subtask_b(path: str | Path, lang: str = "en", need_images: bool = False
     return items
 
 
+def _check_gold_item(item: AdmireBItem, target: AdmireBTarget, gold_path: Path) -> None:
+    names = [c.name for c in item.candidates]
+    if target.expected_item not in names:
+        raise DataError(gold_path, f"expected_item {target.expected_item!r} is not one of the candidates {names}",
+                        row=target.row, field="expected_item")
+
+
 def join_gold_b(items: list[AdmireBItem], gold_path: str | Path, inputs_path: str | Path) -> list[AdmireBItem]:
     """Items with gold (sentence_type, expected_item) from a Subtask B targets file, joined on compound."""
-    gold_path = Path(gold_path)
-    targets = read_targets(gold_path)
-    if targets and not isinstance(targets[0], AdmireBTarget):
-        raise DataError(gold_path, "this is a Subtask A targets file (expected_order), not Subtask B")
-    by_compound = {t.compound: t for t in targets}
-    check_same_compounds((i.compound for i in items), by_compound, inputs_path, gold_path)
-    joined = []
-    for item in items:
-        target = by_compound[item.compound]
-        names = [c.name for c in item.candidates]
-        if target.expected_item not in names:
-            raise DataError(gold_path, f"expected_item {target.expected_item!r} is not one of the candidates {names}",
-                            row=target.row, field="expected_item")
-        for field in ("sentence_type", "expected_item"):
-            mine, theirs = getattr(item, field), getattr(target, field)
-            if mine is not None and mine != theirs:
-                raise DataError(gold_path, f"gold {field} {theirs!r} contradicts {mine!r} in {inputs_path} for {item.compound!r}",
-                                row=target.row, field=field)
-        joined.append(replace(item, sentence_type=target.sentence_type, expected_item=target.expected_item))
-    return joined
+    return _join_gold(items, gold_path, inputs_path, AdmireBTarget,
+                      "this is a Subtask A targets file (expected_order), not Subtask B",
+                      ("sentence_type", "expected_item"), _check_gold_item)
 
 
 def load_subtask_b(data_dir: str | Path | None, lang: str = "en", split: str = "train", gold: str | Path | None = None,

@@ -19,7 +19,7 @@ from typing import Sequence
 
 from senso.core.errors import SensoError
 from senso.core.records import load_results
-from senso.admire.task import TASKS
+from senso.admire.task import TASKS, TEXT_ONLY
 
 TABLE_FILES = {"a": "admire_leaderboard.csv", "b": "admire_leaderboard_b.csv"}
 HUMAN_FILE = "admire_human.csv"
@@ -112,7 +112,7 @@ def run_entry(run_dir: str | Path, allow_partial: bool = False) -> tuple[tuple[s
                          "to the leaderboard (pass --allow-partial to show it anyway)")
     exact = tuple(float(metrics[m]["value"]) for m in names)
     label = f"▶ {results.get('system')} ({Path(run_dir).name})" + (" [partial]" if n != n_official else "")
-    key = (subtask, results.get("lang", "en"), results.get("split"), results.get("track", "text-only"))
+    key = (subtask, results.get("lang", "en"), results.get("split"), results.get("track", TEXT_ONLY))
     return key, Entry(label=label, scores=tuple(round(v, 2) for v in exact), run=str(run_dir), exact=exact)
 
 

@@ -72,6 +72,10 @@ def admire_expected_random_top1(n_images: int = 5) -> float:
     return 1.0 / n_images
 
 
+# What a uniformly random Subtask A system scores on average, exactly.
+RANDOM_BASELINES = {"top1": admire_expected_random_top1(), "dcg": admire_expected_random_dcg()}
+
+
 def exact_match(predicted: str, gold: str) -> float:
     """1.0 if the two labels are identical strings, else 0.0 (Subtask B image and sentence-type accuracy per item)."""
     return float(predicted == gold)

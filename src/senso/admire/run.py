@@ -24,12 +24,11 @@ from senso.admire.tables import metrics_table
 from senso.core.records import RunRecord, RunWriter, default_run_dir
 from senso.admire.scoring import GROUPS, PARITY_NOTE, aggregate, score_item_a, score_item_b
 from senso.admire.submission import write_submission_a, write_submission_b
-from senso.admire.task import AdmireTask, check_lang_split, get_task, hygiene_warnings, official_size, submission_name
+from senso.admire.task import TEXT_AND_IMAGES, TEXT_ONLY, AdmireTask, check_lang_split, get_task, hygiene_warnings, official_size, submission_name
 
 console = Console()
 warn_console = Console(stderr=True)
 
-TEXT_ONLY, TEXT_AND_IMAGES = "text-only", "text+images"
 
 
 def make_system(task: AdmireTask, name: str, options: RunOptions, cache: ResponseCache) -> Any:

@@ -40,10 +40,12 @@ TASKS: dict[str, AdmireTask] = {
     "admire-b": AdmireTask("admire-b", "b", ("en",), ("image_accuracy", "sentence_type_accuracy"), (), "random"),
 }
 
+TEXT_ONLY, TEXT_AND_IMAGES = "text-only", "text+images"  # the leaderboard tracks
+
 METRIC_LABELS = {
     "top1": "Top-1",
     "dcg": "DCG",
-    "official_name_corr": "name_corr* (parity only)",
+    "official_name_corr": "name_corr* (official scorer's corr, parity only)",
     "image_accuracy": "image accuracy",
     "sentence_type_accuracy": "sentence-type accuracy",
     "sense_accuracy": "sense accuracy",

@@ -55,6 +55,13 @@ def _check_not_constant(a: np.ndarray, name: str) -> None:
         raise UndefinedMetric(f"{name} are constant (every item has value {a[0]:g}), so the correlation is undefined")
 
 
+def zscores(values: Sequence[float]) -> np.ndarray:
+    """(x - mean) / std within one group (population std); all zeros when the values are all equal."""
+    x = np.asarray(values, dtype=np.float64)
+    std = x.std()
+    return np.zeros_like(x) if std == 0 else (x - x.mean()) / std
+
+
 def pearson(x: Sequence[float], y: Sequence[float], names: tuple[str, str] = ("x", "y")) -> float:
     """Pearson's product-moment correlation r of x and y.
 

@@ -52,3 +52,12 @@ def abricot_metrics_by_domain(items: Sequence[AbricotItem], predictions: Sequenc
         domain: abricot_metrics([items[i] for i in idx], [predictions[i] for i in idx], task, seed=seed)
         for domain, idx in sorted(groups.items())
     }
+
+
+METRIC_LABELS = {
+    "pearson": "Pearson r (official: predicted vs gold label)",
+    "spearman": "Spearman ρ (predicted vs gold label)",
+    "pearson_expected_vs_gold": "Pearson r (expected score vs gold label)",
+    "pearson_expected_vs_mean": "Pearson r (expected score vs human mean)",
+    "accuracy": "accuracy (predicted = gold label)",
+}

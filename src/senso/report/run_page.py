@@ -5,22 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from senso.admire.metrics import RANDOM_BASELINES as ADMIRE_RANDOM
+from senso.admire.task import METRIC_LABELS as ADMIRE_METRIC_LABELS
+from senso.likert.scoring import METRIC_LABELS as LIKERT_METRIC_LABELS
 from senso.report.run_folder import RunFolder, header_rows, load_run
 
-METRIC_LABELS = {
-    "pearson": "Pearson r (official: predicted vs gold label)",
-    "spearman": "Spearman ρ (predicted vs gold label)",
-    "pearson_expected_vs_gold": "Pearson r (expected score vs gold label)",
-    "pearson_expected_vs_mean": "Pearson r (expected score vs human mean)",
-    "accuracy": "accuracy (predicted = gold label)",
-    "top1": "Top-1",
-    "dcg": "DCG",
-    "official_name_corr": "name_corr* (official scorer's corr, parity only)",
-    "image_accuracy": "image accuracy",
-    "sentence_type_accuracy": "sentence-type accuracy",
-}
+METRIC_LABELS = {**LIKERT_METRIC_LABELS, **ADMIRE_METRIC_LABELS}
 # What a uniformly random system scores on average (AdMIRe A: exact values from the official DCG formula).
-RANDOM_BASELINES = {"top1": (0.2, "random 0.2"), "dcg": (2.3588, "random 2.3588")}
+RANDOM_BASELINES = {name: (value, f"random {value:.4f}".rstrip("0")) for name, value in ADMIRE_RANDOM.items()}
 
 
 def metric_label(name: str) -> str:

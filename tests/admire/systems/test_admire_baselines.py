@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from senso.admire.items import AdmireAItem, AdmireBItem, ImageOption
-from senso.admire.systems.baselines import CaptionSimilarityRanker, RandomChooser, RandomRanker, order_by_scores
+from senso.admire.systems.base import ranking_by_scores
+from senso.admire.systems.baselines import CaptionSimilarityRanker, RandomChooser, RandomRanker
 
 
 def item(compound: str, captions: list[str], sentence: str = "query") -> AdmireAItem:
@@ -29,8 +30,8 @@ class StubEmbedder:
         return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
-def test_order_by_scores_breaks_ties_by_file_order():
-    assert order_by_scores(["a", "b", "c"], [0.1, 0.5, 0.5]) == ("b", "c", "a")
+def test_ranking_by_scores_breaks_ties_by_file_order():
+    assert ranking_by_scores(["a", "b", "c"], [0.1, 0.5, 0.5]).order == ("b", "c", "a")
 
 
 def test_caption_similarity_ranks_by_cosine_and_uses_e5_kinds():

@@ -15,7 +15,9 @@ from senso.backends.vlm import TransformersVLM, YesNo
 from senso.admire.items import AdmireAItem, AdmireBItem, ImageOption
 from senso.core.errors import SensoError
 from senso.core.cache import ResponseCache
-from senso.admire.systems.images.similarity import ClipRanker, FusionRanker, ranking_from_scores, zscores
+from senso.admire.systems.base import ranking_by_scores
+from senso.admire.systems.images.similarity import ClipRanker, FusionRanker
+from senso.core.stats import zscores
 from senso.admire.systems.images.vlm_judge import VlmJudgeRanker, borda, parse_ranking, rotations
 from senso.admire.systems.base import Ranking
 
@@ -104,7 +106,7 @@ class FixedRanker:
         return {"system": self.name}
 
     def rank(self, items):
-        return [ranking_from_scores(item, self.table[item.compound]) for item in items]
+        return [ranking_by_scores(item.image_names, self.table[item.compound]) for item in items]
 
 
 def test_fusion_sums_weighted_zscores(tmp_path):
@@ -211,9 +213,9 @@ def test_vlm_judge_in_process_tiny_llava(tmp_path):
     assert VlmJudgeRanker(again).rank([item])[0].order == ranking.order and again.model is None
 
 
-def test_ranking_from_scores_keeps_unscored_last(tmp_path):
+def test_ranking_by_scores_keeps_unscored_last(tmp_path):
     item = make_item(tmp_path, "a b", "s")
-    ranking = ranking_from_scores(item, [None, 0.5, 0.5, None, 0.9])
+    ranking = ranking_by_scores(item.image_names, [None, 0.5, 0.5, None, 0.9])
     assert ranking.order == ("grey.png", "green.png", "blue.png", "red.png", "yellow.png")
     assert ranking.extra["ties"] and isinstance(ranking, Ranking)
 

@@ -4,8 +4,9 @@ import pytest
 
 from senso.admire.systems.evidence import EvidenceBuilder
 from senso.admire.systems.meaning import WordNetMeaning
+from senso.admire.metrics import admire_dcg as dcg
 from senso.admire.systems.rankers import (CaptionRanker, StructureRanker, SubstitutionRanker, assign_roles,
-                                          best_expected_order, dcg)
+                                          best_expected_order)
 from senso.admire.systems.sense import SenseDecision
 from senso.admire.systems.wordnet import WordNet
 

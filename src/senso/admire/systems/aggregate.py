@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from senso.core.errors import SensoError
+from senso.core.stats import zscores
 from senso.admire.systems.base import Ranking
 
 TIE_BREAK = "first member's order, then image name"
@@ -46,9 +47,29 @@ def _fuse(rankings: Sequence[Ranking], fused: dict[str, float], method: str) -> 
                    extra={"aggregator": method, "ties": [g for g in ties if len(g) > 1], "tie_break": TIE_BREAK})
 
 
+def ballot_points(ballot: Sequence[int], n: int) -> list[float]:
+    """Borda points of candidates 0..n-1 from one ballot (candidates best first): rank r earns n-1-r;
+    candidates a partial ballot leaves out share the points left (each gets their mean); an empty ballot
+    gives nothing."""
+    points = [0.0] * n
+    if not ballot:
+        return points
+    for rank, candidate in enumerate(ballot):
+        points[candidate] += n - 1 - rank
+    rest = [c for c in range(n) if c not in ballot]
+    for candidate in rest:
+        points[candidate] += sum(range(n - len(ballot))) / len(rest)  # the points of ranks len(ballot)..n-1
+    return points
+
+
 def borda_points(ranking: Ranking) -> dict[str, float]:
-    n = len(ranking.order)
-    return {name: float(n - 1 - i) for i, name in enumerate(ranking.order)}
+    return dict(zip(ranking.order, ballot_points(range(len(ranking.order)), len(ranking.order))))
+
+
+def zscore_fusion(member_scores: Sequence[Sequence[float]], weights: Sequence[float]) -> np.ndarray:
+    """sum over members m of w_m * z(scores_m), each member's scores z-scored within the item, so that
+    cosines, log-probabilities and points of different members share one scale."""
+    return sum((w * zscores(s) for w, s in zip(weights, member_scores)), np.zeros(len(member_scores[0])))
 
 
 def borda(rankings: Sequence[Ranking], weights: Sequence[float] | None = None) -> Ranking:
@@ -72,26 +93,16 @@ def reciprocal_rank_fusion(rankings: Sequence[Ranking], k: float = 60.0) -> Rank
     return _fuse(rankings, fused, f"rrf(k={k:g})")
 
 
-def _standardised(ranking: Ranking) -> dict[str, float]:
-    if set(ranking.scores) != set(ranking.order):
-        values = borda_points(ranking)
-    else:
-        values = {n: float(ranking.scores[n]) for n in ranking.order}
-    array = np.array(list(values.values()), dtype=np.float64)
-    spread = array.std()
-    if spread == 0:
-        return {n: 0.0 for n in values}
-    return {n: (v - array.mean()) / spread for n, v in values.items()}
+def _scores_or_points(ranking: Ranking, names: Sequence[str]) -> list[float]:
+    values = borda_points(ranking) if set(ranking.scores) != set(ranking.order) else ranking.scores
+    return [float(values[n]) for n in names]
 
 
 def score_average(rankings: Sequence[Ranking]) -> Ranking:
     """Mean of the members' within-item z-scores (Borda points for a member without scores)."""
     names = _check_same_images(rankings)
-    fused = {n: 0.0 for n in names}
-    for ranking in rankings:
-        for name, value in _standardised(ranking).items():
-            fused[name] += value / len(rankings)
-    return _fuse(rankings, fused, "score-average")
+    fused = zscore_fusion([_scores_or_points(r, names) for r in rankings], [1.0 / len(rankings)] * len(rankings))
+    return _fuse(rankings, dict(zip(names, fused.tolist())), "score-average")
 
 
 AGGREGATORS: dict[str, Callable[[Sequence[Ranking]], Ranking]] = {

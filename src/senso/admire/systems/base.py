@@ -34,6 +34,22 @@ class SequenceChoice:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def ranking_by_scores(names: Sequence[str], scores: Sequence[float | None],
+                      extra: dict[str, Any] | None = None) -> Ranking:
+    """Images best first by score. Ties keep the item's own image order and unscored images (None) go last,
+    so the order is deterministic; when scores tie, `extra["ties"]` says how they were broken."""
+    if len(scores) != len(names):
+        raise ValueError(f"{len(scores)} scores for {len(names)} images")
+    values = [None if s is None else float(s) for s in scores]
+    order = tuple(names[i] for i in sorted(range(len(names)),
+                                             key=lambda i: (values[i] is None, -(values[i] or 0.0), i)))
+    info = dict(extra or {})
+    scored = [v for v in values if v is not None]
+    if len(set(scored)) < len(scored):
+        info["ties"] = "broken by the item's image order"
+    return Ranking(order=order, scores=dict(zip(names, values)), extra=info)
+
+
 class Ranker(Protocol):
     name: str
     fitted_compounds: frozenset[str]

@@ -12,7 +12,7 @@ import numpy as np
 
 from senso.backends.embedders import Embedder
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem, AdmireBItem
-from senso.admire.systems.base import Ranking, SequenceChoice
+from senso.admire.systems.base import Ranking, SequenceChoice, ranking_by_scores
 
 
 def item_rng(seed: int, *parts: str) -> np.random.Generator:
@@ -21,47 +21,39 @@ def item_rng(seed: int, *parts: str) -> np.random.Generator:
     return np.random.default_rng(int.from_bytes(digest[:8], "little"))
 
 
-def order_by_scores(names: Sequence[str], scores: Sequence[float]) -> tuple[str, ...]:
-    """Names by descending score; ties keep the item's own image order (deterministic)."""
-    return tuple(names[i] for i in sorted(range(len(names)), key=lambda i: (-scores[i], i)))
-
-
-class RandomRanker:
-    """Subtask A baseline: a uniformly random order per item (expected Top-1 0.2, DCG 2.3588)."""
+class _SeededRandom:
+    """A chance baseline whose draws for an item depend on (seed, the item) alone."""
 
     name = "random"
     fitted_compounds: frozenset[str] = frozenset()
     uses_images = False
+    method = ""
 
     def __init__(self, seed: int = 0):
         self.seed = seed
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "seed": self.seed,
-                "method": "uniform random score per image from a Generator seeded by (seed, compound, sentence)"}
+        return {"name": self.name, "seed": self.seed, "method": self.method}
+
+
+class RandomRanker(_SeededRandom):
+    """Subtask A baseline: a uniformly random order per item (expected Top-1 0.2, DCG 2.3588)."""
+
+    method = "uniform random score per image from a Generator seeded by (seed, compound, sentence)"
 
     def rank(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
         rankings = []
         for item in items:
             draws = item_rng(self.seed, item.compound, item.sentence).random(len(item.images))
             names = item.image_names
-            rankings.append(Ranking(order=order_by_scores(names, draws), scores=dict(zip(names, draws.tolist()))))
+            rankings.append(ranking_by_scores(names, draws.tolist()))
         return rankings
 
 
-class RandomChooser:
+class RandomChooser(_SeededRandom):
     """Subtask B baseline: a uniformly random candidate and sentence type per item."""
 
-    name = "random"
-    fitted_compounds: frozenset[str] = frozenset()
-    uses_images = False
-
-    def __init__(self, seed: int = 0):
-        self.seed = seed
-
-    def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "seed": self.seed,
-                "method": "uniform random candidate and sentence type from a Generator seeded by (seed, compound)"}
+    method = "uniform random candidate and sentence type from a Generator seeded by (seed, compound)"
 
     def choose(self, items: Sequence[AdmireBItem]) -> list[SequenceChoice]:
         choices = []
@@ -70,7 +62,7 @@ class RandomChooser:
             draws = rng.random(len(item.candidates))
             names = [c.name for c in item.candidates]
             sentence_type = SENTENCE_TYPES[int(rng.integers(len(SENTENCE_TYPES)))]
-            choices.append(SequenceChoice(expected_item=order_by_scores(names, draws)[0], sentence_type=sentence_type,
+            choices.append(SequenceChoice(expected_item=ranking_by_scores(names, draws.tolist()).order[0], sentence_type=sentence_type,
                                           scores=dict(zip(names, draws.tolist()))))
         return choices
 
@@ -113,5 +105,5 @@ class CaptionSimilarityRanker:
             sims = passages[start:start + len(names)] @ query
             start += len(names)
             scores = [float(s) for s in sims]
-            rankings.append(Ranking(order=order_by_scores(names, scores), scores=dict(zip(names, scores))))
+            rankings.append(ranking_by_scores(names, scores))
         return rankings

@@ -19,7 +19,6 @@
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -29,20 +28,8 @@ from senso.admire.items import AdmireAItem
 from senso.core.errors import SensoError
 from senso.admire.systems.evidence import EvidenceBuilder, ItemEvidence
 from senso.admire.systems.sense import SenseDecision, literal_pair
-from senso.admire.systems.base import Ranking
-
-DCG_WEIGHTS = (3.0, 1.0, 0.0, 0.0, 0.0)  # the official Subtask A weights
-
-
-def dcg(order: Sequence[str], gold: Sequence[str]) -> float:
-    """Official per-item DCG: sum_i w_i / log2(2 + position of gold[i] in order), positions from 0."""
-    return sum(w / math.log2(2 + list(order).index(name)) for w, name in zip(DCG_WEIGHTS, gold) if w)
-
-
-def _by_scores(names: Sequence[str], scores: np.ndarray, extra: dict) -> Ranking:
-    # Stable sort: equal scores keep the items' image order (deterministic).
-    order = tuple(names[j] for j in np.argsort(-scores, kind="stable"))
-    return Ranking(order=order, scores={n: float(s) for n, s in zip(names, scores)}, extra=extra)
+from senso.admire.metrics import admire_dcg as dcg
+from senso.admire.systems.base import Ranking, ranking_by_scores
 
 
 def _need_captions(e: ItemEvidence, ranker: str) -> np.ndarray:
@@ -60,7 +47,7 @@ class CaptionRanker:
         out = []
         for e in self.builder.build(list(items)):
             sims = _need_captions(e, self.name) @ e.sentence
-            out.append(_by_scores([i.name for i in e.item.images], sims, {"ranker": self.name}))
+            out.append(ranking_by_scores(e.item.image_names, sims.tolist(), {"ranker": self.name}))
         return out
 
     def describe(self) -> dict:
@@ -78,7 +65,7 @@ class SubstitutionRanker:
             use_meaning = d.label == "idiomatic" and e.substituted is not None
             query = e.substituted if use_meaning else e.sentence
             sims = _need_captions(e, self.name) @ query
-            out.append(_by_scores([i.name for i in e.item.images], sims,
+            out.append(ranking_by_scores(e.item.image_names, sims.tolist(),
                                   {"ranker": self.name, "query": "meaning substituted" if use_meaning else "sentence"}))
         return out
 

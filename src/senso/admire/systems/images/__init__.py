@@ -12,4 +12,4 @@
 - `factories`: the `(options, cache) -> system` constructors registered in `senso.admire.systems.registry`.
 """
 
-TRACK = "text+images"
+from senso.admire.task import TEXT_AND_IMAGES as TRACK

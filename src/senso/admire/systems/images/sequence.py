@@ -18,7 +18,8 @@ from senso.backends.image_text import ImageTextModel
 from senso.admire.items import AdmireBItem
 from senso.core.errors import SensoError
 from senso.admire.systems.images import TRACK
-from senso.admire.systems.images.similarity import image_path, zscores
+from senso.admire.systems.images.similarity import image_path
+from senso.core.stats import zscores
 from senso.admire.systems.base import SequenceChoice, SequenceChooser
 
 

@@ -12,7 +12,9 @@ from senso.backends.image_text import ImageTextModel
 from senso.admire.items import AdmireAItem, ImageOption
 from senso.core.errors import SensoError
 from senso.admire.systems.images import TRACK
-from senso.admire.systems.base import Ranker, Ranking
+from senso.admire.task import TEXT_ONLY
+from senso.admire.systems.base import Ranker, Ranking, ranking_by_scores
+from senso.admire.systems.aggregate import zscore_fusion
 
 
 def image_path(compound: str, image: ImageOption) -> Path:
@@ -23,21 +25,6 @@ def image_path(compound: str, image: ImageOption) -> Path:
             "not given the image folder); image systems need the pictures"
         )
     return Path(image.path)
-
-
-def ranking_from_scores(item: AdmireAItem, scores: Sequence[float | None], extra: dict[str, Any] | None = None) -> Ranking:
-    """Images best first by score; ties (and unscored images, placed last) keep the item's image order."""
-    names = [image.name for image in item.images]
-    if len(scores) != len(names):
-        raise ValueError(f"{item.compound!r}: {len(scores)} scores for {len(names)} images")
-    keyed = [(-(s if s is not None else -np.inf), s is None, position) for position, s in enumerate(scores)]
-    order = tuple(names[i] for i in sorted(range(len(names)), key=lambda i: keyed[i]))
-    values = [s for s in scores if s is not None]
-    info = dict(extra or {})
-    if len(set(values)) < len(values):
-        info["ties"] = "broken by the item's image order"
-    return Ranking(order=order, scores={n: (float(s) if s is not None else None) for n, s in zip(names, scores)},
-                   extra=info)
 
 
 def sentence_query(item: AdmireAItem) -> str:
@@ -75,14 +62,7 @@ class ClipRanker:
             return []
         texts = [self.query(item) for item in items]
         sims = self.similarities(items, texts)
-        return [ranking_from_scores(item, row.tolist(), {"query": text}) for item, text, row in zip(items, texts, sims)]
-
-
-def zscores(values: Sequence[float]) -> np.ndarray:
-    """(x - mean) / std within one item (population std); all zeros when the scores are all equal."""
-    x = np.asarray(values, dtype=np.float64)
-    std = x.std()
-    return np.zeros_like(x) if std == 0 else (x - x.mean()) / std
+        return [ranking_by_scores(item.image_names, row.tolist(), {"query": text}) for item, text, row in zip(items, texts, sims)]
 
 
 @dataclass
@@ -109,7 +89,7 @@ class FusionRanker:
         self.uses_images = any(getattr(m, "uses_images", False) for m in self.members)
 
     def describe(self) -> dict[str, Any]:
-        track = TRACK if self.uses_images else "text-only"
+        track = TRACK if self.uses_images else TEXT_ONLY
         return {"system": self.name, "track": track, "normalisation": "per-item z-score", "weights": list(self.weights),
                 "members": [m.describe() for m in self.members]}
 
@@ -117,15 +97,14 @@ class FusionRanker:
         per_member = [member.rank(items) for member in self.members]
         rankings = []
         for k, item in enumerate(items):
-            total = np.zeros(len(item.images))
-            member_scores = {}
-            for member, weight, results in zip(self.members, self.weights, per_member):
+            rows = []
+            for member, results in zip(self.members, per_member):
                 scores = results[k].scores
                 missing = [image.name for image in item.images if scores.get(image.name) is None]
                 if missing:
                     raise SensoError(f"fusion: {member.name} gave no score to {item.compound!r} image(s) {missing}")
-                raw = [scores[image.name] for image in item.images]
-                total += weight * zscores(raw)
-                member_scores[member.name] = raw
-            rankings.append(ranking_from_scores(item, total.tolist(), {"member_scores": member_scores}))
+                rows.append([scores[image.name] for image in item.images])
+            member_scores = {member.name: row for member, row in zip(self.members, rows)}
+            total = zscore_fusion(rows, self.weights)
+            rankings.append(ranking_by_scores(item.image_names, total.tolist(), {"member_scores": member_scores}))
         return rankings

@@ -20,8 +20,9 @@ from senso.admire.items import AdmireAItem
 from senso.core.errors import SensoError
 from senso.core.records import text_hash
 from senso.admire.systems.images import TRACK
-from senso.admire.systems.images.similarity import image_path, ranking_from_scores
-from senso.admire.systems.base import Ranking
+from senso.admire.systems.images.similarity import image_path
+from senso.admire.systems.aggregate import ballot_points
+from senso.admire.systems.base import Ranking, ranking_by_scores
 
 JUDGE_PROMPT = (
     'Sentence: "{sentence}"\n'
@@ -54,20 +55,8 @@ def parse_ranking(text: str, n: int) -> list[int]:
 
 
 def borda(ballots: Sequence[Sequence[int]], n: int) -> list[float]:
-    """Borda points of candidates 0..n-1: rank r earns n-1-r; unranked candidates of a partial ballot
-    share the points left (each gets their mean); an empty ballot counts for nothing."""
-    points = [0.0] * n
-    for ballot in ballots:
-        if not ballot:
-            continue
-        for rank, candidate in enumerate(ballot):
-            points[candidate] += n - 1 - rank
-        rest = [c for c in range(n) if c not in ballot]
-        if rest:
-            share = sum(range(n - len(ballot))) / len(rest)  # the points of ranks len(ballot)..n-1
-            for candidate in rest:
-                points[candidate] += share
-    return points
+    """Borda points of candidates 0..n-1 summed over the ballots (`aggregate.ballot_points` each)."""
+    return [sum(column) for column in zip(*(ballot_points(b, n) for b in ballots))] if ballots else [0.0] * n
 
 
 @dataclass
@@ -106,7 +95,7 @@ class VlmJudgeRanker:
             if unscored:
                 extra["unscored"] = unscored  # neither yes nor no came back: placed last, in image order
                 extra["answers"] = {image.name: a.text for image, a in zip(item.images, got) if a.p_yes is None}
-            rankings.append(ranking_from_scores(item, [a.p_yes for a in got], extra))
+            rankings.append(ranking_by_scores(item.image_names, [a.p_yes for a in got], extra))
         return rankings
 
     def _list(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
@@ -139,8 +128,8 @@ class VlmJudgeRanker:
                 extra["partial_answers"] = partial
             if unparsed == len(ballots):
                 extra["unscored"] = [image.name for image in item.images]
-                rankings.append(ranking_from_scores(item, [None] * n, extra))
+                rankings.append(ranking_by_scores(item.image_names, [None] * n, extra))
             else:
-                rankings.append(ranking_from_scores(item, borda(ballots, n), extra))
+                rankings.append(ranking_by_scores(item.image_names, borda(ballots, n), extra))
         return rankings
 
