@@ -58,7 +58,8 @@ def test_batch_size_is_checked_once_with_a_clear_error():
 class CountingEmbedder(Embedder):
     """An Embedder whose model is a hash: counts what it is asked to compute."""
 
-    def __post_init__(self):
+    def __init__(self, spec: str):
+        super().__init__(spec)
         self.calls: list[list[str]] = []
 
     @property

@@ -38,7 +38,7 @@ def _rows(matrix: np.ndarray) -> list[list[float]]:
 
 
 def _matrix(rows: list[list[float]]) -> np.ndarray:
-    return normalise_rows(np.asarray(rows, dtype=np.float32))
+    return np.asarray(rows, dtype=np.float32)  # rows as `_compute` gave them (normalised), so cached = computed
 
 
 @dataclass

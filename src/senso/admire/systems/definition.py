@@ -20,7 +20,7 @@ scale `UNCALIBRATED_SCALE` nats. Items without a meaning, or without a literal r
 bare words, are undecided (p = 0.5) and say so.
 
 The likelihoods come from the ABRICOT scorer (`senso.backends.hf.HFCausalLM.loglikelihood_choices`,
-or any backend `load_loglikelihood_model` returns): batched, cached by model fingerprint and token ids.
+or any model `load_model(spec, "lm")` returns): batched, cached by model fingerprint and token ids.
 """
 
 from __future__ import annotations
