@@ -149,7 +149,7 @@ class EmbeddingRidge:
         if self.kind not in ("query", "passage"):
             raise SensoError(f"embedding kind must be query or passage, got {self.kind!r}")
         self.alphas = tuple(float(a) for a in self.alphas)
-        if isinstance(self.embedder, Embedder):
+        if not isinstance(self.embedder, str):  # a ready embedder (an Embedder, or one behind the cache)
             self._embedders = [self.embedder]
             self.embedder = self.embedder.spec
         else:
