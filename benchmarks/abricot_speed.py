@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from senso.backends.specs import load_loglikelihood_model
+from senso.backends.load import load_model
 from senso.likert.data import load_abricot, locate_abricot
 from senso.likert.systems.likert_lm import argmax_choice
 from senso.likert.lmeval_reference import LMEVAL_REFERENCE_FILES, read_lmeval_loglikelihoods
@@ -61,7 +61,7 @@ def main() -> None:
     reference_dir = Path(args.reference_dir) if args.reference_dir else csv_path.parent.parent.parent / "reference"
 
     start = time.perf_counter()
-    lm = load_loglikelihood_model(args.model, dtype=args.dtype, device=args.device, cache=None)
+    lm = load_model(args.model, "lm", dtype=args.dtype, device=args.device, cache=None)
     load_s = time.perf_counter() - start
     print(f"model {lm.spec} ({lm.describe()['path']}), {args.dtype} on {args.device}, torch threads "
           f"{torch.get_num_threads()}, batch size {args.batch_size}, response cache off; loaded in {load_s:.1f} s")

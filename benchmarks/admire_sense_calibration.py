@@ -51,7 +51,7 @@ def main() -> None:
 
 
 def calibrate_definition(data_dir: Path) -> None:
-    from senso.backends.specs import load_loglikelihood_model
+    from senso.backends.load import load_model
     from senso.admire.data import load_subtask_a
     from senso.core.cache import ResponseCache
     from senso.admire.systems.definition import DefinitionSense
@@ -60,7 +60,7 @@ def calibrate_definition(data_dir: Path) -> None:
 
     wordnet = WordNet.locate()
     cache = ResponseCache()
-    sense = DefinitionSense(load_loglikelihood_model(None, cache=cache), WordNetMeaning(wordnet), wordnet)
+    sense = DefinitionSense(load_model(None, "lm", cache=cache), WordNetMeaning(wordnet), wordnet)
     dev = load_subtask_a(data_dir, "en", "dev")
     pmi = np.array([s["pmi"] for s in sense.signals(dev) if s is not None])
     print(f"lm-definition default model: n_dev={len(dev)} with_meaning={len(pmi)} "

@@ -83,9 +83,9 @@ def main() -> None:
                 for k in range(5):
                     writer.writerow([p.item_id, k + 1, f"{s[k]:.6f}", f"{r[k]:.6f}"])
     if args.engine:
-        from senso.backends.specs import load_loglikelihood_model
+        from senso.backends.load import load_model
 
-        engine = np.asarray(load_loglikelihood_model(None).loglikelihood_choices(prompts))
+        engine = np.asarray(load_model(None, "lm").loglikelihood_choices(prompts))
         report.update({f"engine_vs_server_{k}": v for k, v in compare(server_values, engine).items() if k != "items"})
         report["engine_vs_reference_mad_raw"] = float(np.abs(engine - reference_values).mean())
     for key, value in report.items():

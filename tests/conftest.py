@@ -47,6 +47,6 @@ def default_model_dir() -> Path:
 @pytest.fixture(scope="session")
 def default_lm(default_model_dir: Path):
     """The default model loaded for scoring: float32 on CPU, no response cache (every test computes)."""
-    from senso.backends.specs import load_loglikelihood_model
+    from senso.backends.load import load_model
 
-    return load_loglikelihood_model(None)
+    return load_model(None, "lm")

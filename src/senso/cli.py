@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from senso.core.errors import SensoError
+from senso.core.options import DEFAULT_BATCH_SIZE
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="senso: graded, context-dependent meaning benchmarks.")
 data_app = typer.Typer(no_args_is_help=True, help="Data sets: statistics and downloads.")
@@ -35,7 +36,7 @@ def run(
     base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible server URL (API key from $OPENAI_API_KEY)."),
     protocol: Optional[str] = typer.Option(None, "--protocol", help="ABRICOT: calamita (0-shot, default) or paper (3-shot)."),
     shots: Optional[int] = typer.Option(None, "--shots", help="Number of exemplars for the paper protocol."),
-    batch_size: int = typer.Option(8, "--batch-size"),
+    batch_size: int = typer.Option(DEFAULT_BATCH_SIZE, "--batch-size", help="Items per model call (at least 1)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Score only the first N items."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the response cache."),
     seed: int = typer.Option(0, "--seed"),

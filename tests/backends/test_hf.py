@@ -16,6 +16,7 @@ from transformers import PreTrainedTokenizerFast
 
 from senso.backends.hf import HFCausalLM
 from senso.core.errors import SensoError
+from senso.backends.cached import with_cache
 from senso.core.cache import ResponseCache
 from senso.likert.task import LikertPrompt
 
@@ -206,10 +207,10 @@ def test_results_do_not_depend_on_batch_size(tiny_model_dir):
 def test_cache_hit_recomputes_nothing(tiny_model_dir, tmp_path):
     prompts = likert_prompts()
     cache = ResponseCache(tmp_path / "cache.sqlite")
-    first = HFCausalLM(tiny_model_dir, cache=cache)
+    first = with_cache(HFCausalLM(tiny_model_dir), cache)
     expected = first.loglikelihood_choices(prompts)
     assert first.tokens_computed > 0
-    second = HFCausalLM(tiny_model_dir, cache=ResponseCache(tmp_path / "cache.sqlite"))
+    second = with_cache(HFCausalLM(tiny_model_dir), ResponseCache(tmp_path / "cache.sqlite"))
     seen = []
     assert second.loglikelihood_choices(prompts, progress=seen.append) == expected
     assert (second.forward_calls, second.tokens_computed) == (0, 0)
@@ -222,10 +223,10 @@ def test_a_run_killed_midway_resumes_without_recomputing_finished_batches(tiny_m
     def die_after_first_batch(n: int) -> None:
         raise KeyboardInterrupt
 
-    killed = HFCausalLM(tiny_model_dir, cache=ResponseCache(tmp_path / "cache.sqlite"))
+    killed = with_cache(HFCausalLM(tiny_model_dir), ResponseCache(tmp_path / "cache.sqlite"))
     with pytest.raises(KeyboardInterrupt):
         killed.loglikelihood_choices(prompts, batch_size=2, progress=die_after_first_batch)
-    resumed = HFCausalLM(tiny_model_dir, cache=ResponseCache(tmp_path / "cache.sqlite"))
+    resumed = with_cache(HFCausalLM(tiny_model_dir), ResponseCache(tmp_path / "cache.sqlite"))
     done = []
     got = resumed.loglikelihood_choices(prompts, batch_size=2, progress=done.append)
     assert done[0] == 2  # the first batch came from the cache
@@ -236,8 +237,8 @@ def test_a_run_killed_midway_resumes_without_recomputing_finished_batches(tiny_m
 
 def test_cache_key_depends_on_dtype(tiny_model_dir, tmp_path):
     prompts = likert_prompts()[:2]
-    HFCausalLM(tiny_model_dir, cache=ResponseCache(tmp_path / "c.sqlite")).loglikelihood_choices(prompts)
-    bf16 = HFCausalLM(tiny_model_dir, dtype="bfloat16", cache=ResponseCache(tmp_path / "c.sqlite"))
+    with_cache(HFCausalLM(tiny_model_dir), ResponseCache(tmp_path / "c.sqlite")).loglikelihood_choices(prompts)
+    bf16 = with_cache(HFCausalLM(tiny_model_dir, dtype="bfloat16"), ResponseCache(tmp_path / "c.sqlite"))
     bf16.loglikelihood_choices(prompts)
     assert bf16.tokens_computed > 0
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from senso.backends.cached import with_cache
 from senso.backends.embedders import Embedder
 from senso.likert.data import AbricotItem, load_abricot, locate_abricot
 from senso.core.errors import DataError, SensoError
@@ -189,7 +190,7 @@ def test_accepts_a_ready_embedder_as_the_runner_passes_it(tmp_path):
     items = synthetic_items()
     cache = ResponseCache(tmp_path / "cache.sqlite")
     by_spec = EmbeddingRidge(embedder="fake", cache=cache).cross_validated_predict(items, "abricot-abs")
-    system = EmbeddingRidge(Embedder("fake", cache=cache), seed=3)
+    system = EmbeddingRidge(with_cache(Embedder("fake"), cache), seed=3)
     assert system.describe()["embedder"] == "fake" and system.describe()["seed"] == 3
     by_object = system.cross_validated_predict(items, "abricot-abs")
     assert [p.extra["pred"] for p in by_object] == [p.extra["pred"] for p in by_spec]

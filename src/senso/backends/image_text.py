@@ -25,10 +25,12 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
+from senso.backends.dtypes import torch_dtype
 from senso.backends.embedders import normalise_rows as _normalise
 from senso.core.errors import DataError, SensoError
+from senso.core.options import DEFAULT_BATCH_SIZE, check_batch_size
 from senso.core.cache import ResponseCache, cache_key
-from senso.core.fingerprint import hub_fingerprint, path_fingerprint
+from senso.core.fingerprint import file_sha256, hub_fingerprint, path_fingerprint
 
 IMAGE_MODELS = {
     "open_clip:ARCH:PRETRAINED": "an open_clip model: architecture and pretrained tag or checkpoint file (needs open_clip_torch)",
@@ -55,13 +57,14 @@ class ImageModelSpec:
 
 
 def parse_image_model(spec: str) -> ImageModelSpec:
-    """Parse an image-model spec (forms in IMAGE_MODELS); SensoError when it fits none."""
-    spec = spec.strip()
-    if spec.startswith("hf:"):
-        if not spec[3:]:
-            raise SensoError("image model 'hf:' names no model; use hf:NAME_OR_PATH")
-        return ImageModelSpec("hf", spec[3:])
-    rest = spec[len("open_clip:"):] if spec.startswith("open_clip:") else spec
+    """An image-model spec (forms in IMAGE_MODELS), parsed by `parse_spec`, with open_clip's name split
+    into architecture and pretrained tag; SensoError when it fits none."""
+    from senso.backends.specs import parse_spec
+
+    parsed = parse_spec(spec, "image")
+    if parsed.backend == "hf":
+        return ImageModelSpec("hf", parsed.name)
+    rest = parsed.name
     for schema in ("local-dir:", "hf-hub:"):
         if rest.startswith(schema):
             if not rest[len(schema):]:
@@ -73,20 +76,6 @@ def parse_image_model(spec: str) -> ImageModelSpec:
             f"unknown image model {spec!r}; forms: " + ", ".join(IMAGE_MODELS) + " (e.g. ViT-B-32:openai)"
         )
     return ImageModelSpec("open_clip", arch, pretrained)
-
-
-def file_sha256(path: Path) -> str:
-    """sha256 of a file's bytes, with a DataError naming the file when it is missing or unreadable."""
-    digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as fh:
-            while chunk := fh.read(1 << 20):
-                digest.update(chunk)
-    except FileNotFoundError:
-        raise DataError(path, "image file not found") from None
-    except OSError as err:
-        raise DataError(path, f"cannot read image file: {err}") from None
-    return digest.hexdigest()
 
 
 def load_image(path: Path):
@@ -216,15 +205,6 @@ class HFClipEncoder:
         }
 
 
-def _torch_dtype(dtype: str):
-    import torch
-
-    try:
-        return {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[dtype]
-    except KeyError:
-        raise SensoError(f"unknown dtype {dtype!r}; choose float32, float16 or bfloat16") from None
-
-
 def _import_open_clip():
     from senso.backends.torchvision_compat import ensure_torchvision_importable
 
@@ -275,8 +255,11 @@ def spec_fingerprint(spec: ImageModelSpec) -> str:
 
 def load_encoder(spec: ImageModelSpec, device: str = "cpu", dtype: str = "float32") -> Encoder:
     """Build the model a spec names (weights must be local or downloadable)."""
-    torch_dtype = _torch_dtype(dtype)
+    dtype_ = torch_dtype(dtype)
     if spec.library == "open_clip":
+        if dtype_ == "auto":
+            raise SensoError(f"open_clip model {spec}: --dtype auto is for transformers models; "
+                             "choose float32, float16 or bfloat16")
         open_clip = _import_open_clip()
         pretrained = str(_open_clip_checkpoint(spec)) if spec.pretrained else None
         try:
@@ -284,14 +267,14 @@ def load_encoder(spec: ImageModelSpec, device: str = "cpu", dtype: str = "float3
         except (RuntimeError, FileNotFoundError, ValueError) as err:
             raise SensoError(f"cannot load open_clip model {spec}: {err}") from None
         tokenizer = open_clip.get_tokenizer(spec.name)
-        return OpenClipEncoder(model.to(torch_dtype), preprocess, tokenizer, device=device)
+        return OpenClipEncoder(model.to(dtype_), preprocess, tokenizer, device=device)
     from senso.backends.torchvision_compat import ensure_torchvision_importable
 
     ensure_torchvision_importable()
     from transformers import AutoImageProcessor, AutoModel, AutoTokenizer
 
     try:
-        model = AutoModel.from_pretrained(spec.name, dtype=torch_dtype).to(device)
+        model = AutoModel.from_pretrained(spec.name, dtype=dtype_).to(device)
         tokenizer = AutoTokenizer.from_pretrained(spec.name)
         image_processor = AutoImageProcessor.from_pretrained(spec.name, backend="pil")
     except OSError as err:
@@ -328,7 +311,7 @@ class ImageTextModel:
 
     spec: str
     cache: ResponseCache | None = None
-    batch_size: int = 16
+    batch_size: int = DEFAULT_BATCH_SIZE
     device: str = "cpu"
     dtype: str = "float32"
     encoder: Encoder | None = field(default=None, repr=False)
@@ -337,8 +320,7 @@ class ImageTextModel:
     truncated_texts: set[str] = field(default_factory=set, repr=False)  # of the texts embedded, those cut
 
     def __post_init__(self):
-        if self.batch_size < 1:
-            raise SensoError(f"batch size must be at least 1, got {self.batch_size}")
+        check_batch_size(self.batch_size)
         self.parsed = None if self.encoder is not None else parse_image_model(self.spec)
 
     @property
@@ -384,7 +366,7 @@ class ImageTextModel:
         paths = [Path(p) for p in paths]
         if not paths:
             raise SensoError("no images to embed")
-        keys = [cache_key("image", self.fingerprint, file_sha256(p)) for p in paths]
+        keys = [cache_key("image", self.fingerprint, file_sha256(p, "image")) for p in paths]
         return self._embed(keys, lambda batch: self._encoder().encode_images([load_image(p) for p in batch]), paths)
 
     def embed_texts(self, texts: Sequence[str]) -> np.ndarray:

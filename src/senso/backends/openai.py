@@ -35,7 +35,9 @@ from typing import Any, Callable, Sequence
 
 from senso.backends.http_pool import RetryPolicy, ServerError, ServerPool, Session
 from senso.backends.logprobs import TokenLogprob, choice_logprobs
+from senso.backends.specs import ModelSpec, parse_spec
 from senso.core.errors import SensoError
+from senso.core.options import DEFAULT_BATCH_SIZE
 from senso.core.cache import ResponseCache, cache_key
 
 SCORING_MODES = ("auto", "last-token", "echo", "generate")
@@ -286,7 +288,7 @@ class OpenAICompatLM:
         self.bounded_choices += sum(sum(s.bounded) for s in scores)
         return scores
 
-    def loglikelihood_choices(self, prompts: Sequence[Any], batch_size: int = 8,
+    def loglikelihood_choices(self, prompts: Sequence[Any], batch_size: int = DEFAULT_BATCH_SIZE,
                               progress: Callable[[int], None] | None = None) -> list[list[float]]:
         """Per prompt, one log-prob per continuation (see the module docstring for what they are).
         `batch_size` is accepted for interface parity; the server batches, `concurrency` bounds requests."""
@@ -340,7 +342,7 @@ class OpenAICompatLM:
         return [parse_choice(r.text, [c.strip() for c in p.continuations]) for r, p in zip(results, prompts)]
 
 
-def load_openai_lm(spec: str, base_url: str | None, cache: ResponseCache | None = None,
+def load_openai_lm(spec: str | ModelSpec, base_url: str | None, cache: ResponseCache | None = None,
                    settings: dict[str, Any] | None = None) -> OpenAICompatLM:
     """`openai:NAME` (or a bare NAME) served at `base_url` (comma-separated for several); `settings`
     are `--set` options: scoring, top_logprobs, api_key_env, concurrency, timeout, max_retries, backoff."""
@@ -348,9 +350,7 @@ def load_openai_lm(spec: str, base_url: str | None, cache: ResponseCache | None 
     unknown = sorted(set(settings) - set(SETTINGS))
     if unknown:
         raise SensoError(f"unknown openai backend setting(s) {unknown}; known: {', '.join(SETTINGS)}")
-    name = spec.split(":", 1)[1] if spec.startswith("openai:") else spec
-    if not name:
-        raise SensoError(f"model spec {spec!r} names no served model; use openai:NAME")
+    name = (spec if isinstance(spec, ModelSpec) else parse_spec(spec, "lm", default_backend="openai")).name
     base_url = base_url or os.environ.get("OPENAI_BASE_URL")
     if not base_url:
         raise SensoError(f"{spec}: no server; pass --base-url http://HOST:PORT/v1 (or set OPENAI_BASE_URL)")
@@ -374,4 +374,4 @@ def load_loglikelihood_model(name: str, *, cache: ResponseCache | None = None, c
     if chat_template and settings.get("scoring", "auto") != "generate":
         raise SensoError("--chat-template with the openai backend: servers apply chat templates only in "
                          "chat/completions; use --set scoring=generate (not the official likelihood protocol)")
-    return load_openai_lm(f"openai:{name}", base_url, cache, settings)
+    return load_openai_lm(ModelSpec("openai", name), base_url, cache, settings)

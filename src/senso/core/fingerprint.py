@@ -13,12 +13,30 @@ import json
 import os
 from pathlib import Path
 
+from senso.core.errors import DataError
 from senso.core.paths import cache_dir
 
 _CHUNK = 1 << 20
 
 
-def _file_sha256(path: Path) -> str:
+def file_sha256(path: str | Path, kind: str = "") -> str:
+    """sha256 of a file's bytes, as hex; a DataError naming the file when it is missing or unreadable
+    (`kind`, e.g. "image", says what the file should have been)."""
+    what = f"{kind} file" if kind else "file"
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            while chunk := fh.read(_CHUNK):
+                digest.update(chunk)
+    except FileNotFoundError:
+        raise DataError(path, f"{what} not found") from None
+    except OSError as err:
+        raise DataError(path, f"cannot read {what}: {err}") from None
+    return digest.hexdigest()
+
+
+def _indexed_file_sha256(path: Path) -> str:
+    """file_sha256, remembered by (absolute path, size, mtime) so a large checkpoint is hashed once."""
     stat = path.stat()
     index_path = cache_dir() / "file_hashes.json"
     try:
@@ -28,11 +46,7 @@ def _file_sha256(path: Path) -> str:
     key = f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
     if key in index:
         return index[key]
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        while chunk := fh.read(_CHUNK):
-            digest.update(chunk)
-    index[key] = digest.hexdigest()
+    index[key] = file_sha256(path)
     tmp = index_path.with_suffix(f".tmp{os.getpid()}")
     tmp.write_text(json.dumps(index))
     tmp.replace(index_path)
@@ -48,7 +62,7 @@ def path_fingerprint(path: str | Path) -> str:
     digest = hashlib.sha256()
     for file in files:
         rel = file.name if root.is_file() else str(file.relative_to(root))
-        digest.update(f"{rel}\0{file.stat().st_size}\0{_file_sha256(file)}\n".encode())
+        digest.update(f"{rel}\0{file.stat().st_size}\0{_indexed_file_sha256(file)}\n".encode())
     return "sha256:" + digest.hexdigest()
 
 

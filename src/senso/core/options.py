@@ -6,6 +6,18 @@ from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Any
 
+from senso.core.errors import SensoError
+
+DEFAULT_BATCH_SIZE = 8  # items per model call, for every model kind (--batch-size)
+
+
+def check_batch_size(batch_size: int) -> int:
+    """`batch_size` itself when it is a whole number of at least 1; else a SensoError saying so."""
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise SensoError(f"batch size must be a whole number of at least 1, got {batch_size!r}; "
+                         f"pass --batch-size N with N >= 1 (default {DEFAULT_BATCH_SIZE})")
+    return batch_size
+
 
 @dataclass
 class RunOptions:
@@ -21,7 +33,7 @@ class RunOptions:
     base_url: str | None = None
     protocol: str | None = None
     shots: int | None = None
-    batch_size: int = 8
+    batch_size: int = DEFAULT_BATCH_SIZE
     limit: int | None = None
     use_cache: bool = True
     seed: int = 0
@@ -34,6 +46,9 @@ class RunOptions:
     caption_lang: str | None = None
     allow_partial: bool = False
     system_options: dict[str, Any] = field(default_factory=dict)  # --sense, --meaning, --members, ...
+
+    def __post_init__(self) -> None:
+        check_batch_size(self.batch_size)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -11,7 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from senso.likert.data import AbricotItem, load_abricot, locate_abricot
-from senso.core.download import sha256_of
+from senso.core.fingerprint import file_sha256
 from senso.core.errors import SensoError
 from senso.core.cache import ResponseCache
 from senso.core.options import RunOptions
@@ -50,18 +50,13 @@ def _predict_prompts(system, prompts, description: str) -> list[LikertPrediction
 
 def load_model(options: RunOptions, cache: ResponseCache):
     """The scored LM named by --model/--backend (default: the built-in Gemma-3-270M)."""
-    from senso.backends.specs import load_loglikelihood_model, parse_model_spec
+    from senso.backends.load import load_model as load_backend_model
+    from senso.backends.specs import parse_spec
 
-    spec = parse_model_spec(options.model, default_backend=options.backend or "hf")
-    backend_options = {}
-    if options.base_url:
-        if spec.backend != "openai":
-            raise SensoError(f"--base-url is for the openai backend, but the model is {spec}")
-        backend_options["base_url"] = options.base_url
-    if spec.backend == "openai":
-        backend_options.update(options.system_options)
-    return load_loglikelihood_model(spec, dtype=options.dtype, device=options.device, cache=cache,
-                                    chat_template=options.chat_template, **backend_options)
+    spec = parse_spec(options.model, "lm", default_backend=options.backend)
+    return load_backend_model(spec, "lm", base_url=options.base_url, dtype=options.dtype, device=options.device,
+                              batch_size=options.batch_size, cache=cache, chat_template=options.chat_template,
+                              settings=options.system_options if spec.backend == "openai" else None)
 
 
 def _run_lm(options: RunOptions, task: AbricotTask, items: list[AbricotItem], pool: list[AbricotItem],
@@ -91,17 +86,17 @@ def _run_lm(options: RunOptions, task: AbricotTask, items: list[AbricotItem], po
 
 def _run_generate(options: RunOptions, task: AbricotTask, items: list[AbricotItem], pool: list[AbricotItem],
                   cache: ResponseCache) -> tuple[list[LikertPrediction], dict[str, Any], dict[str, Any]]:
-    from senso.backends.openai import load_openai_lm
+    from senso.backends.load import load_model as load_backend_model
     from senso.likert.systems.likert_generate import NOTE, LikertGenerate
 
-    from senso.backends.specs import parse_model_spec
+    from senso.backends.specs import parse_spec
 
-    spec = parse_model_spec(options.model, default_backend=options.backend or "hf")
+    spec = parse_spec(options.model, "lm", default_backend=options.backend)
     if spec.backend != "openai":
         raise SensoError(f"--system likert-generate needs a chat model behind a server: "
                          f"--model openai:NAME --base-url URL (got {spec})")
     protocol = options.protocol or "calamita"
-    model = load_openai_lm(str(spec), options.base_url, cache, settings=options.system_options)
+    model = load_backend_model(spec, "lm", base_url=options.base_url, cache=cache, settings=options.system_options)
     prompts = build_prompts(items, task, protocol, shots=options.shots, pool=pool)
     system = LikertGenerate(model)
     predictions = _predict_prompts(system, prompts, f"{task.name} [{protocol}, generate]")
@@ -144,14 +139,13 @@ def run_abricot(options: RunOptions) -> Path:
     out_dir = Path(options.out) if options.out else default_run_dir(task.name, system_name)
     writer = RunWriter(out_dir)
     config = {**{k: v for k, v in options.to_json().items() if k not in ADMIRE_ONLY_OPTIONS}, "system": system_name, "data_path": str(data_path),
-              "data_sha256": sha256_of(data_path)}
+              "data_sha256": file_sha256(data_path)}
     writer.write_config(config)
-    cache = ResponseCache(enabled=options.use_cache)
-
     runner = {LM_SYSTEM: _run_lm, "likert-generate": _run_generate}.get(system_name, _run_ridge)
-    t0 = time.perf_counter()
-    predictions, system_info, info = runner(options, task, items, pool, cache)
-    predict_seconds = time.perf_counter() - t0
+    with ResponseCache(enabled=options.use_cache) as cache:
+        t0 = time.perf_counter()
+        predictions, system_info, info = runner(options, task, items, pool, cache)
+        predict_seconds = time.perf_counter() - t0
 
     # unparseable generated answers (label None) have no prediction to score: metrics cover the rest
     scored = [i for i, pred in enumerate(predictions) if pred.label is not None]

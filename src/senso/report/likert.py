@@ -122,7 +122,7 @@ def largest_errors(samples: Sequence[dict[str, Any]], items: dict[str, AbricotIt
 def load_items(config: dict[str, Any]) -> tuple[dict[str, AbricotItem] | None, list[str]]:
     """The run's items by id, read from the data file the run recorded, and notes for the page
     (file gone, file changed since the run). (None, notes) when the file cannot be read."""
-    from senso.core.download import sha256_of
+    from senso.core.fingerprint import file_sha256
 
     raw = config.get("data_path")
     if not raw:
@@ -132,7 +132,7 @@ def load_items(config: dict[str, Any]) -> tuple[dict[str, AbricotItem] | None, l
         return None, [f"the run's data file {path} is not there any more: sentences are not shown"]
     notes = []
     recorded = config.get("data_sha256")
-    if recorded and sha256_of(path) != recorded:
+    if recorded and file_sha256(path) != recorded:
         notes.append(f"{path} changed since the run (sha256 differs from the one recorded): sentences may not match")
     try:
         items = load_abricot(path)

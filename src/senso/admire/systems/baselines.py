@@ -11,6 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from senso.backends.embedders import Embedder
+from senso.core.options import DEFAULT_BATCH_SIZE, check_batch_size
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem, AdmireBItem
 from senso.admire.systems.base import Ranking, SequenceChoice, ranking_by_scores
 
@@ -78,9 +79,9 @@ class CaptionSimilarityRanker:
     fitted_compounds: frozenset[str] = frozenset()
     uses_images = False
 
-    def __init__(self, embedder: Embedder, batch_size: int = 8):
+    def __init__(self, embedder: Embedder, batch_size: int = DEFAULT_BATCH_SIZE):
         self.embedder = embedder
-        self.batch_size = max(1, batch_size)
+        self.batch_size = check_batch_size(batch_size)
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "embedder": self.embedder.spec, "embedder_fingerprint": self.embedder.fingerprint,

@@ -20,7 +20,7 @@ scale `UNCALIBRATED_SCALE` nats. Items without a meaning, or without a literal r
 bare words, are undecided (p = 0.5) and say so.
 
 The likelihoods come from the ABRICOT scorer (`senso.backends.hf.HFCausalLM.loglikelihood_choices`,
-or any backend `load_loglikelihood_model` returns): batched, cached by model fingerprint and token ids.
+or any model `load_model(spec, "lm")` returns): batched, cached by model fingerprint and token ids.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from senso.admire.items import AdmireAItem
+from senso.core.options import DEFAULT_BATCH_SIZE
 from senso.admire.systems.meaning import MeaningSource, literal_reading
 from senso.admire.systems.sense import LOGIT_GAIN, SenseDecision, sigmoid
 from senso.admire.systems.wordnet import WordNet
@@ -79,7 +80,7 @@ class DefinitionSense:
     wordnet: WordNet | None
     centre: float = 0.0
     scale: float = UNCALIBRATED_SCALE
-    batch_size: int = 8
+    batch_size: int = DEFAULT_BATCH_SIZE
     name: str = "lm-definition"
     fitted_compounds: frozenset[str] = frozenset()
 

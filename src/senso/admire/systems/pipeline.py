@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from senso.backends.embedders import DEFAULT_EMBEDDER, Embedder
+from senso.backends.load import load_model
 from senso.admire.items import AdmireAItem
 from senso.core.errors import SensoError
 from senso.core.cache import ResponseCache
@@ -90,7 +90,7 @@ def build_meanings(options: RunOptions, wordnet: WordNet | None, cache: Response
 
 def build_builder(options: RunOptions, cache: ResponseCache, embedder_spec: str | None = None) -> EvidenceBuilder:
     wordnet = WordNet.locate(_option(options, "wordnet"))
-    embedder = Embedder(embedder_spec or options.embedder or DEFAULT_EMBEDDER, cache if options.use_cache else None)
+    embedder = load_model(embedder_spec or options.embedder, "embedder", cache=cache if options.use_cache else None)
     return EvidenceBuilder(embedder, build_meanings(options, wordnet, cache), wordnet, options.caption_lang)
 
 
@@ -104,18 +104,21 @@ def sense_builders(options: RunOptions, cache: ResponseCache, builder: EvidenceB
     specs = [s.strip() for s in str(chosen).split(",") if s.strip()] if chosen else (
         [builder.embedder.spec] if options.embedder else list(DEFAULT_SENSE_EMBEDDERS))
     return [builder if spec == builder.embedder.spec else
-            EvidenceBuilder(Embedder(spec, builder.embedder.cache), builder.meanings, builder.wordnet, builder.caption_lang)
+            EvidenceBuilder(load_model(spec, "embedder", cache=cache if options.use_cache else None), builder.meanings,
+                            builder.wordnet, builder.caption_lang)
             for spec in specs]
 
 
 def build_definition_sense(options: RunOptions, cache: ResponseCache, builder: EvidenceBuilder):
     """`lm-definition` over `--model` (default: the built-in Gemma-3-270M, with its dev calibration)."""
-    from senso.backends.specs import load_loglikelihood_model, parse_model_spec
+    from senso.backends.load import served_settings
+    from senso.backends.specs import parse_spec
     from senso.admire.systems.definition import DEFINITION_CALIBRATION, DefinitionSense
 
-    spec = parse_model_spec(options.model)
-    lm = load_loglikelihood_model(spec, dtype=options.dtype, device=options.device,
-                                  cache=cache if options.use_cache else None)
+    spec = parse_spec(options.model, "lm", default_backend=options.backend)
+    lm = load_model(spec, "lm", base_url=options.base_url, dtype=options.dtype, device=options.device,
+                    batch_size=options.batch_size, cache=cache if options.use_cache else None,
+                    settings=served_settings(options.system_options) if spec.backend == "openai" else None)
     calibration = DEFINITION_CALIBRATION.get("default", {}) if spec.is_default else {}
     return DefinitionSense(lm, builder.meanings, builder.wordnet, batch_size=options.batch_size, **calibration)
 

@@ -16,7 +16,8 @@ from senso.admire.systems.images import factories as image_factories
 from senso.admire.systems.pipeline import (
     AGGREGATOR_SUMMARIES, MEANINGS, RANKERS, SENSES, SYSTEM_SUMMARIES, ensemble, sense_pipeline, sequence_continuation,
 )
-from senso.backends.embedders import DEFAULT_EMBEDDER, EMBEDDERS, Embedder
+from senso.backends.embedders import EMBEDDERS
+from senso.backends.load import load_model
 from senso.core.cache import ResponseCache
 from senso.core.options import RunOptions
 
@@ -28,7 +29,7 @@ def _random_ranker(options: RunOptions, cache: ResponseCache) -> RandomRanker:
 
 
 def _caption_similarity(options: RunOptions, cache: ResponseCache) -> CaptionSimilarityRanker:
-    embedder = Embedder(options.embedder or DEFAULT_EMBEDDER, cache if options.use_cache else None)
+    embedder = load_model(options.embedder, "embedder", cache=cache if options.use_cache else None)
     return CaptionSimilarityRanker(embedder, batch_size=options.batch_size)
 
 

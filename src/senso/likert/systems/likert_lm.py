@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
+from senso.core.options import DEFAULT_BATCH_SIZE
 from senso.likert.task import LikertPrediction
 from senso.likert.task import CHOICES, LikertPrompt
 
@@ -16,7 +17,7 @@ class LoglikelihoodModel(Protocol):
 
     def describe(self) -> dict[str, Any]: ...
 
-    def loglikelihood_choices(self, prompts: Sequence[LikertPrompt], batch_size: int = 8,
+    def loglikelihood_choices(self, prompts: Sequence[LikertPrompt], batch_size: int = DEFAULT_BATCH_SIZE,
                               progress: Callable[[int], None] | None = None) -> list[list[float]]: ...
 
 
@@ -49,7 +50,7 @@ class LikertLM:
     """The published protocol: score each choice's continuation, answer the most likely."""
 
     model: LoglikelihoodModel
-    batch_size: int = 8
+    batch_size: int = DEFAULT_BATCH_SIZE
     name: str = "likert-lm"
 
     def describe(self) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 import senso
+from senso.backends.cached import with_cache
 from senso.backends.embedders import DEFAULT_EMBEDDER, Embedder
 from senso.likert.data import AbricotItem
 from senso.core.errors import SensoError
@@ -148,11 +149,11 @@ class EmbeddingRidge:
         if self.kind not in ("query", "passage"):
             raise SensoError(f"embedding kind must be query or passage, got {self.kind!r}")
         self.alphas = tuple(float(a) for a in self.alphas)
-        if isinstance(self.embedder, Embedder):
+        if not isinstance(self.embedder, str):  # a ready embedder (an Embedder, or one behind the cache)
             self._embedders = [self.embedder]
             self.embedder = self.embedder.spec
         else:
-            self._embedders = [Embedder(spec, self.cache) for spec in _parse_embedders(self.embedder)]
+            self._embedders = [with_cache(Embedder(spec), self.cache) for spec in _parse_embedders(self.embedder)]
 
     @classmethod
     def from_options(cls, embedder: str | None, options: dict[str, Any] | None = None,

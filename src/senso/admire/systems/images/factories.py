@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from senso.backends.image_text import ImageTextModel
-from senso.backends.vlm import vision_lm
+from senso.backends.load import load_model, served_settings
+from senso.backends.specs import DEFAULT_IMAGE_MODEL  # noqa: F401  (re-exported)
 from senso.core.errors import SensoError
 from senso.core.cache import ResponseCache
 from senso.core.options import RunOptions
@@ -22,14 +23,12 @@ from senso.admire.systems.images.sequence import ImageSequenceChooser
 from senso.admire.systems.images.similarity import ClipRanker, FusionRanker
 from senso.admire.systems.images.vlm_judge import VlmJudgeRanker
 
-# The weights of open_clip's ViT-B-32:openai, as transformers loads them (no extra package needed).
-DEFAULT_IMAGE_MODEL = "hf:openai/clip-vit-base-patch32"
 DEFAULT_FUSION_MEMBERS = "caption-similarity,clip-rank"
 
 
 def image_model(options: RunOptions, cache: ResponseCache | None) -> ImageTextModel:
-    return ImageTextModel(options.image_model or DEFAULT_IMAGE_MODEL, cache if options.use_cache else None,
-                          batch_size=options.batch_size, device=options.device, dtype=options.dtype)
+    return load_model(options.image_model, "image", dtype=options.dtype, device=options.device,
+                      batch_size=options.batch_size, cache=cache if options.use_cache else None)
 
 
 def clip_rank(options: RunOptions, cache: ResponseCache | None) -> ClipRanker:
@@ -41,8 +40,9 @@ def vlm_judge(options: RunOptions, cache: ResponseCache | None) -> VlmJudgeRanke
     if not spec:
         raise SensoError("vlm-judge needs a vision-language model: --generator openai:SERVED_NAME --base-url URL, "
                          "or --generator hf:NAME_OR_PATH")
-    vlm = vision_lm(spec, options.base_url, cache if options.use_cache else None, device=options.device,
-                    dtype=options.dtype, settings=options.system_options)
+    vlm = load_model(spec, "vlm", backend=options.backend, base_url=options.base_url, dtype=options.dtype,
+                     device=options.device, batch_size=options.batch_size,
+                     cache=cache if options.use_cache else None, settings=served_settings(options.system_options))
     mode = str(options.system_options.get("mode", "pointwise"))
     try:
         orders = int(options.system_options.get("orders", 5))

@@ -1,0 +1,18 @@
+"""The one mapping from a `--dtype` name to what torch and transformers take."""
+
+from __future__ import annotations
+
+from senso.core.errors import SensoError
+
+DTYPES = ("float32", "bfloat16", "float16", "auto")  # "auto": the checkpoint's own dtype (transformers)
+
+
+def torch_dtype(name: str):
+    """The torch dtype named `name`, or the string "auto"; SensoError naming the choices otherwise."""
+    if name not in DTYPES:
+        raise SensoError(f"unknown dtype {name!r}; choose from {', '.join(DTYPES)} (--dtype)")
+    if name == "auto":
+        return "auto"
+    import torch
+
+    return getattr(torch, name)

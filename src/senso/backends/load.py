@@ -1,0 +1,99 @@
+"""`load_model(spec, role, ...)`: the one way the wings get a model, for every role.
+
+It parses the spec once (`senso.backends.specs.parse_spec`), honours `--backend`, `--base-url`,
+dtype, device and batch size for the role's backends, and puts the response cache around the model
+once (`senso.backends.cached.with_cache`; `cache=None` or a disabled cache: no wrapper, no sqlite file).
+Served models (openai) keep their own per-request cache, given the same `cache`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from senso.backends.cached import with_cache
+from senso.backends.specs import ROLE_FLAGS, ModelSpec, parse_spec
+from senso.core.cache import ResponseCache
+from senso.core.errors import SensoError
+from senso.core.options import DEFAULT_BATCH_SIZE, check_batch_size
+
+VLM_SETTINGS = ("judge_scoring", "image_detail")
+
+
+def served_settings(options: dict[str, Any]) -> dict[str, Any]:
+    """The `--set` options that configure a served (openai) model, out of all of a run's."""
+    from senso.backends.openai import SETTINGS
+
+    return {k: v for k, v in options.items() if k in SETTINGS or k in VLM_SETTINGS}
+
+
+def load_model(spec: str | ModelSpec | None, role: str, *, backend: str | None = None, base_url: str | None = None,
+               dtype: str = "float32", device: str = "cpu", batch_size: int = DEFAULT_BATCH_SIZE,
+               cache: ResponseCache | None = None, settings: dict[str, Any] | None = None,
+               chat_template: bool = False) -> Any:
+    """The model `spec` names for `role` ("lm", "embedder", "generator", "image", "vlm").
+
+    `backend` is the default backend of a bare name (`--backend`); `base_url` is the server of an
+    openai model and an error for any other; `settings` are an openai model's `--set` options.
+    """
+    parsed = spec if isinstance(spec, ModelSpec) else parse_spec(spec, role, default_backend=backend)
+    check_batch_size(batch_size)
+    if base_url and parsed.backend != "openai":
+        raise SensoError(f"--base-url is for the openai backend, but the {ROLE_FLAGS[role]} model is {parsed}; "
+                         f"use {ROLE_FLAGS[role]} openai:SERVED_NAME or drop --base-url")
+    cache = cache if cache is not None and cache.enabled else None
+    settings = dict(settings or {})
+    if parsed.backend == "openai":
+        return _served(parsed, role, base_url, cache, settings, chat_template)
+    if role == "lm":
+        return with_cache(_hf_lm(parsed, dtype, device, chat_template), cache)
+    if role == "embedder":
+        from senso.backends.embedders import Embedder
+
+        return with_cache(Embedder(str(parsed)), cache)
+    if role == "generator":
+        from senso.backends.generator import Generator, converted_default_generator
+
+        path = str(converted_default_generator()) if parsed.is_default else parsed.name
+        return Generator(path, cache, device, dtype)
+    if role == "image":
+        from senso.backends.image_text import ImageTextModel
+
+        return ImageTextModel(str(parsed), cache, batch_size=batch_size, device=device, dtype=dtype)
+    if role == "vlm":
+        from senso.backends.vlm import TransformersVLM
+
+        return TransformersVLM(str(parsed), cache=cache, device=device, dtype=dtype)
+    raise SensoError(f"unknown model role {role!r}")
+
+
+def _hf_lm(parsed: ModelSpec, dtype: str, device: str, chat_template: bool):
+    from senso.backends.hf import HFCausalLM
+
+    if parsed.is_default:
+        from senso.backends.default_model import check_tokenizer, default_model_path
+
+        model = HFCausalLM(default_model_path(), dtype=dtype, device=device, chat_template=chat_template,
+                           spec=str(parsed))
+        check_tokenizer(model.tokenizer)
+        return model
+    return HFCausalLM(parsed.name, dtype=dtype, device=device, chat_template=chat_template, spec=str(parsed))
+
+
+def _served(parsed: ModelSpec, role: str, base_url: str | None, cache: ResponseCache | None,
+            settings: dict[str, Any], chat_template: bool):
+    try:
+        openai = importlib.import_module("senso.backends.openai")
+    except ModuleNotFoundError as exc:
+        if exc.name != "senso.backends.openai":
+            raise
+        raise SensoError(f"the openai backend is not available in this version of senso (spec {parsed})") from None
+    if role == "lm":
+        return openai.load_loglikelihood_model(parsed.name, cache=cache, chat_template=chat_template,
+                                               base_url=base_url, **settings)
+    if role == "vlm":
+        from senso.backends.vlm import vision_lm
+
+        return vision_lm(str(parsed), base_url, cache, settings=settings)
+    raise SensoError(f"{ROLE_FLAGS[role]} {parsed}: AdMIRe generative parts run on transformers models "
+                     "(hf:NAME_OR_PATH); served models are not wired for them yet")
