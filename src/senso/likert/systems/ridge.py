@@ -40,7 +40,7 @@ from senso.likert.task import LikertPrediction
 from senso.core.ridge_cv import (
     ALPHA_GRID, AlphaChoice, AlphaSelector, RidgeModel, fit_ridge, nested_cv_predict, select_alpha,
 )
-from senso.likert.task import TASKS, LikertTask, as_likert_items, get_task, require_gold
+from senso.likert.task import DEFAULT_CHOICES, TASKS, LikertTask, as_likert_items, get_task, require_gold
 from senso.likert.systems.context import LikertRunContext, SystemOutput
 
 MODEL_FORMAT = "senso-abricot-ridge"
@@ -74,11 +74,11 @@ def lemma_key(item: LikertItem) -> str:
     return item.group.strip().casefold()
 
 
-def logprob_features(logprobs: Sequence[Sequence[float]] | np.ndarray, n_items: int) -> np.ndarray:
-    """(n, k) probabilities renormalised over the k choices from (n, k) log-probs."""
+def logprob_features(logprobs: Sequence[Sequence[float]] | np.ndarray, n_items: int, n_choices: int) -> np.ndarray:
+    """(n, k) probabilities renormalised over the task's k choices from (n, k) log-probs."""
     arr = np.asarray(logprobs, dtype=np.float64)
-    if arr.ndim != 2 or arr.shape[0] != n_items or arr.shape[1] < 2:
-        raise SensoError(f"log-prob features must have shape ({n_items}, number of choices), got {arr.shape}")
+    if arr.shape != (n_items, n_choices):
+        raise SensoError(f"log-prob features must have shape ({n_items}, {n_choices}), got {arr.shape}")
     if not np.all(np.isfinite(arr)):
         raise SensoError("log-prob features contain NaN or infinite values")
     shifted = arr - arr.max(axis=1, keepdims=True)
@@ -216,8 +216,10 @@ class EmbeddingRidge:
             })
         return data
 
-    def feature_matrix(self, items: Sequence[LikertItem], logprobs: Sequence[Sequence[float]] | np.ndarray | None = None) -> np.ndarray:
-        """(n_items, n_features): each feature text embedded by each embedder, then the log-prob block if given."""
+    def feature_matrix(self, items: Sequence[LikertItem], logprobs: Sequence[Sequence[float]] | np.ndarray | None = None,
+                       n_choices: int = len(DEFAULT_CHOICES)) -> np.ndarray:
+        """(n_items, n_features): each feature text embedded by each embedder, then the log-prob block if given
+        (one column per choice of the task: `n_choices`, ABRICOT's 5 by default)."""
         items = list(items)
         if not items:
             raise SensoError("no items to compute features for")
@@ -227,7 +229,7 @@ class EmbeddingRidge:
             for embedder in self._embedders:
                 blocks.append(embedder.embed(texts, kind=self.kind).astype(np.float64))
         if logprobs is not None:
-            blocks.append(logprob_features(logprobs, len(items)))
+            blocks.append(logprob_features(logprobs, len(items), n_choices))
         return np.hstack(blocks)
 
     def cross_validated_predict(self, items: Sequence[LikertItem | AbricotItem], task: LikertTask | str,
@@ -236,7 +238,7 @@ class EmbeddingRidge:
         task = _as_task(task)
         items = as_likert_items(items, task)
         y = np.asarray([require_gold(item) for item in items], dtype=np.float64)
-        x = self.feature_matrix(items, logprobs)
+        x = self.feature_matrix(items, logprobs, len(task.labels))
         result = nested_cv_predict(x, y, [lemma_key(item) for item in items], self.alphas, self.selector)
         return [
             to_prediction(item.id, raw, {"fold": fold, "alpha": result.alpha_of_fold[fold]}, task)
@@ -249,7 +251,7 @@ class EmbeddingRidge:
         task = _as_task(task)
         items = as_likert_items(items, task)
         y = np.asarray([require_gold(item) for item in items], dtype=np.float64)
-        x = self.feature_matrix(items, logprobs)
+        x = self.feature_matrix(items, logprobs, len(task.labels))
         lemmas = [lemma_key(item) for item in items]
         choice = self.selector(x, y, lemmas, self.alphas)
         self._fitted = _Fitted(
@@ -290,7 +292,7 @@ class EmbeddingRidge:
             seen = self.seen_items(items)
             if seen:
                 warnings.warn(SeenLemmaWarning(seen_lemma_message(seen, len(items))), stacklevel=2)
-        raw = fitted.model.predict(self.feature_matrix(items, logprobs))
+        raw = fitted.model.predict(self.feature_matrix(items, logprobs, len(fitted.task.labels)))
         return [to_prediction(item.id, value, {"alpha": fitted.model.alpha}, fitted.task) for item, value in zip(items, raw)]
 
     def save(self, path: str | Path) -> Path:
