@@ -111,7 +111,7 @@ def test_bad_rows_name_the_csv_row_and_column(tmp_path, rows, header, text_in_er
     assert str(tmp_path / "items.csv") in str(err.value) and text_in_error in str(err.value)
     assert (err.value.row, err.value.field) == (row, field)
     if row is None:  # a missing column says where to map it
-        assert "[columns]" in str(err.value) and str(tmp_path / "task.toml") in str(err.value)
+        assert "columns table" in str(err.value) and str(tmp_path / "task.toml") in str(err.value)
 
 
 def test_offsets_pick_one_of_several_occurrences_and_are_checked(tmp_path):

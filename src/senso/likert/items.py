@@ -95,7 +95,7 @@ def read_items(path: str | Path, columns: dict[str, str], gold_range: tuple[floa
         if missing:
             named = ", ".join(f"{columns[f]!r}" + (f" (the {f} column)" if columns[f] != f else "") for f in missing)
             raise DataError(path, f"missing column(s) {named}; found {', '.join(header) or 'none'}. "
-                                  f"Rename them, or map them in the [columns] table of {task_file} "
+                                  f"Rename them, or map them in the columns table of {task_file} "
                                   f"(e.g. {missing[0]} = \"YOUR_COLUMN\")")
         present = {f: columns[f] for f in FIELDS if f in columns and columns[f] in header}
         items: list[LikertItem] = []

@@ -170,7 +170,7 @@ def _pair(raw: Any, path: Path, key: str, integers: bool) -> tuple:
     ok = isinstance(raw, list) and len(raw) == 2 and all(
         isinstance(v, int if integers else (int, float)) and not isinstance(v, bool) for v in raw)
     if not ok:
-        raise TaskFileError(path, key, f"expected two {kind} [lo, hi], got {raw!r}")
+        raise TaskFileError(path, key, f"expected two {kind} lo, hi (e.g. {'[1, 7]' if integers else '[0, 1]'}), got {raw!r}")
     lo, hi = raw
     if lo == hi:
         raise TaskFileError(path, key, f"[{lo}, {hi}] has one value: a scale needs at least two labels, lo < hi")
@@ -223,10 +223,10 @@ def parse_task(data: dict[str, Any], path: Path, builtin: bool = False) -> Liker
                                                   "(the target) and {text} (the sentence)")
     columns_raw = data.get("columns", {})
     if not isinstance(columns_raw, dict):
-        raise TaskFileError(path, "columns", "expected a table, e.g. [columns] then gold = \"rating\"")
+        raise TaskFileError(path, "columns", "expected a table: a line `columns` in brackets, then e.g. gold = \"rating\"")
     for key, value in columns_raw.items():
         if key not in FIELDS:
-            raise TaskFileError(path, f"columns.{key}", f"unknown field; [columns] maps {', '.join(FIELDS)}")
+            raise TaskFileError(path, f"columns.{key}", f"unknown field; the columns table maps {', '.join(FIELDS)}")
         if not isinstance(value, str) or not value:
             raise TaskFileError(path, f"columns.{key}", f"expected a column name, got {value!r}")
     columns = {f: columns_raw.get(f, f) for f in FIELDS}
