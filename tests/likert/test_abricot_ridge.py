@@ -25,7 +25,7 @@ from senso.core.cache import ResponseCache
 from senso.core import ridge_cv
 from senso.likert.systems.ridge import EmbeddingRidge, SeenLemmaWarning, marked_sentence, to_prediction
 from senso.likert.systems.ridge_files import predict_csv
-from senso.likert.task import gold_label
+from senso.likert.task import as_likert_items, get_task, gold_label
 
 LEMMAS = ["cane", "gatto", "libertà", "tavolo", "idea", "fiume"]
 COLUMNS = ["ID", "domain", "begin", "end", "text", "target_token", "target_lemma"]
@@ -152,7 +152,7 @@ def test_predictions_do_not_depend_on_the_gold_of_their_own_lemma():
 
 
 def test_logprob_features_are_used_and_checked():
-    items = synthetic_items()
+    items = as_likert_items(synthetic_items(), get_task("abricot-abs"))
     logprobs = np.log(np.random.default_rng(3).dirichlet(np.ones(5), size=len(items)))
     system = EmbeddingRidge(embedder="fake", features=("sentence",))
     x_plain = system.feature_matrix(items)

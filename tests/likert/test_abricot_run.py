@@ -81,7 +81,7 @@ def test_unknown_system_is_a_clear_error(fake, data_dir, tmp_path):
     fake(constant=True)
     result = CliRunner().invoke(app, ["run", "abricot-abs", "--data-dir", str(data_dir), "--system", "nope"])
     assert result.exit_code != 0
-    assert "unknown ABRICOT system 'nope'" in str(result.exception)
+    assert "unknown Likert system 'nope'" in str(result.exception)
 
 
 def test_default_model_answers_one_everywhere_and_pearson_is_undefined(default_model_dir, data_dir, tmp_path,

@@ -13,7 +13,7 @@ from report_fixtures import (
 )
 
 from senso.core.options import RunOptions
-from senso.likert.scoring import abricot_metrics as ORIGINAL_ABRICOT_METRICS
+from senso.likert.scoring import likert_metrics as ORIGINAL_LIKERT_METRICS
 
 
 def write_abricot_data(data_dir: Path) -> Path:
@@ -38,11 +38,11 @@ def make_abricot_run(monkeypatch: pytest.MonkeyPatch, data_dir: Path, out: Path,
     from senso.likert import run as runner
     from senso.likert import scoring as abricot_scoring
 
-    fast = functools.partial(ORIGINAL_ABRICOT_METRICS, n_resamples=100)
-    monkeypatch.setattr(abricot_scoring, "abricot_metrics", fast)
-    monkeypatch.setattr(runner, "abricot_metrics", fast)
+    fast = functools.partial(ORIGINAL_LIKERT_METRICS, n_resamples=100)
+    monkeypatch.setattr(abricot_scoring, "likert_metrics", fast)
+    monkeypatch.setattr(runner, "likert_metrics", fast)
     monkeypatch.setattr(runner, "load_model", lambda options, cache: AnswerModel(answers))
-    return runner.run_abricot(RunOptions(task=task, data_dir=data_dir, out=out, limit=limit, use_cache=False))
+    return runner.run_likert(RunOptions(task=task, data_dir=data_dir, out=out, limit=limit, use_cache=False))
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ from senso.report.run_page import run_context, write_run_report
 def test_confusion_matrix_counts_by_hand(abricot_runs):
     samples = load_run(abricot_runs["A"]).samples
     assert [s["gold"] for s in samples] == [GOLD[s["id"]] for s in samples]
-    matrix = confusion_matrix([s["gold"] for s in samples], [s["prediction"] for s in samples])
+    matrix = confusion_matrix([s["gold"] for s in samples], [s["prediction"] for s in samples], (1, 2, 3, 4, 5))
     assert matrix == [
         [1, 0, 0, 0, 1],  # gold 1: CANE_1 -> 1, LUCE_1 -> 5
         [0, 1, 0, 0, 0],  # gold 2: CANE_2 -> 2
@@ -22,7 +22,7 @@ def test_confusion_matrix_counts_by_hand(abricot_runs):
         [0, 1, 0, 1, 0],  # gold 5: IDEA_3 -> 2, CANE_4 -> 4
     ]
     with pytest.raises(ValueError, match="labels must be 1-5"):
-        confusion_matrix([1, 6], [1, 1])
+        confusion_matrix([1, 6], [1, 1], (1, 2, 3, 4, 5))
 
 
 def test_lemma_table_means_and_r_where_defined(abricot_runs):
@@ -46,7 +46,7 @@ def test_highlight_escapes_and_uses_the_inclusive_end():
 
 def test_largest_errors_order_and_sentences(abricot_runs):
     run = load_run(abricot_runs["A"])
-    items, notes = load_items(run.config)
+    items, notes = load_items(run.results, run.config)
     assert notes == []
     rows = largest_errors(run.samples, items, k=7)
     # |error| 4, 3, then four items at 2 ordered by |expected - gold| (IDEA: 1.56 > SALE: 1.12), then id; then 1
@@ -110,7 +110,7 @@ def test_page_is_self_contained_html(abricot_runs, run_copy):
 def test_page_without_the_data_file_says_so(abricot_runs, run_copy):
     run = run_copy(abricot_runs["A"])
     config = json.loads((run / "config.json").read_text())
-    config["data_path"] = str(run / "gone.csv")
+    config["data_files"][0]["path"] = str(run / "gone.csv")
     (run / "config.json").write_text(json.dumps(config))
     html = write_run_report(run).read_text()
     assert "is not there any more: sentences are not shown" in html
@@ -120,7 +120,7 @@ def test_page_without_the_data_file_says_so(abricot_runs, run_copy):
 def test_changed_data_file_is_noted(abricot_runs, run_copy):
     run = run_copy(abricot_runs["A"])
     config = json.loads((run / "config.json").read_text())
-    config["data_sha256"] = "0" * 64
+    config["data_files"][0]["sha256"] = "0" * 64
     (run / "config.json").write_text(json.dumps(config))
     assert "changed since the run" in write_run_report(run).read_text()
 
@@ -143,3 +143,24 @@ def test_cli_writes_the_page_and_prints_its_path(abricot_runs, run_copy, tmp_pat
     other.parent.mkdir()
     result = CliRunner().invoke(app, ["report", str(run), "-o", str(other)])
     assert result.exit_code == 0 and other.exists()
+
+
+def test_a_run_written_before_task_files_still_opens(abricot_runs, run_copy):
+    """Old ABRICOT run folders: config.json with data_path/data_sha256 and the options at the top level,
+    results.json without likert_task or family."""
+    run = run_copy(abricot_runs["A"])
+    config = json.loads((run / "config.json").read_text())
+    data = config["data_files"][0]
+    old_config = {**config.pop("options"), "system": config["system"], "data_path": data["path"],
+                  "data_sha256": data["sha256"]}
+    (run / "config.json").write_text(json.dumps(old_config))
+    results = json.loads((run / "results.json").read_text())
+    for key in ("likert_task", "family"):
+        results.pop(key)
+    (run / "results.json").write_text(json.dumps(results))
+    html = write_run_report(run).read_text()
+    assert "Il <mark>cane</mark> &lt;abbaia&gt; &amp; corre." in html and "gold 5" in html
+    assert "changed since the run" not in html and "not shown" not in html
+    old_config["data_sha256"] = "0" * 64
+    (run / "config.json").write_text(json.dumps(old_config))
+    assert "changed since the run" in write_run_report(run).read_text()

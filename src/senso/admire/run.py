@@ -21,7 +21,7 @@ from senso.core.cache import ResponseCache
 from senso.core.fingerprint import path_fingerprint
 from senso.core.options import RunOptions
 from senso.admire.tables import metrics_table
-from senso.core.records import RunRecord, RunWriter, default_run_dir
+from senso.core.records import run_config, RunRecord, RunWriter, default_run_dir
 from senso.admire.scoring import GROUPS, PARITY_NOTE, aggregate, score_item_a, score_item_b
 from senso.admire.submission import write_submission_a, write_submission_b
 from senso.admire.task import TEXT_AND_IMAGES, TEXT_ONLY, AdmireTask, check_lang_split, get_task, hygiene_warnings, official_size, submission_name
@@ -105,8 +105,8 @@ def run_admire(options: RunOptions) -> Path:
     if options.gold:
         fingerprints["gold"] = path_fingerprint(options.gold)
     description = system.describe()
-    config = {**options.to_json(), "system": system_name, "system_description": description,
-              "data_file": ", ".join(map(str, data_paths)), "fingerprints": fingerprints}
+    config = run_config(options, system_name, [*data_paths, *([options.gold] if options.gold else [])],
+                        system_description=description)
     writer.write_config(config)
 
     started = time.perf_counter()

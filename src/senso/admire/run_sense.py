@@ -18,9 +18,8 @@ from senso.admire.data import load_subtask_a, locate_admire, read_targets_a, spl
 from senso.admire.items import AdmireAItem, ImageOption
 from senso.core.errors import DataNotFound, SensoError
 from senso.core.cache import ResponseCache
-from senso.core.fingerprint import path_fingerprint
 from senso.core.options import RunOptions
-from senso.core.records import RunRecord, RunWriter, default_run_dir
+from senso.core.records import run_config, RunRecord, RunWriter, default_run_dir
 from senso.admire.scoring import GROUPS, aggregate
 from senso.admire.task import SPLITS, hygiene_warnings
 
@@ -78,9 +77,7 @@ def run_admire_sense(options: RunOptions) -> Path:
     name = classifier.name
     out_dir = Path(options.out) if options.out else default_run_dir("admire-sense", name)
     writer = RunWriter(out_dir)
-    fingerprints = {f"data_{i}": path_fingerprint(p) for i, p in enumerate(sources)}
-    config = {**options.to_json(), "sense": classifier.describe(), "data_files": [str(p) for p in sources],
-              "fingerprints": fingerprints}
+    config = run_config(options, name, sources, sense=classifier.describe())
     writer.write_config(config)
 
     started = time.perf_counter()

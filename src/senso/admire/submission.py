@@ -18,6 +18,7 @@ from typing import Mapping, Sequence
 from senso.admire.data import check_permutation, parse_order, read_compound, read_tsv
 from senso.admire.items import SENTENCE_TYPES
 from senso.core.errors import DataError, SensoError
+from senso.core.records import config_option
 from senso.admire.task import OFFICIAL_SIZES, parse_submission_name
 
 A_HEADER = ("compound", "expected_order")
@@ -199,11 +200,12 @@ def pack(inputs: Sequence[str | Path], out_zip: str | Path, allow_partial: bool 
         subtasks.add(submission.subtask)
         expected = None
         if config is not None:
-            key = ("b" if config.get("task") == "admire-b" else "a", config.get("lang", "en"), config.get("split"))
+            key = ("b" if config.get("task") == "admire-b" else "a", config_option(config, "lang", "en"),
+                   config_option(config, "split"))
             expected = OFFICIAL_SIZES.get(key)
             images = _run_images(Path(raw))
             if images is not None:
-                check_submission(submission, images, expected, allow_partial=allow_partial or bool(config.get("limit")))
+                check_submission(submission, images, expected, allow_partial=allow_partial or bool(config_option(config, "limit")))
         sizes = {expected} if expected else plausible_sizes(submission.subtask, path.name)
         if not allow_partial and len(submission.rows) not in sizes:
             raise DataError(path, f"{len(submission.rows)} rows; an official {path.name} for Subtask "

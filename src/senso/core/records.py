@@ -63,6 +63,46 @@ def default_run_dir(task: str, system: str, root: str | Path = "runs") -> Path:
     return path
 
 
+def run_config(options: Any, system: str, data_files: Iterable[str | Path], **extra: Any) -> dict[str, Any]:
+    """The `config.json` of every run, one schema for every task: `task`, `system`, `model` (the scored
+    model's spec or null), `options` (every run option), `data_files` ([{"path": absolute, "sha256": hex}])
+    and any task-specific `extra` keys. `options` is a RunOptions (anything with `task`, `model`, `to_json()`)."""
+    from senso.core.download import sha256_of
+
+    return {
+        "task": options.task,
+        "system": system,
+        "model": options.model,
+        "options": options.to_json(),
+        "data_files": [{"path": str(Path(p).resolve()), "sha256": sha256_of(Path(p))} for p in data_files],
+        **extra,
+    }
+
+
+def config_option(config: dict[str, Any], key: str, default: Any = None) -> Any:
+    """A run option from a `config.json`: the `options` table of today's schema, else the top level, as
+    runs written before it kept them."""
+    options = config.get("options")
+    if isinstance(options, dict) and options.get(key) is not None:
+        return options[key]
+    value = config.get(key)
+    return default if value is None else value
+
+
+def config_data_files(config: dict[str, Any], old_keys: tuple[str, ...] = ("data_path", "data_file")) -> list[dict[str, Any]]:
+    """The data files a run read, as [{"path", "sha256"}]: today's `data_files`, else the older keys
+    (`data_path` + `data_sha256` of ABRICOT runs, `data_file` of AdMIRe runs, a list of paths of admire-sense
+    runs); sha256 is None where the run did not record it."""
+    files = config.get("data_files")
+    if isinstance(files, list) and files:
+        return [f if isinstance(f, dict) else {"path": str(f), "sha256": None} for f in files]
+    for key in old_keys:
+        if config.get(key):
+            sha = config.get("data_sha256") if key == "data_path" else None
+            return [{"path": p.strip(), "sha256": sha} for p in str(config[key]).split(", ")]
+    return []
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, Estimate):
         return value.to_json()

@@ -9,7 +9,7 @@ from typing import Sequence
 import numpy as np
 
 from senso.likert.data import AbricotItem
-from senso.likert.task import gold_label
+from senso.likert.task import TASKS, gold_label
 
 BIN_EDGES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
@@ -49,7 +49,7 @@ def distributions(items: Sequence[AbricotItem]) -> dict[str, dict[str, list[int]
     for dim in ("abs", "inc"):
         values = np.asarray([i.score(dim) for i in items])
         counts, _ = np.histogram(values, bins=BIN_EDGES)
-        labels = [sum(1 for v in values if gold_label(float(v)) == k) for k in range(1, 6)]
+        labels = [sum(1 for v in values if gold_label(float(v)) == k) for k in TASKS["abricot-abs"].labels]
         result[dim] = {"mean_bins": counts.tolist(), "gold_labels": labels}
     return result
 

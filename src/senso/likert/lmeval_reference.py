@@ -10,7 +10,9 @@ import csv
 from pathlib import Path
 
 from senso.core.errors import DataError
-from senso.likert.task import CHOICES
+from senso.likert.task import TASKS
+
+CHOICES = TASKS["abricot-abs"].choices  # the reference files hold ABRICOT's choices 1..5
 
 LMEVAL_REFERENCE_FILES = {
     "calamita": "abricot_lmeval_gemma270m_0shot.csv",

@@ -1,34 +1,23 @@
-"""Run an ABRICOT task end to end: data -> prompts -> system -> metrics -> run folder."""
+"""Run a Likert task (built-in or a task file) end to end: data -> prompts -> system -> metrics -> run folder."""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Sequence
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
-from senso.likert.data import AbricotItem, load_abricot, locate_abricot
-from senso.core.fingerprint import file_sha256
 from senso.core.errors import SensoError
 from senso.core.cache import ResponseCache
 from senso.core.options import RunOptions
-from senso.core.records import RunRecord, RunWriter, default_run_dir, text_hash
-from senso.likert.task import LikertPrediction
-from senso.likert.task import AbricotTask, build_prompts, get_task, gold_label
-from senso.likert.scoring import abricot_metrics, abricot_metrics_by_domain
-
-LM_SYSTEM = "likert-lm"
-ABRICOT_SYSTEMS = {
-    LM_SYSTEM: "the published protocol: the most likely of the choices 1..5 under a language model (--model, --protocol)",
-    "embedding-ridge": "ridge regression on sentence embeddings, evaluated leave-one-lemma-out (supervised)",
-    "likert-generate": "a chat model (--model openai:NAME) asked for the digit, its answer parsed: NOT the official "
-                       "likelihood protocol; for chat-only APIs without log-probs",
-}
-
-ADMIRE_ONLY_OPTIONS = ("lang", "split", "gold", "caption_lang", "allow_partial")
+from senso.core.records import RunRecord, RunWriter, default_run_dir, run_config, text_hash
+from senso.likert.systems.context import LikertRunContext
+from senso.likert.systems.registry import get_system
+from senso.likert.tables import print_summary
+from senso.likert.task import LikertPrediction, LikertPrompt, get_task
+from senso.likert.scoring import likert_metrics, likert_metrics_by_domain
 
 console = Console(stderr=True)
 
@@ -38,7 +27,7 @@ def _progress() -> Progress:
                     console=console, transient=False)
 
 
-def _predict_prompts(system, prompts, description: str) -> list[LikertPrediction]:
+def _predict_prompts(system, prompts: Sequence[LikertPrompt], description: str) -> list[LikertPrediction]:
     """Predictions for the prompts with a progress bar, each recording the hash of its rendered prompt."""
     with _progress() as progress:
         bar = progress.add_task(description, total=len(prompts))
@@ -59,93 +48,29 @@ def load_model(options: RunOptions, cache: ResponseCache):
                               settings=options.system_options if spec.backend == "openai" else None)
 
 
-def _run_lm(options: RunOptions, task: AbricotTask, items: list[AbricotItem], pool: list[AbricotItem],
-            cache: ResponseCache) -> tuple[list[LikertPrediction], dict[str, Any], dict[str, Any]]:
-    from senso.likert.systems.likert_lm import LikertLM
-
-    protocol = options.protocol or "calamita"
-    model = load_model(options, cache)
-    prompts = build_prompts(items, task, protocol, shots=options.shots, pool=pool)
-    system = LikertLM(model, batch_size=options.batch_size)
-    predictions = _predict_prompts(system, prompts, f"{task.name} [{protocol}]")
-    # A server backend flags choices absent from its top-k list (their value is an upper bound, not a guess).
-    for pred, scores in zip(predictions, getattr(model, "last_scores", None) or []):
-        pred.extra["bounded_choices"] = [k + 1 for k, flag in enumerate(scores.bounded) if flag]
-    info = {
-        "protocol": protocol,
-        "shots": len(prompts[0].exemplar_ids) if prompts else 0,
-        "prompt_template_hash": text_hash(task.template),
-        "exemplar_ids": {p.item_id: list(p.exemplar_ids) for p in prompts if p.exemplar_ids},
-        "supervised": False,
-    }
-    counters = {k: getattr(model, k) for k in ("tokens_in_prompts", "tokens_computed") if hasattr(model, k)}
-    if counters:
-        info["token_counts"] = counters
-    return predictions, system.describe(), info
-
-
-def _run_generate(options: RunOptions, task: AbricotTask, items: list[AbricotItem], pool: list[AbricotItem],
-                  cache: ResponseCache) -> tuple[list[LikertPrediction], dict[str, Any], dict[str, Any]]:
-    from senso.backends.load import load_model as load_backend_model
-    from senso.likert.systems.likert_generate import NOTE, LikertGenerate
-
-    from senso.backends.specs import parse_spec
-
-    spec = parse_spec(options.model, "lm", default_backend=options.backend)
-    if spec.backend != "openai":
-        raise SensoError(f"--system likert-generate needs a chat model behind a server: "
-                         f"--model openai:NAME --base-url URL (got {spec})")
-    protocol = options.protocol or "calamita"
-    model = load_backend_model(spec, "lm", base_url=options.base_url, cache=cache, settings=options.system_options)
-    prompts = build_prompts(items, task, protocol, shots=options.shots, pool=pool)
-    system = LikertGenerate(model)
-    predictions = _predict_prompts(system, prompts, f"{task.name} [{protocol}, generate]")
-    info = {
-        "protocol": protocol,
-        "official_protocol": False,
-        "scoring": NOTE,
-        "shots": len(prompts[0].exemplar_ids) if prompts else 0,
-        "prompt_template_hash": text_hash(task.template),
-        "exemplar_ids": {p.item_id: list(p.exemplar_ids) for p in prompts if p.exemplar_ids},
-        "supervised": False,
-        "unparseable_ids": [p.item_id for p in predictions if p.label is None],
-    }
-    return predictions, system.describe(), info
-
-
-def _run_ridge(options: RunOptions, task: AbricotTask, items: list[AbricotItem], pool: list[AbricotItem],
-               cache: ResponseCache) -> tuple[list[LikertPrediction], dict[str, Any], dict[str, Any]]:
-    from senso.likert.systems.ridge import EmbeddingRidge
-
-    system = EmbeddingRidge.from_options(options.embedder, options.system_options, cache, seed=options.seed)
-    predictions = system.cross_validated_predict(pool, task)
-    by_id = {p.item_id: p for p in predictions}
-    info = {"protocol": "supervised, leave-one-lemma-out cross-validation", "supervised": True, "cross_validated": True}
-    return [by_id[item.id] for item in items], system.describe(), info
-
-
-def run_abricot(options: RunOptions) -> Path:
-    """Run `options.task` (abricot-abs / abricot-inc); returns the run folder."""
+def run_likert(options: RunOptions) -> Path:
+    """Run `options.task` (abricot-abs, abricot-inc or a path to a task file); returns the run folder."""
     started = time.perf_counter()
     task = get_task(options.task)
-    system_name = options.system or LM_SYSTEM
-    if system_name not in ABRICOT_SYSTEMS:
-        raise SensoError(f"unknown ABRICOT system {system_name!r}; choose from {', '.join(ABRICOT_SYSTEMS)}")
-    data_path = locate_abricot(options.data_dir)
-    pool = load_abricot(data_path)
+    system = get_system(options.system)
+    task.protocol(options.protocol)  # an unknown protocol fails before anything is read
+    data_path = task.locate_data(options.data_dir)
+    pool = task.load_items(data_path)
     if options.limit is not None and options.limit < 1:
         raise SensoError(f"--limit must be at least 1, got {options.limit}")
     items = pool[: options.limit] if options.limit else pool
-    out_dir = Path(options.out) if options.out else default_run_dir(task.name, system_name)
+    out_dir = Path(options.out) if options.out else default_run_dir(task.name, system.name)
     writer = RunWriter(out_dir)
-    config = {**{k: v for k, v in options.to_json().items() if k not in ADMIRE_ONLY_OPTIONS}, "system": system_name, "data_path": str(data_path),
-              "data_sha256": file_sha256(data_path)}
+    config = run_config(options, system.name, [data_path], task_file=str(task.source))
     writer.write_config(config)
-    runner = {LM_SYSTEM: _run_lm, "likert-generate": _run_generate}.get(system_name, _run_ridge)
-    with ResponseCache(enabled=options.use_cache) as cache:
-        t0 = time.perf_counter()
-        predictions, system_info, info = runner(options, task, items, pool, cache)
-        predict_seconds = time.perf_counter() - t0
+    cache = ResponseCache(enabled=options.use_cache)
+
+    t0 = time.perf_counter()
+    # load_model is looked up here, at call time, so tests (and callers) can replace it
+    context = LikertRunContext(options=options, task=task, items=items, pool=pool, cache=cache,
+                               load_model=load_model, predict_prompts=_predict_prompts)
+    predictions, system_info, info = system.run(context)
+    predict_seconds = time.perf_counter() - t0
 
     # unparseable generated answers (label None) have no prediction to score: metrics cover the rest
     scored = [i for i, pred in enumerate(predictions) if pred.label is not None]
@@ -156,39 +81,26 @@ def run_abricot(options: RunOptions) -> Path:
         info["n_scored"] = len(scored)
     scored_items = [items[i] for i in scored]
     scored_predictions = [predictions[i] for i in scored]
-    metrics = abricot_metrics(scored_items, scored_predictions, task, seed=options.seed)
-    by_domain = abricot_metrics_by_domain(scored_items, scored_predictions, task, seed=options.seed)
+    metrics = likert_metrics(scored_items, scored_predictions, task, seed=options.seed)
+    by_domain = likert_metrics_by_domain(scored_items, scored_predictions, task, seed=options.seed)
     writer.write_samples(
         {
-            "id": item.id, "domain": item.domain, "lemma": item.target_lemma,
-            "gold": gold_label(item.score(task.dimension)), "gold_mean": item.score(task.dimension),
+            "id": item.id, "domain": item.domain, "lemma": item.group,
+            "gold": task.gold_label(item.gold), "gold_mean": item.gold,
             "prediction": pred.label, "expected": pred.expected, "logprobs": pred.logprobs, **pred.extra,
         }
         for item, pred in zip(items, predictions)
     )
     record = RunRecord(
-        task=task.name, system=system_name, n=len(items), metrics=metrics, metrics_by_group=by_domain,
+        task=task.name, system=system.name, n=len(items), metrics=metrics, metrics_by_group=by_domain,
         config=config, model=system_info, warnings=warnings,
         timings={"predict_seconds": round(predict_seconds, 3), "total_seconds": round(time.perf_counter() - started, 3),
                  "items_per_second": round(len(items) / predict_seconds, 3) if predict_seconds else None},
-        extra={"limit": options.limit, "seed": options.seed, "batch_size": options.batch_size, "dtype": options.dtype,
+        extra={"family": "likert", "likert_task": task.describe(),
+               "limit": options.limit, "seed": options.seed, "batch_size": options.batch_size, "dtype": options.dtype,
                "device": options.device, "chat_template": options.chat_template,
                "cache": {"hits": cache.hits, "misses": cache.misses, "enabled": cache.enabled}, **info},
     )
     writer.write_results(record)
-    print_summary(task, system_name, info, metrics, by_domain, len(items))
+    print_summary(task.name, system.name, info, metrics, by_domain, len(items))
     return writer.dir
-
-
-def print_summary(task: AbricotTask, system: str, info: dict[str, Any], metrics, by_domain, n: int) -> None:
-    from rich.console import Console as _Console
-
-    table = Table(title=f"{task.name} · {system} · {info.get('protocol')} · n={n}")
-    table.add_column("metric")
-    table.add_column("all", justify="right")
-    for domain in by_domain:
-        table.add_column(domain, justify="right")
-    for name, estimate in metrics.items():
-        table.add_row(name, estimate.format(), *(by_domain[d][name].format() for d in by_domain))
-    terminal = _Console()
-    _Console(width=None if terminal.is_terminal else 120).print(table)

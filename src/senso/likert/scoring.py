@@ -1,4 +1,4 @@
-"""Which metrics an ABRICOT run reports, computed from predictions and gold."""
+"""Which metrics a Likert run reports, computed from predictions and gold (metric names as ABRICOT's)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ from typing import Sequence
 
 import numpy as np
 
-from senso.likert.data import AbricotItem
 from senso.core.stats import Estimate, bootstrap_estimate, pearson, spearman
-from senso.likert.task import LikertPrediction
-from senso.likert.task import AbricotTask, gold_label
+from senso.likert.items import LikertItem
+from senso.likert.task import LikertPrediction, LikertTask, require_gold
 
 
 def accuracy(pred: Sequence[float], gold: Sequence[float]) -> float:
@@ -20,14 +19,14 @@ def accuracy(pred: Sequence[float], gold: Sequence[float]) -> float:
     return mean(np.asarray(pred) == np.asarray(gold))
 
 
-def abricot_metrics(items: Sequence[AbricotItem], predictions: Sequence[LikertPrediction], task: AbricotTask,
-                    seed: int = 0, n_resamples: int = 1000) -> dict[str, Estimate]:
-    """Each with a 95% bootstrap CI: `pearson` (official: predicted label vs discretised gold), `spearman`
+def likert_metrics(items: Sequence[LikertItem], predictions: Sequence[LikertPrediction], task: LikertTask,
+                   seed: int = 0, n_resamples: int = 1000) -> dict[str, Estimate]:
+    """Each with a 95% bootstrap CI: `pearson` (official: predicted label vs gold label), `spearman`
     (same pair), `pearson_expected_vs_gold` (the continuous expected score vs the gold label),
-    `pearson_expected_vs_mean` (expected score vs raw human mean) and `accuracy`.
+    `pearson_expected_vs_mean` (expected score vs the raw gold, ABRICOT's human mean) and `accuracy`.
     """
-    means = [item.score(task.dimension) for item in items]
-    gold = [gold_label(m) for m in means]
+    means = [require_gold(item) for item in items]
+    gold = [task.gold_label(m) for m in means]
     labels = [p.label for p in predictions]
     expected = [p.expected for p in predictions]
     kw = {"seed": seed, "n_resamples": n_resamples}
@@ -43,13 +42,16 @@ def abricot_metrics(items: Sequence[AbricotItem], predictions: Sequence[LikertPr
     }
 
 
-def abricot_metrics_by_domain(items: Sequence[AbricotItem], predictions: Sequence[LikertPrediction],
-                              task: AbricotTask, seed: int = 0) -> dict[str, dict[str, Estimate]]:
+def likert_metrics_by_domain(items: Sequence[LikertItem], predictions: Sequence[LikertPrediction],
+                             task: LikertTask, seed: int = 0) -> dict[str, dict[str, Estimate]]:
+    """Metrics per domain; none when the data has no domain column (every domain empty)."""
     groups: dict[str, list[int]] = {}
     for i, item in enumerate(items):
         groups.setdefault(item.domain, []).append(i)
+    if set(groups) == {""}:
+        return {}
     return {
-        domain: abricot_metrics([items[i] for i in idx], [predictions[i] for i in idx], task, seed=seed)
+        domain: likert_metrics([items[i] for i in idx], [predictions[i] for i in idx], task, seed=seed)
         for domain, idx in sorted(groups.items())
     }
 

@@ -1,91 +1,88 @@
-"""ABRICOT tasks: the CALAMITA prompts, gold labels and few-shot exemplars, exactly as published.
+"""Likert tasks: prompts, gold labels and few-shot exemplars for any task file, ABRICOT's exactly as published.
 
-`abricot-abs` asks for abstractness, `abricot-inc` for inclusiveness, on a 1-5 scale. The
-official harness (CALAMITA, lm-evaluation-harness multiple choice) scores the continuations
-`" 1"` ... `" 5"` after the prompt; the `paper` protocol prepends 3 solved exemplars.
+A task is a TOML file (`senso.likert.taskfile`); `abricot-abs` and `abricot-inc` are two built-in ones
+(`senso/likert/tasks/`) that reproduce the CALAMITA prompts byte for byte. As in lm-evaluation-harness
+multiple choice, the continuations `" lo"` ... `" hi"` are scored after the prompt; the few-shot protocol
+(ABRICOT: `paper`) prepends solved exemplars of other groups.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Sequence
 
-from senso.likert.data import AbricotItem
 from senso.core.errors import SensoError
-
-CHOICES = ("1", "2", "3", "4", "5")
-TARGET_DELIMITER = " "  # lm-eval: between context and continuation
-FEWSHOT_DELIMITER = "\n\n"  # lm-eval: between exemplars, and before the item
-
-_TEMPLATE = (
-    "Assegna un valore di {quality} da 1 a 5 alla parola {{parola}} nel contesto della frase seguente:\n"
-    "{{frase}}\n"
-    "Descrizione dei valori:\n"
-    "1 - La parola è {d1} (e.g. un cane specifico)\n"
-    "2 - La parola è {d2} (e.g. un cane di una certa razza)\n"
-    "3 - La parola è {d3} (e.g. un cane tra tanti)\n"
-    "4 - La parola è {d4} (e.g. un cane è un animale da compagnia)\n"
-    "5 - La parola è {d5} (e.g. il cane è un mammifero)\n"
-    "\n"
-    "Rispondi esclusivamente con il numero scelto senza aggiungere nessuna spiegazione\n"
+from senso.likert.data import ABRICOT_RELATIVE, AbricotItem, locate_abricot
+from senso.likert.items import LikertItem
+from senso.likert.taskfile import (
+    BUILTIN_DIR, DEFAULT_SHOTS, ZERO_SHOT, LikertTask, load_task_file,
 )
 
-TEMPLATES = {
-    "abs": _TEMPLATE.format(
-        quality="astrazione",
-        d1="estremamente concreta", d2="lievemente concreta", d3="neutra",
-        d4="lievemente astratta", d5="estremamente astratta",
-    ),
-    "inc": _TEMPLATE.format(
-        quality="inclusività",
-        d1="estremamente specifica", d2="lievemente specifica", d3="neutra",
-        d4="lievemente inclusiva", d5="estremamente inclusiva",
-    ),
-}
+TARGET_DELIMITER = " "  # lm-eval: between context and continuation
+FEWSHOT_DELIMITER = "\n\n"  # lm-eval: between exemplars, and before the item
+# A LikertPrompt built without a task (backend tests) answers on a 1-5 scale; every task passes its own.
+DEFAULT_CHOICES = ("1", "2", "3", "4", "5")
 
-PROTOCOLS = ("calamita", "paper")
+# Data files of built-in tasks that senso can download (pinned by checksum) when the data folder lacks them.
+DATA_LOCATORS = {ABRICOT_RELATIVE.as_posix(): locate_abricot}
 
 
-@dataclass(frozen=True)
-class AbricotTask:
-    """A task name and the dimension it scores ("abs" or "inc")."""
-
-    name: str
-    dimension: str
-
-    @property
-    def template(self) -> str:
-        return TEMPLATES[self.dimension]
-
-    @property
-    def pred_column(self) -> str:
-        return self.name.replace("-", "_") + "_pred"
+def _builtin_tasks() -> dict[str, LikertTask]:
+    tasks = {}
+    for path in sorted(BUILTIN_DIR.glob("*.toml")):
+        task = dataclasses.replace(load_task_file(path, builtin=True), locators=DATA_LOCATORS)
+        tasks[task.name] = task
+    return tasks
 
 
-TASKS = {
-    "abricot-abs": AbricotTask("abricot-abs", "abs"),
-    "abricot-inc": AbricotTask("abricot-inc", "inc"),
-}
+TASKS: dict[str, LikertTask] = _builtin_tasks()
 
 
-def get_task(name: str) -> AbricotTask:
-    try:
-        return TASKS[name]
-    except KeyError:
-        raise SensoError(f"unknown ABRICOT task {name!r}; choose from {', '.join(TASKS)}") from None
+def get_task(name: str | Path | LikertTask) -> LikertTask:
+    """A built-in task by name, or a task file by path (ending .toml)."""
+    if isinstance(name, LikertTask):
+        return name
+    if str(name) in TASKS:
+        return TASKS[str(name)]
+    if str(name).endswith(".toml"):
+        return load_task_file(name)
+    raise SensoError(f"unknown Likert task {str(name)!r}; choose from {', '.join(TASKS)}, or give a task file "
+                     "(path/to/task.toml)")
 
 
 def gold_label(mean: float) -> int:
-    """Discretise a human mean in [0, 1] to 1-5 exactly as the official harness: min(round(5*m), 4) + 1.
-
-    Python's round (half to even) is part of the definition: 0.5 -> round(2.5) = 2 -> label 3.
-    """
-    return min(round(5 * mean), 4) + 1
+    """ABRICOT's gold label of a human mean in [0, 1], exactly as the official harness: min(round(5*m), 4) + 1
+    (the built-in tasks' "bins" rule; Python's round, half to even: 0.5 -> round(2.5) = 2 -> label 3)."""
+    return TASKS["abricot-abs"].gold_label(mean)
 
 
-def render_prompt(item: AbricotItem, task: AbricotTask) -> str:
-    """The CALAMITA prompt for one item, byte for byte (ends with a newline)."""
-    return task.template.replace("{parola}", item.target_token).replace("{frase}", item.text)
+def as_likert_item(item: LikertItem | AbricotItem, task: LikertTask) -> LikertItem:
+    """A LikertItem; a row of ABRICOT's own file (`load_abricot`) is read through the task's [columns]."""
+    if isinstance(item, LikertItem):
+        return item
+    row = {**dataclasses.asdict(item), "ID": item.id}
+    value = {f: row.get(task.columns[f]) for f in ("id", "text", "word", "gold", "group", "domain")}
+    return LikertItem(id=str(value["id"]), text=value["text"], word=value["word"], begin=item.begin, end=item.end,
+                      gold=value["gold"], group=value["group"] if value["group"] is not None else item.id,
+                      domain=value["domain"] or "")
+
+
+def as_likert_items(items: Sequence[LikertItem | AbricotItem], task: LikertTask) -> list[LikertItem]:
+    return [as_likert_item(item, task) for item in items]
+
+
+def require_gold(item: LikertItem) -> float:
+    if item.gold is None:
+        raise SensoError(f"item {item.id} has no gold value")
+    return item.gold
+
+
+def render_prompt(item: LikertItem | AbricotItem, task: LikertTask) -> str:
+    """The task's prompt for one item (ABRICOT: the CALAMITA prompt byte for byte, ending with a newline)."""
+    item = as_likert_item(item, task)
+    return task.template.replace("{word}", item.word).replace("{text}", item.text)
 
 
 def exemplar_positions(n: int, shots: int) -> list[int]:
@@ -93,21 +90,23 @@ def exemplar_positions(n: int, shots: int) -> list[int]:
     if shots <= 0:
         return []
     if shots > n:
-        raise SensoError(f"asked for {shots} exemplars but only {n} items of other lemmas exist")
+        raise SensoError(f"asked for {shots} exemplars but only {n} items of other groups exist")
     if shots == 1:
         return [n // 2]
     return [i * n // (shots - 1) for i in range(shots - 1)] + [n - 1]
 
 
-def select_exemplars(items: list[AbricotItem], item: AbricotItem, task: AbricotTask, shots: int = 3) -> list[AbricotItem]:
-    """Exemplars for `item`: items of other lemmas, stably sorted by the task's raw mean, at `exemplar_positions`."""
-    pool = [other for other in items if other.target_lemma != item.target_lemma]
-    pool.sort(key=lambda other: other.score(task.dimension))
+def select_exemplars(items: Sequence[LikertItem | AbricotItem], item: LikertItem | AbricotItem, task: LikertTask,
+                     shots: int = DEFAULT_SHOTS) -> list[LikertItem]:
+    """Exemplars for `item`: items of other groups, stably sorted by raw gold, at `exemplar_positions`."""
+    item = as_likert_item(item, task)
+    pool = [other for other in as_likert_items(items, task) if other.group != item.group]
+    pool.sort(key=require_gold)
     return [pool[i] for i in exemplar_positions(len(pool), shots)]
 
 
-def render_exemplar(item: AbricotItem, task: AbricotTask) -> str:
-    return render_prompt(item, task) + TARGET_DELIMITER + str(gold_label(item.score(task.dimension)))
+def render_exemplar(item: LikertItem, task: LikertTask) -> str:
+    return render_prompt(item, task) + TARGET_DELIMITER + str(task.gold_label(require_gold(item)))
 
 
 @dataclass(frozen=True)
@@ -116,50 +115,56 @@ class LikertPrompt:
 
     `context` + `TARGET_DELIMITER` + choice is the full scored text (lm-eval semantics);
     `shared_prefix` is the leading part of `context` common to other items (few-shot exemplars),
-    whose computation a backend may reuse.
+    whose computation a backend may reuse. `choices` are the task's labels as text.
     """
 
     item_id: str
     context: str
     shared_prefix: str = ""
     exemplar_ids: tuple[str, ...] = field(default_factory=tuple)
+    choices: tuple[str, ...] = DEFAULT_CHOICES
 
     @property
     def continuations(self) -> tuple[str, ...]:
-        return tuple(TARGET_DELIMITER + c for c in CHOICES)
+        return tuple(TARGET_DELIMITER + c for c in self.choices)
+
+    @property
+    def labels(self) -> tuple[int, ...]:
+        return tuple(int(c) for c in self.choices)
 
 
-def build_prompts(items: list[AbricotItem], task: AbricotTask, protocol: str = "calamita", shots: int | None = None,
-                  pool: list[AbricotItem] | None = None) -> list[LikertPrompt]:
-    """One LikertPrompt per item under `protocol` ("calamita": 0-shot; "paper": `shots` exemplars, default 3).
-
-    Exemplars come from `pool` (default: `items`), always from lemmas other than the item's.
-    """
-    if protocol not in PROTOCOLS:
-        raise SensoError(f"unknown protocol {protocol!r}; choose from {', '.join(PROTOCOLS)}")
+def build_prompts(items: Sequence[LikertItem | AbricotItem], task: LikertTask, protocol: str | None = None,
+                  shots: int | None = None, pool: Sequence[LikertItem | AbricotItem] | None = None) -> list[LikertPrompt]:
+    """One LikertPrompt per item under `protocol` (zero-shot, the default; few-shot: `shots` exemplars,
+    default 3). ABRICOT names them calamita and paper. Exemplars come from `pool` (default: `items`), always
+    from groups other than the item's."""
+    kind, _ = task.protocol(protocol)
     if shots is None:
-        shots = 0 if protocol == "calamita" else 3
-    pool = items if pool is None else pool
+        shots = 0 if kind == ZERO_SHOT else DEFAULT_SHOTS
+    items = as_likert_items(items, task)
+    pool = items if pool is None else as_likert_items(pool, task)
     prompts = []
     for item in items:
         prompt = render_prompt(item, task)
         if shots == 0:
-            prompts.append(LikertPrompt(item.id, prompt))
+            prompts.append(LikertPrompt(item.id, prompt, choices=task.choices))
             continue
         exemplars = select_exemplars(pool, item, task, shots)
         prefix = FEWSHOT_DELIMITER.join(render_exemplar(ex, task) for ex in exemplars) + FEWSHOT_DELIMITER
         prompts.append(LikertPrompt(item.id, prefix + prompt, shared_prefix=prefix,
-                                    exemplar_ids=tuple(ex.id for ex in exemplars)))
+                                    exemplar_ids=tuple(ex.id for ex in exemplars), choices=task.choices))
     return prompts
 
 
 @dataclass
 class LikertPrediction:
-    """One ABRICOT answer: label 1-5, continuous score, and the five log-probs when an LM produced it.
-    `label` and `expected` are None only for an unparseable generated answer (`likert-generate`)."""
+    """One Likert answer: a label on the task's scale, continuous score, and the choices' log-probs when an LM
+    produced it. `label` and `expected` are None only for an unparseable generated answer (`likert-generate`)."""
 
     item_id: str
     label: int | None
     expected: float | None
     logprobs: list[float] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+

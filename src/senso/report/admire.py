@@ -12,6 +12,7 @@ from markupsafe import Markup, escape
 
 from senso.admire.items import AdmireAItem, AdmireBItem
 from senso.core.errors import SensoError
+from senso.core.records import config_data_files, config_option
 from senso.report.thumbnails import prefetch, thumbnail_uri
 
 N_RANKS = 5
@@ -173,20 +174,23 @@ def load_items(results: dict[str, Any], config: dict[str, Any]) -> tuple[dict[st
     paths, Subtask B sequences); (None, notes) when that file cannot be read."""
     from senso.admire import data as admire_data
 
-    raw = config.get("data_file")
-    if not raw:
-        return None, ["config.json records no data_file: captions and images are not shown"]
-    path = Path(raw)
-    if not path.exists():
-        return None, [f"the run's data file {path} is not there any more: captions and images are not shown"]
-    lang = results.get("lang") or config.get("lang") or "en"
-    try:
-        if results["task"] == "admire-a":
-            items = admire_data.read_subtask_a(path, lang=lang, caption_lang=results.get("caption_lang"))
-        else:
-            items = admire_data.read_subtask_b(path, lang=lang)
-    except SensoError as exc:
-        return None, [f"could not read the run's data file: {exc}"]
+    gold = config_option(config, "gold")
+    gold = str(Path(gold).resolve()) if gold else None
+    paths = [Path(f["path"]) for f in config_data_files(config) if f["path"] != gold]  # the split files
+    if not paths:
+        return None, ["config.json records no data file: captions and images are not shown"]
+    lang = results.get("lang") or config_option(config, "lang") or "en"
+    items = []
+    for path in paths:
+        if not path.exists():
+            return None, [f"the run's data file {path} is not there any more: captions and images are not shown"]
+        try:
+            if results["task"] == "admire-a":
+                items += admire_data.read_subtask_a(path, lang=lang, caption_lang=results.get("caption_lang"))
+            else:
+                items += admire_data.read_subtask_b(path, lang=lang)
+        except SensoError as exc:
+            return None, [f"could not read the run's data file: {exc}"]
     return {item.compound: item for item in items}, []
 
 

@@ -70,7 +70,7 @@ def _correct(samples: list[dict[str, Any]]) -> list[float]:
 
 
 METRIC_TESTS: dict[str, dict[str, MetricTest]] = {
-    "abricot": {
+    "likert": {
         "pearson": MetricTest("correlation", _col("prediction"), _col("gold"), rowwise_pearson),
         "spearman": MetricTest("correlation", _col("prediction"), _col("gold"), rowwise_spearman),
         "pearson_expected_vs_gold": MetricTest("correlation", _col("expected"), _col("gold"), rowwise_pearson),
@@ -158,12 +158,12 @@ def metric_plots(runs: Sequence[RunFolder], names: Sequence[str]) -> list[str]:
     return plots
 
 
-def abricot_disagreements(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
+def likert_disagreements(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
     """Items whose predicted labels are not all equal, widest spread first (then item id)."""
     from senso.report.likert import highlight, load_items
 
     samples = aligned(runs)
-    items, _ = load_items(runs[0].config)
+    items, _ = load_items(runs[0].results, runs[0].config)
     rows = []
     for k, first in enumerate(samples[0]):
         predictions = [run_samples[k]["prediction"] for run_samples in samples]
@@ -222,8 +222,8 @@ def comparison_context(runs: Sequence[RunFolder], thumbnails: bool = True) -> di
     check_comparable(runs)
     family = runs[0].family
     names, rows = metrics_rows(runs)
-    if family == "abricot":
-        disagreements = abricot_disagreements(runs)
+    if family == "likert":
+        disagreements = likert_disagreements(runs)
     elif family == "admire-a":
         disagreements = admire_a_disagreements(runs, thumbnails=thumbnails)
     else:

@@ -12,8 +12,6 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from senso.report.likert import GOLD_LABEL_EDGES  # noqa: E402
-
 PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c")
 
 
@@ -31,9 +29,10 @@ def _lemma_colours(lemmas: Sequence[str]) -> dict[str, tuple]:
     return {name: cmap(k / max(len(names) - 1, 1) if len(names) > 20 else k) for k, name in enumerate(names)}
 
 
-def abricot_scatter(samples: Sequence[dict], task: str) -> str:
-    """Two panels against the human mean, coloured by lemma: the predicted label (jittered) and the
-    probability-weighted expected score; dotted lines mark where the gold label changes."""
+def likert_scatter(samples: Sequence[dict], task: str, labels: Sequence[int], edges: Sequence[float],
+                   gold_range: Sequence[float]) -> str:
+    """Two panels against the raw gold (ABRICOT: the human mean), coloured by group (lemma): the predicted
+    label (jittered) and the probability-weighted expected score; dotted lines mark where the gold label changes."""
     colours = _lemma_colours([s["lemma"] for s in samples])
     rng = np.random.default_rng(0)  # fixed jitter, so the same run always draws the same picture
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
@@ -48,15 +47,17 @@ def abricot_scatter(samples: Sequence[dict], task: str) -> str:
             if key == "prediction":
                 y = y + rng.uniform(-0.15, 0.15, size=len(y))
             ax.scatter(x, y, s=28, color=colour, label=lemma, alpha=0.85, edgecolors="white", linewidths=0.4)
-        for edge in GOLD_LABEL_EDGES:
+        for edge in edges:
             ax.axvline(edge, color="#999999", linestyle=":", linewidth=0.8)
-        ax.set_xlim(-0.02, 1.02)
-        ax.set_ylim(0.5, 5.5)
-        ax.set_yticks([1, 2, 3, 4, 5])
+        low, high = gold_range
+        pad = 0.02 * (high - low)
+        ax.set_xlim(low - pad, high + pad)
+        ax.set_ylim(labels[0] - 0.5, labels[-1] + 0.5)
+        ax.set_yticks(list(labels))
         ax.set_xlabel(f"human mean ({task})")
         ax.set_title(title, fontsize=11)
         ax.grid(axis="y", color="#eeeeee")
-    axes[0].set_ylabel("score 1–5")
+    axes[0].set_ylabel(f"score {labels[0]}–{labels[-1]}")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, frameon=False,
                title="lemma", ncol=1 if len(labels) <= 22 else 2)

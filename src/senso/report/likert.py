@@ -1,4 +1,5 @@
-"""What an ABRICOT run page shows, as plain data: confusion matrix, per-lemma table, largest errors."""
+"""What a Likert run page (ABRICOT's, or any task file's) shows, as plain data: the task's scale, confusion
+matrix, per-group table, largest errors."""
 
 from __future__ import annotations
 
@@ -9,24 +10,43 @@ from typing import Any, Sequence
 import numpy as np
 from markupsafe import Markup, escape
 
-from senso.likert.data import AbricotItem, load_abricot
 from senso.core.errors import SensoError
+from senso.core.records import config_data_files
 from senso.core.stats import UndefinedMetric, pearson
+from senso.likert.items import LikertItem
+from senso.likert.task import TASKS, LikertTask, get_task
+from senso.likert.taskfile import gold_edges
 
-LABELS = (1, 2, 3, 4, 5)
-# Human means where the gold label min(round(5*m), 4) + 1 steps up (drawn as guides on the scatter).
-GOLD_LABEL_EDGES = (0.1, 0.3, 0.5, 0.7)
+
+@dataclass(frozen=True)
+class Scale:
+    """The run's answer labels, its gold range and where the gold label steps up (scatter guides)."""
+
+    labels: tuple[int, ...]
+    gold_range: tuple[float, float]
+    edges: tuple[float, ...]
 
 
-def confusion_matrix(gold: Sequence[int], predicted: Sequence[int]) -> list[list[int]]:
-    """5x5 counts: row g-1, column p-1 holds the number of items with gold label g predicted as p."""
+def run_scale(results: dict[str, Any]) -> Scale:
+    """From the `likert_task` a run recorded; runs written before task files were ABRICOT's (1-5, [0, 1])."""
+    recorded = results.get("likert_task")
+    if recorded:
+        scale, gold_range = tuple(recorded["scale"]), tuple(recorded["gold_range"])
+        return Scale(tuple(recorded["labels"]), gold_range, gold_edges(scale, gold_range, recorded["gold_to_label"]))
+    task = get_task(results["task"])
+    return Scale(task.labels, task.gold_range, task.gold_edges)
+
+
+def confusion_matrix(gold: Sequence[int], predicted: Sequence[int], labels: Sequence[int]) -> list[list[int]]:
+    """K x K counts over the scale's labels: row i, column j holds the items with gold labels[i] predicted as labels[j]."""
     if len(gold) != len(predicted):
         raise ValueError(f"{len(gold)} gold labels but {len(predicted)} predictions")
-    matrix = [[0] * len(LABELS) for _ in LABELS]
+    index = {label: k for k, label in enumerate(labels)}
+    matrix = [[0] * len(labels) for _ in labels]
     for g, p in zip(gold, predicted):
-        if g not in LABELS or p not in LABELS:
-            raise ValueError(f"labels must be 1-5, got gold {g!r} and prediction {p!r}")
-        matrix[g - 1][p - 1] += 1
+        if g not in index or p not in index:
+            raise ValueError(f"labels must be {labels[0]}-{labels[-1]}, got gold {g!r} and prediction {p!r}")
+        matrix[index[g]][index[p]] += 1
     return matrix
 
 
@@ -96,7 +116,7 @@ class ErrorRow:
     error: int  # |prediction - gold|
 
 
-def largest_errors(samples: Sequence[dict[str, Any]], items: dict[str, AbricotItem] | None,
+def largest_errors(samples: Sequence[dict[str, Any]], items: dict[str, LikertItem] | None,
                    k: int = 15) -> list[ErrorRow]:
     """The k items whose predicted label is furthest from gold; ties broken by how far the expected
     score is from gold, then by item id. Sentences come from `items` (None: not available)."""
@@ -119,31 +139,40 @@ def largest_errors(samples: Sequence[dict[str, Any]], items: dict[str, AbricotIt
     return rows
 
 
-def load_items(config: dict[str, Any]) -> tuple[dict[str, AbricotItem] | None, list[str]]:
-    """The run's items by id, read from the data file the run recorded, and notes for the page
-    (file gone, file changed since the run). (None, notes) when the file cannot be read."""
+def _run_task(results: dict[str, Any], config: dict[str, Any]) -> LikertTask:
+    """The run's task: a built-in one by name, else its task file (SensoError when that cannot be read)."""
+    recorded = results.get("likert_task") or {}
+    if recorded.get("builtin", results.get("task") in TASKS):
+        return get_task(results["task"])
+    return get_task(recorded.get("task_file") or config.get("task_file") or results["task"])
+
+
+def load_items(results: dict[str, Any], config: dict[str, Any]) -> tuple[dict[str, LikertItem] | None, list[str]]:
+    """The run's items by id, read from the data file the run recorded (`data_files`, or the `data_path` of
+    older runs) through its task's columns, and notes for the page (file gone, file changed since the run).
+    (None, notes) when the file cannot be read."""
     from senso.core.fingerprint import file_sha256
 
-    raw = config.get("data_path")
-    if not raw:
-        return None, ["config.json records no data_path: sentences are not shown"]
-    path = Path(raw)
+    files = config_data_files(config)
+    if not files:
+        return None, ["config.json records no data file: sentences are not shown"]
+    path = Path(files[0]["path"])
     if not path.exists():
         return None, [f"the run's data file {path} is not there any more: sentences are not shown"]
     notes = []
-    recorded = config.get("data_sha256")
+    recorded = files[0].get("sha256")
     if recorded and file_sha256(path) != recorded:
         notes.append(f"{path} changed since the run (sha256 differs from the one recorded): sentences may not match")
     try:
-        items = load_abricot(path)
+        items = _run_task(results, config).load_items(path)
     except SensoError as exc:
         return None, [f"could not read the run's data file: {exc}"]
     return {item.id: item for item in items}, notes
 
 
 def check_samples(samples: Sequence[dict[str, Any]], where: Path) -> None:
-    """Refuse, naming the line and field, samples an ABRICOT page cannot be drawn from."""
+    """Refuse, naming the line and field, samples a Likert page cannot be drawn from."""
     for line, s in enumerate(samples, 1):
         for field in ("id", "lemma", "gold", "gold_mean", "prediction"):
             if s.get(field) is None:
-                raise SensoError(f"{where}, line {line}: field '{field}' missing (not an ABRICOT sample)")
+                raise SensoError(f"{where}, line {line}: field '{field}' missing (not a Likert sample)")

@@ -76,7 +76,9 @@ def abricot_placement(run: RunFolder) -> Placement:
     of published figures strictly higher, on values rounded to 2 decimals as published)."""
     from senso.admire.leaderboard import read_resource
 
-    column = ABRICOT_COLUMNS[run.task]
+    column = ABRICOT_COLUMNS.get(run.task)
+    if column is None:
+        return Placement(notes=[f"No published figures for {run.task}: only ABRICOT's tasks have a leaderboard."])
     published = [(row["model"], row["protocol"], row["source"], float(row[column]))
                  for row in read_resource("abricot_results.csv") if row.get(column, "").strip()]
     published.sort(key=lambda p: -p[3])
@@ -108,6 +110,6 @@ def abricot_placement(run: RunFolder) -> Placement:
 
 
 def placement_for(run: RunFolder) -> Placement:
-    if run.family == "abricot":
+    if run.family == "likert":
         return abricot_placement(run)
     return admire_placement(run)

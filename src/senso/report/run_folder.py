@@ -8,17 +8,18 @@ from pathlib import Path
 from typing import Any
 
 from senso.core.errors import SensoError
-from senso.core.records import load_results, load_samples
+from senso.core.records import config_option, load_results, load_samples
 
 
-def task_family(task: str) -> str:
-    """"abricot", "admire-a", "admire-b" or "admire-sense" for a run's task name; SensoError for anything else."""
-    if task.startswith("abricot-"):
-        return "abricot"
+def task_family(task: str, results: dict[str, Any] | None = None) -> str:
+    """"likert" (ABRICOT's tasks and task files), "admire-a", "admire-b" or "admire-sense" for a run;
+    SensoError for anything else."""
+    if task.startswith("abricot-") or (results or {}).get("family") == "likert":
+        return "likert"
     if task in ("admire-a", "admire-b", "admire-sense"):
         return task
     raise SensoError(f"no report page for task {task!r} "
-                     "(reports cover abricot-abs, abricot-inc, admire-a, admire-b, admire-sense)")
+                     "(reports cover abricot-abs, abricot-inc, Likert task files, admire-a, admire-b, admire-sense)")
 
 
 @dataclass
@@ -36,7 +37,7 @@ class RunFolder:
 
     @property
     def family(self) -> str:
-        return task_family(self.task)
+        return task_family(self.task, self.results)
 
     @property
     def system(self) -> str:
@@ -49,26 +50,28 @@ class RunFolder:
 
     @property
     def lang(self) -> str:
-        if self.family == "abricot":
+        if self.task.startswith("abricot-"):
             return "it"
-        return self.results.get("lang") or self.config.get("lang") or "?"
+        if self.family == "likert":
+            return "—"
+        return self.results.get("lang") or config_option(self.config, "lang") or "?"
 
     @property
     def split(self) -> str:
-        """AdMIRe: the split run on. ABRICOT has one split (the whole file), or the first N items with --limit."""
-        if self.family == "abricot":
-            limit = self.results.get("limit") or self.config.get("limit")
+        """AdMIRe: the split run on. A Likert task has one split (the whole file), or the first N items with --limit."""
+        if self.family == "likert":
+            limit = self.results.get("limit") or config_option(self.config, "limit")
             return f"first {limit} items (--limit)" if limit else "all items (the whole file is the benchmark)"
-        return self.results.get("split") or self.config.get("split") or "?"
+        return self.results.get("split") or config_option(self.config, "split") or "?"
 
     @property
     def split_key(self) -> str:
-        """The split as comparisons match it: ABRICOT has a single one (a --limit changes items, not split)."""
-        return "abricot" if self.family == "abricot" else self.split
+        """The split as comparisons match it: a Likert task has a single one (a --limit changes items, not split)."""
+        return "all" if self.family == "likert" else self.split
 
     def item_id(self, sample: dict[str, Any]) -> str:
-        """The key that identifies an item across runs of the same task: ABRICOT `id`, AdMIRe `compound`."""
-        return str(sample["id"] if self.family == "abricot" else sample["compound"])
+        """The key that identifies an item across runs of the same task: Likert `id`, AdMIRe `compound`."""
+        return str(sample["id"] if self.family == "likert" else sample["compound"])
 
 
 def load_run(run_dir: str | Path) -> RunFolder:
@@ -79,7 +82,7 @@ def load_run(run_dir: str | Path) -> RunFolder:
     results = load_results(path)
     if "task" not in results:
         raise SensoError(f"{path / 'results.json'}: no 'task' field (not a senso results file)")
-    task_family(results["task"])
+    task_family(results["task"], results)
     if not (path / "samples.jsonl").exists():
         raise SensoError(f"{path}: no samples.jsonl (the run did not finish writing its per-item records)")
     try:
@@ -117,7 +120,7 @@ def header_rows(run: RunFolder) -> list[tuple[str, str]]:
     """The page header, in order: what ran, on what, with what, when, and the exact command."""
     results = run.results
     models = model_lines(results.get("model", {})) or [("model", "—")]
-    protocol = results.get("protocol") or run.config.get("protocol") or "—"
+    protocol = results.get("protocol") or config_option(run.config, "protocol") or "—"
     rows = [
         ("task", run.task),
         ("split", run.split),

@@ -33,23 +33,26 @@ def warnings_of(run: RunFolder) -> list[str]:
     return [str(w) for w in run.results.get("warnings", [])]
 
 
-def abricot_context(run: RunFolder) -> dict[str, Any]:
-    from senso.report import figures, likert as abricot_view
+def likert_context(run: RunFolder) -> dict[str, Any]:
+    from senso.report import figures, likert as likert_view
 
-    abricot_view.check_samples(run.samples, run.path / "samples.jsonl")
-    items, notes = abricot_view.load_items(run.config)
+    likert_view.check_samples(run.samples, run.path / "samples.jsonl")
+    scale = likert_view.run_scale(run.results)
+    items, notes = likert_view.load_items(run.results, run.config)
     gold = [s["gold"] for s in run.samples]
     predicted = [s["prediction"] for s in run.samples]
-    matrix = abricot_view.confusion_matrix(gold, predicted)
+    matrix = likert_view.confusion_matrix(gold, predicted, scale.labels)
     return {
         "notes": notes,
-        "scatter": figures.abricot_scatter(run.samples, run.task),
+        "scatter": figures.likert_scatter(run.samples, run.task, scale.labels, scale.edges, scale.gold_range),
         "confusion": matrix,
         "confusion_row_totals": [sum(row) for row in matrix],
         "confusion_max": max(max(row) for row in matrix) or 1,
-        "lemmas": abricot_view.lemma_rows(run.samples),
-        "errors": abricot_view.largest_errors(run.samples, items),
-        "labels": abricot_view.LABELS,
+        "lemmas": likert_view.lemma_rows(run.samples),
+        "errors": likert_view.largest_errors(run.samples, items),
+        "labels": scale.labels,
+        "gold_headers": [f"gold {k}" for k in scale.labels],
+        "pred_headers": [f"pred {k}" for k in scale.labels],
     }
 
 
@@ -127,7 +130,7 @@ def run_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
     from senso.report.placement import placement_for
 
     family = run.family
-    body = {"abricot": abricot_context, "admire-a": admire_a_context, "admire-b": admire_b_context,
+    body = {"likert": likert_context, "admire-a": admire_a_context, "admire-b": admire_b_context,
             "admire-sense": admire_sense_context}[family]
     context = {
         "title": f"{run.task} · {run.system} · {run.split}",
@@ -140,7 +143,7 @@ def run_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
         "placement": placement_for(run),
         "model_description": run.results.get("model", {}),
     }
-    context[family.replace("-", "_")] = body(run) if family == "abricot" else body(run, thumbnails=thumbnails)
+    context[family.replace("-", "_")] = body(run) if family == "likert" else body(run, thumbnails=thumbnails)
     return context
 
 

@@ -1,21 +1,22 @@
-"""`embedding-ridge`: ABRICOT ratings predicted from sentence embeddings by ridge regression.
+"""`embedding-ridge`: Likert ratings (ABRICOT's and any task file's) predicted from sentence embeddings by ridge regression.
 
-A supervised system, unlike the prompting protocols: it learns from the human ratings, so it is
-evaluated leave-one-lemma-out (every prediction comes from a model that never saw the item's lemma)
-and its α is chosen by an inner leave-one-lemma-out CV on the training folds only (`ridge_cv`).
+A supervised system, unlike the prompting protocols: it learns from the gold ratings, so it is
+evaluated leave-one-group-out (ABRICOT: leave-one-lemma-out; every prediction comes from a model that
+never saw the item's group) and its α is chosen by an inner leave-one-group-out CV on the training folds
+only (`ridge_cv`).
 
 Features, each an embedding (L2-normalised) of one text per item, concatenated in the order given:
 - `sentence`: the sentence as it is;
 - `marked`: the sentence with the target marked, `...«orologio»...` (offsets begin..end inclusive);
-- `target-sentence`: `"<target_token>: <sentence>"`;
-- `target`: the target token alone.
-Optionally the LLM protocol's five log-probs per item (passed as an array; this module builds no LM),
-used as the five probabilities renormalised over the choices 1-5 (a softmax: bounded, nothing fitted).
+- `target-sentence`: `"<word>: <sentence>"`;
+- `target`: the target word alone.
+Optionally the LLM protocol's log-probs per item (passed as an array; this module builds no LM),
+used as the probabilities renormalised over the choices (a softmax: bounded, nothing fitted).
 
-The regression target is the raw human mean (0-1) of the task's dimension. Per item the prediction
-`p` (clipped to [0, 1]) gives `label = gold_label(p) = min(round(5p), 4) + 1` (the official
-discretisation, as for the gold) and `expected = min(5p, 4) + 1`, the same map without the rounding
-(so `label - 1` is `expected - 1` rounded with Python's round, half to even). `extra` keeps the unclipped prediction (`pred`) and `pred_clipped`.
+The regression target is the raw gold value (ABRICOT: the human mean, 0-1). Per item the prediction
+`p` (clipped to the task's gold_range) gives `label = task.gold_label(p)` (the task's discretisation,
+as for the gold; ABRICOT: min(round(5p), 4) + 1) and `expected = task.gold_score(p)`, the same map
+without the rounding (ABRICOT: min(5p, 4) + 1). `extra` keeps the unclipped prediction (`pred`) and `pred_clipped`.
 """
 
 from __future__ import annotations
@@ -33,29 +34,31 @@ import senso
 from senso.backends.cached import with_cache
 from senso.backends.embedders import DEFAULT_EMBEDDER, Embedder
 from senso.likert.data import AbricotItem
+from senso.likert.items import LikertItem
 from senso.core.errors import SensoError
 from senso.core.cache import ResponseCache
 from senso.likert.task import LikertPrediction
 from senso.core.ridge_cv import (
     ALPHA_GRID, AlphaChoice, AlphaSelector, RidgeModel, fit_ridge, nested_cv_predict, select_alpha,
 )
-from senso.likert.task import AbricotTask, get_task, gold_label
+from senso.likert.task import DEFAULT_CHOICES, TASKS, LikertTask, as_likert_items, get_task, require_gold
+from senso.likert.systems.context import LikertRunContext, SystemOutput
 
 MODEL_FORMAT = "senso-abricot-ridge"
 MODEL_FORMAT_VERSION = 1
 OPEN_MARK, CLOSE_MARK = "«", "»"
 
 
-def marked_sentence(item: AbricotItem) -> str:
+def marked_sentence(item: LikertItem | AbricotItem) -> str:
     """The sentence with the target wrapped in «», at its offsets (`end` inclusive)."""
     return item.text[:item.begin] + OPEN_MARK + item.text[item.begin:item.end + 1] + CLOSE_MARK + item.text[item.end + 1:]
 
 
-FEATURE_TEXTS: dict[str, Callable[[AbricotItem], str]] = {
+FEATURE_TEXTS: dict[str, Callable[[LikertItem], str]] = {
     "sentence": lambda item: item.text,
     "marked": marked_sentence,
-    "target-sentence": lambda item: f"{item.target_token}: {item.text}",
-    "target": lambda item: item.target_token,
+    "target-sentence": lambda item: f"{item.word}: {item.text}",
+    "target": lambda item: item.word,
 }
 # Chosen by nested leave-one-lemma-out r among the variants in benchmarks/abricot_ridge.py --variants:
 # the best variant that sees which word is the target (a sentence alone gives one prediction for
@@ -66,16 +69,17 @@ DEFAULT_FEATURES = ("target-sentence",)
 DEFAULT_KIND = "query"
 
 
-def lemma_key(item: AbricotItem) -> str:
-    """The lemma as folds and the seen-lemma check compare it (case and surrounding spaces ignored)."""
-    return item.target_lemma.strip().casefold()
+def lemma_key(item: LikertItem) -> str:
+    """The group (ABRICOT: the lemma) as folds and the seen-group check compare it (case and surrounding
+    spaces ignored)."""
+    return item.group.strip().casefold()
 
 
-def logprob_features(logprobs: Sequence[Sequence[float]] | np.ndarray, n_items: int) -> np.ndarray:
-    """(n, 5) probabilities renormalised over the five choices from (n, 5) log-probs."""
+def logprob_features(logprobs: Sequence[Sequence[float]] | np.ndarray, n_items: int, n_choices: int) -> np.ndarray:
+    """(n, k) probabilities renormalised over the task's k choices from (n, k) log-probs."""
     arr = np.asarray(logprobs, dtype=np.float64)
-    if arr.shape != (n_items, 5):
-        raise SensoError(f"log-prob features must have shape ({n_items}, 5), got {arr.shape}")
+    if arr.shape != (n_items, n_choices):
+        raise SensoError(f"log-prob features must have shape ({n_items}, {n_choices}), got {arr.shape}")
     if not np.all(np.isfinite(arr)):
         raise SensoError("log-prob features contain NaN or infinite values")
     shifted = arr - arr.max(axis=1, keepdims=True)
@@ -83,10 +87,13 @@ def logprob_features(logprobs: Sequence[Sequence[float]] | np.ndarray, n_items: 
     return probs / probs.sum(axis=1, keepdims=True)
 
 
-def to_prediction(item_id: str, raw: float, extra: dict[str, Any] | None = None) -> LikertPrediction:
-    """A LikertPrediction from a raw 0-1 scale prediction (see the module docstring for the maps)."""
-    p = min(max(float(raw), 0.0), 1.0)
-    return LikertPrediction(item_id=item_id, label=gold_label(p), expected=min(5 * p, 4.0) + 1.0,
+def to_prediction(item_id: str, raw: float, extra: dict[str, Any] | None = None,
+                  task: LikertTask | None = None) -> LikertPrediction:
+    """A LikertPrediction from a raw prediction on the gold scale (see the module docstring for the maps);
+    `task` defaults to ABRICOT's scale."""
+    task = TASKS["abricot-abs"] if task is None else task
+    p = task.clip(raw)
+    return LikertPrediction(item_id=item_id, label=task.gold_label(p), expected=task.gold_score(p),
                             extra={"pred": float(raw), "pred_clipped": p, **(extra or {})})
 
 
@@ -100,7 +107,7 @@ class ModelFileWarning(UserWarning):
 
 @dataclass
 class _Fitted:
-    task: AbricotTask
+    task: LikertTask
     model: RidgeModel
     alpha_choice: AlphaChoice
     item_ids: list[str]
@@ -110,7 +117,7 @@ class _Fitted:
     trained_at: str
 
 
-def _as_task(task: AbricotTask | str) -> AbricotTask:
+def _as_task(task: LikertTask | str) -> LikertTask:
     return get_task(task) if isinstance(task, str) else task
 
 
@@ -174,6 +181,11 @@ class EmbeddingRidge:
         return "+".join(e.fingerprint for e in self._embedders)
 
     @property
+    def task(self) -> LikertTask:
+        """The task the model was fitted for."""
+        return self._require_fitted().task
+
+    @property
     def fitted_lemmas(self) -> frozenset[str]:
         return frozenset(self._fitted.lemmas) if self._fitted else frozenset()
 
@@ -182,17 +194,17 @@ class EmbeddingRidge:
             "system": self.name,
             "supervised": True,
             "cross_validated": True,
-            "cv": "leave-one-lemma-out",
-            "alpha_selection": "inner leave-one-lemma-out CV on the outer training folds only; lowest MSE (ties: larger alpha)",
+            "cv": "leave-one-group-out (ABRICOT: leave-one-lemma-out)",
+            "alpha_selection": "inner leave-one-group-out CV on the outer training folds only; lowest MSE (ties: larger alpha)",
             "alpha_grid": list(self.alphas),
             "embedder": self.embedder,
             "embedder_fingerprint": self.embedder_fingerprint,
             "embedding_kind": self.kind,
             "features": list(self.features),
             "target_marks": [OPEN_MARK, CLOSE_MARK],
-            "regression_target": "raw human mean of the task's dimension (0-1)",
-            "label_rule": "gold_label(clip(pred, 0, 1)) = min(round(5p), 4) + 1",
-            "expected_rule": "min(5 * clip(pred, 0, 1), 4) + 1",
+            "regression_target": "the raw gold value (ABRICOT: the human mean, 0-1)",
+            "label_rule": "the task's gold_label(clip(pred, gold_range)) (ABRICOT: min(round(5p), 4) + 1)",
+            "expected_rule": "the task's gold_score(clip(pred, gold_range)) (ABRICOT: min(5p, 4) + 1)",
             "seed": self.seed,
         }
         if self._fitted:
@@ -205,8 +217,10 @@ class EmbeddingRidge:
             })
         return data
 
-    def feature_matrix(self, items: Sequence[AbricotItem], logprobs: Sequence[Sequence[float]] | np.ndarray | None = None) -> np.ndarray:
-        """(n_items, n_features): each feature text embedded by each embedder, then the log-prob block if given."""
+    def feature_matrix(self, items: Sequence[LikertItem], logprobs: Sequence[Sequence[float]] | np.ndarray | None = None,
+                       n_choices: int = len(DEFAULT_CHOICES)) -> np.ndarray:
+        """(n_items, n_features): each feature text embedded by each embedder, then the log-prob block if given
+        (one column per choice of the task: `n_choices`, ABRICOT's 5 by default)."""
         items = list(items)
         if not items:
             raise SensoError("no items to compute features for")
@@ -216,29 +230,29 @@ class EmbeddingRidge:
             for embedder in self._embedders:
                 blocks.append(embedder.embed(texts, kind=self.kind).astype(np.float64))
         if logprobs is not None:
-            blocks.append(logprob_features(logprobs, len(items)))
+            blocks.append(logprob_features(logprobs, len(items), n_choices))
         return np.hstack(blocks)
 
-    def cross_validated_predict(self, items: Sequence[AbricotItem], task: AbricotTask | str,
+    def cross_validated_predict(self, items: Sequence[LikertItem | AbricotItem], task: LikertTask | str,
                                 logprobs: Sequence[Sequence[float]] | np.ndarray | None = None) -> list[LikertPrediction]:
-        """Leave-one-lemma-out predictions for every item; `extra` holds pred, fold (the left-out lemma) and alpha."""
-        items = list(items)
+        """Leave-one-group-out predictions for every item; `extra` holds pred, fold (the left-out group) and alpha."""
         task = _as_task(task)
-        y = np.asarray([item.score(task.dimension) for item in items], dtype=np.float64)
-        x = self.feature_matrix(items, logprobs)
+        items = as_likert_items(items, task)
+        y = np.asarray([require_gold(item) for item in items], dtype=np.float64)
+        x = self.feature_matrix(items, logprobs, len(task.labels))
         result = nested_cv_predict(x, y, [lemma_key(item) for item in items], self.alphas, self.selector)
         return [
-            to_prediction(item.id, raw, {"fold": fold, "alpha": result.alpha_of_fold[fold]})
+            to_prediction(item.id, raw, {"fold": fold, "alpha": result.alpha_of_fold[fold]}, task)
             for item, raw, fold in zip(items, result.predictions, result.fold_of_row)
         ]
 
-    def fit(self, items: Sequence[AbricotItem], task: AbricotTask | str,
+    def fit(self, items: Sequence[LikertItem | AbricotItem], task: LikertTask | str,
             logprobs: Sequence[Sequence[float]] | np.ndarray | None = None) -> "EmbeddingRidge":
-        """Fit on all `items`, α chosen by leave-one-lemma-out CV over them."""
-        items = list(items)
+        """Fit on all `items`, α chosen by leave-one-group-out CV over them."""
         task = _as_task(task)
-        y = np.asarray([item.score(task.dimension) for item in items], dtype=np.float64)
-        x = self.feature_matrix(items, logprobs)
+        items = as_likert_items(items, task)
+        y = np.asarray([require_gold(item) for item in items], dtype=np.float64)
+        x = self.feature_matrix(items, logprobs, len(task.labels))
         lemmas = [lemma_key(item) for item in items]
         choice = self.selector(x, y, lemmas, self.alphas)
         self._fitted = _Fitted(
@@ -254,13 +268,14 @@ class EmbeddingRidge:
             raise SensoError("this embedding-ridge model is not fitted: call fit() or load a saved model")
         return self._fitted
 
-    def seen_items(self, items: Sequence[AbricotItem]) -> list[AbricotItem]:
-        """The items whose lemma (or ID) the fitted model was trained on."""
+    def seen_items(self, items: Sequence[LikertItem | AbricotItem]) -> list[LikertItem]:
+        """The items whose group (or ID) the fitted model was trained on."""
         fitted = self._require_fitted()
+        items = as_likert_items(items, fitted.task)
         lemmas, ids = set(fitted.lemmas), set(fitted.item_ids)
         return [item for item in items if lemma_key(item) in lemmas or item.id in ids]
 
-    def predict(self, items: Sequence[AbricotItem], task: AbricotTask | str | None = None, *,
+    def predict(self, items: Sequence[LikertItem | AbricotItem], task: LikertTask | str | None = None, *,
                 logprobs: Sequence[Sequence[float]] | np.ndarray | None = None, warn: bool = True) -> list[LikertPrediction]:
         """Predictions of the fitted model; warns (SeenLemmaWarning) when items share lemmas with the training set.
 
@@ -269,7 +284,7 @@ class EmbeddingRidge:
         fitted = self._require_fitted()
         if task is not None and _as_task(task).name != fitted.task.name:
             raise SensoError(f"this model was fitted for {fitted.task.name}, not {_as_task(task).name}")
-        items = list(items)
+        items = as_likert_items(items, fitted.task)
         if fitted.uses_logprobs and logprobs is None:
             raise SensoError("this model was fitted with the LLM log-probs as features: pass them to predict()")
         if not fitted.uses_logprobs and logprobs is not None:
@@ -278,8 +293,8 @@ class EmbeddingRidge:
             seen = self.seen_items(items)
             if seen:
                 warnings.warn(SeenLemmaWarning(seen_lemma_message(seen, len(items))), stacklevel=2)
-        raw = fitted.model.predict(self.feature_matrix(items, logprobs))
-        return [to_prediction(item.id, value, {"alpha": fitted.model.alpha}) for item, value in zip(items, raw)]
+        raw = fitted.model.predict(self.feature_matrix(items, logprobs, len(fitted.task.labels)))
+        return [to_prediction(item.id, value, {"alpha": fitted.model.alpha}, fitted.task) for item, value in zip(items, raw)]
 
     def save(self, path: str | Path) -> Path:
         """Write the fitted model as one JSON file (weights as decimal floats, exact on reload)."""
@@ -291,6 +306,7 @@ class EmbeddingRidge:
             "senso_version": senso.__version__,
             "trained_at": fitted.trained_at,
             "task": fitted.task.name,
+            "task_file": fitted.task.reference,
             "embedder": self.embedder,
             "embedder_fingerprint": fitted.embedder_fingerprint,
             "embedding_kind": self.kind,
@@ -330,7 +346,7 @@ class EmbeddingRidge:
             coef = np.asarray(data["coef"], dtype=np.float64)
             alpha = float(data["alpha"])
             fitted = _Fitted(
-                task=get_task(data["task"]),
+                task=get_task(data.get("task_file") or data["task"]),
                 model=RidgeModel(coef=coef, intercept=float(data["intercept"]), alpha=alpha),
                 alpha_choice=AlphaChoice(alpha=alpha, mse={float(k): float(v) for k, v in data["alpha_cv_mse"].items()},
                                          groups_seen=tuple(dict.fromkeys(data["train_lemmas"]))),
@@ -348,10 +364,22 @@ class EmbeddingRidge:
         return system
 
 
-def seen_lemma_message(seen: Sequence[AbricotItem], n_items: int) -> str:
-    lemmas = sorted({item.target_lemma for item in seen})
+def seen_lemma_message(seen: Sequence[LikertItem], n_items: int) -> str:
+    lemmas = sorted({item.group for item in seen})
     return (f"{len(seen)} of {n_items} rows have a lemma the model was trained on ({', '.join(lemmas)}): "
             "their predictions are not out-of-sample and will look better than on new lemmas")
 
 
 SYSTEMS: dict[str, Callable[..., EmbeddingRidge]] = {"embedding-ridge": EmbeddingRidge.from_options}
+
+
+def run_embedding_ridge(ctx: LikertRunContext) -> SystemOutput:
+    """Ridge regression on sentence embeddings (--embedder), evaluated leave-one-group-out on the whole data set."""
+    system = EmbeddingRidge.from_options(ctx.options.embedder, ctx.options.system_options, ctx.cache,
+                                         seed=ctx.options.seed)
+    predictions = system.cross_validated_predict(ctx.pool, ctx.task)
+    by_id = {p.item_id: p for p in predictions}
+    info = {"protocol": f"supervised, leave-one-group-out cross-validation (groups: {ctx.task.columns['group']})",
+            "supervised": True,
+            "cross_validated": True}
+    return [by_id[item.id] for item in ctx.items], system.describe(), info

@@ -1,8 +1,8 @@
-"""File workflows of `embedding-ridge`: fit on the whole data set and save; score a CSV of new sentences.
+"""File workflows of `embedding-ridge`: fit on a task's whole data set and save; score a CSV of new sentences.
 
-`predict_csv` validates its input exactly as the dataset loader does (`load_abricot` with the gold
-columns optional) and writes every input column, in order, followed by `<task>_pred` (the
-continuous prediction on the 0-1 scale of the human means, clipped to [0, 1]) and `<task>_pred_label` (1-5).
+`predict_csv` validates its input exactly as the task's data is read (its columns, the gold column
+optional) and writes every input column, in order, followed by `<task>_pred` (the continuous prediction
+on the gold scale, clipped to the task's gold_range; ABRICOT: 0-1) and `<task>_pred_label` (a label of the scale).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from senso.likert.data import load_abricot, locate_abricot
 from senso.core.errors import DataError, SensoError
 from senso.core.cache import ResponseCache
 from senso.likert.systems.ridge import EmbeddingRidge, SYSTEMS, seen_lemma_message
@@ -22,13 +21,13 @@ from senso.likert.task import get_task
 def fit_to_file(task: str, out: str | Path, system: str = "embedding-ridge", embedder: str | None = None,
                 options: dict | None = None, data_dir: str | Path | None = None,
                 cache: ResponseCache | None = None) -> EmbeddingRidge:
-    """Fit `system` on all items of the ABRICOT data set for `task` and save it to `out`."""
-    get_task(task)
+    """Fit `system` on all items of the data set of `task` (a built-in name or a task file) and save it to `out`."""
+    likert_task = get_task(task)
     if system not in SYSTEMS:
         raise SensoError(f"cannot fit system {system!r}; fittable systems: {', '.join(SYSTEMS)}")
     model = SYSTEMS[system](embedder, options or {}, cache)
-    items = load_abricot(locate_abricot(data_dir))
-    model.fit(items, task)
+    items = likert_task.load_items(likert_task.locate_data(data_dir))
+    model.fit(items, likert_task)
     model.save(out)
     return model
 
@@ -55,15 +54,15 @@ def _read_rows(path: Path) -> tuple[list[str], list[list[str]]]:
 
 def predict_csv(model_path: str | Path, csv_path: str | Path, out: str | Path,
                 cache: ResponseCache | None = None) -> PredictReport:
-    """Score every row of an ABRICOT-format CSV with a saved model and write the scored CSV to `out`."""
+    """Score every row of a CSV in the model's task format with a saved model and write the scored CSV to `out`."""
     csv_path, out = Path(csv_path), Path(out)
     if out.resolve() == csv_path.resolve():
         raise SensoError(f"refusing to overwrite the input {csv_path}: choose another output path")
     model = EmbeddingRidge.load(model_path, cache=cache)
-    task = get_task(model.describe()["task"])
+    task = model.task
     pred_column = task.pred_column
     label_column = pred_column + "_label"
-    items = load_abricot(csv_path, require_scores=False)
+    items = task.load_items(csv_path, require_gold=False)
     header, rows = _read_rows(csv_path)
     for column in (pred_column, label_column):
         if column in header:

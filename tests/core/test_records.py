@@ -1,0 +1,27 @@
+"""The one run-config schema (`run_config`) and the readers of today's and older config.json files."""
+
+from senso.core.download import sha256_of
+from senso.core.options import RunOptions
+from senso.core.records import config_data_files, config_option, run_config
+
+
+def test_run_config_has_the_same_keys_for_every_task(tmp_path):
+    data = tmp_path / "d.csv"
+    data.write_text("id\n1\n")
+    config = run_config(RunOptions(task="t.toml", model="hf:x", limit=3), "likert-lm", [data], task_file="t.toml")
+    assert list(config)[:5] == ["task", "system", "model", "options", "data_files"]
+    assert (config["task"], config["system"], config["model"], config["task_file"]) == ("t.toml", "likert-lm", "hf:x", "t.toml")
+    assert config["options"]["limit"] == 3
+    assert config["data_files"] == [{"path": str(data.resolve()), "sha256": sha256_of(data)}]
+    assert config_option(config, "limit") == 3 and config_data_files(config) == config["data_files"]
+
+
+def test_older_configs_are_read():
+    abricot = {"task": "abricot-abs", "limit": 5, "data_path": "/d/x.csv", "data_sha256": "ab"}
+    assert config_option(abricot, "limit") == 5 and config_option(abricot, "lang", "en") == "en"
+    assert config_data_files(abricot) == [{"path": "/d/x.csv", "sha256": "ab"}]
+    admire = {"task": "admire-a", "data_file": "/a/train.tsv, /a/dev.tsv"}
+    assert config_data_files(admire) == [{"path": "/a/train.tsv", "sha256": None}, {"path": "/a/dev.tsv", "sha256": None}]
+    sense = {"task": "admire-sense", "data_files": ["/a/s.tsv"]}
+    assert config_data_files(sense) == [{"path": "/a/s.tsv", "sha256": None}]
+    assert config_data_files({}) == []
