@@ -101,3 +101,14 @@ def test_wrapper_stores_each_batch_as_it_finishes(tiny_model_dir, tmp_path):
     assert stored == sorted(stored) and stored[0] < len(prompts) and stored[-1] == len(prompts)
     assert len(stored) > 1
     assert got == HFCausalLM(tiny_model_dir).loglikelihood_choices(prompts, batch_size=3)  # exactly
+
+
+def test_an_lm_loaded_again_in_one_process_is_reused_with_fresh_counters(tiny_model_dir):
+    """Several tasks in one `senso run` share one load; each run sees its own token counts."""
+    first = load_model(f"hf:{tiny_model_dir}", "lm")
+    first.loglikelihood_choices(likert_prompts()[:2], batch_size=2)
+    assert first.tokens_computed > 0
+    again = load_model(f"hf:{tiny_model_dir}", "lm")
+    assert again is first and again.tokens_computed == 0 and again.tokens_in_prompts == 0
+    other = load_model(f"hf:{tiny_model_dir}", "lm", dtype="bfloat16")
+    assert other is not first and other.dtype == "bfloat16"

@@ -67,17 +67,29 @@ def load_model(spec: str | ModelSpec | None, role: str, *, backend: str | None =
     raise SensoError(f"unknown model role {role!r}")
 
 
+# The last transformers LM loaded in this process, kept so that several tasks of one `senso run` (or one
+# Python session) share one load; its token counters are reset for each run that gets it.
+_LAST_LM: dict[tuple, Any] = {}
+
+
 def _hf_lm(parsed: ModelSpec, dtype: str, device: str, chat_template: bool):
     from senso.backends.hf import HFCausalLM
 
-    if parsed.is_default:
-        from senso.backends.default_model import check_tokenizer, default_model_path
+    key = (str(parsed), dtype, device, chat_template)
+    model = _LAST_LM.get(key)
+    if model is None:
+        _LAST_LM.clear()
+        if parsed.is_default:
+            from senso.backends.default_model import check_tokenizer, default_model_path
 
-        model = HFCausalLM(default_model_path(), dtype=dtype, device=device, chat_template=chat_template,
-                           spec=str(parsed))
-        check_tokenizer(model.tokenizer)
-        return model
-    return HFCausalLM(parsed.name, dtype=dtype, device=device, chat_template=chat_template, spec=str(parsed))
+            model = HFCausalLM(default_model_path(), dtype=dtype, device=device, chat_template=chat_template,
+                               spec=str(parsed))
+            check_tokenizer(model.tokenizer)
+        else:
+            model = HFCausalLM(parsed.name, dtype=dtype, device=device, chat_template=chat_template, spec=str(parsed))
+        _LAST_LM[key] = model
+    model.reset_counters()
+    return model
 
 
 def _served(parsed: ModelSpec, role: str, base_url: str | None, cache: ResponseCache | None,
