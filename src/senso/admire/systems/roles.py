@@ -18,8 +18,9 @@ meaning-substituted sentence, the compound's words and the mean to its 4 sibling
 centred within the item and as a rank within the item), the rules' one-hot role (`assign_roles`), and with
 feature set "relations+embedding" the caption's embedding itself; the feature set is chosen by inner CV. The 5 per-caption distributions are made one consistent
 assignment: P(σ) ∝ Π_j P(role σ(j) | caption j) over the 120 one-to-one assignments σ, whose marginals are
-the role probabilities. The inverse regularisation C is chosen from `C_GRID` by an inner cross-validation
-grouped by compound (`INNER_FOLDS` folds) on the training items only, by the mean log-loss of the gold role.
+the role probabilities. The inverse regularisation C (from `C_GRID`) and the feature set are chosen by an inner
+cross-validation grouped by compound (`INNER_FOLDS` folds) on the training items only: by the mean official
+DCG of the expected-gain orders told the gold sense (`gold_sense_dcg`), ties by log-loss of the gold role.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -38,7 +39,7 @@ from senso.admire.systems.sense import literal_pair
 
 ROLES = ("strong idiomatic", "mild idiomatic", "mild literal", "strong literal", "distractor")
 LITERAL_ORDER = ("strong literal", "mild literal", "mild idiomatic", "strong idiomatic", "distractor")
-C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0)
+C_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
 INNER_FOLDS = 5
 RELATIONS = ("sentence", "context", "literal", "meaning", "substituted", "components", "siblings")
 
@@ -161,6 +162,7 @@ class RoleModel:
     coef: np.ndarray | None = None  # (5 roles, n_features)
     intercept: np.ndarray | None = None
     inner_log_loss: dict[float, float] = field(default_factory=dict)
+    inner_score: dict[float, float] = field(default_factory=dict)
 
     @staticmethod
     def _fit_lr(x: np.ndarray, y: np.ndarray, c: float):
@@ -171,28 +173,34 @@ class RoleModel:
     def _standardise(self, x: np.ndarray) -> np.ndarray:
         return (x - self.mean) / self.scale
 
-    def fit(self, features: Sequence[np.ndarray], roles: Sequence[Sequence[int]], groups: Sequence[str]) -> "RoleModel":
-        """features: one (5, F) array per item; roles: gold role index per caption; groups: compounds."""
+    def fit(self, features: Sequence[np.ndarray], roles: Sequence[Sequence[int]], groups: Sequence[str],
+            score: Callable[[list[np.ndarray]], float] | None = None) -> "RoleModel":
+        """features: one (5, F) array per item; roles: gold role index per caption; groups: compounds.
+        C: the highest inner-CV `score` of the items' out-of-fold (5, 5) P(role | caption) when given
+        (ties: lower log-loss), else the lowest inner-CV log-loss of the gold role (ties: smaller C)."""
         with one_blas_thread():
-            return self._fit(features, roles, groups)
+            return self._fit(features, roles, groups, score)
 
-    def _fit(self, features: Sequence[np.ndarray], roles: Sequence[Sequence[int]], groups: Sequence[str]) -> "RoleModel":
-        if len(features) < 4:
-            raise SensoError("the learned role model needs at least 4 training items with gold")
+    def _fit(self, features: Sequence[np.ndarray], roles: Sequence[Sequence[int]], groups: Sequence[str],
+             score: Callable[[list[np.ndarray]], float] | None = None) -> "RoleModel":
         x = np.concatenate(features)
         y = np.concatenate([np.asarray(r) for r in roles])
         rows = np.repeat(np.arange(len(features)), 5)
         self.mean = x.mean(axis=0)
         self.scale = np.where(x.std(axis=0) > 1e-12, x.std(axis=0), 1.0)
         xs = self._standardise(x)
-        losses = {c: 0.0 for c in self.c_grid}
+        oof = {c: np.zeros((len(y), 5)) for c in self.c_grid}  # out-of-fold P(role | caption)
         for test_items in grouped_folds(list(groups), self.inner_folds, self.seed):
             test = np.isin(rows, test_items)
             for c in self.c_grid:
-                proba = self._fit_lr(xs[~test], y[~test], c).predict_proba(xs[test])
-                losses[c] += float(-np.log(np.clip(proba[np.arange(test.sum()), y[test]], 1e-12, None)).sum())
-        self.inner_log_loss = {c: v / len(y) for c, v in losses.items()}
-        self.c = min(self.c_grid, key=lambda c: (round(self.inner_log_loss[c], 9), c))  # ties: smaller C
+                oof[c][test] = self._fit_lr(xs[~test], y[~test], c).predict_proba(xs[test])
+        self.inner_log_loss = {c: float(-np.log(np.clip(oof[c][np.arange(len(y)), y], 1e-12, None)).mean())
+                               for c in self.c_grid}
+        if score is not None:
+            self.inner_score = {c: float(score([oof[c][5 * k: 5 * k + 5] for k in range(len(features))])) for c in self.c_grid}
+            self.c = max(self.c_grid, key=lambda c: (round(self.inner_score[c], 9), -self.inner_log_loss[c]))
+        else:
+            self.c = min(self.c_grid, key=lambda c: (round(self.inner_log_loss[c], 9), c))  # ties: smaller C
         model = self._fit_lr(xs, y, self.c)
         if list(model.classes_) != list(range(5)):
             raise SensoError("the learned role model needs every role among its training captions")
@@ -238,6 +246,21 @@ def rule_marginals(assigned: dict[str, int]) -> np.ndarray:
 FEATURE_SETS = ("relations", "relations+embedding")
 
 
+def gold_sense_dcg(items: Sequence[AdmireAItem], marginals: Sequence[np.ndarray]) -> float:
+    """Mean official DCG of the expected-gain orders told each item's gold sense: the role model's criterion."""
+    total = 0.0
+    discounts = 1 / np.log2(2 + np.arange(5))
+    for item, m in zip(items, marginals):
+        gains = expected_gains(m, 1.0 if item.sentence_type == "idiomatic" else 0.0)
+        position = np.empty(5, dtype=int)
+        position[np.argsort(-gains, kind="stable")] = np.arange(5)
+        gold = gold_roles(item)
+        first, second = (("strong idiomatic", "mild idiomatic") if item.sentence_type == "idiomatic"
+                         else ("strong literal", "mild literal"))
+        total += 3 * discounts[position[gold.index(ROLES.index(first))]] + discounts[position[gold.index(ROLES.index(second))]]
+    return total / len(items)
+
+
 def caption_features(e: ItemEvidence, feature_set: str) -> np.ndarray:
     """(5, F) features of one item: `relation_features`, the rules' one-hot role assignment
     (`assign_roles`), and for "relations+embedding" the caption embeddings themselves."""
@@ -254,8 +277,8 @@ def caption_features(e: ItemEvidence, feature_set: str) -> np.ndarray:
 class LearnedRoles:
     """The learned role part: `RoleModel` over `caption_features` of `builders`' embedders.
 
-    `feature_set` "auto" (default) fits a model on each of `FEATURE_SETS` and keeps the one with the lower
-    inner-CV log-loss (its best C), so the choice is made inside the training items. `fit(items)` fits on
+    C and (with `feature_set` "auto", the default) the feature set of `FEATURE_SETS` are chosen together by
+    the inner-CV DCG the ranker reaches told the gold sense (`gold_sense_dcg`), inside the training items. `fit(items)` fits on
     gold items (their compounds are recorded in `fitted_compounds`); `marginals(items)` gives each item's
     (5 captions, 5 roles) probabilities.
     """
@@ -283,13 +306,17 @@ class LearnedRoles:
         """Fit on gold `items`; `c_grid`/`feature_set` narrow the choices (e.g. to an earlier fit's)."""
         roles, groups = [gold_roles(i) for i in items], [i.compound for i in items]
         candidates = [feature_set] if feature_set else (FEATURE_SETS if self.feature_set == "auto" else [self.feature_set])
+
+        def score(per_caption: list[np.ndarray]) -> float:
+            return gold_sense_dcg(items, [assignment_marginals(p) for p in per_caption])
+
         fits = {}
         for candidate in candidates:
             model = RoleModel(c_grid=c_grid or self.model.c_grid, inner_folds=self.model.inner_folds, seed=self.model.seed)
-            fits[candidate] = model.fit(self.features(items, candidate), roles, groups)
-        self.chosen_features = min(candidates, key=lambda f: (round(fits[f].inner_log_loss[fits[f].c], 9), f))
+            fits[candidate] = model.fit(self.features(items, candidate), roles, groups, score)
+        self.chosen_features = max(candidates, key=lambda f: (round(fits[f].inner_score[fits[f].c], 9), f))
         self.model = fits[self.chosen_features]
-        self.inner_choice = {f: min(m.inner_log_loss.values()) for f, m in fits.items()}
+        self.inner_choice = {f: m.inner_score[m.c] for f, m in fits.items()}
         self.fitted_compounds = frozenset(groups)
         return self
 
@@ -306,7 +333,7 @@ class LearnedRoles:
     def describe(self) -> dict:
         return {"name": self.name, "embedders": [b.embedder.spec for b in self.builders], "relations": list(RELATIONS),
                 "feature_set": self.feature_set, "chosen_features": self.chosen_features,
-                "inner_log_loss_by_features": getattr(self, "inner_choice", None),
+                "inner_gold_sense_dcg_by_features": getattr(self, "inner_choice", None),
                 "c": self.model.c, "c_grid": list(self.model.c_grid), "inner_folds": self.model.inner_folds,
                 "seed": self.model.seed, "n_fitted_compounds": len(self.fitted_compounds)}
 
