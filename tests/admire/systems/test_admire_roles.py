@@ -208,3 +208,24 @@ def test_fit_to_file_and_apply_elsewhere(data_dir, tmp_path):
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(SensoError, match="not a"):
         fitting.load_model(pipeline.fitted_pipeline(RunOptions(task="admire-a"), None), tmp_path / "bad.json")
+
+
+def test_fit_command_writes_a_model_that_run_applies(data_dir, tmp_path):
+    from typer.testing import CliRunner
+
+    from senso.cli import app
+    from senso.core.records import load_results
+
+    model = tmp_path / "cli-model.json"
+    quick = ["--set", "role_features=relations"]
+    result = CliRunner().invoke(app, ["fit", "admire-a", "--split", "train", "--data-dir", str(data_dir), "-o", str(model),
+                                      *quick])
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    assert "fitted fitted-pipeline on 24 items" in result.output
+    out = tmp_path / "applied"
+    result = CliRunner().invoke(app, ["run", "admire-a", "--split", "train", "--data-dir", str(data_dir), "--out", str(out),
+                                      "--set", f"model={model}", *quick])
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    results = load_results(out)
+    assert results["fitting"]["model_file"] == str(model) and results["cross_validated"] is False
+    assert any("SPLIT HYGIENE" in w for w in results["warnings"])  # scored on the compounds it was fit on
