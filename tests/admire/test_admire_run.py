@@ -153,7 +153,7 @@ def test_subtask_b_random(data_dir, tmp_path):
 
 def test_unknown_system(data_dir, tmp_path):
     with pytest.raises(SensoError, match="unknown admire-a system 'nope'; choose from caption-similarity, clip-rank, "
-                                         "ensemble, fusion, random, sense-pipeline, vlm-judge"):
+                                         "ensemble, fitted-pipeline, fusion, random, sense-pipeline, vlm-judge"):
         run_admire(RunOptions(task="admire-a", data_dir=data_dir, system="nope", out=tmp_path / "x"))
 
 

@@ -24,6 +24,7 @@ from senso.admire.tables import metrics_table
 from senso.core.records import run_config, RunRecord, RunWriter, default_run_dir
 from senso.admire.scoring import GROUPS, PARITY_NOTE, aggregate, score_item_a, score_item_b
 from senso.admire.submission import write_submission_a, write_submission_b
+from senso.admire.systems.fitting import FIT_SPLITS, cross_validate, fit_cached, is_fittable, load_fitted_model
 from senso.admire.task import TEXT_AND_IMAGES, TEXT_ONLY, AdmireTask, check_lang_split, get_task, hygiene_warnings, official_size, submission_name
 
 console = Console()
@@ -58,6 +59,20 @@ def _check_choices(system: Any, items: Sequence[Any], choices: Sequence[Any]) ->
             raise SensoError(f"system {system.name!r} chose {choice.expected_item!r} for {item.compound!r}, not a candidate {names}")
         if choice.sentence_type not in GROUPS:
             raise SensoError(f"system {system.name!r} answered sentence type {choice.sentence_type!r} for {item.compound!r}")
+
+
+def _run_fitted(system: Any, items: Sequence[Any], options: RunOptions, splits: Sequence[str]) -> tuple[list[Any], dict]:
+    """A fitted system (see senso.admire.systems.fitting): loaded from --set model=FILE; cross-validated
+    by compound on EN train/dev gold; otherwise fit on EN train+dev gold of the data folder (cached)."""
+    model_file = options.system_options.get("model")
+    if model_file:
+        document = load_fitted_model(system, Path(model_file))
+        return system.rank(items), {"cross_validated": False, "model_file": str(model_file),
+                                    "training_data_sha256": document.get("training_data_sha256")}
+    if options.lang == "en" and not options.gold and all(split in FIT_SPLITS for split in splits):
+        return cross_validate(system, items, options.data_dir, seed=options.seed)
+    info = fit_cached(system, options.data_dir, use_cache=options.use_cache)
+    return system.rank(items), {"cross_validated": False, **info}
 
 
 def run_admire(options: RunOptions) -> Path:
@@ -110,7 +125,12 @@ def run_admire(options: RunOptions) -> Path:
     writer.write_config(config)
 
     started = time.perf_counter()
-    if task.subtask == "a":
+    fitting = None
+    if task.subtask == "a" and is_fittable(system):
+        answers, fitting = _run_fitted(system, items, options, splits)
+        description = system.describe()
+        _check_rankings(system, items, answers)
+    elif task.subtask == "a":
         answers = system.rank(items)
         _check_rankings(system, items, answers)
     else:
@@ -150,7 +170,9 @@ def run_admire(options: RunOptions) -> Path:
         samples.append(sample)
     writer.write_samples(samples)
 
-    warnings = hygiene_warnings(system, [i.compound for i in items], options.split)
+    # Cross-validated: no item was ranked by a model fit on its compound, whatever the last fold saw.
+    cross_validated = bool(fitting and fitting.get("cross_validated"))
+    warnings = [] if cross_validated else hygiene_warnings(system, [i.compound for i in items], options.split)
     n_official = sum(official_size(task.subtask, options.lang, split) for split in splits)
     if len(items) != n_official:
         warnings.append(f"PARTIAL: {len(items)} of the {n_official} items of the official {options.lang} {options.split} split "
@@ -175,7 +197,8 @@ def run_admire(options: RunOptions) -> Path:
                "track": TEXT_AND_IMAGES if uses_images else TEXT_ONLY, "n_official": n_official, "gold": gold_source,
                "submission": sub_path.name, "fingerprints": fingerprints, "seed": options.seed,
                "batch_size": options.batch_size, "notes": notes,
-               "cache": {"hits": cache.hits, "misses": cache.misses}},
+               "cache": {"hits": cache.hits, "misses": cache.misses},
+               **({"cross_validated": cross_validated, "fitting": fitting} if fitting is not None else {})},
     )
     writer.write_results(record)
     cache.close()

@@ -36,7 +36,7 @@ class AdmireTask:
 
 
 TASKS: dict[str, AdmireTask] = {
-    "admire-a": AdmireTask("admire-a", "a", ("en", "pt"), ("top1", "dcg"), ("official_name_corr",), "caption-similarity"),
+    "admire-a": AdmireTask("admire-a", "a", ("en", "pt"), ("top1", "dcg"), ("official_name_corr",), "fitted-pipeline"),
     "admire-b": AdmireTask("admire-b", "b", ("en",), ("image_accuracy", "sentence_type_accuracy"), (), "random"),
 }
 

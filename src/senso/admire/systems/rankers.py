@@ -14,6 +14,9 @@
   that starts with the sense's strong then mild image (and puts the other sense's strong image third);
   with an unsure one it puts the other sense's strong image second (only gold positions 1 and 2 carry
   DCG weight, 3 and 1), which costs little when the sense is right and gains much when it is wrong.
+  With `roles` (a `roles.LearnedRoles`), the roles are probabilities instead: the learned marginals, or
+  (`mix="learned+rules"`) their mean with the rules' one-hot assignment; the order maximises the expected
+  DCG under P(idiomatic) × P(roles), i.e. sorts the images by their expected gain (`roles.expected_gains`).
 """
 
 from __future__ import annotations
@@ -27,9 +30,11 @@ import numpy as np
 from senso.admire.items import AdmireAItem
 from senso.core.errors import SensoError
 from senso.admire.systems.evidence import EvidenceBuilder, ItemEvidence
-from senso.admire.systems.sense import SenseDecision, literal_pair
 from senso.admire.metrics import admire_dcg as dcg
+from senso.admire.systems.sense import SenseDecision
 from senso.admire.systems.base import Ranking, ranking_by_scores
+from senso.admire.systems.roles import (IDIOM_QUERIES, LITERAL_ORDER, ROLES, LearnedRoles, assign_roles,  # noqa: F401
+                                        expected_gains, idiom_vector, rule_marginals)
 
 
 def _need_captions(e: ItemEvidence, ranker: str) -> np.ndarray:
@@ -73,35 +78,6 @@ class SubstitutionRanker:
         return {"name": self.name}
 
 
-ROLES = ("strong idiomatic", "mild idiomatic", "mild literal", "strong literal", "distractor")
-
-
-IDIOM_QUERIES = ("meaning", "substituted", "context")
-
-
-def idiom_vector(e: ItemEvidence, query: str = "meaning") -> np.ndarray:
-    """What idiomatic images are compared to: the meaning (default), the meaning-substituted sentence,
-    or the sentence's context; each falls back to the context when the meaning is unknown."""
-    if query == "substituted" and e.substituted is not None:
-        return e.substituted
-    if query in ("meaning", "substituted"):
-        return e.meaning_or_context
-    if query == "context":
-        return e.context
-    raise SensoError(f"unknown idiom query {query!r}; choose from {', '.join(IDIOM_QUERIES)}")
-
-
-def assign_roles(e: ItemEvidence, query: str = "meaning") -> dict[str, int]:
-    """Caption index of each role, from similarities to the literal reading and to the idiomatic meaning."""
-    captions = _need_captions(e, "structure")
-    if len(captions) != 5:
-        raise SensoError(f"the structure ranker needs exactly 5 images; {e.item.compound!r} has {len(captions)}")
-    (strong_lit, mild_lit), rest = literal_pair(e)
-    sims = captions @ idiom_vector(e, query)
-    strong_idiom, mild_idiom, distractor = sorted(rest, key=lambda j: (-sims[j], j))
-    return dict(zip(ROLES, (strong_idiom, mild_idiom, mild_lit, strong_lit, distractor)))
-
-
 def best_expected_order(names: Sequence[str], gold_idiomatic: Sequence[str], gold_literal: Sequence[str],
                         p_idiomatic: float) -> tuple[tuple[str, ...], float]:
     """The permutation of `names` with the highest expected DCG; ties go to the first permutation found
@@ -115,21 +91,53 @@ def best_expected_order(names: Sequence[str], gold_idiomatic: Sequence[str], gol
     return tuple(best), best_value
 
 
+ROLE_MIXES = ("rules", "learned", "learned+rules")
+
+
 @dataclass
 class StructureRanker:
     builder: EvidenceBuilder
     hedge: bool = True
     idiom_query: str = "meaning"
+    roles: LearnedRoles | None = None  # None: today's hard rules
+    mix: str = "rules"
     name: str = "structure"
 
+    def __post_init__(self):
+        if self.mix not in ROLE_MIXES:
+            raise SensoError(f"unknown role source {self.mix!r} (--set roles=); choose from {', '.join(ROLE_MIXES)}")
+        if (self.mix == "rules") != (self.roles is None):
+            raise SensoError(f"--set roles={self.mix} needs {'no' if self.mix == 'rules' else 'a'} learned role part")
+
+    @property
+    def fitted_compounds(self) -> frozenset[str]:
+        return self.roles.fitted_compounds if self.roles is not None else frozenset()
+
+    def _rank_probabilistic(self, items: Sequence[AdmireAItem], decisions: Sequence[SenseDecision]) -> list[Ranking]:
+        out = []
+        for e, d, learned in zip(self.builder.build(list(items)), decisions, self.roles.marginals(items)):
+            names = [i.name for i in e.item.images]
+            marginals = learned if self.mix == "learned" else (learned + rule_marginals(assign_roles(e, self.idiom_query))) / 2
+            p = d.p_idiomatic if self.hedge else float(d.label == "idiomatic")
+            gains = expected_gains(marginals, p)
+            order = tuple(names[j] for j in np.argsort(-gains, kind="stable"))
+            discounts = 1 / np.log2(2 + np.arange(len(names)))
+            expected = float(np.sort(gains)[::-1] @ discounts)
+            likely = {role: names[int(np.argmax(marginals[:, k]))] for k, role in enumerate(ROLES)}
+            out.append(Ranking(order=order, scores={n: float(g) for n, g in zip(names, gains)}, extra={
+                "ranker": self.name, "roles": likely, "expected_dcg": expected, "p_idiomatic": d.p_idiomatic,
+                "role_probabilities": {n: [round(float(v), 4) for v in row] for n, row in zip(names, marginals)}}))
+        return out
+
     def rank(self, items: Sequence[AdmireAItem], decisions: Sequence[SenseDecision]) -> list[Ranking]:
+        if self.roles is not None:
+            return self._rank_probabilistic(items, decisions)
         out = []
         for e, d in zip(self.builder.build(list(items)), decisions):
             names = [i.name for i in e.item.images]
             roles = {role: names[j] for role, j in assign_roles(e, self.idiom_query).items()}
             gold_idiomatic = tuple(roles[r] for r in ROLES)
-            gold_literal = tuple(roles[r] for r in ("strong literal", "mild literal", "mild idiomatic",
-                                                     "strong idiomatic", "distractor"))
+            gold_literal = tuple(roles[r] for r in LITERAL_ORDER)
             if self.hedge:
                 order, expected = best_expected_order(names, gold_idiomatic, gold_literal, d.p_idiomatic)
             else:
@@ -141,4 +149,5 @@ class StructureRanker:
         return out
 
     def describe(self) -> dict:
-        return {"name": self.name, "hedge": self.hedge, "idiom_query": self.idiom_query}
+        return {"name": self.name, "hedge": self.hedge, "idiom_query": self.idiom_query, "roles": self.mix,
+                "role_model": self.roles.describe() if self.roles is not None else None}

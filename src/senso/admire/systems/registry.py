@@ -14,7 +14,8 @@ from typing import Any, Callable
 from senso.admire.systems.baselines import CaptionSimilarityRanker, RandomChooser, RandomRanker
 from senso.admire.systems.images import factories as image_factories
 from senso.admire.systems.pipeline import (
-    AGGREGATOR_SUMMARIES, MEANINGS, RANKERS, SENSES, SYSTEM_SUMMARIES, ensemble, sense_pipeline, sequence_continuation,
+    AGGREGATOR_SUMMARIES, MEANINGS, RANKERS, SENSES, SYSTEM_SUMMARIES, ensemble, fitted_pipeline, sense_pipeline,
+    sequence_continuation,
 )
 from senso.backends.embedders import EMBEDDERS
 from senso.backends.load import load_model
@@ -41,6 +42,7 @@ ADMIRE_A_SYSTEMS: dict[str, SystemFactory] = {
     "random": _random_ranker,
     "caption-similarity": _caption_similarity,
     "sense-pipeline": sense_pipeline,
+    "fitted-pipeline": fitted_pipeline,
     "ensemble": lambda options, cache: ensemble(options, cache, ADMIRE_A_SYSTEMS),
     # image systems (text+images track); constructors and options in senso.admire.systems.images.factories
     "clip-rank": image_factories.clip_rank,

@@ -1,0 +1,150 @@
+"""`--sense learned`: a logistic regression over the embedding sense signals, fit on gold items.
+
+Features of an item: the standardised signals of `EmbeddingSense` (`gloss`, `captions`, `words` per
+embedder, each value / the embedder's scale; a missing signal is 0, the undecided centre) and, with
+`use_roles`, one role-evidence signal per embedder:
+    roles = Σ_j (P(j = strong idiom) − P(j = strong literal)) · cos(context, caption j) / scale,
+where P comes from the learned role part: does the sentence's context sit closer to the likely strong
+idiomatic caption or to the likely strong literal one? On training items those role probabilities are
+cross-fitted (each inner fold's from a role model fit on the other compounds, with the C and features the
+role part chose on all training items), so the weight of the signal is learned from probabilities as good
+as those it will meet on new items. The role part must be fit first (`SensePipeline.fit` does so).
+
+P(idiomatic) = sigmoid(w · standardise(x) + b); the inverse regularisation C is chosen from `roles.C_GRID`
+by an inner cross-validation grouped by compound (`roles.INNER_FOLDS` folds), by mean log-loss.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from senso.admire.items import SENTENCE_TYPES, AdmireAItem
+from senso.core.errors import SensoError
+from senso.admire.systems.roles import (C_GRID, INNER_FOLDS, ROLES, LearnedRoles, grouped_folds,
+                                        one_blas_thread)
+from senso.admire.systems.sense import SIGNALS, EmbeddingSense, SenseDecision, sense_signals, signal_centres, sigmoid
+
+
+def _log_loss(p: np.ndarray, y: np.ndarray) -> float:
+    p = np.clip(p, 1e-12, 1 - 1e-12)
+    return float(-(y * np.log(p) + (1 - y) * np.log(1 - p)).sum())
+
+
+@dataclass
+class LearnedSense:
+    """Logistic regression over the embedding signals (+ the role evidence); see the module docstring."""
+
+    base: EmbeddingSense
+    roles: LearnedRoles | None = None  # the role part whose probabilities give the `roles` signal
+    c_grid: tuple[float, ...] = C_GRID
+    inner_folds: int = INNER_FOLDS
+    seed: int = 0
+    name: str = "learned"
+    c: float | None = None
+    mean: np.ndarray | None = None
+    scale: np.ndarray | None = None
+    coef: np.ndarray | None = None
+    intercept: float = 0.0
+    fitted_compounds: frozenset[str] = frozenset()
+    feature_names: list[str] = field(default_factory=list)
+
+    def _names(self) -> list[str]:
+        names = [f"{b.embedder.spec}.{k}" for b in self.base.builders for k in SIGNALS]
+        return names + ([f"{b.embedder.spec}.roles" for b in self.base.builders] if self.roles is not None else [])
+
+    def _features(self, items: Sequence[AdmireAItem], role_marginals: Sequence[np.ndarray] | None) -> np.ndarray:
+        per_builder = [b.build(list(items)) for b in self.base.builders]
+        rows = []
+        for k in range(len(items)):
+            row = []
+            for builder, (centre, scale), evidences in zip(self.base.builders, self.base.calibrations, per_builder):
+                raw = sense_signals(evidences[k], centre, signal_centres(builder.embedder.spec))
+                row += [raw.get(s, 0.0) / scale for s in SIGNALS]
+            if role_marginals is not None:
+                m = role_marginals[k]
+                contrast = m[:, ROLES.index("strong idiomatic")] - m[:, ROLES.index("strong literal")]
+                for (_, scale), evidences in zip(self.base.calibrations, per_builder):
+                    e = evidences[k]
+                    row.append(float(contrast @ e.caption_sims(e.context)) / scale if e.captions is not None else 0.0)
+            rows.append(row)
+        return np.asarray(rows, dtype=np.float64)
+
+    def _cross_fitted_marginals(self, items: Sequence[AdmireAItem]) -> list[np.ndarray]:
+        out: list[np.ndarray | None] = [None] * len(items)
+        for test in grouped_folds([i.compound for i in items], self.inner_folds, self.seed):
+            train = [items[i] for i in range(len(items)) if i not in set(test)]
+            # the role part's own choice (C, features) from its fit, so this adds one fit per inner fold
+            chosen = self.roles.model.c
+            part = self.roles.fresh().fit(train, c_grid=(chosen,) if chosen else None,
+                                          feature_set=self.roles.chosen_features)
+            for i, m in zip(test, part.marginals([items[i] for i in test])):
+                out[i] = m
+        return out
+
+    @staticmethod
+    def _fit_lr(x: np.ndarray, y: np.ndarray, c: float):
+        from sklearn.linear_model import LogisticRegression
+
+        return LogisticRegression(C=c, max_iter=5000, tol=1e-6).fit(x, y)
+
+    def fit(self, items: Sequence[AdmireAItem]) -> "LearnedSense":
+        with one_blas_thread():
+            return self._fit(items)
+
+    def _fit(self, items: Sequence[AdmireAItem]) -> "LearnedSense":
+        items = [i for i in items if i.sentence_type in SENTENCE_TYPES]
+        y = np.array([i.sentence_type == "idiomatic" for i in items], dtype=np.float64)
+        if len(items) < 4 or y.min() == y.max():
+            raise SensoError("--sense learned needs at least 4 gold items of both sentence types to fit on")
+        x = self._features(items, self._cross_fitted_marginals(items) if self.roles is not None else None)
+        self.mean, sd = x.mean(axis=0), x.std(axis=0)
+        self.scale = np.where(sd > 1e-12, sd, 1.0)
+        xs = (x - self.mean) / self.scale
+        losses = {c: 0.0 for c in self.c_grid}
+        for test in grouped_folds([i.compound for i in items], self.inner_folds, self.seed):
+            train = np.setdiff1d(np.arange(len(items)), test)
+            if y[train].min() == y[train].max():
+                continue
+            for c in self.c_grid:
+                losses[c] += _log_loss(self._fit_lr(xs[train], y[train], c).predict_proba(xs[test])[:, 1], y[test])
+        self.c = min(self.c_grid, key=lambda c: (round(losses[c], 9), c))
+        model = self._fit_lr(xs, y, self.c)
+        self.coef, self.intercept = model.coef_[0], float(model.intercept_[0])
+        self.feature_names = self._names()
+        self.fitted_compounds = frozenset(i.compound for i in items)
+        return self
+
+    def classify(self, items: Sequence[AdmireAItem]) -> list[SenseDecision]:
+        if self.coef is None:
+            raise SensoError("--sense learned must be fit (or loaded with --set model=FILE) before it classifies")
+        marginals = self.roles.marginals(items) if self.roles is not None else None
+        x = (self._features(items, marginals) - self.mean) / self.scale
+        return [SenseDecision(sigmoid(float(row @ self.coef + self.intercept)),
+                              {"features": {n: round(float(v), 4) for n, v in zip(self.feature_names, row)}})
+                for row in x]
+
+    def describe(self) -> dict:
+        return {"name": self.name, "features": self._names(), "c": self.c, "c_grid": list(self.c_grid),
+                "inner_folds": self.inner_folds, "seed": self.seed, "role_evidence": self.roles is not None,
+                "weights": None if self.coef is None else [round(float(w), 6) for w in self.coef],
+                "n_fitted_compounds": len(self.fitted_compounds)}
+
+    def state(self) -> dict:
+        return {"features": self._names(), "c": self.c, "mean": self.mean.tolist(), "scale": self.scale.tolist(),
+                "coef": self.coef.tolist(), "intercept": self.intercept, "fitted_compounds": sorted(self.fitted_compounds)}
+
+    def load_state(self, state: dict, source: str | Path = "model") -> None:
+        if state.get("features") != self._names():
+            raise SensoError(f"{source}: its sense model uses features {state.get('features')}, this run "
+                             f"{self._names()}; fit again with the same options")
+        try:
+            self.c, self.intercept = float(state["c"]), float(state["intercept"])
+            self.mean, self.scale, self.coef = (np.asarray(state[k], dtype=np.float64) for k in ("mean", "scale", "coef"))
+        except (KeyError, TypeError, ValueError) as err:
+            raise SensoError(f"{source}: not a sense model written by `senso fit admire-a` ({err}); refit it") from None
+        self.feature_names = self._names()
+        self.fitted_compounds = frozenset(state.get("fitted_compounds", ()))
