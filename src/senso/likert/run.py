@@ -27,6 +27,13 @@ ABRICOT_SYSTEMS = {
     "likert-generate": "a chat model (--model openai:NAME) asked for the digit, its answer parsed: NOT the official "
                        "likelihood protocol; for chat-only APIs without log-probs",
 }
+# --- issue #16: lexical prior + decomposed predictor (the lead moves these into the system registry) ---
+ABRICOT_SYSTEMS.update({
+    "lexical-prior": "a word's concreteness learned from English norms (Brysbaert et al. 2014) through the multilingual "
+                     "embedder, scale/offset calibrated on the training lemmas' means (supervised, leave-one-lemma-out)",
+    "decomposed": "lexical-prior level + a ridge on context embeddings fitted on deviations from each lemma's mean "
+                  "(supervised, leave-one-lemma-out)",
+})
 
 ADMIRE_ONLY_OPTIONS = ("lang", "split", "gold", "caption_lang", "allow_partial")
 
@@ -120,12 +127,15 @@ def _run_generate(options: RunOptions, task: AbricotTask, items: list[AbricotIte
 
 def _run_ridge(options: RunOptions, task: AbricotTask, items: list[AbricotItem], pool: list[AbricotItem],
                cache: ResponseCache) -> tuple[list[LikertPrediction], dict[str, Any], dict[str, Any]]:
-    from senso.likert.systems.ridge import EmbeddingRidge
+    from senso.likert.generalisation import travel_report
+    from senso.likert.systems.ridge_files import FITTABLE
 
-    system = EmbeddingRidge.from_options(options.embedder, options.system_options, cache, seed=options.seed)
+    make = lambda: FITTABLE[options.system](options.embedder, options.system_options, cache, seed=options.seed)  # noqa: E731
+    system = make()
     predictions = system.cross_validated_predict(pool, task)
     by_id = {p.item_id: p for p in predictions}
-    info = {"protocol": "supervised, leave-one-lemma-out cross-validation", "supervised": True, "cross_validated": True}
+    info = {"protocol": "supervised, leave-one-lemma-out cross-validation", "supervised": True, "cross_validated": True,
+            "generalisation": travel_report(options.system, predictions, pool, task, make, seed=options.seed).to_json()}
     return [by_id[item.id] for item in items], system.describe(), info
 
 
@@ -183,6 +193,8 @@ def run_abricot(options: RunOptions) -> Path:
     )
     writer.write_results(record)
     print_summary(task, system_name, info, metrics, by_domain, len(items))
+    if "generalisation" in info:
+        print_travel(info["generalisation"])
     return writer.dir
 
 
@@ -198,3 +210,20 @@ def print_summary(task: AbricotTask, system: str, info: dict[str, Any], metrics,
         table.add_row(name, estimate.format(), *(by_domain[d][name].format() for d in by_domain))
     terminal = _Console()
     _Console(width=None if terminal.is_terminal else 120).print(table)
+
+
+def print_travel(report: dict[str, Any]) -> None:
+    """How far the model travels (generalisation.travel_report), one row per measure."""
+    from rich.console import Console as _Console
+    from senso.core.stats import Estimate
+
+    table = Table(title=f"how far {report['system']} travels (r vs raw human mean, 95% CI)")
+    table.add_column("measure")
+    table.add_column("r", justify="right")
+    rows = [("leave-one-lemma-out", report["lolo_r"]), ("between-lemma (lemma means)", report["between_lemma_r"]),
+            ("within-lemma (deviations)", report["within_lemma_r"]),
+            *((f"leave-one-domain-out {k}", v) for k, v in report["lodo_r"].items()),
+            ("label vs gold label (official)", report["label_r"])]
+    for name, est in rows:
+        table.add_row(name, Estimate(**est).format())
+    _Console(width=None if _Console().is_terminal else 120).print(table)

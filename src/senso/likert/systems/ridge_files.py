@@ -12,25 +12,80 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+import json
+
 from senso.likert.data import load_abricot, locate_abricot
 from senso.core.errors import DataError, SensoError
 from senso.core.cache import ResponseCache
-from senso.likert.systems.ridge import EmbeddingRidge, SYSTEMS, seen_lemma_message
+from senso.likert.generalisation import TrainingProfile, choose_system, travel_report
+from senso.likert.systems import decomposed
+from senso.likert.systems.ridge import MODEL_FORMAT as RIDGE_FORMAT, EmbeddingRidge, SYSTEMS, seen_lemma_message
 from senso.likert.task import get_task
 
+# Every fittable system, simplest first (the order `choose_system` prefers on a tie).
+FITTABLE = {"lexical-prior": decomposed.SYSTEMS["lexical-prior"], **SYSTEMS, "decomposed": decomposed.SYSTEMS["decomposed"]}
 
-def fit_to_file(task: str, out: str | Path, system: str = "embedding-ridge", embedder: str | None = None,
+
+def select_default(task: str, items, embedder: str | None, options: dict | None,
+                   cache: ResponseCache | None) -> tuple[str, str, list[dict]]:
+    """The fittable system that travels best on `items` (generalisation.choose_system): (name, reason, reports)."""
+    reports = []
+    for name, build in FITTABLE.items():
+        make = lambda build=build: build(embedder, dict(options or {}), cache)  # noqa: E731
+        reports.append(travel_report(name, make().cross_validated_predict(items, task), items, get_task(task), make))
+    chosen, why = choose_system(reports)
+    return chosen.system, why, [r.to_json() for r in reports]
+
+
+def fit_to_file(task: str, out: str | Path, system: str | None = None, embedder: str | None = None,
                 options: dict | None = None, data_dir: str | Path | None = None,
-                cache: ResponseCache | None = None) -> EmbeddingRidge:
-    """Fit `system` on all items of the ABRICOT data set for `task` and save it to `out`."""
+                cache: ResponseCache | None = None):
+    """Fit `system` on all items of the ABRICOT data set for `task` and save it to `out`.
+
+    `system=None`: the system that travels best by leave-one-lemma-out, between-lemma and
+    leave-one-domain-out r (`select_default`); the comparison is saved in the model file.
+    """
     get_task(task)
-    if system not in SYSTEMS:
-        raise SensoError(f"cannot fit system {system!r}; fittable systems: {', '.join(SYSTEMS)}")
-    model = SYSTEMS[system](embedder, options or {}, cache)
+    if system is not None and system not in FITTABLE:
+        raise SensoError(f"cannot fit system {system!r}; fittable systems: {', '.join(FITTABLE)}")
     items = load_abricot(locate_abricot(data_dir))
+    selection = None
+    if system is None:
+        system, why, reports = select_default(task, items, embedder, options, cache)
+        selection = {"chosen": system, "reason": why, "candidates": reports}
+    model = FITTABLE[system](embedder, options or {}, cache)
     model.fit(items, task)
-    model.save(out)
+    extra = {"selection": selection} if selection else {}
+    extra["train_profile"] = TrainingProfile.from_items(items).to_json()
+    _save_with(model, out, extra)
     return model
+
+
+def _save_with(model, out: str | Path, extra: dict) -> None:
+    """Save and add `extra` fields (the embedding-ridge file format ignores fields it does not know)."""
+    if isinstance(model, decomposed.Decomposed):
+        model.save(out, extra)
+        return
+    model.save(out)
+    data = json.loads(Path(out).read_text(encoding="utf-8"))
+    data.update(extra)
+    Path(out).write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def load_model_file(path: str | Path, cache: ResponseCache | None = None):
+    """(model, training profile or None) of any file `senso fit` writes, by its `format` field."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise SensoError(f"{path}: not a readable senso model file ({exc})") from None
+    fmt = data.get("format") if isinstance(data, dict) else None
+    profile = TrainingProfile.from_json(data["train_profile"]) if isinstance(data, dict) and "train_profile" in data else None
+    if fmt == decomposed.MODEL_FORMAT:
+        return decomposed.Decomposed.load_data(data, path, cache), profile
+    if fmt == RIDGE_FORMAT:
+        return EmbeddingRidge.load(path, cache=cache), profile
+    raise SensoError(f"{path}: not a senso model file (format {fmt!r})")
 
 
 @dataclass
@@ -43,6 +98,7 @@ class PredictReport:
     label_column: str
     seen_rows: list[int]  # 1-based data rows, as DataError counts them
     warning: str | None
+    unlike_warning: str | None = None  # input unlike the training data (domains, length), when the model knows
 
 
 def _read_rows(path: Path) -> tuple[list[str], list[list[str]]]:
@@ -59,7 +115,7 @@ def predict_csv(model_path: str | Path, csv_path: str | Path, out: str | Path,
     csv_path, out = Path(csv_path), Path(out)
     if out.resolve() == csv_path.resolve():
         raise SensoError(f"refusing to overwrite the input {csv_path}: choose another output path")
-    model = EmbeddingRidge.load(model_path, cache=cache)
+    model, profile = load_model_file(model_path, cache=cache)
     task = get_task(model.describe()["task"])
     pred_column = task.pred_column
     label_column = pred_column + "_label"
@@ -84,4 +140,5 @@ def predict_csv(model_path: str | Path, csv_path: str | Path, out: str | Path,
             writer.writerow(padded + [repr(pred.extra["pred_clipped"]), str(pred.label)])
     tmp.replace(out)
     return PredictReport(out=out, n_rows=len(rows), pred_column=pred_column, label_column=label_column,
-                         seen_rows=seen_rows, warning=warning)
+                         seen_rows=seen_rows, warning=warning,
+                         unlike_warning=profile.unlike(items) if profile is not None else None)
