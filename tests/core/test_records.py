@@ -1,6 +1,6 @@
 """The one run-config schema (`run_config`) and the readers of today's and older config.json files."""
 
-from senso.core.download import sha256_of
+from senso.core.fingerprint import file_sha256
 from senso.core.options import RunOptions
 from senso.core.records import config_data_files, config_option, run_config
 
@@ -12,7 +12,7 @@ def test_run_config_has_the_same_keys_for_every_task(tmp_path):
     assert list(config)[:5] == ["task", "system", "model", "options", "data_files"]
     assert (config["task"], config["system"], config["model"], config["task_file"]) == ("t.toml", "likert-lm", "hf:x", "t.toml")
     assert config["options"]["limit"] == 3
-    assert config["data_files"] == [{"path": str(data.resolve()), "sha256": sha256_of(data)}]
+    assert config["data_files"] == [{"path": str(data.resolve()), "sha256": file_sha256(data)}]
     assert config_option(config, "limit") == 3 and config_data_files(config) == config["data_files"]
 
 

@@ -67,14 +67,14 @@ def run_config(options: Any, system: str, data_files: Iterable[str | Path], **ex
     """The `config.json` of every run, one schema for every task: `task`, `system`, `model` (the scored
     model's spec or null), `options` (every run option), `data_files` ([{"path": absolute, "sha256": hex}])
     and any task-specific `extra` keys. `options` is a RunOptions (anything with `task`, `model`, `to_json()`)."""
-    from senso.core.download import sha256_of
+    from senso.core.fingerprint import file_sha256
 
     return {
         "task": options.task,
         "system": system,
         "model": options.model,
         "options": options.to_json(),
-        "data_files": [{"path": str(Path(p).resolve()), "sha256": sha256_of(Path(p))} for p in data_files],
+        "data_files": [{"path": str(Path(p).resolve()), "sha256": file_sha256(Path(p))} for p in data_files],
         **extra,
     }
 
