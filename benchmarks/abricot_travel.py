@@ -17,10 +17,10 @@ import time
 
 from senso.core.cache import ResponseCache
 from senso.core.stats import pearson
-from senso.likert.data import load_abricot, locate_abricot
-from senso.likert.generalisation import between_lemma_r, choose_system, group_of, travel_report
+from senso.likert.generalisation import between_group_r, choose_system, travel_report
+from senso.likert.items import group_key
 from senso.likert.systems.lexical_prior import get_prior
-from senso.likert.systems.ridge_files import FITTABLE
+from senso.likert.systems.supervised import FITTABLE, builder
 from senso.likert.task import get_task
 
 
@@ -29,7 +29,6 @@ def main() -> None:
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--tasks", default="abs,inc")
     args = parser.parse_args()
-    items = load_abricot(locate_abricot(args.data_dir))
     cache = ResponseCache()
     t0 = time.perf_counter()
     prior = get_prior(cache=cache)
@@ -37,27 +36,29 @@ def main() -> None:
     print(f"lexical prior: English held-out r = {prior.heldout_r.format()} "
           f"({prior.n_test} held-out words, {prior.n_train} training; norms {prior.norms_source['package']}=="
           f"{prior.norms_source['package_version']}, column {prior.norms_source['column']})")
-    lemma_text = {group_of(it): it.target_lemma for it in items}
     for dim in args.tasks.split(","):
         task = get_task(f"abricot-{dim}")
+        items = task.load_items(task.locate_data(args.data_dir))
+        lemma_text = {group_key(it): it.group for it in items}
         scores = dict(zip(lemma_text, prior.score(list(lemma_text.values()))))
-        est = between_lemma_r([scores[group_of(it)] for it in items], [it.score(dim) for it in items],
-                              [group_of(it) for it in items])
-        item_r = pearson([scores[group_of(it)] for it in items], [it.score(dim) for it in items])
+        prior_of = [scores[group_key(it)] for it in items]
+        gold = [it.gold for it in items]
+        est = between_group_r(prior_of, gold, [group_key(it) for it in items], noun="lemma")
+        item_r = pearson(prior_of, gold)
         print(f"\n{task.name}: raw prior vs the {len(lemma_text)} lemma means r = {est.format()}; item level r = {item_r:.3f}")
         print("| system | LOLO r | between-lemma r | within-lemma r | LODO opensub→wikihow | LODO wikihow→opensub "
               "| label vs gold label (official) | s |")
         print("|---|---|---|---|---|---|---|---|")
         reports = []
-        for name, build in FITTABLE.items():
+        for name in FITTABLE:
             t = time.perf_counter()
-            make = lambda build=build: build(None, {}, cache)  # noqa: E731
+            make = builder(name, None, {}, cache)
             report = travel_report(name, make().cross_validated_predict(items, task), items, task, make)
             reports.append(report)
-            lodo = report.lodo_r
-            print(f"| {name} | {report.lolo_r.format()} | {report.between_lemma_r.format()} | "
-                  f"{report.within_lemma_r.format()} | {lodo['opensub→wikihow'].format()} | "
-                  f"{lodo['wikihow→opensub'].format()} | {report.label_r.format()} | {time.perf_counter() - t:.0f} |")
+            m = report.measures
+            print(f"| {name} | {m['lolo_r'].format()} | {m['between_lemma_r'].format()} | "
+                  f"{m['within_lemma_r'].format()} | {m['lodo_r[opensub→wikihow]'].format()} | "
+                  f"{m['lodo_r[wikihow→opensub]'].format()} | {report.label_r.format()} | {time.perf_counter() - t:.0f} |")
         chosen, why = choose_system(reports)
         print(f"senso fit {task.name} (no --system) chooses {chosen.system}: {why}")
     print(f"\nload average at the end {os.getloadavg()[0]:.1f}")

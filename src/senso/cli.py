@@ -277,8 +277,14 @@ def fit(
     model = fit_to_file(task, out_path, system=system, embedder=embedder, options=options, data_dir=data_dir,
                         cache=ResponseCache(enabled=not no_cache))
     info = model.describe()
+    if system is None:
+        import json
+
+        selection = json.loads(out_path.read_text(encoding="utf-8"))["selection"]
+        console.print(f"no --system: {selection['reason']}", highlight=False)
     alpha = f"alpha={info['alpha']:g}" if info.get("alpha") is not None else "no context model"
-    out.print(f"fitted {info['system']} on {info['n_train_items']} items ({len(info['train_lemmas'])} lemmas), "
+    noun = model.task.group_noun
+    out.print(f"fitted {info['system']} on {info['n_train_items']} items ({len(info['train_lemmas'])} {noun}s), "
               f"{alpha}: {out_path}")
 
 

