@@ -258,7 +258,7 @@ def report(
 def fit(
     task: str = typer.Argument(..., help="abricot-abs | abricot-inc | path/to/task.toml | admire-a"),
     out_path: Path = typer.Option(..., "-o", "--output", help="Model file to write (JSON)."),
-    system: Optional[str] = typer.Option(None, "--system", help="Trainable system (embedding-ridge; admire-a: fitted-pipeline)."),
+    system: Optional[str] = typer.Option(None, "--system", help="Trainable system (Likert default: the one that travels best; admire-a: fitted-pipeline)."),
     lang: str = typer.Option("en", "--lang", help="admire-a: language of the training split."),
     split: str = typer.Option("train+dev", "--split", help="admire-a: training split(s) with gold, e.g. train+dev."),
     sense: Optional[str] = typer.Option(None, "--sense", help="admire-a: sense classifier part."),
@@ -287,11 +287,18 @@ def fit(
         out.print(f"fitted {document['system']} on {document['n_items']} items ({len(document['compounds'])} compounds): "
                   f"{out_path}; use it with `senso run admire-a --system {document['system']} --set model={out_path}`")
         return
-    model = fit_to_file(task, out_path, system=system or "embedding-ridge", embedder=embedder, options=options, data_dir=data_dir,
+    model = fit_to_file(task, out_path, system=system, embedder=embedder, options=options, data_dir=data_dir,
                         cache=ResponseCache(enabled=not no_cache))
     info = model.describe()
-    out.print(f"fitted {info['system']} on {info['n_train_items']} items ({len(info['train_lemmas'])} lemmas), "
-              f"alpha={info['alpha']:g}: {out_path}")
+    if system is None:
+        import json
+
+        selection = json.loads(out_path.read_text(encoding="utf-8"))["selection"]
+        console.print(f"no --system: {selection['reason']}", highlight=False)
+    alpha = f"alpha={info['alpha']:g}" if info.get("alpha") is not None else "no context model"
+    noun = model.task.group_noun
+    out.print(f"fitted {info['system']} on {info['n_train_items']} items ({len(info['train_lemmas'])} {noun}s), "
+              f"{alpha}: {out_path}")
 
 
 @app.command("predict")
@@ -308,6 +315,8 @@ def predict(
     report = predict_csv(model_path, csv_path, out_path, cache=ResponseCache(enabled=not no_cache))
     if report.warning:
         console.print(f"[bold yellow]warning:[/] {report.warning} (rows {_row_ranges(report.seen_rows)})", highlight=False)
+    if report.unlike_warning:
+        console.print(f"[bold yellow]warning:[/] {report.unlike_warning}", highlight=False)
     out.print(f"wrote {report.n_rows} rows with {report.pred_column}, {report.label_column}: {report.out}")
 
 

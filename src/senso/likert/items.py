@@ -36,6 +36,17 @@ class LikertItem:
     domain: str
 
 
+def group_key(item: LikertItem) -> str:
+    """The group (ABRICOT: the lemma) as folds and the seen-group checks compare it (case and surrounding
+    spaces ignored)."""
+    return item.group.strip().casefold()
+
+
+def has_group(item: LikertItem) -> bool:
+    """Whether the item's row named a group (`read_items` makes an item without one its own group, its id)."""
+    return item.group != item.id
+
+
 def _int(raw: str, path: Path, row: int, column: str) -> int:
     try:
         return int(raw)

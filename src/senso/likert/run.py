@@ -15,7 +15,7 @@ from senso.core.options import RunOptions
 from senso.core.records import RunRecord, RunWriter, default_run_dir, run_config, text_hash
 from senso.likert.systems.context import LikertRunContext
 from senso.likert.systems.registry import get_system
-from senso.likert.tables import print_summary
+from senso.likert.tables import print_summary, print_travel
 from senso.likert.task import LikertPrediction, LikertPrompt, get_task
 from senso.likert.scoring import likert_metrics, likert_metrics_by_domain
 
@@ -103,4 +103,6 @@ def run_likert(options: RunOptions) -> Path:
     )
     writer.write_results(record)
     print_summary(task.name, system.name, info, metrics, by_domain, len(items))
+    if "generalisation" in info:
+        print_travel(info["generalisation"])
     return writer.dir

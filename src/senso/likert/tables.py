@@ -1,4 +1,4 @@
-"""Terminal tables of a Likert run (rich): the metrics overall and per domain."""
+"""Terminal tables of a Likert run (rich): the metrics overall and per domain; how far a supervised model travels."""
 
 from __future__ import annotations
 
@@ -19,5 +19,26 @@ def print_summary(task_name: str, system: str, info: dict[str, Any], metrics: di
         table.add_column(domain, justify="right")
     for name, estimate in metrics.items():
         table.add_row(name, estimate.format(), *(by_domain[d][name].format() for d in by_domain))
+    _print(table)
+
+
+def _print(table: Table) -> None:
     terminal = Console()
     Console(width=None if terminal.is_terminal else 120).print(table)
+
+
+def travel_rows(report: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(what it measures, estimate as in results.json) per travel measure, then the official label r."""
+    labels = report.get("labels", {})
+    rows = [(labels.get(key, key), est) for key, est in report.get("measures", {}).items()]
+    return rows + [(labels.get("label_r", "label_r"), report["label_r"])] if "label_r" in report else rows
+
+
+def print_travel(report: dict[str, Any]) -> None:
+    """How far the model travels (`generalisation.travel_report`), one row per measure: r and its 95% CI."""
+    table = Table(title=f"how far {report['system']} travels (r vs the raw gold, 95% CI, n={report.get('n')})")
+    table.add_column("measure")
+    table.add_column("r", justify="right")
+    for name, est in travel_rows(report):
+        table.add_row(name, Estimate(**est).format())
+    _print(table)

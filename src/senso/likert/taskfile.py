@@ -9,6 +9,7 @@ gold_range = [1, 7]             # the range of the gold values
 gold_to_label = "round"         # optional: "round" (default when gold_range == scale) or "bins" (else)
 template = '''Rate {word} in: {text}
 '''
+group_noun = "lemma"            # optional: what a group is, in messages and travel-measure names (default "group")
 [columns]                       # optional: your CSV's names for id, text, word, begin, end, gold, group, domain
 gold = "rating"
 ```
@@ -42,9 +43,11 @@ DEFAULT_SHOTS = 3
 GOLD_RULES = ("round", "bins")
 DATA_FROM = ("task-file", "data-dir")
 KEYS = ("name", "description", "data", "data_from", "scale", "gold_range", "gold_to_label", "template",
-        "columns", "protocols")
+        "columns", "protocols", "group_noun")
 REQUIRED_KEYS = ("name", "data", "scale", "gold_range", "template")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+DEFAULT_GROUP_NOUN = "group"
+GROUP_NOUN_PATTERN = re.compile(r"^[a-z]+$")
 
 
 class TaskFileError(SensoError):
@@ -91,6 +94,7 @@ class LikertTask:
     protocols: dict[str, str]
     source: Path
     builtin: bool = False
+    group_noun: str = DEFAULT_GROUP_NOUN
     locators: dict[str, Callable[[Path | None], Path]] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -162,7 +166,7 @@ class LikertTask:
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "task_file": str(self.source), "builtin": self.builtin,
                 "scale": list(self.scale), "gold_range": list(self.gold_range), "gold_to_label": self.gold_to_label,
-                "labels": list(self.labels), "columns": dict(self.columns)}
+                "labels": list(self.labels), "columns": dict(self.columns), "group_noun": self.group_noun}
 
 
 def _pair(raw: Any, path: Path, key: str, integers: bool) -> tuple:
@@ -236,9 +240,13 @@ def parse_task(data: dict[str, Any], path: Path, builtin: bool = False) -> Liker
         raise TaskFileError(path, "protocols", f"expected a table naming {ZERO_SHOT} and/or {FEW_SHOT}, "
                                                f"e.g. {ZERO_SHOT} = \"calamita\"; got {protocols_raw!r}")
     protocols = {ZERO_SHOT: protocols_raw.get(ZERO_SHOT, ZERO_SHOT), FEW_SHOT: protocols_raw.get(FEW_SHOT, FEW_SHOT)}
+    group_noun = _string(data, path, "group_noun", required=False, default=DEFAULT_GROUP_NOUN)
+    if not GROUP_NOUN_PATTERN.match(group_noun):
+        raise TaskFileError(path, "group_noun", f"{group_noun!r}: one lowercase word, e.g. \"lemma\" (it names "
+                                                "the travel measures: within_lemma_r)")
     return LikertTask(name=name, description=description, data=data_file, data_from=data_from, scale=scale,
                       gold_range=gold_range, gold_to_label=rule, template=template, columns=columns,
-                      protocols=protocols, source=path, builtin=builtin)
+                      protocols=protocols, source=path, builtin=builtin, group_noun=group_noun)
 
 
 def load_task_file(path: str | Path, builtin: bool = False) -> LikertTask:

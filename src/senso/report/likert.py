@@ -1,5 +1,5 @@
 """What a Likert run page (ABRICOT's, or any task file's) shows, as plain data: the task's scale, confusion
-matrix, per-group table, largest errors."""
+matrix, per-group table, largest errors, and how far a supervised model travels."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from senso.core.errors import SensoError
 from senso.core.records import config_data_files
 from senso.core.stats import UndefinedMetric, pearson
 from senso.likert.items import LikertItem
+from senso.likert.tables import travel_rows
 from senso.likert.task import TASKS, LikertTask, get_task
 from senso.likert.taskfile import gold_edges
 
@@ -176,3 +177,23 @@ def check_samples(samples: Sequence[dict[str, Any]], where: Path) -> None:
         for field in ("id", "lemma", "gold", "gold_mean", "prediction"):
             if s.get(field) is None:
                 raise SensoError(f"{where}, line {line}: field '{field}' missing (not a Likert sample)")
+
+
+@dataclass(frozen=True)
+class TravelBlock:
+    """The travel measures a supervised run recorded (`generalisation` in results.json): one row per measure,
+    (what it measures, {"value", "ci_low", "ci_high"} or {"value": None, "reason"})."""
+
+    system: str
+    n: int | None
+    rows: list[tuple[str, dict[str, Any]]]
+    definitions: str
+
+
+def travel_block(results: dict[str, Any]) -> TravelBlock | None:
+    """The run's travel block, or None when it recorded none (unsupervised systems, older runs)."""
+    report = results.get("generalisation")
+    if not report:
+        return None
+    return TravelBlock(system=report.get("system", results.get("system", "")), n=report.get("n"),
+                       rows=travel_rows(report), definitions=report.get("definitions", ""))

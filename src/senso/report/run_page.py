@@ -53,6 +53,7 @@ def likert_context(run: RunFolder) -> dict[str, Any]:
         "labels": scale.labels,
         "gold_headers": [f"gold {k}" for k in scale.labels],
         "pred_headers": [f"pred {k}" for k in scale.labels],
+        "travel": likert_view.travel_block(run.results),
     }
 
 

@@ -2,7 +2,8 @@
 
 `senso run TASK --system NAME` looks NAME up here (an unknown name is an error listing the valid ones);
 `senso systems` prints the table. A runner takes a `LikertRunContext` and returns predictions in item
-order, the system's description and the run facts recorded in results.json.
+order, the system's description and the run facts recorded in results.json (supervised systems: with
+their travel measures, `generalisation`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from senso.core.errors import SensoError
 from senso.likert.systems.context import LikertRunContext, SystemOutput
 from senso.likert.systems.likert_generate import run_likert_generate
 from senso.likert.systems.likert_lm import run_likert_lm
-from senso.likert.systems.ridge import run_embedding_ridge
+from senso.likert.systems.supervised import run_decomposed, run_embedding_ridge, run_lexical_prior
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,11 @@ LIKERT_SYSTEMS: dict[str, LikertSystem] = {s.name: s for s in (
     LikertSystem("likert-generate", "a chat model (--model openai:NAME) asked for the label, its answer parsed: NOT "
                                     "the official likelihood protocol; for chat-only APIs without log-probs",
                  run_likert_generate),
+    LikertSystem("lexical-prior", "a word's concreteness learned from English norms (Brysbaert et al. 2014) through the "
+                                  "multilingual embedder (--embedder), scale/offset calibrated on the training groups' "
+                                  "means (supervised, leave-one-group-out)", run_lexical_prior),
+    LikertSystem("decomposed", "lexical-prior level + a ridge on context embeddings fitted on deviations from each "
+                               "group's mean (supervised, leave-one-group-out)", run_decomposed),
 )}
 
 

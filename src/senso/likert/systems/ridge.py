@@ -34,7 +34,7 @@ import senso
 from senso.backends.cached import with_cache
 from senso.backends.embedders import DEFAULT_EMBEDDER, Embedder
 from senso.likert.data import AbricotItem
-from senso.likert.items import LikertItem
+from senso.likert.items import LikertItem, group_key
 from senso.core.errors import SensoError
 from senso.core.cache import ResponseCache
 from senso.likert.task import LikertPrediction
@@ -42,7 +42,6 @@ from senso.core.ridge_cv import (
     ALPHA_GRID, AlphaChoice, AlphaSelector, RidgeModel, fit_ridge, nested_cv_predict, select_alpha,
 )
 from senso.likert.task import DEFAULT_CHOICES, TASKS, LikertTask, as_likert_items, get_task, require_gold
-from senso.likert.systems.context import LikertRunContext, SystemOutput
 
 MODEL_FORMAT = "senso-abricot-ridge"
 MODEL_FORMAT_VERSION = 1
@@ -69,10 +68,7 @@ DEFAULT_FEATURES = ("target-sentence",)
 DEFAULT_KIND = "query"
 
 
-def lemma_key(item: LikertItem) -> str:
-    """The group (ABRICOT: the lemma) as folds and the seen-group check compare it (case and surrounding
-    spaces ignored)."""
-    return item.group.strip().casefold()
+lemma_key = group_key  # the name ABRICOT's code and benchmarks use
 
 
 def logprob_features(logprobs: Sequence[Sequence[float]] | np.ndarray, n_items: int, n_choices: int) -> np.ndarray:
@@ -292,7 +288,8 @@ class EmbeddingRidge:
         if warn:
             seen = self.seen_items(items)
             if seen:
-                warnings.warn(SeenLemmaWarning(seen_lemma_message(seen, len(items))), stacklevel=2)
+                warnings.warn(SeenLemmaWarning(seen_lemma_message(seen, len(items), fitted.task.group_noun)),
+                              stacklevel=2)
         raw = fitted.model.predict(self.feature_matrix(items, logprobs, len(fitted.task.labels)))
         return [to_prediction(item.id, value, {"alpha": fitted.model.alpha}, fitted.task) for item, value in zip(items, raw)]
 
@@ -364,22 +361,12 @@ class EmbeddingRidge:
         return system
 
 
-def seen_lemma_message(seen: Sequence[LikertItem], n_items: int) -> str:
-    lemmas = sorted({item.group for item in seen})
-    return (f"{len(seen)} of {n_items} rows have a lemma the model was trained on ({', '.join(lemmas)}): "
-            "their predictions are not out-of-sample and will look better than on new lemmas")
+def seen_lemma_message(seen: Sequence[LikertItem], n_items: int, noun: str = "lemma") -> str:
+    """The seen-group warning; `noun` is the task's `group_noun` (ABRICOT: lemma)."""
+    groups = sorted({item.group for item in seen})
+    return (f"{len(seen)} of {n_items} rows have a {noun} the model was trained on ({', '.join(groups)}): "
+            f"their predictions are not out-of-sample and will look better than on new {noun}s")
 
 
 SYSTEMS: dict[str, Callable[..., EmbeddingRidge]] = {"embedding-ridge": EmbeddingRidge.from_options}
 
-
-def run_embedding_ridge(ctx: LikertRunContext) -> SystemOutput:
-    """Ridge regression on sentence embeddings (--embedder), evaluated leave-one-group-out on the whole data set."""
-    system = EmbeddingRidge.from_options(ctx.options.embedder, ctx.options.system_options, ctx.cache,
-                                         seed=ctx.options.seed)
-    predictions = system.cross_validated_predict(ctx.pool, ctx.task)
-    by_id = {p.item_id: p for p in predictions}
-    info = {"protocol": f"supervised, leave-one-group-out cross-validation (groups: {ctx.task.columns['group']})",
-            "supervised": True,
-            "cross_validated": True}
-    return [by_id[item.id] for item in ctx.items], system.describe(), info

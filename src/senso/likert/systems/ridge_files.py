@@ -1,4 +1,5 @@
-"""File workflows of `embedding-ridge`: fit on a task's whole data set and save; score a CSV of new sentences.
+"""File workflows of the supervised systems (`supervised.FITTABLE`): fit on a task's whole data set and save;
+score a CSV of new sentences. Without `--system`, `senso fit` fits the one that travels best (`select_default`).
 
 `predict_csv` validates its input exactly as the task's data is read (its columns, the gold column
 optional) and writes every input column, in order, followed by `<task>_pred` (the continuous prediction
@@ -8,28 +9,81 @@ on the gold scale, clipped to the task's gold_range; ABRICOT: 0-1) and `<task>_p
 from __future__ import annotations
 
 import csv
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Sequence
 
 from senso.core.errors import DataError, SensoError
 from senso.core.cache import ResponseCache
-from senso.likert.systems.ridge import EmbeddingRidge, SYSTEMS, seen_lemma_message
-from senso.likert.task import get_task
+from senso.likert.generalisation import TrainingProfile, choose_system, travel_report
+from senso.likert.items import LikertItem
+from senso.likert.systems import decomposed
+from senso.likert.systems.ridge import MODEL_FORMAT as RIDGE_FORMAT, EmbeddingRidge, seen_lemma_message
+from senso.likert.systems.supervised import FITTABLE, builder
+from senso.likert.task import LikertTask, get_task
 
 
-def fit_to_file(task: str, out: str | Path, system: str = "embedding-ridge", embedder: str | None = None,
+def select_default(task: LikertTask, items: Sequence[LikertItem], embedder: str | None, options: dict | None,
+                   cache: ResponseCache | None) -> tuple[str, str, list[dict[str, Any]]]:
+    """The fittable system that travels best on `items` (generalisation.choose_system): (name, reason, reports)."""
+    reports = []
+    for name in FITTABLE:
+        make = builder(name, embedder, options, cache)
+        reports.append(travel_report(name, make().cross_validated_predict(items, task), items, task, make))
+    chosen, why = choose_system(reports)
+    return chosen.system, why, [r.to_json() for r in reports]
+
+
+def fit_to_file(task: str | LikertTask, out: str | Path, system: str | None = None, embedder: str | None = None,
                 options: dict | None = None, data_dir: str | Path | None = None,
-                cache: ResponseCache | None = None) -> EmbeddingRidge:
-    """Fit `system` on all items of the data set of `task` (a built-in name or a task file) and save it to `out`."""
+                cache: ResponseCache | None = None) -> Any:
+    """Fit `system` on all items of the data set of `task` (a built-in name or a task file) and save it to `out`.
+
+    `system=None`: the system that travels best by leave-one-group-out, between-group and
+    leave-one-domain-out r (`select_default`); the comparison is saved in the model file (`selection`).
+    """
     likert_task = get_task(task)
-    if system not in SYSTEMS:
-        raise SensoError(f"cannot fit system {system!r}; fittable systems: {', '.join(SYSTEMS)}")
-    model = SYSTEMS[system](embedder, options or {}, cache)
+    if system is not None and system not in FITTABLE:
+        raise SensoError(f"cannot fit system {system!r}; fittable systems: {', '.join(FITTABLE)}")
     items = likert_task.load_items(likert_task.locate_data(data_dir))
+    extra: dict[str, Any] = {}
+    if system is None:
+        system, why, reports = select_default(likert_task, items, embedder, options, cache)
+        extra["selection"] = {"chosen": system, "reason": why, "candidates": reports}
+    model = builder(system, embedder, options, cache)()
     model.fit(items, likert_task)
-    model.save(out)
+    extra["train_profile"] = TrainingProfile.from_items(items).to_json()
+    _save_with(model, out, extra)
     return model
+
+
+def _save_with(model: Any, out: str | Path, extra: dict[str, Any]) -> None:
+    """Save and add `extra` fields (the embedding-ridge file format ignores fields it does not know)."""
+    if isinstance(model, decomposed.Decomposed):
+        model.save(out, extra)
+        return
+    model.save(out)
+    data = json.loads(Path(out).read_text(encoding="utf-8"))
+    data.update(extra)
+    Path(out).write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def load_model_file(path: str | Path, cache: ResponseCache | None = None) -> tuple[Any, TrainingProfile | None]:
+    """(model, training profile or None) of any file `senso fit` writes, by its `format` field."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise SensoError(f"{path}: not a readable senso model file ({exc})") from None
+    fmt = data.get("format") if isinstance(data, dict) else None
+    profile = TrainingProfile.from_json(data["train_profile"]) if isinstance(data, dict) and "train_profile" in data else None
+    if fmt == decomposed.MODEL_FORMAT:
+        return decomposed.Decomposed.load_data(data, path, cache), profile
+    if fmt == RIDGE_FORMAT:
+        return EmbeddingRidge.load(path, cache=cache), profile
+    raise SensoError(f"{path}: not a senso model file (format {fmt!r}); write one with `senso fit`")
 
 
 @dataclass
@@ -42,6 +96,7 @@ class PredictReport:
     label_column: str
     seen_rows: list[int]  # 1-based data rows, as DataError counts them
     warning: str | None
+    unlike_warning: str | None = None  # input unlike the training data (domains, length), when the model knows
 
 
 def _read_rows(path: Path) -> tuple[list[str], list[list[str]]]:
@@ -58,7 +113,7 @@ def predict_csv(model_path: str | Path, csv_path: str | Path, out: str | Path,
     csv_path, out = Path(csv_path), Path(out)
     if out.resolve() == csv_path.resolve():
         raise SensoError(f"refusing to overwrite the input {csv_path}: choose another output path")
-    model = EmbeddingRidge.load(model_path, cache=cache)
+    model, profile = load_model_file(model_path, cache=cache)
     task = model.task
     pred_column = task.pred_column
     label_column = pred_column + "_label"
@@ -72,7 +127,8 @@ def predict_csv(model_path: str | Path, csv_path: str | Path, out: str | Path,
     predictions = model.predict(items, warn=False)
     seen_ids = {item.id for item in model.seen_items(items)}
     seen_rows = [k for k, item in enumerate(items, start=1) if item.id in seen_ids]
-    warning = seen_lemma_message([it for it in items if it.id in seen_ids], len(items)) if seen_rows else None
+    warning = (seen_lemma_message([it for it in items if it.id in seen_ids], len(items), task.group_noun)
+               if seen_rows else None)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f"{out.name}.tmp{os.getpid()}")
     with tmp.open("w", encoding="utf-8", newline="") as fh:
@@ -83,4 +139,5 @@ def predict_csv(model_path: str | Path, csv_path: str | Path, out: str | Path,
             writer.writerow(padded + [repr(pred.extra["pred_clipped"]), str(pred.label)])
     tmp.replace(out)
     return PredictReport(out=out, n_rows=len(rows), pred_column=pred_column, label_column=label_column,
-                         seen_rows=seen_rows, warning=warning)
+                         seen_rows=seen_rows, warning=warning,
+                         unlike_warning=profile.unlike(items) if profile is not None else None)
