@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from image_models import tiny_hf_dir
+from senso.backends.cached import with_cache
 from senso.backends.image_text import ImageTextModel
 from senso.cli import app
 from senso.admire.data import load_subtask_a
@@ -80,8 +81,8 @@ def test_xeval_pictures_are_cached_by_content(data_dir, tmp_path, tiny_clip):
     assert xeval, "xeval should reuse dev compounds"
     assert {i.name for i in xeval[0].images}.isdisjoint({i.name for d in dev for i in d.images})
     cache = ResponseCache(tmp_path / "c.sqlite")
-    ImageTextModel(tiny_clip, cache=cache).embed_images([i.path for d in dev for i in d.images])
-    model = ImageTextModel(tiny_clip, cache=cache)
+    with_cache(ImageTextModel(tiny_clip), cache).embed_images([i.path for d in dev for i in d.images])
+    model = with_cache(ImageTextModel(tiny_clip), cache)
     model.embed_images([i.path for x in xeval for i in x.images])
     assert model.computed == 0
 

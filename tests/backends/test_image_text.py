@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from image_models import TINY_OPEN_CLIP_CFG, open_clip_module, tiny_hf_dir, tiny_open_clip_dir, write_png
+from senso.backends.cached import with_cache
 from senso.backends.image_text import ImageModelSpec, ImageTextModel, parse_image_model, weights_fingerprint
 from senso.core.errors import DataError, SensoError
 from senso.core.cache import ResponseCache
@@ -40,7 +41,7 @@ def test_parse_image_model_forms():
 def test_hf_model_shapes_batching_and_cache(tmp_path, pngs, kind):
     folder = tiny_hf_dir(tmp_path / kind, kind)
     cache = ResponseCache(tmp_path / "cache.sqlite")
-    one = ImageTextModel(f"hf:{folder}", cache=None, batch_size=1)
+    one = ImageTextModel(f"hf:{folder}", batch_size=1)
     images = one.embed_images(pngs)
     texts = one.embed_texts(TEXTS)
     dim = 8 if kind == "clip" else 16
@@ -48,13 +49,13 @@ def test_hf_model_shapes_batching_and_cache(tmp_path, pngs, kind):
     assert np.allclose(np.linalg.norm(images, axis=1), 1, atol=1e-5)
     assert one.computed == len(pngs) + len(TEXTS)
     # Batch size and order change nothing beyond float rounding.
-    many = ImageTextModel(f"hf:{folder}", cache=cache, batch_size=4)
+    many = with_cache(ImageTextModel(f"hf:{folder}", batch_size=4), cache)
     assert np.allclose(many.embed_images(pngs[::-1])[::-1], images, atol=1e-5)
     assert np.allclose(many.embed_texts(TEXTS[::-1])[::-1], texts, atol=1e-5)
     # Distinct inputs give distinct embeddings (the model is not constant).
     assert np.abs(images[0] - images[1]).max() > 1e-3 and np.abs(texts[0] - texts[1]).max() > 1e-3
     # A second model object on the same cache computes nothing and builds no model.
-    again = ImageTextModel(f"hf:{folder}", cache=cache, batch_size=2)
+    again = with_cache(ImageTextModel(f"hf:{folder}", batch_size=2), cache)
     sims = again.similarity(TEXTS, pngs)
     assert again.computed == 0 and again.encoder is None
     assert np.allclose(sims, texts @ images.T, atol=1e-5)
@@ -64,10 +65,10 @@ def test_hf_model_records_truncation(tmp_path):
     folder = tiny_hf_dir(tmp_path / "clip")
     long_text = " ".join(["dog"] * 40)
     cache = ResponseCache(tmp_path / "c.sqlite")
-    model = ImageTextModel(f"hf:{folder}", cache=cache)
+    model = with_cache(ImageTextModel(f"hf:{folder}"), cache)
     model.embed_texts([long_text, "a dog"])
     assert model.truncated_texts == {long_text}
-    cached = ImageTextModel(f"hf:{folder}", cache=cache)
+    cached = with_cache(ImageTextModel(f"hf:{folder}"), cache)
     cached.embed_texts([long_text, "a dog"])
     assert cached.computed == 0 and cached.truncated_texts == {long_text}
 
@@ -76,12 +77,12 @@ def test_cache_is_keyed_by_content_and_model(tmp_path, pngs):
     folder = tiny_hf_dir(tmp_path / "a", seed=0)
     other = tiny_hf_dir(tmp_path / "b", seed=1)
     cache = ResponseCache(tmp_path / "c.sqlite")
-    model = ImageTextModel(f"hf:{folder}", cache=cache)
+    model = with_cache(ImageTextModel(f"hf:{folder}"), cache)
     first = model.embed_images(pngs[:1])
     renamed = shutil.copy(pngs[0], tmp_path / "renamed.png")  # xeval reuses pictures under new names
-    fresh = ImageTextModel(f"hf:{folder}", cache=cache)
+    fresh = with_cache(ImageTextModel(f"hf:{folder}"), cache)
     assert np.array_equal(fresh.embed_images([renamed]), first) and fresh.computed == 0
-    different = ImageTextModel(f"hf:{other}", cache=cache)
+    different = with_cache(ImageTextModel(f"hf:{other}"), cache)
     assert different.fingerprint != model.fingerprint
     assert not np.allclose(different.embed_images(pngs[:1]), first) and different.computed == 1
 
@@ -137,10 +138,10 @@ def test_open_clip_local_dir(tmp_path, pngs):
     one = ImageTextModel(spec, batch_size=1)
     images, texts = one.embed_images(pngs), one.embed_texts(TEXTS)
     assert images.shape == (len(pngs), 16) and texts.shape == (len(TEXTS), 16)
-    batched = ImageTextModel(spec, cache=cache, batch_size=5)
+    batched = with_cache(ImageTextModel(spec, batch_size=5), cache)
     assert np.allclose(batched.embed_images(pngs), images, atol=1e-5)
     assert np.allclose(batched.embed_texts(TEXTS), texts, atol=1e-5)
-    again = ImageTextModel(spec, cache=cache)
+    again = with_cache(ImageTextModel(spec), cache)
     assert np.allclose(again.similarity(TEXTS, pngs), texts @ images.T, atol=1e-5) and again.computed == 0
     info = batched.describe()
     assert info["library"] == "open_clip" and info["context_length"] == 77

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pytest
 
 from senso.backends.cached import Cached, with_cache
 from senso.backends.embedders import Embedder
+from senso.backends.generator import Generator
 from senso.backends.hf import HFCausalLM
+from senso.backends.image_text import ImageTextModel
 from senso.backends.load import load_model
 from senso.backends.openai import OpenAICompatLM
+from senso.backends.vlm import TransformersVLM
 from senso.core.cache import ResponseCache
 from senso.core.errors import SensoError
 from senso.core.options import RunOptions, check_batch_size
 from test_hf import likert_prompts, tiny_model_dir  # noqa: F401  (fixture)
 
-from openai_fakes import FakeServer
+from openai_fakes import MODELS, FakeServer, chat_reply, legacy_topk
 
 
 def test_load_model_honours_backend_and_base_url(tmp_path):
@@ -112,3 +117,177 @@ def test_an_lm_loaded_again_in_one_process_is_reused_with_fresh_counters(tiny_mo
     assert again is first and again.tokens_computed == 0 and again.tokens_in_prompts == 0
     other = load_model(f"hf:{tiny_model_dir}", "lm", dtype="bfloat16")
     assert other is not first and other.dtype == "bfloat16"
+
+
+# ---- the four models that used to cache inside: computes only misses, a fresh wrapper computes nothing,
+# ---- wrapped == bare, no cache = no wrapper and no sqlite file.
+
+class CountingEncoder:
+    """An image-text encoder from pixel means and text lengths; records what it is asked to embed."""
+
+    def __init__(self):
+        self.images: list[int] = []
+        self.texts: list[list[str]] = []
+
+    def encode_images(self, images: list) -> np.ndarray:
+        self.images.append(len(images))
+        return np.array([[*np.asarray(im, dtype=np.float32).mean(axis=(0, 1)), 1.0] for im in images])
+
+    def encode_texts(self, texts: list[str]) -> np.ndarray:
+        self.texts.append(list(texts))
+        return np.array([[len(t), sum(map(ord, t)) % 13, 1.0, 0.5] for t in texts], dtype=np.float32)
+
+    def truncated(self, text: str) -> bool:
+        return len(text) > 5
+
+    def describe(self) -> dict:
+        return {"library": "counting"}
+
+
+def _pngs(tmp_path, colours) -> list:
+    from PIL import Image
+
+    paths = []
+    for i, colour in enumerate(colours):
+        path = tmp_path / f"{i}.png"
+        Image.new("RGB", (4, 4), colour).save(path)
+        paths.append(path)
+    return paths
+
+
+def _image_model(**kw) -> ImageTextModel:
+    return ImageTextModel("counting", encoder=CountingEncoder(), fingerprint_value="counting-v1", batch_size=2, **kw)
+
+
+def test_image_text_model_is_cached_by_the_wrapper(tmp_path):
+    paths = _pngs(tmp_path, [(255, 0, 0), (0, 255, 0), (0, 0, 255)])
+    texts = ["a dog", "a very long text", "a dog", "cat"]
+    bare = _image_model()
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    wrapped = with_cache(_image_model(), cache)
+    np.testing.assert_array_equal(wrapped.embed_images(paths[:2]), bare.embed_images(paths[:2]))
+    np.testing.assert_array_equal(wrapped.embed_images(paths + paths[:1]), bare.embed_images(paths + paths[:1]))
+    assert wrapped.model.encoder.images == [2, 1] and wrapped.computed == 3  # only the miss the second time
+    np.testing.assert_array_equal(wrapped.embed_texts(texts), bare.embed_texts(texts))
+    assert sorted(map(len, wrapped.model.encoder.texts)) == [1, 2] and wrapped.truncated_texts == {"a very long text"}
+    again = with_cache(_image_model(), ResponseCache(tmp_path / "c.sqlite"))
+    np.testing.assert_array_equal(again.similarity(texts, paths), bare.similarity(texts, paths))
+    assert again.computed == 0 and again.model.encoder.images == again.model.encoder.texts == []
+    assert again.truncated_texts == {"a very long text"}  # the flag comes from the cache with the embedding
+    assert again.describe()["texts_truncated"] == bare.describe()["texts_truncated"] == 1
+
+
+class CountingVLM(TransformersVLM):
+    """A TransformersVLM whose answers are functions of the prompt; counts what it computes."""
+
+    def __init__(self):
+        super().__init__("hf:counting", fingerprint_value="counting-vlm")
+        self.asked: list[str] = []
+
+    def _yes_no_logps(self, requests):
+        self.asked += [prompt for prompt, _ in requests]
+        return [{"logp_yes": -len(prompt) / 10, "logp_no": -0.7} for prompt, _ in requests]
+
+    def generate(self, requests, max_tokens):
+        self.asked += [prompt for prompt, _ in requests]
+        return [f"{prompt}:{len(images)}:{max_tokens}" for prompt, images in requests]
+
+
+def test_transformers_vlm_is_cached_by_the_wrapper(tmp_path):
+    [png] = _pngs(tmp_path, [(9, 9, 9)])
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    wrapped = with_cache(CountingVLM(), cache)
+    first = wrapped.yes_probabilities([("is it?", png)])
+    both = wrapped.yes_probabilities([("is it?", png), ("really so?", png)])
+    assert wrapped.model.asked == ["is it?", "really so?"] and both[0] == first[0]
+    assert both == CountingVLM().yes_probabilities([("is it?", png), ("really so?", png)])
+    assert wrapped.generate([("rank", [png, png])], max_tokens=4) == ["rank:2:4"]
+    again = with_cache(CountingVLM(), ResponseCache(tmp_path / "c.sqlite"))
+    assert again.yes_probabilities([("really so?", png)]) == both[1:]
+    assert again.generate([("rank", [png, png])], max_tokens=4) == ["rank:2:4"] and again.model.asked == []
+    assert again.generate([("rank", [png, png])], max_tokens=5) == ["rank:2:5"]  # max_tokens is in the key
+
+
+class CountingGenerator(Generator):
+    """A Generator whose answers are functions of the request; counts what it computes."""
+
+    def __init__(self):
+        super().__init__("counting", _fingerprint="counting-gen")
+        self.asked: list[str] = []
+
+    def generate(self, messages, max_new_tokens=48):
+        self.asked.append("generate")
+        return messages[-1]["content"].upper()[:max_new_tokens]
+
+    def choice_logprobs(self, messages, choices, prefix=""):
+        self.asked.append("choices")
+        return [-float(len(c) + len(prefix)) for c in choices]
+
+    def text_logprob(self, text):
+        self.asked.append("text")
+        return -len(text) / 3, len(text)
+
+
+def test_generator_is_cached_by_the_wrapper(tmp_path):
+    chat = [{"role": "user", "content": "hello"}]
+    bare = CountingGenerator()
+    wrapped = with_cache(CountingGenerator(), ResponseCache(tmp_path / "c.sqlite"))
+    for _ in range(2):
+        assert wrapped.generate(chat, max_new_tokens=3) == bare.generate(chat, max_new_tokens=3) == "HEL"
+        assert wrapped.choice_logprobs(chat, ["a", "bb"], prefix="x") == bare.choice_logprobs(chat, ["a", "bb"], prefix="x")
+        assert wrapped.text_logprob("four") == bare.text_logprob("four") == (-4 / 3, 4)
+    assert wrapped.model.asked == ["generate", "choices", "text"]  # the second round came from the cache
+    again = with_cache(CountingGenerator(), ResponseCache(tmp_path / "c.sqlite"))
+    assert again.text_logprob("four") == (-4 / 3, 4) and again.generate(chat, max_new_tokens=3) == "HEL"
+    assert again.generate(chat, max_new_tokens=2) == "HE" and again.model.asked == ["generate"]
+
+
+def _served_reply(path, body):
+    if path == "/models":
+        return MODELS
+    if path == "/completions":  # the choices' log-probs depend on the prompt
+        n = len(body["prompt"])
+        return 200, legacy_topk({"1": -0.1 * n, "2": -0.2 * n, "3": -3.0}), {}
+    return 200, chat_reply("answer " + body["messages"][-1]["content"]), {}
+
+
+@dataclass(frozen=True)
+class _Prompt:
+    context: str
+    continuations: tuple[str, ...] = (" 1", " 2", " 3")
+
+
+def test_openai_model_is_cached_by_the_wrapper_per_request(tmp_path):
+    prompts = [_Prompt("Q\n"), _Prompt("Longer Q\n"), _Prompt("Q\n")]
+    chats = [[{"role": "user", "content": c}] for c in ("a", "b")]
+    with FakeServer(_served_reply) as server:
+        bare = OpenAICompatLM("tiny", server.url)
+        expected, answers = bare.loglikelihood_choices(prompts), bare.chat_many(chats)
+        sent = len(server.posts("/completions"))
+        wrapped = with_cache(OpenAICompatLM("tiny", server.url), ResponseCache(tmp_path / "c.sqlite"))
+        assert wrapped.loglikelihood_choices(prompts[:1]) == expected[:1]
+        done = []
+        assert wrapped.loglikelihood_choices(prompts, progress=done.append) == expected
+        assert len(server.posts("/completions")) == sent + 2  # "Q" once, then only the miss
+        assert sum(done) == len(prompts) and wrapped.describe()["requests_from_cache"] == 2
+        assert wrapped.chat_many(chats) == answers
+        again = with_cache(OpenAICompatLM("tiny", server.url), ResponseCache(tmp_path / "c.sqlite"))
+        before = len(server.posts("/completions")) + len(server.posts("/chat/completions"))
+        assert again.loglikelihood_choices(prompts) == expected and again.chat_many(chats) == answers
+        assert len(server.posts("/completions")) + len(server.posts("/chat/completions")) == before
+        assert again.describe()["requests_from_cache"] == len(prompts) + len(chats)
+        assert again.describe()["requests_sent"] == 1  # /models only
+
+
+def test_no_cache_loads_every_model_bare_and_opens_no_sqlite(tmp_path):
+    off = ResponseCache(tmp_path / "off.sqlite", enabled=False)
+    assert type(load_model("hf:/no/such/clip", "image", cache=off)) is ImageTextModel
+    assert type(load_model("hf:/no/such/vlm", "vlm", cache=off)) is TransformersVLM
+    assert type(load_model("hf:/no/such/generator", "generator", cache=off)) is Generator
+    assert type(load_model("hf:/no/such/vlm", "vlm", cache=ResponseCache(tmp_path / "on.sqlite"))) is Cached
+    with FakeServer(_served_reply) as server:
+        served = load_model("openai:tiny", "lm", base_url=server.url, cache=off)
+        assert type(served) is OpenAICompatLM
+        assert served.loglikelihood_choices([_Prompt("Q\n")]) == [pytest.approx([-0.3, -0.6, -3.0])]  # prompt "Q\n " (3 characters)
+        assert type(load_model("openai:tiny", "vlm", base_url=server.url, cache=off).lm) is OpenAICompatLM
+    assert not (tmp_path / "off.sqlite").exists() and not (tmp_path / "on.sqlite").exists()

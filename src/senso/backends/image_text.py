@@ -1,4 +1,4 @@
-"""Image-text embedding models (CLIP, SigLIP) behind one interface, with a persistent embedding cache.
+"""Image-text embedding models (CLIP, SigLIP) behind one interface (cached by `senso.backends.cached`).
 
 Specs (`--image-model`):
 - `open_clip:ARCH:PRETRAINED` or the short `ARCH:PRETRAINED` (`ViT-B-32:openai`): an open_clip
@@ -8,7 +8,8 @@ Specs (`--image-model`):
 - `hf:NAME_OR_PATH`: a transformers CLIP or SigLIP model (`AutoModel` + tokenizer + image processor,
   the image processor on its PIL backend so that preprocessing does not depend on torchvision).
 
-Embeddings are L2-normalised float32 rows (a dot product is the cosine). They are cached by model
+Embeddings are L2-normalised float32 rows (a dot product is the cosine). They are cached (behind the
+`Cached` wrapper) by model
 fingerprint and image *content* hash (sha256 of the file) or exact text, so a renamed copy of an
 image (AdMIRe's extended evaluation reuses the pictures under new names) is embedded once. Images
 are read only when their embedding is not cached. Texts are padded to the model's fixed context
@@ -29,7 +30,8 @@ from senso.backends.dtypes import torch_dtype
 from senso.backends.embedders import normalise_rows as _normalise
 from senso.core.errors import DataError, SensoError
 from senso.core.options import DEFAULT_BATCH_SIZE, check_batch_size
-from senso.core.cache import ResponseCache, cache_key
+from senso.backends.cached import CachedMethod
+from senso.core.cache import cache_key
 from senso.core.fingerprint import file_sha256, hub_fingerprint, path_fingerprint
 
 IMAGE_MODELS = {
@@ -301,16 +303,35 @@ def image_package_versions() -> dict[str, str]:
     return versions
 
 
+def _rows(matrix: np.ndarray) -> list[list[float]]:
+    return [row.tolist() for row in _normalise(matrix)]
+
+
+def _embeddings(rows: list[list[float]]) -> np.ndarray:
+    return _normalise(np.asarray(rows, dtype=np.float32))  # the same for computed and cached rows
+
+
 @dataclass
 class ImageTextModel:
-    """Embeds images and texts in one space, cached; the model is built only when something is not cached.
+    """Embeds images and texts in one space; the model is built only when something is to be computed.
 
-    Build it from a spec (`ImageTextModel("ViT-B-32:openai", cache)`) or, for a model already in
-    memory, pass `encoder` and a `fingerprint` (e.g. `weights_fingerprint(model)`).
+    Build it from a spec (`ImageTextModel("ViT-B-32:openai")`) or, for a model already in memory, pass
+    `encoder` and a `fingerprint` (e.g. `weights_fingerprint(model)`). It only computes (each distinct
+    image or text once, in batches of `batch_size` sorted by key); behind `senso.backends.cached.Cached`
+    (what `load_model` gives unless `--no-cache`) embeddings and truncation flags are cached per batch,
+    keyed by `image_keys` / `text_keys`, and only the misses are computed.
     """
 
+    CACHED = {
+        "embed_images": CachedMethod(CACHE_NAMESPACE, keys="image_keys", compute="_image_rows", join=_embeddings,
+                                     chunk="batch_size", in_key_order=True),
+        "embed_texts": CachedMethod(CACHE_NAMESPACE, keys="text_keys", compute="_text_values",
+                                    finish="_texts_result", chunk="batch_size",
+                                    in_key_order=True, parts=2),
+    }
+    CACHED_INNER = True  # `similarity` embeds through the cache too
+
     spec: str
-    cache: ResponseCache | None = None
     batch_size: int = DEFAULT_BATCH_SIZE
     device: str = "cpu"
     dtype: str = "float32"
@@ -344,53 +365,58 @@ class ImageTextModel:
             info.update(self.encoder.describe())
         return info
 
-    def _embed(self, keys: list[str], compute, inputs: list) -> np.ndarray:
-        found = self.cache.get_many(CACHE_NAMESPACE, keys) if self.cache else {}
-        todo: dict[str, Any] = {}
+    def _by_key(self, keys: list, inputs: list, compute) -> list:
+        """compute's value for each input: each distinct key once, in batches of `batch_size` sorted by key."""
+        todo: dict[Any, Any] = {}
         for key, value in zip(keys, inputs):
-            if key not in found:
-                todo.setdefault(key, value)
-        order = sorted(todo)  # batches depend only on what is missing, not on the caller's order
+            todo.setdefault(key, value)
+        order = sorted(todo)
+        found: dict[Any, Any] = {}
         for start in range(0, len(order), self.batch_size):
             chunk = order[start:start + self.batch_size]
-            vectors = _normalise(compute([todo[k] for k in chunk]))
-            new = {k: v.tolist() for k, v in zip(chunk, vectors)}
-            self.computed += len(chunk)
-            found.update(new)
-            if self.cache:
-                self.cache.put_many(CACHE_NAMESPACE, new)
-        return _normalise(np.asarray([found[k] for k in keys], dtype=np.float32))
+            found.update(zip(chunk, compute([todo[k] for k in chunk])))
+        return [found[k] for k in keys]
 
-    def embed_images(self, paths: Sequence[str | Path]) -> np.ndarray:
-        """(len(paths), dim) normalised image embeddings; a file is read only if its embedding is not cached."""
-        paths = [Path(p) for p in paths]
+    def image_keys(self, paths: Sequence[str | Path]) -> list[str]:
+        """The cache key of each image's embedding: model fingerprint and the file's content hash."""
         if not paths:
             raise SensoError("no images to embed")
-        keys = [cache_key("image", self.fingerprint, file_sha256(p, "image")) for p in paths]
-        return self._embed(keys, lambda batch: self._encoder().encode_images([load_image(p) for p in batch]), paths)
+        return [cache_key("image", self.fingerprint, file_sha256(Path(p), "image")) for p in paths]
+
+    def text_keys(self, texts: Sequence[str]) -> list[tuple[str, str]]:
+        """The cache keys of each text's embedding and of its truncated flag: model fingerprint and text."""
+        if not texts:
+            raise SensoError("no texts to embed")
+        return [(cache_key("text", self.fingerprint, t), cache_key("text-truncated", self.fingerprint, t))
+                for t in texts]
+
+    def _image_rows(self, paths: list[str | Path]) -> list[list[float]]:
+        """Normalised embeddings of one batch of images, read only now."""
+        rows = _rows(self._encoder().encode_images([load_image(Path(p)) for p in paths]))
+        self.computed += len(rows)
+        return rows
+
+    def _text_values(self, texts: list[str]) -> list[list[Any]]:
+        """[normalised embedding, truncated?] of each text of one batch."""
+        encoder = self._encoder()
+        flags = [encoder.truncated(t) for t in texts]
+        rows = _rows(encoder.encode_texts(texts))
+        self.computed += len(rows)
+        return [[row, flag] for row, flag in zip(rows, flags)]
+
+    def _texts_result(self, texts: list[str], values: list[list[Any]]) -> np.ndarray:
+        self.truncated_texts.update(t for t, (_, flag) in zip(texts, values) if flag)
+        return _embeddings([row for row, _ in values])
+
+    def embed_images(self, paths: Sequence[str | Path]) -> np.ndarray:
+        """(len(paths), dim) normalised image embeddings; each distinct image (by content) computed once."""
+        paths = [Path(p) for p in paths]
+        return _embeddings(self._by_key(self.image_keys(paths), paths, self._image_rows))
 
     def embed_texts(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), dim) normalised text embeddings (texts past the context length are truncated)."""
         texts = list(texts)
-        if not texts:
-            raise SensoError("no texts to embed")
-        keys = [cache_key("text", self.fingerprint, t) for t in texts]
-        flag_keys = {t: cache_key("text-truncated", self.fingerprint, t) for t in texts}
-        flags: dict[str, bool] = {}
-
-        def compute(batch: list[str]) -> np.ndarray:
-            encoder = self._encoder()
-            new = {flag_keys[t]: encoder.truncated(t) for t in batch}
-            flags.update(new)
-            if self.cache:  # stored before the embeddings: a cached embedding always has its flag
-                self.cache.put_many(CACHE_NAMESPACE, new)
-            return encoder.encode_texts(batch)
-
-        vectors = self._embed(keys, compute, texts)
-        if self.cache:
-            flags.update(self.cache.get_many(CACHE_NAMESPACE, [k for k in set(flag_keys.values()) if k not in flags]))
-        self.truncated_texts.update(t for t in texts if flags.get(flag_keys[t]))
-        return vectors
+        return self._texts_result(texts, self._by_key(self.text_keys(texts), texts, self._text_values))
 
     def similarity(self, texts: Sequence[str], paths: Sequence[str | Path]) -> np.ndarray:
         """(len(texts), len(paths)) cosine similarities."""

@@ -3,7 +3,7 @@
 It parses the spec once (`senso.backends.specs.parse_spec`), honours `--backend`, `--base-url`,
 dtype, device and batch size for the role's backends, and puts the response cache around the model
 once (`senso.backends.cached.with_cache`; `cache=None` or a disabled cache: no wrapper, no sqlite file).
-Served models (openai) keep their own per-request cache, given the same `cache`.
+Served models (openai) are wrapped the same way by their loader (`load_openai_lm`), per HTTP request.
 """
 
 from __future__ import annotations
@@ -55,15 +55,15 @@ def load_model(spec: str | ModelSpec | None, role: str, *, backend: str | None =
         from senso.backends.generator import Generator, converted_default_generator
 
         path = str(converted_default_generator()) if parsed.is_default else parsed.name
-        return Generator(path, cache, device, dtype)
+        return with_cache(Generator(path, device, dtype), cache)
     if role == "image":
         from senso.backends.image_text import ImageTextModel
 
-        return ImageTextModel(str(parsed), cache, batch_size=batch_size, device=device, dtype=dtype)
+        return with_cache(ImageTextModel(str(parsed), batch_size=batch_size, device=device, dtype=dtype), cache)
     if role == "vlm":
         from senso.backends.vlm import TransformersVLM
 
-        return TransformersVLM(str(parsed), cache=cache, device=device, dtype=dtype)
+        return with_cache(TransformersVLM(str(parsed), device=device, dtype=dtype), cache)
     raise SensoError(f"unknown model role {role!r}")
 
 

@@ -19,9 +19,10 @@ for CALAMITA the continuations are "\\n 1" ... "\\n 5" after the prompt without 
 - `generate` (chat-only APIs without log-probs): asks `chat/completions` for the answer and parses the
   choice label; unparseable answers are recorded as such. Not the official likelihood protocol.
 
-Every response is cached (`ResponseCache`, namespace "openai") under the base URLs, the served model,
-the model card the server reports and the exact request, as soon as it arrives: a run stopped midway
-(server gone, process killed) resumes without resending finished requests.
+The model only sends requests (`post_many`, concurrently). Behind `senso.backends.cached.Cached` (what
+`load_model` gives unless `--no-cache`) every response is cached (namespace "openai") under the base URLs,
+the served model, the model card the server reports and the exact request (`request_keys`), as soon as it
+arrives: a run stopped midway (server gone, process killed) resumes without resending finished requests.
 """
 
 from __future__ import annotations
@@ -30,9 +31,11 @@ import hashlib
 import json
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from senso.backends.cached import CachedMethod, with_cache
 from senso.backends.http_pool import RetryPolicy, ServerError, ServerPool, Session
 from senso.backends.logprobs import TokenLogprob, choice_logprobs
 from senso.backends.specs import ModelSpec, parse_spec
@@ -115,10 +118,16 @@ def _setting(settings: dict[str, Any], name: str, kind: type, default: Any) -> A
         raise SensoError(f"--set {name}={value!r}: expected a {kind.__name__}") from None
 
 
+Request = tuple[str, dict[str, Any]]  # (path, JSON body) of one POST
+
+
 class OpenAICompatLM:
     """A model served by OpenAI-compatible server(s); `model` is the served name (`openai:NAME` spec)."""
 
-    def __init__(self, model: str, base_urls: Sequence[str] | str, cache: ResponseCache | None = None, *,
+    CACHED = {"post_many": CachedMethod(CACHE_NAMESPACE, keys="request_keys", streams=True, progress_indices=True)}
+    CACHED_INNER = True  # scoring and chat call `post_many`: through the wrapper, they are served from the cache
+
+    def __init__(self, model: str, base_urls: Sequence[str] | str, *,
                  scoring: str = "auto", top_logprobs: int = 20, api_key_env: str = "OPENAI_API_KEY",
                  concurrency: int = 4, retry: RetryPolicy = RetryPolicy()):
         if scoring not in SCORING_MODES:
@@ -129,12 +138,13 @@ class OpenAICompatLM:
             base_urls = [u for u in base_urls.split(",") if u.strip()]
         self.model = model
         self.pool = ServerPool(base_urls, api_key_env=api_key_env, concurrency=concurrency, retry=retry)
-        self.cache = cache
         self.scoring = scoring
         self.top_logprobs = top_logprobs
         self.last_scores: list[ChoiceScores] = []
         self.bounded_choices = 0
-        self.requests_cached = 0
+        self.requests_asked = 0  # requests scoring and chat needed (from the cache or sent)
+        self.requests_posted = 0  # of those, the ones sent to the server
+        self.batch_done: dict[int, Any] = {}  # the response just received: {index in post_many's input: response}
         self._card: dict[str, Any] | None = None
         self._system_fingerprints: set[str] = set()
 
@@ -190,38 +200,54 @@ class OpenAICompatLM:
             "retries": self.pool.retries,
         }
 
-    # ---- cached requests ------------------------------------------------------------------
+    @property
+    def requests_cached(self) -> int:
+        """Requests answered without sending them (from the cache, or the same request in one call)."""
+        return self.requests_asked - self.requests_posted
+
+    # ---- requests -------------------------------------------------------------------------
     def _key(self, path: str, body: dict[str, Any]) -> str:
         return cache_key("openai-request", sorted(self.pool.base_urls), self.model, self.fingerprint, path, body)
 
-    def _cached(self, path: str, body: dict[str, Any]) -> Any | None:
-        if self.cache is None:
-            return None
-        value = self.cache.get(CACHE_NAMESPACE, self._key(path, body))
-        if value is not None:
-            self.requests_cached += 1
-        return value
+    def request_keys(self, requests: Sequence[Request]) -> list[str]:
+        """The cache key of each request's response: base URLs, served model, model card and exact request."""
+        return [self._key(path, body) for path, body in requests]
 
-    async def _post(self, session: Session, path: str, body: dict[str, Any], index: int) -> Any:
-        cached = self._cached(path, body)
-        if cached is not None:
-            return cached
-        response = await session.request("POST", path, body, index=index)
-        if isinstance(response, dict) and response.get("system_fingerprint"):
-            self._system_fingerprints.add(str(response["system_fingerprint"]))
-        if self.cache is not None:
-            self.cache.put(CACHE_NAMESPACE, self._key(path, body), response)
-        return response
-
-    def _run_items(self, count: int, job: Callable[[Session, int], Any], progress: Callable[[int], None] | None) -> list[Any]:
+    def post_many(self, requests: Sequence[Request], progress: Callable[[list[int]], None] | None = None) -> list[Any]:
+        """The JSON response of each POST, sent concurrently; as each arrives, `batch_done` holds it and
+        `progress([its index])` is called (the cache wrapper stores it there)."""
         self.fingerprint  # the card first: a wrong model name fails before any work
-        async def one(session: Session, i: int):
-            result = await job(session, i)
-            if progress is not None:
-                progress(1)
-            return result
+        self.requests_posted += len(requests)
 
-        return self.pool.run([lambda s, i=i: one(s, i) for i in range(count)])
+        async def one(session: Session, i: int) -> Any:
+            path, body = requests[i]
+            response = await session.request("POST", path, body, index=i)
+            if isinstance(response, dict) and response.get("system_fingerprint"):
+                self._system_fingerprints.add(str(response["system_fingerprint"]))
+            if progress is not None:
+                self.batch_done = {i: response}
+                progress([i])
+            return response
+
+        return self.pool.run([lambda s, i=i: one(s, i) for i in range(len(requests))])
+
+    def _responses(self, requests: list[Request], owners: list[int],
+                   progress: Callable[[int], None] | None) -> list[Any]:
+        """`post_many(requests)`, with `progress(n)` counting the callers' items (`owners[j]`: request j's item)
+        whose requests have all been answered."""
+        self.fingerprint
+        self.requests_asked += len(requests)
+        left = Counter(owners)
+
+        def done(indices: list[int]) -> None:
+            finished = 0
+            for j in indices:
+                left[owners[j]] -= 1
+                finished += left[owners[j]] == 0
+            if finished:
+                progress(finished)
+
+        return self.post_many(requests, progress=done if progress is not None else None)
 
     # ---- Likert / multiple choice ---------------------------------------------------------
     def _mode(self, split: ChoiceSplit) -> str:
@@ -232,10 +258,11 @@ class OpenAICompatLM:
             return self.scoring
         return "last-token" if all(len(s) == 1 for s in split.suffixes) else "echo"
 
-    async def _score_last_token(self, session: Session, split: ChoiceSplit, index: int) -> ChoiceScores:
-        body = {"model": self.model, "prompt": split.context + split.shared, "max_tokens": 1,
+    def _last_token_body(self, split: ChoiceSplit) -> dict[str, Any]:
+        return {"model": self.model, "prompt": split.context + split.shared, "max_tokens": 1,
                 "temperature": 0, "logprobs": self.top_logprobs}
-        response = await self._post(session, "/completions", body, index)
+
+    def _score_last_token(self, split: ChoiceSplit, response: Any) -> ChoiceScores:
         tokens = choice_logprobs(response, f"{self.pool.base_urls[0]}/completions")
         if not tokens or not tokens[0].top:
             raise ServerError("completions response has no top log-probs for the generated token "
@@ -246,15 +273,14 @@ class OpenAICompatLM:
         bounded = tuple(s not in top for s in split.suffixes)
         return ChoiceScores(values, bounded, "last-token")
 
-    async def _score_echo(self, session: Session, split: ChoiceSplit, index: int) -> ChoiceScores:
-        values = []
-        for continuation in split.continuations:
-            prompt = split.context + continuation
-            body = {"model": self.model, "prompt": prompt, "max_tokens": 1, "temperature": 0,
-                    "logprobs": 1, "echo": True}
-            response = await self._post(session, "/completions", body, index)
-            values.append(self._echo_loglikelihood(response, split.context, prompt))
-        return ChoiceScores(tuple(values), (False,) * len(values), "echo")
+    def _echo_body(self, split: ChoiceSplit, continuation: str) -> dict[str, Any]:
+        return {"model": self.model, "prompt": split.context + continuation, "max_tokens": 1, "temperature": 0,
+                "logprobs": 1, "echo": True}
+
+    def _score_echo(self, split: ChoiceSplit, responses: list[Any]) -> ChoiceScores:
+        values = tuple(self._echo_loglikelihood(response, split.context, split.context + continuation)
+                       for continuation, response in zip(split.continuations, responses, strict=True))
+        return ChoiceScores(values, (False,) * len(values), "echo")
 
     def _echo_loglikelihood(self, response: Any, context: str, prompt: str) -> float:
         where = f"{self.pool.base_urls[0]}/completions (echo)"
@@ -276,14 +302,20 @@ class OpenAICompatLM:
     def score_choices(self, prompts: Sequence[Any], progress: Callable[[int], None] | None = None) -> list[ChoiceScores]:
         """ChoiceScores per prompt (each with `.context` and `.continuations`)."""
         splits = [split_choices(p.context, p.continuations) for p in prompts]
-
-        async def job(session: Session, i: int) -> ChoiceScores:
-            split = splits[i]
-            if self._mode(split) == "last-token":
-                return await self._score_last_token(session, split, i)
-            return await self._score_echo(session, split, i)
-
-        scores = self._run_items(len(splits), job, progress)
+        modes = [self._mode(split) for split in splits]
+        requests: list[Request] = []
+        owners: list[int] = []
+        for i, (split, mode) in enumerate(zip(splits, modes)):
+            bodies = ([self._last_token_body(split)] if mode == "last-token" else
+                      [self._echo_body(split, c) for c in split.continuations])
+            requests += [("/completions", body) for body in bodies]
+            owners += [i] * len(bodies)
+        responses = self._responses(requests, owners, progress)
+        per_item: list[list[Any]] = [[] for _ in splits]
+        for owner, response in zip(owners, responses):
+            per_item[owner].append(response)
+        scores = [self._score_last_token(split, got[0]) if mode == "last-token" else self._score_echo(split, got)
+                  for split, mode, got in zip(splits, modes, per_item)]
         self.last_scores = scores
         self.bounded_choices += sum(sum(s.bounded) for s in scores)
         return scores
@@ -321,13 +353,10 @@ class OpenAICompatLM:
                   progress: Callable[[int], None] | None = None) -> list[ChatResult]:
         """One `chat/completions` answer per conversation; `logprobs=k` asks for the top-k per token.
         Cached by exact request: with temperature > 0 pass a `seed` to get distinct cached samples."""
-        bodies = [self._chat_body(list(m), max_tokens, temperature, logprobs, seed) for m in conversations]
-
-        async def job(session: Session, i: int) -> ChatResult:
-            response = await self._post(session, "/chat/completions", bodies[i], i)
-            return self._chat_result(response, logprobs is not None)
-
-        return self._run_items(len(bodies), job, progress)
+        requests = [("/chat/completions", self._chat_body(list(m), max_tokens, temperature, logprobs, seed))
+                    for m in conversations]
+        responses = self._responses(requests, list(range(len(requests))), progress)
+        return [self._chat_result(response, logprobs is not None) for response in responses]
 
     def chat(self, messages: list[dict[str, Any]], max_tokens: int = 256, temperature: float = 0.0,
              logprobs: int | None = None, seed: int | None = None) -> ChatResult:
@@ -344,7 +373,8 @@ class OpenAICompatLM:
 
 def load_openai_lm(spec: str | ModelSpec, base_url: str | None, cache: ResponseCache | None = None,
                    settings: dict[str, Any] | None = None) -> OpenAICompatLM:
-    """`openai:NAME` (or a bare NAME) served at `base_url` (comma-separated for several); `settings`
+    """`openai:NAME` (or a bare NAME) served at `base_url` (comma-separated for several), behind `cache`
+    (`senso.backends.cached.with_cache`: none when None or disabled); `settings`
     are `--set` options: scoring, top_logprobs, api_key_env, concurrency, timeout, max_retries, backoff."""
     settings = dict(settings or {})
     unknown = sorted(set(settings) - set(SETTINGS))
@@ -357,14 +387,14 @@ def load_openai_lm(spec: str | ModelSpec, base_url: str | None, cache: ResponseC
     retry = RetryPolicy(max_retries=_setting(settings, "max_retries", int, 5),
                         backoff=_setting(settings, "backoff", float, 0.5),
                         timeout=_setting(settings, "timeout", float, 600.0))
-    return OpenAICompatLM(
-        name, base_url, cache,
+    return with_cache(OpenAICompatLM(
+        name, base_url,
         scoring=_setting(settings, "scoring", str, "auto"),
         top_logprobs=_setting(settings, "top_logprobs", int, 20),
         api_key_env=_setting(settings, "api_key_env", str, "OPENAI_API_KEY"),
         concurrency=_setting(settings, "concurrency", int, 4),
         retry=retry,
-    )
+    ), cache)
 
 
 def load_loglikelihood_model(name: str, *, cache: ResponseCache | None = None, chat_template: bool = False,

@@ -10,8 +10,9 @@ Two backends with one interface (`VisionLM`):
 `yes_probability(prompt, image)` returns a `YesNo`: P(yes) renormalised over yes and no, and how it was
 obtained ("logprobs"; "bound" when one answer was missing from the server's top-k list and its
 probability is bounded by the k-th; "text" when the server gave no log-probs and the answer was read
-from the generated word; None when nothing usable came back). Every response is cached by endpoint,
-served model and exact request (images included, by content), so a killed run resumes without asking again.
+from the generated word; None when nothing usable came back). Behind `senso.backends.cached.Cached` every
+response is cached by endpoint (or model fingerprint), served model and exact request (images included, by
+content), as soon as it is done, so a killed run resumes without asking again.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence
 
+from senso.backends.cached import CachedMethod, with_cache
 from senso.backends.image_text import load_image
 from senso.core.errors import DataError, SensoError
 from senso.core.cache import ResponseCache, cache_key
@@ -147,12 +149,29 @@ class OpenAIVisionLM:
         return [r.text for r in self.lm.chat_many(conversations, max_tokens=max_tokens, temperature=0.0)]
 
 
+def _yes_nos(values: list[dict[str, float]]) -> list[YesNo]:
+    """YesNo answers from {"logp_yes", "logp_no"} per request (as computed or cached)."""
+    return [YesNo(1.0 / (1.0 + math.exp(v["logp_no"] - v["logp_yes"])), "logprobs") for v in values]
+
+
+VLM_CACHE_NAMESPACE = "vlm"
+
+
 @dataclass
 class TransformersVLM:
-    """An in-process transformers VLM (`hf:NAME_OR_PATH`), or a model and processor already in memory."""
+    """An in-process transformers VLM (`hf:NAME_OR_PATH`), or a model and processor already in memory.
+
+    It only computes, one request per forward pass; behind `senso.backends.cached.Cached` each answer is
+    cached as soon as it is done, keyed by `yes_no_keys` / `generate_keys` (fingerprint, prompt, image contents).
+    """
+
+    CACHED = {
+        "yes_probabilities": CachedMethod(VLM_CACHE_NAMESPACE, keys="yes_no_keys", compute="_yes_no_logps",
+                                          join=_yes_nos, chunk=1),
+        "generate": CachedMethod(VLM_CACHE_NAMESPACE, keys="generate_keys", chunk=1),
+    }
 
     spec: str
-    cache: ResponseCache | None = None
     device: str = "cpu"
     dtype: str = "float32"
     model: Any = field(default=None, repr=False)
@@ -210,21 +229,26 @@ class TransformersVLM:
                     ids.add(encoded[0])
         return sorted(ids)
 
-    def _cached(self, kind: str, prompt: str, images: Sequence[Path], compute, extra: Any = None):
+    def _key(self, kind: str, prompt: str, images: Sequence[Path], extra: Any = None) -> str:
         from senso.core.fingerprint import file_sha256
 
-        key = cache_key("transformers-vlm", self.fingerprint, kind, prompt, [file_sha256(Path(p), "image") for p in images], extra)
-        if self.cache and (hit := self.cache.get("vlm", key)) is not None:
-            return hit
-        value = compute()
-        if self.cache:
-            self.cache.put("vlm", key, value)
-        return value
+        return cache_key("transformers-vlm", self.fingerprint, kind, prompt,
+                         [file_sha256(Path(p), "image") for p in images], extra)
 
-    def yes_probabilities(self, requests: Sequence[tuple[str, Path]]) -> list[YesNo]:
+    def yes_no_keys(self, requests: Sequence[tuple[str, Path]]) -> list[str]:
+        """The cache key of each (prompt, image) yes/no request."""
+        return [self._key("yes-no", prompt, [image]) for prompt, image in requests]
+
+    def generate_keys(self, requests: Sequence[tuple[str, Sequence[Path]]], max_tokens: int) -> list[str]:
+        """The cache key of each (prompt, images) generation with `max_tokens`."""
+        return [self._key("generate", prompt, images, max_tokens) for prompt, images in requests]
+
+    def _yes_no_logps(self, requests: Sequence[tuple[str, Path]]) -> list[dict[str, float]]:
+        """{"logp_yes", "logp_no"} of each request: log-probs of the next token being yes / no."""
         import torch
 
-        def compute(prompt: str, image: Path) -> dict[str, Any]:
+        values = []
+        for prompt, image in requests:
             model, _ = self._load()
             yes_ids, no_ids = self._answer_token_ids(YES_WORDS), self._answer_token_ids(NO_WORDS)
             if not yes_ids or not no_ids:
@@ -233,27 +257,23 @@ class TransformersVLM:
                 logits = model(**self._inputs(prompt, [image])).logits[0, -1].float()
             logp = torch.log_softmax(logits, dim=-1)
             yes, no = torch.logsumexp(logp[yes_ids], 0).item(), torch.logsumexp(logp[no_ids], 0).item()
-            return {"logp_yes": yes, "logp_no": no}
+            values.append({"logp_yes": yes, "logp_no": no})
+        return values
 
-        answers = []
-        for prompt, image in requests:
-            value = self._cached("yes-no", prompt, [image], lambda: compute(prompt, image))
-            p_yes = 1.0 / (1.0 + math.exp(value["logp_no"] - value["logp_yes"]))
-            answers.append(YesNo(p_yes, "logprobs"))
-        return answers
+    def yes_probabilities(self, requests: Sequence[tuple[str, Path]]) -> list[YesNo]:
+        return _yes_nos(self._yes_no_logps(requests))
 
     def generate(self, requests: Sequence[tuple[str, Sequence[Path]]], max_tokens: int) -> list[str]:
         import torch
 
-        def compute(prompt: str, images: Sequence[Path]) -> str:
+        answers = []
+        for prompt, images in requests:
             model, processor = self._load()
             inputs = self._inputs(prompt, images)
             with torch.inference_mode():
                 out = model.generate(**inputs, max_new_tokens=max_tokens, do_sample=False)
-            return processor.tokenizer.decode(out[0, inputs["input_ids"].shape[1]:], skip_special_tokens=True)
-
-        return [self._cached("generate", prompt, images, lambda: compute(prompt, images), max_tokens)
-                for prompt, images in requests]
+            answers.append(processor.tokenizer.decode(out[0, inputs["input_ids"].shape[1]:], skip_special_tokens=True))
+        return answers
 
 
 def vision_lm(spec: str, base_url: str | None = None, cache: ResponseCache | None = None, device: str = "cpu",
@@ -270,4 +290,4 @@ def vision_lm(spec: str, base_url: str | None = None, cache: ResponseCache | Non
         lm = load_openai_lm(parsed, base_url, cache, {k: v for k, v in settings.items() if k in SETTINGS})
         return OpenAIVisionLM(lm, detail=str(settings.get("image_detail", "auto")),
                               scoring=str(settings.get("judge_scoring", "logprobs")))
-    return TransformersVLM(str(parsed), cache=cache, device=device, dtype=dtype)
+    return with_cache(TransformersVLM(str(parsed), device=device, dtype=dtype), cache)

@@ -9,6 +9,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")
 
+from senso.backends.cached import with_cache
 from senso.core.cache import ResponseCache  # noqa: E402
 from senso.admire.systems.generative import Generator, LikelihoodSense, PromptSense  # noqa: E402
 from senso.admire.systems.meaning import Meaning  # noqa: E402
@@ -40,7 +41,7 @@ def tiny_model(tmp_path_factory):
 
 def test_choice_logprobs_match_the_logits_and_are_cached(tiny_model, tmp_path):
     cache = ResponseCache(tmp_path / "c.sqlite")
-    generator = Generator(str(tiny_model), cache)
+    generator = with_cache(Generator(str(tiny_model)), cache)
     messages = [{"role": "user", "content": "night owl"}]
     idiomatic, literal = generator.choice_logprobs(messages, ["idiomatic", "literal"])
     _, tokenizer = generator._load()
@@ -50,7 +51,7 @@ def test_choice_logprobs_match_the_logits_and_are_cached(tiny_model, tmp_path):
     expected = torch.log_softmax(logits.float(), -1)[tokenizer.convert_tokens_to_ids("idiomatic")].item()
     assert idiomatic == pytest.approx(expected, abs=1e-5)
     assert literal < 0 and idiomatic < 0
-    again = Generator(str(tiny_model), cache)  # a fresh generator answers from the cache without loading
+    again = with_cache(Generator(str(tiny_model)), cache)  # a fresh generator answers from the cache without loading
     assert again.choice_logprobs(messages, ["idiomatic", "literal"]) == [idiomatic, literal]
     assert again._model is None
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from image_models import tiny_hf_dir, tiny_llava_dir, write_png
+from senso.backends.cached import with_cache
 from senso.backends.image_text import ImageTextModel
 from senso.backends.vlm import TransformersVLM, YesNo
 from senso.admire.items import AdmireAItem, AdmireBItem, ImageOption
@@ -84,14 +85,14 @@ def test_clip_rank_tiny_clip_batch_invariant_and_cached(tmp_path):
     items = [make_item(tmp_path, "big fish", "the big fish of the office"), make_item(tmp_path, "dirty money", "dirty money")]
     cache = ResponseCache(tmp_path / "c.sqlite")
     one = ClipRanker(ImageTextModel(f"hf:{folder}", batch_size=1)).rank(items)
-    many_model = ImageTextModel(f"hf:{folder}", batch_size=7, cache=cache)
+    many_model = with_cache(ImageTextModel(f"hf:{folder}", batch_size=7), cache)
     many = ClipRanker(many_model).rank(items)
     for a, b in zip(one, many):
         assert a.order == b.order and sorted(a.order) == sorted(i.name for i in items[0].images)
         assert np.allclose([a.scores[n] for n in a.order], [b.scores[n] for n in a.order], atol=1e-5)
     # the five pictures are the same files in both items: embedded once
     assert many_model.computed == 5 + 2
-    rerun = ImageTextModel(f"hf:{folder}", cache=cache)
+    rerun = with_cache(ImageTextModel(f"hf:{folder}"), cache)
     assert [r.order for r in ClipRanker(rerun).rank(items)] == [r.order for r in many] and rerun.computed == 0
 
 
@@ -200,7 +201,7 @@ def test_vlm_judge_in_process_tiny_llava(tmp_path):
     folder = tiny_llava_dir(tmp_path / "llava")
     item = make_item(tmp_path, "hot potato", "the issue became a hot potato")
     cache = ResponseCache(tmp_path / "c.sqlite")
-    vlm = TransformersVLM(f"hf:{folder}", cache=cache)
+    vlm = with_cache(TransformersVLM(f"hf:{folder}"), cache)
     ranking = VlmJudgeRanker(vlm).rank([item])[0]
     probs = [ranking.scores[i.name] for i in item.images]
     assert all(0 < p < 1 for p in probs) and len(set(probs)) == 5  # the pictures differ, so do the answers
@@ -209,8 +210,8 @@ def test_vlm_judge_in_process_tiny_llava(tmp_path):
     listed = VlmJudgeRanker(vlm, mode="list", orders=2).rank([item])[0]
     assert len(listed.extra["orders"]) == 2 and all(isinstance(o["answer"], str) for o in listed.extra["orders"])
     # everything is cached: a fresh backend on the same cache never builds the model
-    again = TransformersVLM(f"hf:{folder}", cache=cache)
-    assert VlmJudgeRanker(again).rank([item])[0].order == ranking.order and again.model is None
+    again = with_cache(TransformersVLM(f"hf:{folder}"), cache)
+    assert VlmJudgeRanker(again).rank([item])[0].order == ranking.order and again.model.model is None  # (again.model: the wrapped VLM)
 
 
 def test_ranking_by_scores_keeps_unscored_last(tmp_path):
