@@ -12,7 +12,13 @@ ADMIRE_TASKS = ("admire-a", "admire-b", "admire-sense")
 
 
 def run(options: RunOptions) -> Path:
-    """Run a task end to end; returns the run folder (holding results.json and samples.jsonl)."""
+    """Run a task end to end; returns the run folder (holding results.json and samples.jsonl).
+
+    Every option is checked first (generic ones by `RunOptions.validate`, the task's and system's by its
+    wing), so a bad value fails in a second, before any model loads or any run folder is written."""
+    if options.task not in ABRICOT_TASKS + ADMIRE_TASKS:
+        raise SensoError(f"unknown task {options.task!r}; choose from {', '.join(ABRICOT_TASKS + ADMIRE_TASKS)}")
+    options.validate()
     if options.task in ABRICOT_TASKS:
         from senso.likert.run import run_abricot
 

@@ -51,6 +51,33 @@ def parse_model_spec(spec: str | None, default_backend: str = "hf") -> ModelSpec
     return ModelSpec(default_backend, spec)
 
 
+def _looks_local(name: str) -> bool:
+    """A name a user means as a path: absolute, ./ ../ ~, or an existing file or folder."""
+    from pathlib import Path
+
+    return name.startswith(("/", "./", "../", "~", ".\\")) or Path(name).expanduser().exists()
+
+
+def check_local_spec(spec: str | None, flag: str = "--model") -> None:
+    """A spec naming a local checkpoint (`hf:/path`, a bare path) must be a transformers checkpoint folder:
+    checked before anything loads, so a typo is not taken for a hub name and a stray folder not half-loaded."""
+    from pathlib import Path
+
+    if not spec:
+        return
+    backend, sep, name = spec.strip().partition(":")
+    name = name if sep and backend in BACKENDS else spec.strip()
+    if (sep and backend == "openai") or not _looks_local(name):
+        return
+    path = Path(name).expanduser()
+    if not path.exists():
+        raise SensoError(f"{flag} {spec}: no such local folder {path}; give the folder of a transformers checkpoint "
+                         "(holding config.json), or a hub name like hf:google/gemma-3-270m")
+    if path.is_file() or not (path / "config.json").is_file():
+        raise SensoError(f"{flag} {spec}: {path} is not a transformers checkpoint (no config.json in it); give the "
+                         "folder `save_pretrained` wrote (config.json, model weights, tokenizer files)")
+
+
 def load_loglikelihood_model(spec: str | ModelSpec | None, *, dtype: str = "float32", device: str = "cpu",
                              cache=None, chat_template: bool = False, **backend_options: Any):
     """The model a spec names, ready for `loglikelihood_choices(prompts, batch_size=, progress=)`.

@@ -11,13 +11,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from senso.likert.data import AbricotItem, load_abricot, locate_abricot
-from senso.core.download import sha256_of
 from senso.core.errors import SensoError
 from senso.core.cache import ResponseCache
-from senso.core.options import RunOptions
-from senso.core.records import RunRecord, RunWriter, default_run_dir, text_hash
+from senso.core.options import RunOptions, check_keys
+from senso.core.records import RunRecord, RunWriter, data_file_entry, default_run_dir, text_hash
 from senso.likert.task import LikertPrediction
-from senso.likert.task import AbricotTask, build_prompts, get_task, gold_label
+from senso.likert.task import PROTOCOLS, AbricotTask, build_prompts, get_task, gold_label
 from senso.likert.scoring import abricot_metrics, abricot_metrics_by_domain
 
 LM_SYSTEM = "likert-lm"
@@ -28,7 +27,18 @@ ABRICOT_SYSTEMS = {
                        "likelihood protocol; for chat-only APIs without log-probs",
 }
 
-ADMIRE_ONLY_OPTIONS = ("lang", "split", "gold", "caption_lang", "allow_partial")
+# AdMIRe options (field: flag) that no ABRICOT task reads: giving one is an error, not a silent drop.
+ADMIRE_ONLY_OPTIONS = {"lang": "--lang", "split": "--split", "gold": "--gold", "caption_lang": "--caption-lang",
+                       "allow_partial": "--allow-partial"}
+# Model flags (field: flag) each system reads; any other one given is an error.
+MODEL_FLAGS = {"model": "--model", "backend": "--backend", "base_url": "--base-url", "embedder": "--embedder",
+               "generator": "--generator", "image_model": "--image-model", "protocol": "--protocol",
+               "shots": "--shots", "chat_template": "--chat-template"}
+SYSTEM_FLAGS = {
+    LM_SYSTEM: ("model", "backend", "base_url", "protocol", "shots", "chat_template"),
+    "embedding-ridge": ("embedder",),
+    "likert-generate": ("model", "backend", "base_url", "protocol", "shots"),
+}
 
 console = Console(stderr=True)
 
@@ -55,8 +65,6 @@ def load_model(options: RunOptions, cache: ResponseCache):
     spec = parse_model_spec(options.model, default_backend=options.backend or "hf")
     backend_options = {}
     if options.base_url:
-        if spec.backend != "openai":
-            raise SensoError(f"--base-url is for the openai backend, but the model is {spec}")
         backend_options["base_url"] = options.base_url
     if spec.backend == "openai":
         backend_options.update(options.system_options)
@@ -129,24 +137,61 @@ def _run_ridge(options: RunOptions, task: AbricotTask, items: list[AbricotItem],
     return [by_id[item.id] for item in items], system.describe(), info
 
 
+def check_options(options: RunOptions) -> str:
+    """The ABRICOT-specific checks, before any model loads and before a run folder is written: the system,
+    options it does not read, the protocol and its shots, the --set keys. Returns the system's name."""
+    from senso.backends.openai import SETTINGS as OPENAI_SETTINGS
+    from senso.backends.specs import check_local_spec, parse_model_spec
+    from senso.likert.systems.ridge import EmbeddingRidge
+
+    system_name = options.system or LM_SYSTEM
+    if system_name not in ABRICOT_SYSTEMS:
+        raise SensoError(f"unknown ABRICOT system {system_name!r}; choose from {', '.join(ABRICOT_SYSTEMS)}")
+    for field, flag in ADMIRE_ONLY_OPTIONS.items():
+        if getattr(options, field) not in (None, False):
+            raise SensoError(f"{flag} is an AdMIRe option; {options.task} does not use it (ABRICOT has one split, "
+                             "the whole Italian file): leave it out")
+    for field, flag in MODEL_FLAGS.items():
+        if getattr(options, field) not in (None, False) and field not in SYSTEM_FLAGS[system_name]:
+            raise SensoError(f"{flag} is not used by --system {system_name} (it reads "
+                             f"{', '.join(MODEL_FLAGS[f] for f in SYSTEM_FLAGS[system_name])}): leave it out")
+    if system_name == "embedding-ridge":
+        check_keys(options.system_options, EmbeddingRidge.OPTION_KEYS, "--system embedding-ridge")
+        return system_name
+    protocol = options.protocol or "calamita"
+    if protocol not in PROTOCOLS:
+        raise SensoError(f"--protocol {protocol!r} is not an ABRICOT protocol; choose from {', '.join(PROTOCOLS)} "
+                         "(paper is the 3-shot one)")
+    if options.shots is not None and protocol != "paper":
+        raise SensoError(f"--shots {options.shots} sets the exemplars of the few-shot protocol, but the protocol is "
+                         f"{protocol} (0-shot): add --protocol paper")
+    check_local_spec(options.model, "--model")
+    spec = parse_model_spec(options.model, default_backend=options.backend or "hf")
+    if options.base_url and spec.backend != "openai":
+        raise SensoError(f"--base-url is for the openai backend, but the model is {spec}")
+    if system_name == "likert-generate" and spec.backend != "openai":
+        raise SensoError(f"--system likert-generate needs a chat model behind a server: "
+                         f"--model openai:NAME --base-url URL (got {spec})")
+    check_keys(options.system_options, OPENAI_SETTINGS if spec.backend == "openai" else (),
+               f"--system {system_name} with {'an openai' if spec.backend == 'openai' else 'a local'} model")
+    return system_name
+
+
 def run_abricot(options: RunOptions) -> Path:
     """Run `options.task` (abricot-abs / abricot-inc); returns the run folder."""
     started = time.perf_counter()
     task = get_task(options.task)
-    system_name = options.system or LM_SYSTEM
-    if system_name not in ABRICOT_SYSTEMS:
-        raise SensoError(f"unknown ABRICOT system {system_name!r}; choose from {', '.join(ABRICOT_SYSTEMS)}")
+    system_name = check_options(options)
     data_path = locate_abricot(options.data_dir)
     pool = load_abricot(data_path)
-    if options.limit is not None and options.limit < 1:
-        raise SensoError(f"--limit must be at least 1, got {options.limit}")
     items = pool[: options.limit] if options.limit else pool
+    cache = ResponseCache(enabled=options.use_cache)
+    cache.check()
     out_dir = Path(options.out) if options.out else default_run_dir(task.name, system_name)
     writer = RunWriter(out_dir)
-    config = {**{k: v for k, v in options.to_json().items() if k not in ADMIRE_ONLY_OPTIONS}, "system": system_name, "data_path": str(data_path),
-              "data_sha256": sha256_of(data_path)}
+    config = {**{k: v for k, v in options.to_json().items() if k not in ADMIRE_ONLY_OPTIONS}, "system": system_name,
+              "data_files": [data_file_entry(data_path)]}
     writer.write_config(config)
-    cache = ResponseCache(enabled=options.use_cache)
 
     runner = {LM_SYSTEM: _run_lm, "likert-generate": _run_generate}.get(system_name, _run_ridge)
     t0 = time.perf_counter()
@@ -155,7 +200,10 @@ def run_abricot(options: RunOptions) -> Path:
 
     # unparseable generated answers (label None) have no prediction to score: metrics cover the rest
     scored = [i for i, pred in enumerate(predictions) if pred.label is not None]
-    warnings = []
+    warnings = list(writer.warnings)
+    if len(items) < len(pool):
+        warnings.append(f"PARTIAL: the first {len(items)} of the {len(pool)} items (--limit {options.limit}); "
+                        "not comparable to published full-set results")
     if len(scored) < len(items):
         warnings.append(f"{len(items) - len(scored)} of {len(items)} answers were unparseable and are left out "
                         f"of the metrics (n_scored = {len(scored)}); see unparseable_ids")
@@ -181,7 +229,11 @@ def run_abricot(options: RunOptions) -> Path:
                "device": options.device, "chat_template": options.chat_template,
                "cache": {"hits": cache.hits, "misses": cache.misses, "enabled": cache.enabled}, **info},
     )
+    warnings += cache.warnings
     writer.write_results(record)
+    cache.close()
+    for warning in warnings:
+        console.print(f"[bold red]WARNING:[/] {warning}", highlight=False, soft_wrap=True)
     print_summary(task, system_name, info, metrics, by_domain, len(items))
     return writer.dir
 

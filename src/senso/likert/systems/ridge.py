@@ -154,6 +154,8 @@ class EmbeddingRidge:
         else:
             self._embedders = [Embedder(spec, self.cache) for spec in _parse_embedders(self.embedder)]
 
+    OPTION_KEYS = ("features", "kind")  # the --set keys `from_options` reads
+
     @classmethod
     def from_options(cls, embedder: str | None, options: dict[str, Any] | None = None,
                      cache: ResponseCache | None = None, seed: int = 0) -> "EmbeddingRidge":
