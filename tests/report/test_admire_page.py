@@ -90,7 +90,7 @@ def test_undecodable_image_is_noted_not_fatal(admire_runs, run_copy, tmp_path):
     broken.write_bytes(b"\x89PNG not really")
     run = run_copy(admire_runs["A0"])
     config = json.loads((run / "config.json").read_text())
-    config["data_file"] = str(data / "admire" / "subtask_a" / "en" / "dev" / "subtask_a_dev.tsv")
+    config["data_files"] = [{"path": str(data / "admire" / "subtask_a" / "en" / "dev" / "subtask_a_dev.tsv")}]
     (run / "config.json").write_text(json.dumps(config))
     rows = run_context(load_run(run))["admire_a"]["rows"]
     cell = next(c for c in rows[1].images if c.name == "12.png")

@@ -168,26 +168,32 @@ def admire_b_rows(samples: Sequence[dict[str, Any]], items: dict[str, AdmireBIte
     return rows
 
 
-def load_items(results: dict[str, Any], config: dict[str, Any]) -> tuple[dict[str, Any] | None, list[str]]:
-    """The run's items by compound, read again from the split file the run recorded (captions, image
-    paths, Subtask B sequences); (None, notes) when that file cannot be read."""
+def load_items(results: dict[str, Any], config: dict[str, Any],
+               run_dir: Path | None = None) -> tuple[dict[str, Any] | None, list[str]]:
+    """The run's items by compound, read again from the split file(s) the run recorded (found again if they
+    moved: captions, image paths, Subtask B sequences); (None, notes) when no file can be read."""
     from senso.admire import data as admire_data
+    from senso.report.run_folder import NOT_FOUND_HINT, locate_data_file, recorded_data_files
 
-    raw = config.get("data_file")
-    if not raw:
-        return None, ["config.json records no data_file: captions and images are not shown"]
-    path = Path(raw)
-    if not path.exists():
-        return None, [f"the run's data file {path} is not there any more: captions and images are not shown"]
+    recorded = recorded_data_files(config)
+    if not recorded:
+        return None, ["config.json records no data file: captions and images are not shown"]
+    located = [locate_data_file(raw, sha, run_dir=run_dir) for raw, sha in recorded]
+    notes = [n for _, found_notes in located for n in found_notes]
+    paths = [p for p, _ in located if p is not None]
+    if not paths:
+        return None, [n + ": captions and images are not shown" + NOT_FOUND_HINT for n in notes]
     lang = results.get("lang") or config.get("lang") or "en"
+    items = []
     try:
-        if results["task"] == "admire-a":
-            items = admire_data.read_subtask_a(path, lang=lang, caption_lang=results.get("caption_lang"))
-        else:
-            items = admire_data.read_subtask_b(path, lang=lang)
+        for path in paths:
+            if results["task"] == "admire-a":
+                items += admire_data.read_subtask_a(path, lang=lang, caption_lang=results.get("caption_lang"))
+            else:
+                items += admire_data.read_subtask_b(path, lang=lang)
     except SensoError as exc:
-        return None, [f"could not read the run's data file: {exc}"]
-    return {item.compound: item for item in items}, []
+        return None, [*notes, f"could not read the run's data file: {exc}"]
+    return {item.compound: item for item in items}, notes
 
 
 def caption_preview(text: str | None, limit: int = CAPTION_PREVIEW) -> str:

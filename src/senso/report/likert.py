@@ -119,21 +119,17 @@ def largest_errors(samples: Sequence[dict[str, Any]], items: dict[str, AbricotIt
     return rows
 
 
-def load_items(config: dict[str, Any]) -> tuple[dict[str, AbricotItem] | None, list[str]]:
-    """The run's items by id, read from the data file the run recorded, and notes for the page
-    (file gone, file changed since the run). (None, notes) when the file cannot be read."""
-    from senso.core.download import sha256_of
+def load_items(config: dict[str, Any], run_dir: Path | None = None) -> tuple[dict[str, AbricotItem] | None, list[str]]:
+    """The run's items by id, read from the data file the run recorded (found again if it moved), and notes
+    for the page (file gone, moved, changed since the run). (None, notes) when the file cannot be read."""
+    from senso.report.run_folder import NOT_FOUND_HINT, locate_data_file, recorded_data_files
 
-    raw = config.get("data_path")
-    if not raw:
-        return None, ["config.json records no data_path: sentences are not shown"]
-    path = Path(raw)
-    if not path.exists():
-        return None, [f"the run's data file {path} is not there any more: sentences are not shown"]
-    notes = []
-    recorded = config.get("data_sha256")
-    if recorded and sha256_of(path) != recorded:
-        notes.append(f"{path} changed since the run (sha256 differs from the one recorded): sentences may not match")
+    recorded = recorded_data_files(config)
+    if not recorded:
+        return None, ["config.json records no data file: sentences are not shown"]
+    path, notes = locate_data_file(*recorded[0], run_dir=run_dir)
+    if path is None:
+        return None, [n + ": sentences are not shown" + NOT_FOUND_HINT for n in notes]
     try:
         items = load_abricot(path)
     except SensoError as exc:

@@ -91,6 +91,55 @@ def load_run(run_dir: str | Path) -> RunFolder:
     return RunFolder(path=path, results=results, samples=samples, config=config)
 
 
+DATA_ROOTS = ("abricot", "admire")
+NOT_FOUND_HINT = (" (nor a copy under the data folders: set SENSO_DATA_DIR to the folder holding abricot/ and "
+                  "admire/)")  # the data folder's top-level folders: a recorded path's tail from here
+
+
+def recorded_data_files(config: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """(path, sha256 or None) of each data file a run recorded: `data_files` as [{"path", "sha256"}] (today), or
+    the older `data_path`/`data_sha256` (ABRICOT), `data_file` (AdMIRe, comma-separated) and plain path lists."""
+    files = config.get("data_files")
+    if isinstance(files, list) and files:
+        return [(str(f["path"]), f.get("sha256")) if isinstance(f, dict) else (str(f), None) for f in files]
+    if config.get("data_path"):
+        return [(str(config["data_path"]), config.get("data_sha256"))]
+    if config.get("data_file"):
+        return [(p.strip(), None) for p in str(config["data_file"]).split(", ") if p.strip()]
+    return []
+
+
+def locate_data_file(recorded: str, sha256: str | None, run_dir: Path | None = None) -> tuple[Path | None, list[str]]:
+    """The file a run read, wherever it is now, and notes saying whether it moved or changed.
+
+    Looked for at the recorded path (relative ones: from here and from the run folder's project), then under the
+    data folders (--data-dir's defaults) by its path from abricot/ or admire/ on. With a recorded sha256 a file
+    found elsewhere with the same content has "moved"; different content has "changed"."""
+    from senso.core.download import sha256_of
+    from senso.core.paths import data_dir_candidates
+
+    raw = Path(recorded)
+    candidates = [raw] if raw.is_absolute() else [raw, *((run_dir.resolve().parent.parent / raw,) if run_dir else ())]
+    parts = raw.parts
+    tail = next((Path(*parts[k:]) for k, part in enumerate(parts) if part in DATA_ROOTS), None)
+    if tail is not None:
+        candidates += [base / tail for base in data_dir_candidates(None)]
+    found = [c for c in dict.fromkeys(candidates) if c.is_file()]
+    if not found:
+        return None, [f"the run's data file {recorded} is not there any more"]
+    if sha256 is None:
+        moved = [] if found[0] == raw else [f"the run's data file {recorded} was read from {found[0]} (no sha256 "
+                                            "recorded: it cannot be checked to be the same file)"]
+        return found[0], moved
+    same = [c for c in found if sha256_of(c) == sha256]
+    if same:
+        note = [] if same[0] == raw else [f"the run's data file moved: {recorded} is now read from {same[0]} "
+                                          "(same sha256)"]
+        return same[0], note
+    return found[0], [f"{found[0]} changed since the run (sha256 differs from the one recorded for {recorded}): "
+                      "sentences, captions and images may not match"]
+
+
 def model_lines(description: Any, prefix: str = "") -> list[tuple[str, str]]:
     """(role, "spec · fingerprint") for every model a system description names.
 
