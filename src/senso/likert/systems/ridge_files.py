@@ -59,11 +59,11 @@ def predict_csv(model_path: str | Path, csv_path: str | Path, out: str | Path,
     csv_path, out = Path(csv_path), Path(out)
     if out.resolve() == csv_path.resolve():
         raise SensoError(f"refusing to overwrite the input {csv_path}: choose another output path")
+    items = load_abricot(csv_path, require_scores=False)  # the input checked before the model loads
     model = EmbeddingRidge.load(model_path, cache=cache)
     task = get_task(model.describe()["task"])
     pred_column = task.pred_column
     label_column = pred_column + "_label"
-    items = load_abricot(csv_path, require_scores=False)
     header, rows = _read_rows(csv_path)
     for column in (pred_column, label_column):
         if column in header:
