@@ -253,3 +253,108 @@ def test_bad_input(case: Case, senso, tmp_path, monkeypatch):
 
 def test_catalogue_is_large_enough():
     assert len(CASES) >= 60 and len({c.id for c in CASES}) == len(CASES)
+
+
+# ---------------------------------------------------------------------------- what the catalogue's phrases cannot show
+
+def test_no_wordnet_is_a_warning_not_silence(tmp_path, monkeypatch):
+    from senso.admire.run import check_options
+    from senso.admire.systems import wordnet
+    from senso.core.options import RunOptions
+
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setattr(wordnet, "wordnet_candidates", lambda explicit=None: [tmp_path / "empty"])
+    _, warnings = check_options(RunOptions(task="admire-a", system="sense-pipeline", data_dir=DATA))
+    assert any(w.startswith("NO WORDNET") and "--set wordnet=FOLDER" in w for w in warnings)
+    _, warnings = check_options(RunOptions(task="admire-a", system="ensemble", data_dir=DATA))  # its members use it
+    assert any(w.startswith("NO WORDNET") for w in warnings)
+    _, warnings = check_options(RunOptions(task="admire-a", system="random", data_dir=DATA))
+    assert warnings == []
+
+
+def test_bad_cache_row_is_recomputed_loudly(tmp_path, capsys):
+    from senso.core.cache import ResponseCache
+
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    cache.put("ns", "k", [1.0])
+    cache.close()
+    with sqlite3.connect(tmp_path / "c.sqlite") as conn:
+        conn.execute("UPDATE responses SET value = '{not json' WHERE key = 'k'")
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    assert cache.get("ns", "k") is None and cache.misses == 1
+    assert "unreadable row" in cache.warnings[0] and "unreadable row" in capsys.readouterr().err
+    cache.put("ns", "k", [2.0])
+    assert cache.get("ns", "k") == [2.0]
+
+
+def test_failed_cache_write_keeps_the_results(tmp_path):
+    from senso.core.cache import ResponseCache
+
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    cache.put("ns", "a", 1)
+    cache.conn.execute("DROP TABLE responses")  # any fault of the database under a running cache
+    cache.put("ns", "b", 2)  # no exception: the run goes on without the cache
+    assert not cache.enabled and "running on without the response cache" in cache.warnings[0]
+
+
+def test_run_over_an_old_run_removes_its_files(senso, tmp_path):
+    old_run_folder(tmp_path)
+    code, _ = senso("run", "admire-a", "--system", "random", "--out", str(tmp_path / "old"))
+    assert code == 0
+    assert not (tmp_path / "old" / "report.html").exists()
+    assert (tmp_path / "old" / "submission_EN.tsv").read_text() != "stale"
+    assert any("held an earlier run" in w for w in json.loads((tmp_path / "old" / "results.json").read_text())["warnings"])
+
+
+def test_no_cache_run_without_a_model_creates_nothing_in_the_cache(senso, tmp_path):
+    code, output = senso("run", "admire-a", "--system", "random", "--no-cache", "--out", str(tmp_path / "r"))
+    assert code == 0, output
+    assert not (tmp_path / "cache").exists()
+
+
+def test_run_folder_is_portable_and_a_moved_file_is_found(senso, tmp_path, monkeypatch):
+    import shutil
+
+    from senso.report.run_folder import load_run, locate_data_file, recorded_data_files
+
+    code, output = senso("run", "admire-a", "--system", "random", "--out", str(tmp_path / "r"))
+    assert code == 0, output
+    config = json.loads((tmp_path / "r" / "config.json").read_text())
+    [entry] = config["data_files"]
+    assert Path(entry["path"]).is_absolute() and len(entry["sha256"]) == 64
+    moved = tmp_path / "moved"
+    shutil.copytree(DATA / "admire" / "subtask_a" / "en" / "dev", moved / "admire" / "subtask_a" / "en" / "dev")
+    monkeypatch.setenv("SENSO_DATA_DIR", str(moved))
+    entry_elsewhere = str(tmp_path / "gone" / "admire" / "subtask_a" / "en" / "dev" / "subtask_a_dev.tsv")
+    path, notes = locate_data_file(entry_elsewhere, entry["sha256"])
+    assert path is not None and path.is_relative_to(moved) and "moved" in notes[0]
+    (path).write_text(path.read_text() + "\n")
+    _, notes = locate_data_file(entry_elsewhere, entry["sha256"])
+    assert "changed since the run" in notes[0]
+    assert recorded_data_files({"data_path": "x.csv", "data_sha256": "ab"}) == [("x.csv", "ab")]
+    assert load_run(tmp_path / "r").task == "admire-a"
+
+
+def test_abricot_limit_is_partial_and_not_placed(tmp_path, monkeypatch, capsys):
+    sys.path.insert(0, str(Path(__file__).parent / "report"))
+    from report_fixtures import AnswerModel
+
+    from senso.core.options import RunOptions
+    from senso.likert import run as runner
+    from senso.report.placement import abricot_placement
+    from senso.report.run_folder import load_run
+
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+    class Answers(dict):
+        def __missing__(self, item_id: str) -> int:
+            return 1 + sum(map(ord, item_id)) % 5
+
+    answers = Answers()
+    monkeypatch.setattr(runner, "load_model", lambda options, cache: AnswerModel(answers))
+    out = runner.run_abricot(RunOptions(task="abricot-abs", data_dir=DATA, out=tmp_path / "r", limit=20, use_cache=False))
+    warnings = json.loads((out / "results.json").read_text())["warnings"]
+    assert any(w.startswith("PARTIAL: the first 20 of the 127 items") for w in warnings)
+    assert "PARTIAL" in capsys.readouterr().err
+    placement = abricot_placement(load_run(out))
+    assert not any(row.is_run for board in placement.boards for row in board.rows)
+    assert "PARTIAL" in placement.notes[0]
