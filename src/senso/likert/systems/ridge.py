@@ -162,6 +162,8 @@ class EmbeddingRidge:
         else:
             self._embedders = [with_cache(Embedder(spec), self.cache) for spec in _parse_embedders(self.embedder)]
 
+    OPTION_KEYS = ("features", "kind")  # the --set keys `from_options` reads
+
     @classmethod
     def from_options(cls, embedder: str | None, options: dict[str, Any] | None = None,
                      cache: ResponseCache | None = None, seed: int = 0) -> "EmbeddingRidge":
@@ -331,15 +333,7 @@ class EmbeddingRidge:
     def load(cls, path: str | Path, cache: ResponseCache | None = None) -> "EmbeddingRidge":
         """Read a model written by `save`; warns (ModelFileWarning) when the installed embedder differs."""
         path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise SensoError(f"{path}: not a readable senso model file ({exc})") from None
-        if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
-            raise SensoError(f"{path}: not a senso {MODEL_FORMAT} model file")
-        if data.get("format_version") != MODEL_FORMAT_VERSION:
-            raise SensoError(f"{path}: model format version {data.get('format_version')} is not supported "
-                             f"(this senso reads version {MODEL_FORMAT_VERSION})")
+        data = _read_model_file(path)
         try:
             system = cls(embedder=data["embedder"], features=tuple(data["features"]), kind=data["embedding_kind"],
                          alphas=tuple(data["alpha_grid"]), cache=cache)
@@ -362,6 +356,29 @@ class EmbeddingRidge:
                 "is installed: predictions may differ from the model's own"), stacklevel=2)
         system._fitted = fitted
         return system
+
+
+def _read_model_file(path: Path) -> dict[str, Any]:
+    """The JSON of a model file written by `EmbeddingRidge.save`; SensoError naming the file otherwise."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise SensoError(f"{path}: not a readable senso model file ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
+        raise SensoError(f"{path}: not a senso {MODEL_FORMAT} model file")
+    if data.get("format_version") != MODEL_FORMAT_VERSION:
+        raise SensoError(f"{path}: model format version {data.get('format_version')} is not supported "
+                         f"(this senso reads version {MODEL_FORMAT_VERSION})")
+    return data
+
+
+def model_file_task(path: str | Path) -> LikertTask:
+    """The task a saved model was fitted on, read from its file without loading the embedder."""
+    data = _read_model_file(Path(path))
+    try:
+        return get_task(data.get("task_file") or data["task"])
+    except KeyError as exc:
+        raise SensoError(f"{path}: model file lacks the field {exc.args[0]!r}") from None
 
 
 def seen_lemma_message(seen: Sequence[LikertItem], n_items: int) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from senso.core.errors import DataError, SensoError
 from senso.core.cache import ResponseCache
-from senso.likert.systems.ridge import EmbeddingRidge, SYSTEMS, seen_lemma_message
+from senso.likert.systems.ridge import EmbeddingRidge, SYSTEMS, model_file_task, seen_lemma_message
 from senso.likert.task import get_task
 
 
@@ -58,11 +58,11 @@ def predict_csv(model_path: str | Path, csv_path: str | Path, out: str | Path,
     csv_path, out = Path(csv_path), Path(out)
     if out.resolve() == csv_path.resolve():
         raise SensoError(f"refusing to overwrite the input {csv_path}: choose another output path")
+    task = model_file_task(model_path)
+    items = task.load_items(csv_path, require_gold=False)  # the input checked before the model loads
     model = EmbeddingRidge.load(model_path, cache=cache)
-    task = model.task
     pred_column = task.pred_column
     label_column = pred_column + "_label"
-    items = task.load_items(csv_path, require_gold=False)
     header, rows = _read_rows(csv_path)
     for column in (pred_column, label_column):
         if column in header:
