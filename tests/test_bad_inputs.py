@@ -51,8 +51,13 @@ ROW = ["1", "opensub", "3", "7", "Il caffè è buono", "caffè", "caffè", "0.5"
 
 
 def latin1_abricot(tmp: Path) -> None:
+    from senso.likert.systems.ridge import MODEL_FORMAT, MODEL_FORMAT_VERSION
+
     abricot_csv(tmp / "latin" / "abricot" / "dataset_it.csv", [ROW], encoding="latin-1")
     abricot_csv(tmp / "latin1.csv", [ROW], encoding="latin-1")
+    # a model file's head only: predict reads the task from it, then the CSV, before it loads the model
+    (tmp / "abs.model").write_text(json.dumps({"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION,
+                                               "task": "abricot-abs"}))
 
 
 def latin1_admire(tmp: Path) -> None:
@@ -106,6 +111,34 @@ def old_run_folder(tmp: Path) -> None:
         (run / name).write_text("stale")
 
 
+TASK_FILE = "\n".join([
+    'name = "concreteness-en"',
+    'description = "How concrete is the word in this sentence, 1 (abstract) to 7 (concrete)"',
+    'data = "items.csv"',
+    "scale = [1, 7]",
+    "gold_range = [1, 7]",
+    'template = """How concrete is "{word}" here, from 1 to 7?',
+    '{text}',
+    '"""',
+    "",
+    "[columns]",
+    'gold = "rating"',
+    'group = "lemma"',
+    "",
+])
+
+
+def task_file(tmp: Path) -> None:
+    """A 1-7 Likert task file (no [protocols] table: its protocols are zero-shot and few-shot) and its data."""
+    folder = tmp / "tf"
+    folder.mkdir()
+    (folder / "task.toml").write_text(TASK_FILE, encoding="utf-8")
+    with (folder / "items.csv").open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["id", "text", "word", "rating", "lemma"])
+        writer.writerows([["a", "The dog sleeps.", "dog", "6.5", "dog"], ["b", "An idea came.", "idea", "1.5", "idea"]])
+
+
 # ---------------------------------------------------------------------------- the catalogue
 
 R = "run"
@@ -147,6 +180,20 @@ CASES = [
     c("ranker-on-admire-sense", "run admire-sense --ranker caption", 2, "for admire-sense"),
     c("set-without-equals", f"{ADA} --set aggregator", 2, "--set expects KEY=VALUE"),
     c("set-twice", f"{ADA} --set a=1 --set a=2", 2, "--set a is given twice"),
+    # the same checks on a Likert task file (the Likert registry's rows declare what each system reads)
+    c("taskfile-protocol-unknown", "run {tmp}/tf/task.toml --protocol paper", 2,
+      "unknown protocol 'paper' for task concreteness-en; choose from few-shot, zero-shot", "task_file"),
+    c("taskfile-shots-without-few-shot", "run {tmp}/tf/task.toml --shots 2", 2, "add --protocol few-shot", "task_file"),
+    c("taskfile-set-unknown-ridge", "run {tmp}/tf/task.toml --system embedding-ridge --set alpha=1", 2,
+      "unknown --set key(s) alpha for --system embedding-ridge; valid keys: features, kind", "task_file"),
+    c("taskfile-set-unknown-likert-lm", "run {tmp}/tf/task.toml --set temperature=0", 2,
+      "unknown --set key(s) temperature for --system likert-lm with a local model; valid keys: none", "task_file"),
+    c("taskfile-lang", "run {tmp}/tf/task.toml --lang pt", 2, "--lang is an AdMIRe option; concreteness-en does not use it",
+      "task_file"),
+    c("taskfile-model-on-ridge", "run {tmp}/tf/task.toml --system embedding-ridge --model hf:x", 2,
+      "--model is not used by --system embedding-ridge", "task_file"),
+    c("taskfile-base-url-with-hf-model", "run {tmp}/tf/task.toml --model hf:x --base-url http://127.0.0.1:9/v1", 2,
+      "--base-url is for the openai backend", "task_file"),
     # options checked before anything slow (no model load, no run folder)
     c("batch-size-0", f"{ABA} --batch-size 0", 2, "--batch-size must be a whole number of at least 1, got 0"),
     c("batch-size-negative-admire", f"{ADA} --batch-size -5", 2, "--batch-size must be a whole number of at least 1"),
@@ -183,13 +230,13 @@ CASES = [
     # files in another encoding
     c("latin1-run-abricot", f"{ABA} --system embedding-ridge --data-dir {{tmp}}/latin", 2, "not UTF-8 text", "latin1_abricot"),
     c("latin1-names-fix", f"{ABA} --system embedding-ridge --data-dir {{tmp}}/latin", 2, "Re-save it as UTF-8", "latin1_abricot"),
-    c("latin1-predict", "predict no.model {tmp}/latin1.csv -o out.csv", 2, "latin1.csv: not UTF-8 text", "latin1_abricot"),
+    c("latin1-predict", "predict {tmp}/abs.model {tmp}/latin1.csv -o out.csv", 2, "latin1.csv: not UTF-8 text", "latin1_abricot"),
     c("latin1-admire", f"{ADA} --data-dir {{tmp}}/latin", 2, "subtask_a_dev.tsv: not UTF-8 text", "latin1_admire"),
     # data validation that already named file, row and field
-    c("abricot-duplicate-id", f"{ABA} --system embedding-ridge --data-dir {{tmp}}/dup", 2, "row 2, field 'ID': duplicate ID", "broken_abricot"),
-    c("abricot-score-range", f"{ABA} --system embedding-ridge --data-dir {{tmp}}/range", 2, "field 'abs_mean': score '1.5' is outside", "broken_abricot"),
+    c("abricot-duplicate-id", f"{ABA} --system embedding-ridge --data-dir {{tmp}}/dup", 2, "row 2, field 'ID': duplicate id '1' (first at row 1)", "broken_abricot"),
+    c("abricot-score-range", f"{ABA} --system embedding-ridge --data-dir {{tmp}}/range", 2, "field 'abs_mean': gold '1.5' is outside gold_range [0, 1]", "broken_abricot"),
     c("abricot-offsets", f"{ABA} --system embedding-ridge --data-dir {{tmp}}/offsets", 2, "field 'begin/end'", "broken_abricot"),
-    c("abricot-missing-columns", f"{ABA} --system embedding-ridge --data-dir {{tmp}}/cols", 2, "missing column(s) domain", "broken_abricot"),
+    c("abricot-missing-columns", f"{ABA} --system embedding-ridge --data-dir {{tmp}}/cols", 2, "missing column(s) 'target_token' (the word column), 'abs_mean' (the gold column)", "broken_abricot"),
     c("admire-missing-columns", f"{ADA} --data-dir {{tmp}}/cols", 2, "missing column(s) subset", "broken_admire"),
     c("predict-missing-model", "predict no.model {data}/abricot/dataset_it.csv -o out.csv", 2, "no.model: not a readable senso model file"),
     # compare, report, score, leaderboard
