@@ -79,17 +79,15 @@ def check_options(options: RunOptions, task: LikertTask, system: LikertSystem) -
     if "model" in system.flags:
         check_local_spec(options.model, "--model")
         spec = parse_spec(options.model, "lm", default_backend=options.backend)
-        if options.base_url and spec.backend != "openai":
-            raise SensoError(f"--base-url is for the openai backend, but the model is {spec}: give --model "
-                             "openai:NAME, or leave --base-url out")
         if system.backends and spec.backend not in system.backends:
             raise SensoError(f"--system {system.name} needs a chat model behind a server: "
                              f"--model openai:NAME --base-url URL (got {spec})")
+        if options.base_url and spec.backend != "openai":
+            raise SensoError(f"--base-url is for the openai backend, but the model is {spec}: give --model "
+                             "openai:NAME, or leave --base-url out")
         if spec.backend == "openai":
             valid_keys += OPENAI_SETTINGS
         described += f" with {'an openai' if spec.backend == 'openai' else 'a local'} model"
-    if "embedder" in system.flags:
-        parse_spec(options.embedder, "embedder")
     check_keys(options.system_options, valid_keys, described)
 
 
