@@ -63,5 +63,10 @@ def task_entry(task: str) -> TaskEntry:
 
 
 def run(options: RunOptions) -> Path:
-    """Run a task end to end; returns the run folder (holding results.json and samples.jsonl)."""
-    return task_entry(str(options.task)).run(options)
+    """Run a task end to end; returns the run folder (holding results.json and samples.jsonl).
+
+    Every option is checked first (generic ones by `RunOptions.validate`, the task's and system's by its
+    wing), so a bad value fails in a second, before any model loads or any run folder is written."""
+    entry = task_entry(str(options.task))
+    options.validate()
+    return entry.run(options)

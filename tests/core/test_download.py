@@ -68,5 +68,8 @@ def test_offline_and_absent_explains_data_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("SENSO_ABRICOT_URL", "http://127.0.0.1:9/none.csv")
     with pytest.raises(DataNotFound, match="--data-dir"):
         abricot_data.locate_abricot(None)
+    (tmp_path / "empty").mkdir()
     with pytest.raises(DataNotFound, match="no ABRICOT data in"):
         abricot_data.locate_abricot(tmp_path / "empty")
+    with pytest.raises(DataNotFound, match="does not exist"):
+        abricot_data.locate_abricot(tmp_path / "typo")

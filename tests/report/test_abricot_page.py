@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import pytest
 from report_fixtures import GOLD
@@ -110,7 +111,7 @@ def test_page_is_self_contained_html(abricot_runs, run_copy):
 def test_page_without_the_data_file_says_so(abricot_runs, run_copy):
     run = run_copy(abricot_runs["A"])
     config = json.loads((run / "config.json").read_text())
-    config["data_files"][0]["path"] = str(run / "gone.csv")
+    config["data_files"] = [{"path": str(run / "gone.csv"), "sha256": "0" * 64}]
     (run / "config.json").write_text(json.dumps(config))
     html = write_run_report(run).read_text()
     assert "is not there any more: sentences are not shown" in html
@@ -121,6 +122,12 @@ def test_changed_data_file_is_noted(abricot_runs, run_copy):
     run = run_copy(abricot_runs["A"])
     config = json.loads((run / "config.json").read_text())
     config["data_files"][0]["sha256"] = "0" * 64
+    (run / "config.json").write_text(json.dumps(config))
+    assert "changed since the run" in write_run_report(run).read_text()
+    # runs written before data_files: data_path / data_sha256
+    config = {k: v for k, v in config.items() if k != "data_files"}
+    config.update(data_path=str(Path(json.loads((abricot_runs["A"] / "config.json").read_text())["data_files"][0]["path"])),
+                  data_sha256="0" * 64)
     (run / "config.json").write_text(json.dumps(config))
     assert "changed since the run" in write_run_report(run).read_text()
 

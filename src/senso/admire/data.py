@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem, AdmireBItem, ImageOption
-from senso.core.errors import DataError, DataNotFound, SensoError
+from senso.core.errors import DataError, DataNotFound, SensoError, not_utf8
 from senso.core.paths import data_dir_candidates
 from senso.admire.task import SPLITS
 
@@ -72,6 +72,13 @@ def read_tsv(path: str | Path, required: Sequence[str]) -> tuple[list[str], list
     path = Path(path)
     if not path.is_file():
         raise DataError(path, "file not found")
+    try:
+        return _read_tsv(path, required)
+    except UnicodeDecodeError:
+        raise not_utf8(path) from None
+
+
+def _read_tsv(path: Path, required: Sequence[str]) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     with path.open(encoding="utf-8-sig", newline="") as fh:
         reader = csv.DictReader(fh, delimiter="\t")
         columns = [c.strip() for c in (reader.fieldnames or [])]
@@ -203,8 +210,6 @@ def check_same_compounds(inputs: Iterable[str], gold: Iterable[str], inputs_path
 def locate_admire(data_dir: str | Path | None = None) -> Path:
     """The `admire` folder: under --data-dir (or that folder itself), SENSO_DATA_DIR, the user cache."""
     candidates = data_dir_candidates(data_dir)
-    if data_dir:
-        candidates = candidates[:1]
     for base in candidates:
         for root in (base / "admire", base):
             if (root / "subtask_a").is_dir() or (root / "subtask_b").is_dir() or (root / "reference").is_dir():

@@ -174,7 +174,7 @@ def fetch_admire(
 ) -> FetchReport:
     """Download, verify and unpack the official AdMIRe release into `<data dir>/admire`."""
     api = (api_url or os.environ.get(API_ENV) or FIGSHARE_API).rstrip("/")
-    base = data_dir_candidates(data_dir)[0]
+    base = Path(data_dir).expanduser() if data_dir else data_dir_candidates(None)[0]  # where to put it: may be new
     root = base / "admire"
     article = _get_json(f"{api}/articles/{article_id}")
     doi = (article.get("doi") or "").lower()

@@ -15,7 +15,7 @@ from typing import Any
 from senso.admire.data import AdmireATarget, read_targets
 from senso.core.errors import SensoError
 from senso.core.stats import PairedComparison, UndefinedMetric, paired_permutation_test
-from senso.core.records import load_samples
+from senso.core.records import load_results, load_samples
 from senso.admire.scoring import GROUPS, score_item_a, score_item_b
 from senso.admire.submission import read_submission
 from senso.admire.task import get_task
@@ -45,6 +45,11 @@ class Comparison:
 def load_side(path: str | Path, subtask: str) -> SideData:
     path = Path(path)
     if path.is_dir():
+        results = load_results(path)
+        wanted = f"admire-{subtask}"
+        if results.get("task") != wanted:
+            raise SensoError(f"{path} is a run of {results.get('task')!r}, not {wanted}: `senso compare {wanted}` "
+                             f"compares two {wanted} runs (for other runs, `senso report RUN_A RUN_B -o page.html`)")
         samples = load_samples(path)
         if subtask == "a":
             preds = {s["compound"]: tuple(s["predicted_order"]) for s in samples}
@@ -123,4 +128,11 @@ def compare(task_name: str, a: str | Path, b: str | Path, gold: str | Path | Non
                 result.rows.append((group, metric, outcome, None))
             except UndefinedMetric as exc:
                 result.rows.append((group, metric, None, str(exc)))
+    disagree = [f"{g} {m}" for g, m, r, _ in result.rows
+                if r is not None and ((r.ci_low > 0 or r.ci_high < 0) != (r.p_value < 0.05))]
+    if disagree:
+        result.notes.append(f"The CI and the p-value disagree for {', '.join(disagree)}: the CI is a bootstrap "
+                            "percentile interval and the p-value a sign-flip permutation test; on few items (or many "
+                            "ties) they can fall on either side of 0.05. Neither is wrong; report both, and trust "
+                            "neither alone on so few items.")
     return result

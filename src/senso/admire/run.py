@@ -9,23 +9,27 @@ Without gold the run writes its submission and no metrics, and says so.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence
 
 from rich.console import Console
 
-from senso.admire.data import load_subtask_a, load_subtask_b, split_file
+from senso.admire.data import load_subtask_a, load_subtask_b, locate_admire, split_file
 from senso.core.errors import SensoError
 from senso.core.stats import Estimate
 from senso.core.cache import ResponseCache
 from senso.core.fingerprint import path_fingerprint
-from senso.core.options import RunOptions
+from senso.core.options import RunOptions, check_keys
 from senso.admire.tables import metrics_table
 from senso.core.records import run_config, RunRecord, RunWriter, default_run_dir
 from senso.admire.scoring import GROUPS, PARITY_NOTE, aggregate, score_item_a, score_item_b
 from senso.admire.submission import write_submission_a, write_submission_b
 from senso.admire.systems.fitting import FIT_SPLITS, cross_validate, fit_cached, is_fittable, load_fitted_model
-from senso.admire.task import TEXT_AND_IMAGES, TEXT_ONLY, AdmireTask, check_lang_split, get_task, hygiene_warnings, official_size, submission_name
+from senso.admire.task import (
+    ABRICOT_ONLY_FLAGS, DEFAULT_LANG, DEFAULT_SPLIT, TEXT_AND_IMAGES, TEXT_ONLY, AdmireTask, check_lang_split,
+    get_task, hygiene_warnings, official_size, submission_name, targets_name,
+)
 
 console = Console()
 warn_console = Console(stderr=True)
@@ -75,16 +79,63 @@ def _run_fitted(system: Any, items: Sequence[Any], options: RunOptions, splits: 
     return system.rank(items), {"cross_validated": False, **info}
 
 
+def check_options(options: RunOptions) -> tuple[RunOptions, list[str]]:
+    """The AdMIRe-specific checks, before anything slow and before a run folder: options the task does not
+    read, language and split, the system and the --set keys it reads. Returns the options with the AdMIRe
+    defaults filled in, and warnings for the terminal and results.json."""
+    from senso.admire.systems.registry import (
+        ADMIRE_A_SYSTEMS, ADMIRE_B_SYSTEMS, USES_WORDNET, system_keys, system_members,
+    )
+    from senso.backends.specs import check_local_spec
+
+    options = replace(options, lang=options.lang or DEFAULT_LANG, split=options.split or DEFAULT_SPLIT)
+    for field, flag in ABRICOT_ONLY_FLAGS.items():
+        if getattr(options, field) not in (None, False):
+            raise SensoError(f"{flag} is an ABRICOT prompting option; {options.task} does not use it (leave it out)")
+    splits = options.split.split("+")
+    if options.task == "admire-sense":
+        subtask, system_name = "sense", "sense"
+        if options.lang not in ("en", "pt"):
+            raise SensoError(f"admire-sense has no language {options.lang!r}; choose from en, pt")
+    else:
+        task = get_task(options.task)
+        subtask, system_name = task.subtask, options.system or task.default_system
+        for split in splits:
+            check_lang_split(task, options.lang, split)
+        registry = ADMIRE_A_SYSTEMS if subtask == "a" else ADMIRE_B_SYSTEMS
+        if system_name not in registry:
+            raise SensoError(f"unknown {task.name} system {system_name!r}; choose from {', '.join(sorted(registry))}")
+    check_keys(options.system_options, system_keys(subtask, system_name, options),
+               f"{options.task} system {system_name!r}" if subtask != "sense" else "admire-sense")
+    for flag, spec in (("--model", options.model), ("--generator", options.generator), ("--image-model", options.image_model)):
+        check_local_spec(spec, flag)
+    warnings = []
+    if USES_WORDNET & set(system_members(subtask, system_name, options)) and "wordnet" not in options.system_options:
+        from senso.admire.systems.wordnet import WordNet
+
+        if WordNet.locate() is None:
+            warnings.append("NO WORDNET: no WordNet database was found, so this system runs without WordNet meanings "
+                            "and word signals and scores differently from runs with it. Install Debian's wordnet-base "
+                            "(apt-get install wordnet-base) or NLTK's wordnet corpus, or point at one with "
+                            "--set wordnet=FOLDER")
+    return options, warnings
+
+
+def _official_gold(options: RunOptions, subtask: str, split: str) -> Path | None:
+    """The organisers' targets file for the split in the data folder's reference/ (e.g. b_en_dev_targets.tsv)."""
+    path = locate_admire(options.data_dir) / "reference" / targets_name(subtask, options.lang, split)
+    return path if path.is_file() else None
+
+
 def run_admire(options: RunOptions) -> Path:
     """Run an AdMIRe task end to end; returns the run folder."""
+    options, warnings = check_options(options)
     if options.task == "admire-sense":
         from senso.admire.run_sense import run_admire_sense
 
-        return run_admire_sense(options)
+        return run_admire_sense(options, warnings)
     task = get_task(options.task)
     splits = options.split.split("+")
-    for split in splits:
-        check_lang_split(task, options.lang, split)
     if len(splits) != len(set(splits)):
         raise SensoError(f"split {options.split!r} names a split twice")
     if len(splits) > 1 and options.gold:
@@ -93,18 +144,31 @@ def run_admire(options: RunOptions) -> Path:
         raise SensoError("Subtask B has English captions only")
     system_name = options.system or task.default_system
     cache = ResponseCache(enabled=options.use_cache)
+    cache.check()
     system = make_system(task, system_name, options, cache)
     uses_images = bool(getattr(system, "uses_images", False))
     data_paths = [split_file(options.data_dir, task.subtask, options.lang, split) for split in splits]
 
     started = time.perf_counter()
     items = []
-    for split in splits:
+    gold_files: list[Path] = [Path(options.gold)] if options.gold else []
+    notes = []
+
+    def load(split: str, gold: Path | None) -> list:
         if task.subtask == "a":
-            items += load_subtask_a(options.data_dir, options.lang, split, gold=options.gold,
-                                    caption_lang=options.caption_lang, need_images=uses_images)
-        else:
-            items += load_subtask_b(options.data_dir, options.lang, split, gold=options.gold, need_images=uses_images)
+            return load_subtask_a(options.data_dir, options.lang, split, gold=gold,
+                                  caption_lang=options.caption_lang, need_images=uses_images)
+        return load_subtask_b(options.data_dir, options.lang, split, gold=gold, need_images=uses_images)
+
+    for split in splits:
+        split_items = load(split, options.gold)
+        lacks_gold = all((i.expected_order if task.subtask == "a" else i.expected_item) is None for i in split_items)
+        official = _official_gold(options, task.subtask, split) if lacks_gold and not options.gold else None
+        if official is not None:  # the organisers' targets shipped beside the data: score against them, and say so
+            split_items = load(split, official)
+            gold_files.append(official)
+            notes.append(f"gold for {options.lang} {split}: the organisers' targets file {official}")
+        items += split_items
     repeated = sorted({i.compound for i in items if sum(j.compound == i.compound for j in items) > 1})
     if repeated:
         raise SensoError(f"splits {options.split} share compounds ({', '.join(repeated[:5])}); score them separately")
@@ -115,13 +179,13 @@ def run_admire(options: RunOptions) -> Path:
 
     out_dir = Path(options.out) if options.out else default_run_dir(task.name, system_name)
     writer = RunWriter(out_dir)
-    fingerprints = {"data": path_fingerprint(data_paths[0])} if len(data_paths) == 1 else {
-        f"data_{split}": path_fingerprint(path) for split, path in zip(splits, data_paths)}
-    if options.gold:
-        fingerprints["gold"] = path_fingerprint(options.gold)
+    warnings += writer.warnings
+    fingerprints = {"data": path_fingerprint(data_paths[0], memo=options.use_cache)} if len(data_paths) == 1 else {
+        f"data_{split}": path_fingerprint(path, memo=options.use_cache) for split, path in zip(splits, data_paths)}
+    for gold_file in gold_files:
+        fingerprints["gold" if len(gold_files) == 1 else f"gold_{gold_file.name}"] = path_fingerprint(gold_file, memo=options.use_cache)
     description = system.describe()
-    config = run_config(options, system_name, [*data_paths, *([options.gold] if options.gold else [])],
-                        system_description=description)
+    config = run_config(options, system_name, [*data_paths, *gold_files], system_description=description)
     writer.write_config(config)
 
     started = time.perf_counter()
@@ -172,19 +236,22 @@ def run_admire(options: RunOptions) -> Path:
 
     # Cross-validated: no item was ranked by a model fit on its compound, whatever the last fold saw.
     cross_validated = bool(fitting and fitting.get("cross_validated"))
-    warnings = [] if cross_validated else hygiene_warnings(system, [i.compound for i in items], options.split)
+    if not cross_validated:
+        warnings += hygiene_warnings(system, [i.compound for i in items], options.split)
     n_official = sum(official_size(task.subtask, options.lang, split) for split in splits)
     if len(items) != n_official:
         warnings.append(f"PARTIAL: {len(items)} of the {n_official} items of the official {options.lang} {options.split} split "
                         f"(--limit {options.limit}); not comparable to the leaderboard" if options.limit is not None else
-                        f"the data file has {n_split} items, the official split {n_official}")
-    notes = []
+                        f"PARTIAL: the data file has {n_split} items, the official split {n_official}; "
+                        "not comparable to the leaderboard")
+    warnings += cache.warnings
     metric_names = task.metrics + task.parity_metrics
     if scored:
         metrics, by_group = aggregate(samples, metric_names, seed=options.seed)
         if task.parity_metrics:
             notes.append(PARITY_NOTE)
-        gold_source = str(options.gold) if options.gold else f"{', '.join(map(str, data_paths))} (gold columns)"
+        gold_source = (", ".join(str(p.resolve()) for p in gold_files) if gold_files
+                       else f"{', '.join(str(p.resolve()) for p in data_paths)} (gold columns)")
     else:
         metrics, by_group = {}, {}
         gold_source = None

@@ -47,11 +47,10 @@ def load_sense_items(options: RunOptions, split: str) -> tuple[list[AdmireAItem]
         return items_from_targets(targets, options.lang), targets
 
 
-def run_admire_sense(options: RunOptions) -> Path:
+def run_admire_sense(options: RunOptions, warnings: list[str]) -> Path:
+    """`options` checked by senso.admire.run.check_options; `warnings` are its warnings."""
     from senso.admire.systems.pipeline import build_builder, build_sense
 
-    if options.lang not in ("en", "pt"):
-        raise SensoError(f"admire-sense has no language {options.lang!r}; choose from en, pt")
     splits = options.split.split("+")
     for split in splits:
         if split not in SPLITS:
@@ -72,11 +71,13 @@ def run_admire_sense(options: RunOptions) -> Path:
     load_s = time.perf_counter() - started
 
     cache = ResponseCache(enabled=options.use_cache)
+    cache.check()
     builder = build_builder(options, cache)
     classifier = build_sense(options, cache, builder)
     name = classifier.name
     out_dir = Path(options.out) if options.out else default_run_dir("admire-sense", name)
     writer = RunWriter(out_dir)
+    warnings = [*warnings, *writer.warnings]
     config = run_config(options, name, sources, sense=classifier.describe())
     writer.write_config(config)
 
@@ -88,7 +89,10 @@ def run_admire_sense(options: RunOptions) -> Path:
                 METRIC: float(d.label == i.sentence_type)} for i, d in zip(items, decisions)]
     writer.write_samples(samples)
     metrics, by_group = aggregate(samples, [METRIC], seed=options.seed)
-    warnings = hygiene_warnings(classifier, [i.compound for i in items], options.split)
+    warnings += hygiene_warnings(classifier, [i.compound for i in items], options.split)
+    if options.limit is not None:
+        warnings.append(f"PARTIAL: the first {len(items)} items (--limit {options.limit}) of {options.lang} {options.split}")
+    warnings += cache.warnings
     record = RunRecord(task="admire-sense", system=name, n=len(items), metrics=metrics, config=config,
                        metrics_by_group=by_group, model=classifier.describe(),
                        timings={"load_s": round(load_s, 3), "predict_s": round(predict_s, 3)}, warnings=warnings,

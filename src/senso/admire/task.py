@@ -14,6 +14,9 @@ from typing import Any, Sequence
 from senso.core.errors import SensoError
 
 SPLITS = ("train", "dev", "test", "xeval")
+DEFAULT_LANG, DEFAULT_SPLIT = "en", "dev"
+# Options of the ABRICOT prompting protocol that no AdMIRe task reads.
+ABRICOT_ONLY_FLAGS = {"protocol": "--protocol", "shots": "--shots", "chat_template": "--chat-template"}
 
 # Official item counts per (subtask, language, split); the official scorer refuses other row counts.
 OFFICIAL_SIZES: dict[tuple[str, str, str], int] = {

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from senso.core.errors import SensoError
-
-DTYPES = ("float32", "bfloat16", "float16", "auto")  # "auto": the checkpoint's own dtype (transformers)
+from senso.core.options import DTYPES
 
 
 def torch_dtype(name: str):

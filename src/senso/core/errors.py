@@ -26,3 +26,17 @@ class DataError(SensoError):
 
 class DataNotFound(SensoError):
     """The data set is not where we looked, and could not be downloaded."""
+
+
+def not_utf8(path: str | Path) -> DataError:
+    """The error for a text file in another encoding (a Windows spreadsheet export is often Latin-1/cp1252)."""
+    raw = Path(path).read_bytes()
+    try:
+        raw.decode("utf-8")
+        offset = 0
+    except UnicodeDecodeError as exc:
+        offset = exc.start
+    line = raw.count(b"\n", 0, offset) + 1
+    return DataError(path, f"not UTF-8 text: byte 0x{raw[offset]:02x} on line {line} (byte offset {offset}) cannot be "
+                           "decoded; the file is probably Latin-1/Windows-1252. Re-save it as UTF-8 "
+                           "(in a spreadsheet: \"CSV UTF-8\")")

@@ -35,25 +35,34 @@ def file_sha256(path: str | Path, kind: str = "") -> str:
     return digest.hexdigest()
 
 
-def _indexed_file_sha256(path: Path) -> str:
-    """file_sha256, remembered by (absolute path, size, mtime) so a large checkpoint is hashed once."""
+def _indexed_file_sha256(path: Path, memo: bool = True) -> str:
+    """file_sha256, remembered by (absolute path, size, mtime) in the cache folder's file_hashes.json so a
+    large checkpoint is hashed once (a memo only: never required, and a cache folder that cannot be written
+    is skipped). `memo=False` touches no cache file."""
     stat = path.stat()
-    index_path = cache_dir() / "file_hashes.json"
-    try:
-        index = json.loads(index_path.read_text())
-    except (OSError, ValueError):
-        index = {}
+    index_path = cache_dir(create=False) / "file_hashes.json"
+    index = {}
+    if memo:
+        try:
+            index = json.loads(index_path.read_text())
+        except (OSError, ValueError):
+            index = {}
     key = f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
     if key in index:
         return index[key]
     index[key] = file_sha256(path)
-    tmp = index_path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(index))
-    tmp.replace(index_path)
+    if memo:
+        try:
+            index_path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = index_path.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_text(json.dumps(index))
+            tmp.replace(index_path)
+        except OSError:
+            pass
     return index[key]
 
 
-def path_fingerprint(path: str | Path) -> str:
+def path_fingerprint(path: str | Path, memo: bool = True) -> str:
     """Content fingerprint of a file or folder (hidden files skipped)."""
     root = Path(path)
     files = [root] if root.is_file() else sorted(
@@ -62,7 +71,7 @@ def path_fingerprint(path: str | Path) -> str:
     digest = hashlib.sha256()
     for file in files:
         rel = file.name if root.is_file() else str(file.relative_to(root))
-        digest.update(f"{rel}\0{file.stat().st_size}\0{_indexed_file_sha256(file)}\n".encode())
+        digest.update(f"{rel}\0{file.stat().st_size}\0{_indexed_file_sha256(file, memo)}\n".encode())
     return "sha256:" + digest.hexdigest()
 
 

@@ -1,23 +1,79 @@
-"""Everything a `senso run` can be asked, as one plain record (the CLI builds it; so can Python users)."""
+"""Everything a `senso run` can be asked, as one plain record (the CLI builds it; so can Python users).
+
+`RunOptions.validate()` checks every generic field (limit, batch size, dtype, device, shots, data folder)
+before anything slow starts or any run folder is written; task- and system-specific checks live in the
+wings (`senso.likert.run.check_options`, `senso.admire.run.check_options`).
+"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from senso.core.errors import SensoError
+from senso.core.paths import check_data_dir
 
+DTYPES = ("float32", "bfloat16", "float16", "auto")  # --dtype; "auto": the checkpoint's own dtype (transformers)
 DEFAULT_BATCH_SIZE = 8  # items per model call, for every model kind (--batch-size)
+_DEVICE_RE = re.compile(r"^(cpu|mps|cuda(:\d+)?)$")
 
 
-def check_batch_size(batch_size: int) -> int:
+def check_batch_size(batch_size: Any, flag: str = "--batch-size") -> int:
     """`batch_size` itself when it is a whole number of at least 1; else a SensoError saying so."""
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise SensoError(f"batch size must be a whole number of at least 1, got {batch_size!r}; "
-                         f"pass --batch-size N with N >= 1 (default {DEFAULT_BATCH_SIZE})")
+        raise SensoError(f"{flag} must be a whole number of at least 1, got {batch_size!r}; "
+                         f"pass {flag} N with N >= 1 (default {DEFAULT_BATCH_SIZE})")
     return batch_size
 
+
+def check_limit(limit: int | None) -> None:
+    if limit is not None and limit < 1:
+        raise SensoError(f"--limit must be at least 1 (the number of items to score), got {limit}; "
+                         "leave it out to score every item")
+
+
+def check_dtype(dtype: str) -> None:
+    if dtype not in DTYPES:
+        raise SensoError(f"--dtype {dtype!r} is not supported; choose from {', '.join(DTYPES)}")
+
+
+def check_device(device: str) -> None:
+    """The device's name, and that it exists (torch is asked only for a device other than the CPU)."""
+    if not _DEVICE_RE.match(device):
+        raise SensoError(f"--device {device!r} is not a device; use cpu, cuda, cuda:N or mps")
+    if device == "cpu":
+        return
+    import torch
+
+    if device.startswith("cuda"):
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        index = int(device.split(":")[1]) if ":" in device else 0
+        if index >= count:
+            raise SensoError(f"--device {device}: this machine has {count or 'no'} CUDA device(s) visible to torch; "
+                             "use --device cpu" + (f" or cuda:0..cuda:{count - 1}" if count else ""))
+    elif device == "mps" and not torch.backends.mps.is_available():
+        raise SensoError("--device mps: Apple's Metal backend is not available here; use --device cpu")
+
+
+def check_keys(given: Iterable[str], valid: Iterable[str], what: str) -> None:
+    """Unknown --set keys are an error that lists the valid ones."""
+    valid = sorted(set(valid))
+    unknown = sorted(set(given) - set(valid))
+    if unknown:
+        listed = ", ".join(valid) if valid else "none"
+        raise SensoError(f"unknown --set key(s) {', '.join(unknown)} for {what}; valid keys: {listed}")
+
+
+def parse_bool(value: str, flag: str) -> bool:
+    """true/false, yes/no, 1/0, on/off (any case)."""
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise SensoError(f"{flag} expects true or false, got {value!r}")
 
 @dataclass
 class RunOptions:
@@ -40,8 +96,8 @@ class RunOptions:
     dtype: str = "float32"
     device: str = "cpu"
     chat_template: bool = False
-    lang: str = "en"
-    split: str = "dev"
+    lang: str | None = None  # AdMIRe only (None: en)
+    split: str | None = None  # AdMIRe only (None: dev)
     gold: Path | None = None
     caption_lang: str | None = None
     allow_partial: bool = False
@@ -49,6 +105,21 @@ class RunOptions:
 
     def __post_init__(self) -> None:
         check_batch_size(self.batch_size)
+
+    def validate(self) -> None:
+        """Every generic option, checked before anything slow starts; SensoError naming the option and the fix."""
+        check_limit(self.limit)
+        check_batch_size(self.batch_size)
+        check_dtype(self.dtype)
+        if self.shots is not None and self.shots < 0:
+            raise SensoError(f"--shots must be 0 or more, got {self.shots}")
+        check_data_dir(self.data_dir)
+        if self.gold is not None and not Path(self.gold).is_file():
+            raise SensoError(f"--gold {self.gold}: no such file; give the organisers' targets file "
+                             "(e.g. a_en_dev_targets.tsv)")
+        if self.out is not None and Path(self.out).exists() and not Path(self.out).is_dir():
+            raise SensoError(f"--out {self.out} is a file; give a folder for the run")
+        check_device(self.device)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

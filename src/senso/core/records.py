@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from senso import __version__
+from senso.core.errors import SensoError
+from senso.core.fingerprint import file_sha256
 from senso.core.stats import Estimate
 
 TRACKED_PACKAGES = (
@@ -63,18 +65,27 @@ def default_run_dir(task: str, system: str, root: str | Path = "runs") -> Path:
     return path
 
 
+def data_file_entry(path: str | Path) -> dict[str, str]:
+    """How config.json records a data file: `{"path": <absolute>, "sha256": <hex>}` (in `data_files`), so the
+    run folder can be read from anywhere and a report can tell a moved file from a changed one."""
+    path = Path(path)
+    return {"path": str(path.resolve()), "sha256": file_sha256(path)}
+
+
+# What a run writes into its folder (and `senso report` beside it): replaced, never mixed, by a new run there.
+RUN_OUTPUTS = ("config.json", "samples.jsonl", "results.json", "report.html", "submission_*.tsv", "*.tmp")
+
+
 def run_config(options: Any, system: str, data_files: Iterable[str | Path], **extra: Any) -> dict[str, Any]:
     """The `config.json` of every run, one schema for every task: `task`, `system`, `model` (the scored
     model's spec or null), `options` (every run option), `data_files` ([{"path": absolute, "sha256": hex}])
     and any task-specific `extra` keys. `options` is a RunOptions (anything with `task`, `model`, `to_json()`)."""
-    from senso.core.fingerprint import file_sha256
-
     return {
         "task": options.task,
         "system": system,
         "model": options.model,
         "options": options.to_json(),
-        "data_files": [{"path": str(Path(p).resolve()), "sha256": file_sha256(Path(p))} for p in data_files],
+        "data_files": [data_file_entry(p) for p in data_files],
         **extra,
     }
 
@@ -155,7 +166,17 @@ class RunWriter:
 
     def __init__(self, out_dir: str | Path):
         self.dir = Path(out_dir)
-        self.dir.mkdir(parents=True, exist_ok=True)
+        self.warnings: list[str] = []  # for results.json and the terminal
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            stale = sorted({p for pattern in RUN_OUTPUTS for p in self.dir.glob(pattern) if p.is_file()})
+            for path in stale:
+                path.unlink()
+        except OSError as exc:
+            raise SensoError(f"cannot write the run folder {self.dir} ({exc.strerror}); choose another with --out") from None
+        if stale:
+            self.warnings.append(f"--out {self.dir} held an earlier run; its files were removed so nothing stale "
+                                 f"stays beside this run's: {', '.join(p.name for p in stale)}")
 
     def write_config(self, config: dict[str, Any]) -> None:
         self._write_json("config.json", _jsonable(config))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from senso.core.download import download
-from senso.core.errors import DataError, DataNotFound, SensoError
+from senso.core.errors import DataError, DataNotFound, SensoError, not_utf8
 from senso.core.paths import cache_dir, data_dir_candidates
 
 ABRICOT_RELATIVE = Path("abricot") / "dataset_it.csv"
@@ -77,6 +77,15 @@ def load_abricot(path: str | Path, require_scores: bool = True) -> list[AbricotI
     duplicate IDs. With `require_scores=False` the score columns may be absent or blank (new text).
     """
     path = Path(path)
+    if not path.is_file():
+        raise DataError(path, "file not found" if not path.exists() else "not a file")
+    try:
+        return _read_abricot(path, require_scores)
+    except UnicodeDecodeError as exc:
+        raise not_utf8(path) from None
+
+
+def _read_abricot(path: Path, require_scores: bool) -> list[AbricotItem]:
     with path.open(encoding="utf-8-sig", newline="") as fh:
         reader = csv.DictReader(fh)
         columns = reader.fieldnames or []

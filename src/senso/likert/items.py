@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from senso.core.errors import DataError
+from senso.core.errors import DataError, not_utf8
 
 FIELDS = ("id", "text", "word", "begin", "end", "gold", "group", "domain")
 REQUIRED_FIELDS = ("id", "text", "word", "gold")
@@ -92,8 +92,16 @@ def _offsets(text: str, word: str, raw_begin: str, raw_end: str, path: Path, row
 def read_items(path: str | Path, columns: dict[str, str], gold_range: tuple[float, float],
                require_gold: bool = True, task_file: str = "the task file") -> list[LikertItem]:
     """Read and validate a Likert CSV (UTF-8, optional BOM). `columns` maps each field of FIELDS that the
-    file has onto its column name; with `require_gold=False` the gold column may be absent or blank."""
-    path = Path(path)
+    file has onto its column name; with `require_gold=False` the gold column may be absent or blank.
+    A file in another encoding is a DataError naming the file, the byte and the fix."""
+    try:
+        return _read_items(Path(path), columns, gold_range, require_gold, task_file)
+    except UnicodeDecodeError:
+        raise not_utf8(path) from None
+
+
+def _read_items(path: Path, columns: dict[str, str], gold_range: tuple[float, float], require_gold: bool,
+                task_file: str) -> list[LikertItem]:
     try:
         fh = path.open(encoding="utf-8-sig", newline="")
     except OSError as exc:

@@ -11,13 +11,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from senso.core.errors import SensoError
 from senso.core.cache import ResponseCache
-from senso.core.options import RunOptions
+from senso.core.options import RunOptions, check_keys
 from senso.core.records import RunRecord, RunWriter, default_run_dir, run_config, text_hash
 from senso.likert.systems.context import LikertRunContext
-from senso.likert.systems.registry import get_system
+from senso.likert.systems.registry import MODEL_FLAGS, LikertSystem, get_system
 from senso.likert.tables import print_summary, print_travel
-from senso.likert.task import LikertPrediction, LikertPrompt, get_task
+from senso.likert.task import LikertPrediction, LikertPrompt, LikertTask, get_task
+from senso.likert.taskfile import FEW_SHOT
 from senso.likert.scoring import likert_metrics, likert_metrics_by_domain
+
+# AdMIRe options (RunOptions field: flag) that no Likert task reads: giving one is an error, not a silent drop.
+ADMIRE_ONLY_OPTIONS = {"lang": "--lang", "split": "--split", "gold": "--gold", "caption_lang": "--caption-lang",
+                       "allow_partial": "--allow-partial"}
 
 console = Console(stderr=True)
 
@@ -48,22 +53,60 @@ def load_model(options: RunOptions, cache: ResponseCache):
                               settings=options.system_options if spec.backend == "openai" else None)
 
 
+def check_options(options: RunOptions, task: LikertTask, system: LikertSystem) -> None:
+    """The Likert checks, for built-in tasks and task files alike, before any model loads and before a run
+    folder is written: options no Likert task reads, model and prompt flags the system's registry row does
+    not declare, the protocol and its shots, the model spec, and the --set keys (the row's own, plus the
+    openai backend's settings when the system's --model is served by openai)."""
+    from senso.backends.openai import SETTINGS as OPENAI_SETTINGS
+    from senso.backends.specs import check_local_spec, parse_spec
+
+    for field, flag in ADMIRE_ONLY_OPTIONS.items():
+        if getattr(options, field) not in (None, False):
+            raise SensoError(f"{flag} is an AdMIRe option; {task.name} does not use it (a Likert task reads one "
+                             "data file, with no languages or splits): leave it out")
+    for field, flag in MODEL_FLAGS.items():
+        if getattr(options, field) not in (None, False) and field not in system.flags:
+            reads = ", ".join(MODEL_FLAGS[f] for f in system.flags) or "none of them"
+            raise SensoError(f"{flag} is not used by --system {system.name} (it reads {reads}): leave it out")
+    valid_keys = list(system.set_keys)
+    described = f"--system {system.name}"
+    if "protocol" in system.flags:
+        kind, own = task.protocol(options.protocol)  # an unknown protocol names the task's protocols
+        if options.shots is not None and kind != FEW_SHOT:
+            raise SensoError(f"--shots {options.shots} sets the exemplars of the few-shot protocol, but the protocol "
+                             f"of this {task.name} run is {own} (zero-shot): add --protocol {task.protocols[FEW_SHOT]}")
+    if "model" in system.flags:
+        check_local_spec(options.model, "--model")
+        spec = parse_spec(options.model, "lm", default_backend=options.backend)
+        if system.backends and spec.backend not in system.backends:
+            raise SensoError(f"--system {system.name} needs a chat model behind a server: "
+                             f"--model openai:NAME --base-url URL (got {spec})")
+        if options.base_url and spec.backend != "openai":
+            raise SensoError(f"--base-url is for the openai backend, but the model is {spec}: give --model "
+                             "openai:NAME, or leave --base-url out")
+        if spec.backend == "openai":
+            valid_keys += OPENAI_SETTINGS
+        described += f" with {'an openai' if spec.backend == 'openai' else 'a local'} model"
+    check_keys(options.system_options, valid_keys, described)
+
+
 def run_likert(options: RunOptions) -> Path:
     """Run `options.task` (abricot-abs, abricot-inc or a path to a task file); returns the run folder."""
     started = time.perf_counter()
+    options.validate()
     task = get_task(options.task)
     system = get_system(options.system)
-    task.protocol(options.protocol)  # an unknown protocol fails before anything is read
+    check_options(options, task, system)
     data_path = task.locate_data(options.data_dir)
     pool = task.load_items(data_path)
-    if options.limit is not None and options.limit < 1:
-        raise SensoError(f"--limit must be at least 1, got {options.limit}")
     items = pool[: options.limit] if options.limit else pool
+    cache = ResponseCache(enabled=options.use_cache)
+    cache.check()
     out_dir = Path(options.out) if options.out else default_run_dir(task.name, system.name)
     writer = RunWriter(out_dir)
     config = run_config(options, system.name, [data_path], task_file=str(task.source))
     writer.write_config(config)
-    cache = ResponseCache(enabled=options.use_cache)
 
     t0 = time.perf_counter()
     # load_model is looked up here, at call time, so tests (and callers) can replace it
@@ -74,7 +117,10 @@ def run_likert(options: RunOptions) -> Path:
 
     # unparseable generated answers (label None) have no prediction to score: metrics cover the rest
     scored = [i for i, pred in enumerate(predictions) if pred.label is not None]
-    warnings = []
+    warnings = list(writer.warnings)
+    if len(items) < len(pool):
+        warnings.append(f"PARTIAL: the first {len(items)} of the {len(pool)} items (--limit {options.limit}); "
+                        "not comparable to published full-set results")
     if len(scored) < len(items):
         warnings.append(f"{len(items) - len(scored)} of {len(items)} answers were unparseable and are left out "
                         f"of the metrics (n_scored = {len(scored)}); see unparseable_ids")
@@ -101,7 +147,11 @@ def run_likert(options: RunOptions) -> Path:
                "device": options.device, "chat_template": options.chat_template,
                "cache": {"hits": cache.hits, "misses": cache.misses, "enabled": cache.enabled}, **info},
     )
+    warnings += cache.warnings
     writer.write_results(record)
+    cache.close()
+    for warning in warnings:
+        console.print(f"[bold red]WARNING:[/] {warning}", highlight=False, soft_wrap=True)
     print_summary(task.name, system.name, info, metrics, by_domain, len(items))
     if "generalisation" in info:
         print_travel(info["generalisation"])

@@ -12,7 +12,7 @@ from markupsafe import Markup, escape
 
 from senso.admire.items import AdmireAItem, AdmireBItem
 from senso.core.errors import SensoError
-from senso.core.records import config_data_files, config_option
+from senso.core.records import config_option
 from senso.report.thumbnails import prefetch, thumbnail_uri
 
 N_RANKS = 5
@@ -169,29 +169,37 @@ def admire_b_rows(samples: Sequence[dict[str, Any]], items: dict[str, AdmireBIte
     return rows
 
 
-def load_items(results: dict[str, Any], config: dict[str, Any]) -> tuple[dict[str, Any] | None, list[str]]:
-    """The run's items by compound, read again from the split file the run recorded (captions, image
-    paths, Subtask B sequences); (None, notes) when that file cannot be read."""
+def load_items(results: dict[str, Any], config: dict[str, Any],
+               run_dir: Path | None = None) -> tuple[dict[str, Any] | None, list[str]]:
+    """The run's items by compound, read again from the split file(s) the run recorded (found again if they
+    moved: captions, image paths, Subtask B sequences); (None, notes) when no file can be read."""
     from senso.admire import data as admire_data
+    from senso.report.run_folder import NOT_FOUND_HINT, locate_data_file, recorded_data_files
 
+    recorded = recorded_data_files(config)
     gold = config_option(config, "gold")
     gold = str(Path(gold).resolve()) if gold else None
-    paths = [Path(f["path"]) for f in config_data_files(config) if f["path"] != gold]  # the split files
-    if not paths:
+    # data_files lists the split files first, one per split of --split (train+dev: two), then any gold file
+    n_splits = len(str(config_option(config, "split") or "dev").split("+"))
+    recorded = [(raw, sha) for raw, sha in recorded[:n_splits] if raw != gold]
+    if not recorded:
         return None, ["config.json records no data file: captions and images are not shown"]
+    located = [locate_data_file(raw, sha, run_dir=run_dir) for raw, sha in recorded]
+    notes = [n for _, found_notes in located for n in found_notes]
+    paths = [p for p, _ in located if p is not None]
+    if not paths:
+        return None, [n + ": captions and images are not shown" + NOT_FOUND_HINT for n in notes]
     lang = results.get("lang") or config_option(config, "lang") or "en"
     items = []
-    for path in paths:
-        if not path.exists():
-            return None, [f"the run's data file {path} is not there any more: captions and images are not shown"]
-        try:
+    try:
+        for path in paths:
             if results["task"] == "admire-a":
                 items += admire_data.read_subtask_a(path, lang=lang, caption_lang=results.get("caption_lang"))
             else:
                 items += admire_data.read_subtask_b(path, lang=lang)
-        except SensoError as exc:
-            return None, [f"could not read the run's data file: {exc}"]
-    return {item.compound: item for item in items}, []
+    except SensoError as exc:
+        return None, [*notes, f"could not read the run's data file: {exc}"]
+    return {item.compound: item for item in items}, notes
 
 
 def caption_preview(text: str | None, limit: int = CAPTION_PREVIEW) -> str:

@@ -163,7 +163,7 @@ def likert_disagreements(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
     from senso.report.likert import highlight, load_items
 
     samples = aligned(runs)
-    items, _ = load_items(runs[0].results, runs[0].config)
+    items, _ = load_items(runs[0].results, runs[0].config, runs[0].path)
     rows = []
     for k, first in enumerate(samples[0]):
         predictions = [run_samples[k]["prediction"] for run_samples in samples]
@@ -183,7 +183,7 @@ def admire_a_disagreements(runs: Sequence[RunFolder], thumbnails: bool = True) -
     from senso.report.admire import highlight_phrase, image_cells, load_items
 
     samples = aligned(runs)
-    items, _ = load_items(runs[0].results, runs[0].config)
+    items, _ = load_items(runs[0].results, runs[0].config, runs[0].path)
     rows = []
     for k, first in enumerate(samples[0]):
         tops = [run_samples[k]["predicted_order"][0] for run_samples in samples]

@@ -11,7 +11,6 @@ import numpy as np
 from markupsafe import Markup, escape
 
 from senso.core.errors import SensoError
-from senso.core.records import config_data_files
 from senso.core.stats import UndefinedMetric, pearson
 from senso.likert.items import LikertItem
 from senso.likert.tables import travel_rows
@@ -148,22 +147,19 @@ def _run_task(results: dict[str, Any], config: dict[str, Any]) -> LikertTask:
     return get_task(recorded.get("task_file") or config.get("task_file") or results["task"])
 
 
-def load_items(results: dict[str, Any], config: dict[str, Any]) -> tuple[dict[str, LikertItem] | None, list[str]]:
+def load_items(results: dict[str, Any], config: dict[str, Any],
+               run_dir: Path | None = None) -> tuple[dict[str, LikertItem] | None, list[str]]:
     """The run's items by id, read from the data file the run recorded (`data_files`, or the `data_path` of
-    older runs) through its task's columns, and notes for the page (file gone, file changed since the run).
-    (None, notes) when the file cannot be read."""
-    from senso.core.fingerprint import file_sha256
+    older runs; found again if it moved) through its task's columns, and notes for the page (file gone,
+    moved, changed since the run). (None, notes) when the file cannot be read."""
+    from senso.report.run_folder import NOT_FOUND_HINT, locate_data_file, recorded_data_files
 
-    files = config_data_files(config)
-    if not files:
+    recorded = recorded_data_files(config)
+    if not recorded:
         return None, ["config.json records no data file: sentences are not shown"]
-    path = Path(files[0]["path"])
-    if not path.exists():
-        return None, [f"the run's data file {path} is not there any more: sentences are not shown"]
-    notes = []
-    recorded = files[0].get("sha256")
-    if recorded and file_sha256(path) != recorded:
-        notes.append(f"{path} changed since the run (sha256 differs from the one recorded): sentences may not match")
+    path, notes = locate_data_file(*recorded[0], run_dir=run_dir)
+    if path is None:
+        return None, [n + ": sentences are not shown" + NOT_FOUND_HINT for n in notes]
     try:
         items = _run_task(results, config).load_items(path)
     except SensoError as exc:

@@ -85,7 +85,11 @@ def abricot_placement(run: RunFolder) -> Placement:
     notes = []
     pearson = run.results.get("metrics", {}).get("pearson") or {}
     rows = [PlacementRow((k, model, protocol, source, r)) for k, (model, protocol, source, r) in enumerate(published, 1)]
-    if pearson.get("value") is None:
+    partial = [w for w in run.results.get("warnings", []) if str(w).startswith("PARTIAL")]
+    if run.results.get("limit") or partial:
+        notes.append(f"This run is not placed: it is PARTIAL, it scored only the first {run.results.get('limit') or run.results.get('n')} "
+                     "items (--limit), and is not comparable to the published full-set results below.")
+    elif pearson.get("value") is None:
         notes.append(f"This run is not placed: its Pearson r is undefined ({pearson.get('reason', 'no value')}).")
     else:
         exact = float(pearson["value"])
@@ -97,8 +101,6 @@ def abricot_placement(run: RunFolder) -> Placement:
         # after the published entries it ties or trails
         position = sum(1 for p in published if p[3] >= round(exact, 2))
         rows.insert(position, row)
-    if run.results.get("limit"):
-        notes.append(f"This run scored only the first {run.results['limit']} items (--limit).")
     board = PlacementBoard(
         title=f"Published Pearson r on {run.task} (predicted label vs discretised gold)",
         columns=("rank", "model / run", "protocol", "source", "Pearson r"), numeric=(0, 4), rows=rows,

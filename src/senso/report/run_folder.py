@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from senso.core.errors import SensoError
-from senso.core.records import config_option, load_results, load_samples
+from senso.core.records import config_data_files, config_option, load_results, load_samples
 
 
 def task_family(task: str, results: dict[str, Any] | None = None) -> str:
@@ -92,6 +92,48 @@ def load_run(run_dir: str | Path) -> RunFolder:
     config_path = path / "config.json"
     config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.exists() else {}
     return RunFolder(path=path, results=results, samples=samples, config=config)
+
+
+DATA_ROOTS = ("abricot", "admire")
+NOT_FOUND_HINT = (" (nor a copy under the data folders: set SENSO_DATA_DIR to the folder holding abricot/ and "
+                  "admire/)")  # the data folder's top-level folders: a recorded path's tail from here
+
+
+def recorded_data_files(config: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """(path, sha256 or None) of each data file a run recorded (`core.records.config_data_files`: today's
+    `data_files` [{"path", "sha256"}], or the older keys)."""
+    return [(str(f["path"]), f.get("sha256")) for f in config_data_files(config)]
+
+
+def locate_data_file(recorded: str, sha256: str | None, run_dir: Path | None = None) -> tuple[Path | None, list[str]]:
+    """The file a run read, wherever it is now, and notes saying whether it moved or changed.
+
+    Looked for at the recorded path (relative ones: from here and from the run folder's project), then under the
+    data folders (--data-dir's defaults) by its path from abricot/ or admire/ on. With a recorded sha256 a file
+    found elsewhere with the same content has "moved"; different content has "changed"."""
+    from senso.core.fingerprint import file_sha256
+    from senso.core.paths import data_dir_candidates
+
+    raw = Path(recorded)
+    candidates = [raw] if raw.is_absolute() else [raw, *((run_dir.resolve().parent.parent / raw,) if run_dir else ())]
+    parts = raw.parts
+    tail = next((Path(*parts[k:]) for k, part in enumerate(parts) if part in DATA_ROOTS), None)
+    if tail is not None:
+        candidates += [base / tail for base in data_dir_candidates(None)]
+    found = [c for c in dict.fromkeys(candidates) if c.is_file()]
+    if not found:
+        return None, [f"the run's data file {recorded} is not there any more"]
+    if sha256 is None:
+        moved = [] if found[0] == raw else [f"the run's data file {recorded} was read from {found[0]} (no sha256 "
+                                            "recorded: it cannot be checked to be the same file)"]
+        return found[0], moved
+    same = [c for c in found if file_sha256(c) == sha256]
+    if same:
+        note = [] if same[0] == raw else [f"the run's data file moved: {recorded} is now read from {same[0]} "
+                                          "(same sha256)"]
+        return same[0], note
+    return found[0], [f"{found[0]} changed since the run (sha256 differs from the one recorded for {recorded}): "
+                      "sentences, captions and images may not match"]
 
 
 def model_lines(description: Any, prefix: str = "") -> list[tuple[str, str]]:

@@ -38,7 +38,7 @@ def likert_context(run: RunFolder) -> dict[str, Any]:
 
     likert_view.check_samples(run.samples, run.path / "samples.jsonl")
     scale = likert_view.run_scale(run.results)
-    items, notes = likert_view.load_items(run.results, run.config)
+    items, notes = likert_view.load_items(run.results, run.config, run.path)
     gold = [s["gold"] for s in run.samples]
     predicted = [s["prediction"] for s in run.samples]
     matrix = likert_view.confusion_matrix(gold, predicted, scale.labels)
@@ -80,7 +80,7 @@ def _group_plots(run: RunFolder, names: tuple[str, ...]) -> list[str]:
 def admire_a_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
     from senso.report import admire as admire_view
 
-    items, notes = admire_view.load_items(run.results, run.config)
+    items, notes = admire_view.load_items(run.results, run.config, run.path)
     landing = admire_view.rank_landing(run.samples)
     scored = sum(landing[0])
     return {
@@ -96,7 +96,7 @@ def admire_a_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
 def admire_b_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
     from senso.report import admire as admire_view
 
-    items, notes = admire_view.load_items(run.results, run.config)
+    items, notes = admire_view.load_items(run.results, run.config, run.path)
     return {
         "notes": notes,
         "group_plots": _group_plots(run, ("image_accuracy", "sentence_type_accuracy")),

@@ -60,6 +60,15 @@ RANKERS = {
 }
 
 
+# The --set keys (and part flags, which land in the same dict) each composed system reads; anything else is
+# an error listing these (senso.admire.systems.registry.system_keys).
+BUILDER_KEYS = ("meaning", "glossary", "wordnet")
+SENSE_KEYS = BUILDER_KEYS + ("sense", "sense_embedders", "word_centre", "fit_split", "sense_roles")
+PIPELINE_KEYS = SENSE_KEYS + ("ranker", "modality", "hedge", "idiom_query", "roles", "role_features", "model")
+ENSEMBLE_KEYS = ("aggregator", "members")
+SEQUENCE_KEYS = BUILDER_KEYS + ("modality",)
+
+
 def _option(options: RunOptions, key: str, default: Any = None) -> Any:
     return options.system_options.get(key, default)
 
@@ -317,6 +326,11 @@ class Ensemble:
 DEFAULT_MEMBERS = "sense-pipeline,sense-pipeline@usem3"
 
 
+def member_names(options: RunOptions, default: str) -> list[str]:
+    """`--members a,b@EMBEDDER,...` (or `default`) as a list of entries."""
+    return [n.strip() for n in str(_option(options, "members") or default).split(",") if n.strip()]
+
+
 def ensemble(options: RunOptions, cache: ResponseCache, registry: dict[str, Callable]) -> Ensemble:
     """`--members a,b,c`: system names looked up in `registry`; `NAME@EMBEDDER` runs a member with another embedder."""
     from dataclasses import replace
@@ -324,7 +338,7 @@ def ensemble(options: RunOptions, cache: ResponseCache, registry: dict[str, Call
     method = _option(options, "aggregator", "borda")
     if method not in AGGREGATORS:
         raise SensoError(f"unknown aggregator {method!r}; choose from {', '.join(AGGREGATORS)}")
-    names = [n.strip() for n in str(_option(options, "members", DEFAULT_MEMBERS)).split(",") if n.strip()]
+    names = member_names(options, DEFAULT_MEMBERS)
     if len(names) < 2:
         raise SensoError("an ensemble needs at least two --members (comma-separated system names)")
     members = []

@@ -14,9 +14,10 @@ from typing import Any, Callable
 from senso.admire.systems.baselines import CaptionSimilarityRanker, RandomChooser, RandomRanker
 from senso.admire.systems.images import factories as image_factories
 from senso.admire.systems.pipeline import (
-    AGGREGATOR_SUMMARIES, MEANINGS, RANKERS, SENSES, SYSTEM_SUMMARIES, ensemble, fitted_pipeline, sense_pipeline,
-    sequence_continuation,
+    AGGREGATOR_SUMMARIES, DEFAULT_MEMBERS, ENSEMBLE_KEYS, MEANINGS, PIPELINE_KEYS, RANKERS, SENSE_KEYS, SENSES,
+    SEQUENCE_KEYS, SYSTEM_SUMMARIES, ensemble, fitted_pipeline, member_names, sense_pipeline, sequence_continuation,
 )
+from senso.backends.openai import SETTINGS as OPENAI_SETTINGS
 from senso.backends.embedders import EMBEDDERS
 from senso.backends.load import load_model
 from senso.core.cache import ResponseCache
@@ -54,6 +55,41 @@ ADMIRE_B_SYSTEMS: dict[str, SystemFactory] = {
     "random": _random_chooser,
     "sequence-continuation": sequence_continuation,
 }
+
+
+# A system registered without an entry here reads no --set keys.
+# The --set keys (and part flags: --sense, --meaning, --glossary, --members, --ranker, --modality) each system
+# reads; `ensemble` and `fusion` also read their members' keys.
+SYSTEM_KEYS: dict[str, dict[str, tuple[str, ...]]] = {
+    "a": {
+        "random": (), "caption-similarity": (), "clip-rank": (),
+        "sense-pipeline": PIPELINE_KEYS, "fitted-pipeline": PIPELINE_KEYS,
+        "ensemble": ENSEMBLE_KEYS,
+        "vlm-judge": image_factories.VLM_JUDGE_KEYS + OPENAI_SETTINGS,
+        "fusion": image_factories.FUSION_KEYS,
+    },
+    "b": {"random": (), "sequence-continuation": SEQUENCE_KEYS + image_factories.IMAGE_SEQUENCE_KEYS},
+    "sense": {"sense": SENSE_KEYS},
+}
+COMPOSED_DEFAULT_MEMBERS = {"ensemble": DEFAULT_MEMBERS, "fusion": image_factories.DEFAULT_FUSION_MEMBERS}
+# Systems whose evidence reads WordNet when it is installed (meanings, word signals).
+USES_WORDNET = {"sense-pipeline", "fitted-pipeline", "sequence-continuation", "sense"}
+
+
+def system_members(subtask: str, name: str, options: RunOptions) -> list[str]:
+    """The system and, for a composed one, its members' names (recursively; unknown names left to the factory)."""
+    names = [name]
+    if name in COMPOSED_DEFAULT_MEMBERS and subtask == "a":
+        for entry in member_names(options, COMPOSED_DEFAULT_MEMBERS[name]):
+            member = entry.partition("@")[0]
+            if member not in COMPOSED_DEFAULT_MEMBERS:
+                names.append(member)
+    return names
+
+
+def system_keys(subtask: str, name: str, options: RunOptions) -> set[str]:
+    """Every key `name` (with its members) reads, for `--set` validation."""
+    return {key for member in system_members(subtask, name, options) for key in SYSTEM_KEYS[subtask].get(member, ())}
 
 
 def system_catalog() -> list[tuple[str, str, str]]:

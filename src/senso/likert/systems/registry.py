@@ -4,6 +4,12 @@
 `senso systems` prints the table. A runner takes a `LikertRunContext` and returns predictions in item
 order, the system's description and the run facts recorded in results.json (supervised systems: with
 their travel measures, `generalisation`).
+
+Each row also declares what its runner reads, so `senso.likert.run.check_options` can refuse every other
+option before anything loads: `flags`, the model and prompt options (RunOptions fields, see MODEL_FLAGS;
+"protocol" means the system builds prompts under --protocol/--shots), and `set_keys`, the `--set` keys the
+system itself reads (a system that reads --model also takes its backend's settings, e.g. openai's), and
+`backends`, the --model backends it can use.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from senso.core.errors import SensoError
 from senso.likert.systems.context import LikertRunContext, SystemOutput
 from senso.likert.systems.likert_generate import run_likert_generate
 from senso.likert.systems.likert_lm import run_likert_lm
+from senso.likert.systems.ridge import EmbeddingRidge
 from senso.likert.systems.supervised import run_decomposed, run_embedding_ridge, run_lexical_prior
 
 
@@ -23,22 +30,35 @@ class LikertSystem:
     name: str
     description: str
     run: Callable[[LikertRunContext], SystemOutput]
+    flags: tuple[str, ...] = ()  # RunOptions fields among MODEL_FLAGS that the runner reads
+    set_keys: tuple[str, ...] = ()  # --set keys the runner reads (besides its model backend's settings)
+    backends: tuple[str, ...] = ()  # the --model backends it can use (empty: any the lm role takes)
+
+
+# Model and prompt options (RunOptions field: flag) a Likert system may read; a row's `flags` names its own.
+MODEL_FLAGS = {"model": "--model", "backend": "--backend", "base_url": "--base-url", "embedder": "--embedder",
+               "generator": "--generator", "image_model": "--image-model", "protocol": "--protocol",
+               "shots": "--shots", "chat_template": "--chat-template"}
 
 
 DEFAULT_SYSTEM = "likert-lm"
 LIKERT_SYSTEMS: dict[str, LikertSystem] = {s.name: s for s in (
     LikertSystem(DEFAULT_SYSTEM, "the published protocol: the most likely of the task's choices (ABRICOT: 1..5) "
-                                 "under a language model (--model, --protocol, --shots)", run_likert_lm),
+                                 "under a language model (--model, --protocol, --shots)", run_likert_lm,
+                 flags=("model", "backend", "base_url", "protocol", "shots", "chat_template")),
     LikertSystem("embedding-ridge", "ridge regression on sentence embeddings (--embedder), evaluated "
-                                    "leave-one-group-out (ABRICOT: leave-one-lemma-out; supervised)", run_embedding_ridge),
+                                    "leave-one-group-out (ABRICOT: leave-one-lemma-out; supervised)", run_embedding_ridge,
+                 flags=("embedder",), set_keys=EmbeddingRidge.OPTION_KEYS),
     LikertSystem("likert-generate", "a chat model (--model openai:NAME) asked for the label, its answer parsed: NOT "
                                     "the official likelihood protocol; for chat-only APIs without log-probs",
-                 run_likert_generate),
+                 run_likert_generate, flags=("model", "backend", "base_url", "protocol", "shots"), backends=("openai",)),
     LikertSystem("lexical-prior", "a word's concreteness learned from English norms (Brysbaert et al. 2014) through the "
                                   "multilingual embedder (--embedder), scale/offset calibrated on the training groups' "
-                                  "means (supervised, leave-one-group-out)", run_lexical_prior),
+                                  "means (supervised, leave-one-group-out)", run_lexical_prior,
+                 flags=("embedder",), set_keys=EmbeddingRidge.OPTION_KEYS),
     LikertSystem("decomposed", "lexical-prior level + a ridge on context embeddings fitted on deviations from each "
-                               "group's mean (supervised, leave-one-group-out)", run_decomposed),
+                               "group's mean (supervised, leave-one-group-out)", run_decomposed,
+                 flags=("embedder",), set_keys=EmbeddingRidge.OPTION_KEYS),
 )}
 
 

@@ -158,6 +158,8 @@ class EmbeddingRidge:
         else:
             self._embedders = [with_cache(Embedder(spec), self.cache) for spec in _parse_embedders(self.embedder)]
 
+    OPTION_KEYS = ("features", "kind")  # the --set keys `from_options` reads
+
     @classmethod
     def from_options(cls, embedder: str | None, options: dict[str, Any] | None = None,
                      cache: ResponseCache | None = None, seed: int = 0) -> "EmbeddingRidge":
@@ -328,15 +330,7 @@ class EmbeddingRidge:
     def load(cls, path: str | Path, cache: ResponseCache | None = None) -> "EmbeddingRidge":
         """Read a model written by `save`; warns (ModelFileWarning) when the installed embedder differs."""
         path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise SensoError(f"{path}: not a readable senso model file ({exc})") from None
-        if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
-            raise SensoError(f"{path}: not a senso {MODEL_FORMAT} model file")
-        if data.get("format_version") != MODEL_FORMAT_VERSION:
-            raise SensoError(f"{path}: model format version {data.get('format_version')} is not supported "
-                             f"(this senso reads version {MODEL_FORMAT_VERSION})")
+        data = read_model_file(path)
         try:
             system = cls(embedder=data["embedder"], features=tuple(data["features"]), kind=data["embedding_kind"],
                          alphas=tuple(data["alpha_grid"]), cache=cache)
@@ -359,6 +353,22 @@ class EmbeddingRidge:
                 "is installed: predictions may differ from the model's own"), stacklevel=2)
         system._fitted = fitted
         return system
+
+
+def read_model_file(path: Path, formats: tuple[str, ...] = (MODEL_FORMAT,)) -> dict[str, Any]:
+    """The JSON of a model file `senso fit` wrote in one of `formats`; SensoError naming the file otherwise."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise SensoError(f"{path}: not a readable senso model file ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") not in formats:
+        found = data.get("format") if isinstance(data, dict) else None
+        raise SensoError(f"{path}: not a senso model file of format {' or '.join(formats)} (found {found!r}); "
+                         "write one with `senso fit`")
+    if data["format"] == MODEL_FORMAT and data.get("format_version") != MODEL_FORMAT_VERSION:
+        raise SensoError(f"{path}: model format version {data.get('format_version')} is not supported "
+                         f"(this senso reads version {MODEL_FORMAT_VERSION})")
+    return data
 
 
 def seen_lemma_message(seen: Sequence[LikertItem], n_items: int, noun: str = "lemma") -> str:

@@ -20,7 +20,7 @@ from senso.core.cache import ResponseCache
 from senso.likert.generalisation import TrainingProfile, choose_system, travel_report
 from senso.likert.items import LikertItem
 from senso.likert.systems import decomposed
-from senso.likert.systems.ridge import MODEL_FORMAT as RIDGE_FORMAT, EmbeddingRidge, seen_lemma_message
+from senso.likert.systems.ridge import MODEL_FORMAT as RIDGE_FORMAT, EmbeddingRidge, read_model_file, seen_lemma_message
 from senso.likert.systems.supervised import FITTABLE, builder
 from senso.likert.task import LikertTask, get_task
 
@@ -70,14 +70,20 @@ def _save_with(model: Any, out: str | Path, extra: dict[str, Any]) -> None:
     Path(out).write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
+def model_file_task(path: str | Path) -> LikertTask:
+    """The task a saved model was fitted on, read from its file without loading any embedder."""
+    data = read_model_file(Path(path), (RIDGE_FORMAT, decomposed.MODEL_FORMAT))
+    try:
+        return get_task(data.get("task_file") or data["task"])
+    except KeyError as exc:
+        raise SensoError(f"{path}: model file lacks the field {exc.args[0]!r}") from None
+
+
 def load_model_file(path: str | Path, cache: ResponseCache | None = None) -> tuple[Any, TrainingProfile | None]:
     """(model, training profile or None) of any file `senso fit` writes, by its `format` field."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise SensoError(f"{path}: not a readable senso model file ({exc})") from None
-    fmt = data.get("format") if isinstance(data, dict) else None
+    data = read_model_file(path, (RIDGE_FORMAT, decomposed.MODEL_FORMAT))
+    fmt = data["format"]
     profile = TrainingProfile.from_json(data["train_profile"]) if isinstance(data, dict) and "train_profile" in data else None
     if fmt == decomposed.MODEL_FORMAT:
         return decomposed.Decomposed.load_data(data, path, cache), profile
@@ -113,11 +119,11 @@ def predict_csv(model_path: str | Path, csv_path: str | Path, out: str | Path,
     csv_path, out = Path(csv_path), Path(out)
     if out.resolve() == csv_path.resolve():
         raise SensoError(f"refusing to overwrite the input {csv_path}: choose another output path")
+    task = model_file_task(model_path)
+    items = task.load_items(csv_path, require_gold=False)  # the input checked before the model loads
     model, profile = load_model_file(model_path, cache=cache)
-    task = model.task
     pred_column = task.pred_column
     label_column = pred_column + "_label"
-    items = task.load_items(csv_path, require_gold=False)
     header, rows = _read_rows(csv_path)
     for column in (pred_column, label_column):
         if column in header:

@@ -24,6 +24,10 @@ from senso.admire.systems.images.similarity import ClipRanker, FusionRanker
 from senso.admire.systems.images.vlm_judge import VlmJudgeRanker
 
 DEFAULT_FUSION_MEMBERS = "caption-similarity,clip-rank"
+# --set keys each image system reads (beside its members' for fusion); see senso.admire.systems.registry.
+VLM_JUDGE_KEYS = ("mode", "orders", "judge_scoring", "image_detail")
+FUSION_KEYS = ("members", "weights")
+IMAGE_SEQUENCE_KEYS = ("text_weight",)
 
 
 def image_model(options: RunOptions, cache: ResponseCache | None) -> ImageTextModel:

