@@ -21,7 +21,7 @@ setup-test: $(PY)
 	$(PY) -m pip install -q -e ".[test]"
 
 run: setup
-	$(VENV)/bin/senso run abricot-abs --data-dir $(SENSO_DATA_DIR)
+	$(VENV)/bin/senso run abricot-abs abricot-inc --data-dir $(SENSO_DATA_DIR)
 
 test: setup-test
 	$(PY) -m pytest -q

