@@ -14,7 +14,9 @@ How they are computed is faster, never different (up to float rounding):
   forward pass scores all five. Otherwise each continuation runs on its own (lm-eval's way).
 - The LM head runs only at the positions that predict continuation tokens.
 - The key/value cache of a prompt's `shared_prefix` (few-shot exemplars) is computed once and reused
-  by every prompt whose token ids start with it; only the rest of each prompt runs.
+  by every prompt whose token ids start with it; only the rest of each prompt runs. Distinct prefixes
+  that begin alike (exemplar sets that differ in one exemplar) compute their common tokens once.
+  A batch reads the prefix cache through views expanded to its rows, never copies of it.
 - Rows are batched sorted by length, right-padded (causal attention never looks at the padding
   after a token, so no mask is needed, as in lm-eval), so results do not depend on batch size.
 - Results are stored in the response cache after every batch, keyed by the model fingerprint,
