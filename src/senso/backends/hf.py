@@ -14,7 +14,9 @@ How they are computed is faster, never different (up to float rounding):
   forward pass scores all five. Otherwise each continuation runs on its own (lm-eval's way).
 - The LM head runs only at the positions that predict continuation tokens.
 - The key/value cache of a prompt's `shared_prefix` (few-shot exemplars) is computed once and reused
-  by every prompt whose token ids start with it; only the rest of each prompt runs.
+  by every prompt whose token ids start with it; only the rest of each prompt runs. Distinct prefixes
+  that begin alike (exemplar sets that differ in one exemplar) compute their common tokens once.
+  A batch reads the prefix cache through views expanded to its rows, never copies of it.
 - Rows are batched sorted by length, right-padded (causal attention never looks at the padding
   after a token, so no mask is needed, as in lm-eval), so results do not depend on batch size.
 - The model only computes. Behind `senso.backends.cached.Cached` (what `load_model` gives unless
@@ -28,7 +30,7 @@ import copy
 import inspect
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Iterator, Protocol, Sequence
 
 from senso.backends.dtypes import torch_dtype
 from senso.core.errors import SensoError
@@ -80,6 +82,21 @@ def _common_prefix_len(a: Sequence[int], b: Sequence[int]) -> int:
             break
         n += 1
     return n
+
+
+def _share_cache(cache, batch: int):
+    """A copy of a key/value cache whose tensors are views of `cache`'s, expanded to `batch` rows.
+
+    Nothing is copied: a forward pass only concatenates new keys and values onto the cached ones
+    (into new tensors), so the views are read, never written, and `cache` stays as it was.
+    """
+    memo: dict = {}
+    for layer in cache.layers:
+        for name in ("keys", "values"):
+            tensor = getattr(layer, name, None)
+            if tensor is not None and tensor.dim() > 0:
+                memo[id(tensor)] = tensor if batch == 1 else tensor.expand(batch, *tensor.shape[1:])
+    return copy.deepcopy(cache, memo)
 
 
 class HFCausalLM:
@@ -287,14 +304,37 @@ class HFCausalLM:
         except TypeError:
             return DynamicCache()
 
-    def _run_prefix(self, tokens: list[int]):
-        torch = self.torch
-        cache = self._new_cache()
-        input_ids = torch.tensor([tokens], device=self.device)
+    def _extend(self, tokens: list[int], start: int, base):
+        """The cache of `tokens`, computed from `base` (the cache of `tokens[:start]`, left unchanged) or from nothing."""
+        cache = self._new_cache() if base is None else _share_cache(base, 1)
+        input_ids = self.torch.tensor([tokens[start:]], device=self.device)
         self._base(input_ids=input_ids, use_cache=True, **{self._cache_kwarg: cache})
         self.forward_calls += 1
-        self.tokens_computed += len(tokens)
+        self.tokens_computed += len(tokens) - start
         return cache
+
+    def _prefix_caches(self, prefixes: Sequence[tuple[int, ...]]) -> Iterator[tuple[tuple[int, ...], object]]:
+        """(prefix, its cache) for each distinct non-empty prefix; tokens that prefixes share are run once.
+
+        Prefixes are taken in sorted order, so each shares its longest common part with a neighbour; the
+        cache of a common part is kept while the prefixes that start with it are being computed.
+        """
+        ordered = sorted(set(prefixes))
+        trunks: list[tuple[int, object]] = []  # (length, cache), each a token prefix of the current prefix
+        for i, prefix in enumerate(ordered):
+            back = _common_prefix_len(ordered[i - 1], prefix) if i else 0
+            ahead = _common_prefix_len(prefix, ordered[i + 1]) if i + 1 < len(ordered) else 0
+            while trunks and trunks[-1][0] > back:
+                trunks.pop()
+            start, base = trunks[-1] if trunks else (0, None)
+            if start < ahead < len(prefix):  # a branch point the next prefixes will reuse
+                base = self._extend(list(prefix[:ahead]), start, base)
+                start = ahead
+                trunks.append((start, base))
+            cache = self._extend(list(prefix), start, base) if start < len(prefix) else base
+            if ahead == len(prefix):
+                trunks.append((ahead, cache))
+            yield prefix, cache
 
     def _score_rows(self, rows: list[_Row], prefix_cache) -> list[list[tuple[int, float]]]:
         """(choice, log-likelihood) for each target of each row; all rows share `prefix_cache` (or none)."""
@@ -308,10 +348,7 @@ class HFCausalLM:
         input_ids = input_ids.to(self.device)
         kwargs: dict = {"use_cache": False}
         if prefix_cache is not None:
-            cache = copy.deepcopy(prefix_cache)
-            if len(rows) > 1:
-                cache.batch_repeat_interleave(len(rows))
-            kwargs = {"use_cache": True, self._cache_kwarg: cache}
+            kwargs = {"use_cache": True, self._cache_kwarg: _share_cache(prefix_cache, len(rows))}
 
         # positions (in suffix coordinates) whose logits predict continuation tokens
         row_index, positions = [], []
@@ -391,23 +428,28 @@ class HFCausalLM:
             for row in rows:
                 groups.setdefault(tuple(row.tokens[: row.prefix_len]), []).append(row)
 
-        with torch.inference_mode():
-            for prefix, rows in groups.items():
+        def batches():
+            """(rows, prefix cache) for each batch: rows that share a prefix, longest first."""
+            for rows in groups.values():
                 rows.sort(key=lambda r: (-len(r.tokens), r.tokens))
-                prefix_cache = self._run_prefix(list(prefix)) if prefix else None
-                for start in range(0, len(rows), batch_size):
-                    chunk = rows[start: start + batch_size]
-                    finished: dict[str, list[float]] = {}
-                    for row, scored in zip(chunk, self._score_rows(chunk, prefix_cache)):
-                        item = pending_items[row.item]
-                        for choice, value in scored:
-                            item.scores[choice] = value
-                        item.rows_left -= 1
-                        if item.rows_left == 0:
-                            finished[item.key] = [float(s) for s in item.scores]
-                    results.update(finished)
-                    self.batch_done = {i: finished[key] for key in finished for i in indices[key]}
-                    if progress is not None and finished:
-                        progress(len(self.batch_done))
-                del prefix_cache
+            if () in groups:
+                yield from ((groups[()][i: i + batch_size], None) for i in range(0, len(groups[()]), batch_size))
+            for prefix, prefix_cache in self._prefix_caches([p for p in groups if p]):
+                rows = groups[prefix]
+                yield from ((rows[i: i + batch_size], prefix_cache) for i in range(0, len(rows), batch_size))
+
+        with torch.inference_mode():
+            for chunk, prefix_cache in batches():
+                finished: dict[str, list[float]] = {}
+                for row, scored in zip(chunk, self._score_rows(chunk, prefix_cache)):
+                    item = pending_items[row.item]
+                    for choice, value in scored:
+                        item.scores[choice] = value
+                    item.rows_left -= 1
+                    if item.rows_left == 0:
+                        finished[item.key] = [float(s) for s in item.scores]
+                results.update(finished)
+                self.batch_done = {i: finished[key] for key in finished for i in indices[key]}
+                if progress is not None and finished:
+                    progress(len(self.batch_done))
         return [list(results[item.key]) for item in items]

@@ -11,7 +11,6 @@ from dataclasses import dataclass, asdict
 from typing import Callable, Sequence
 
 import numpy as np
-from scipy import stats
 
 
 class UndefinedMetric(ValueError):
@@ -38,6 +37,13 @@ class Estimate:
         if self.ci_low is not None and self.ci_high is not None:
             text += f" [{self.ci_low:.{digits}f}, {self.ci_high:.{digits}f}]"
         return text
+
+
+def _scipy_stats():
+    """scipy.stats, imported on first use: it takes seconds to import, and a run needs it only at the end."""
+    from scipy import stats
+
+    return stats
 
 
 def _as_arrays(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -71,7 +77,7 @@ def pearson(x: Sequence[float], y: Sequence[float], names: tuple[str, str] = ("x
     a, b = _as_arrays(x, y)
     _check_not_constant(a, names[0])
     _check_not_constant(b, names[1])
-    return float(stats.pearsonr(a, b).statistic)
+    return float(_scipy_stats().pearsonr(a, b).statistic)
 
 
 def spearman(x: Sequence[float], y: Sequence[float], names: tuple[str, str] = ("x", "y")) -> float:
@@ -79,7 +85,7 @@ def spearman(x: Sequence[float], y: Sequence[float], names: tuple[str, str] = ("
     a, b = _as_arrays(x, y)
     _check_not_constant(a, names[0])
     _check_not_constant(b, names[1])
-    return float(stats.spearmanr(a, b).statistic)
+    return float(_scipy_stats().spearmanr(a, b).statistic)
 
 
 def mean(values: Sequence[float]) -> float:
@@ -115,7 +121,7 @@ def rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def rowwise_spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Spearman rho per row: Pearson r of the rows' average ranks (ties share their mean rank)."""
-    return rowwise_pearson(stats.rankdata(x, axis=1), stats.rankdata(y, axis=1))
+    return rowwise_pearson(_scipy_stats().rankdata(x, axis=1), _scipy_stats().rankdata(y, axis=1))
 
 
 def rowwise_mean(x: np.ndarray) -> np.ndarray:
