@@ -14,7 +14,7 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 from senso.backends.cached import CachedMethod
-from senso.backends.specs import DEFAULT_EMBEDDER  # noqa: F401  (re-exported: the embedder's default)
+
 from senso.core.errors import SensoError
 from senso.core.cache import cache_key
 

@@ -192,11 +192,17 @@ class RunWriter:
         return self._write_json("results.json", record.to_json())
 
     def _write_json(self, name: str, data: Any) -> Path:
-        path = self.dir / name
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        tmp.replace(path)
-        return path
+        return write_json_atomically(self.dir / name, data, indent=2)
+
+
+def write_json_atomically(path: str | Path, data: Any, indent: int | None = None) -> Path:
+    """`data` as JSON in `path`, written beside it first and renamed, so no reader sees half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=indent, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path
 
 
 def load_results(run_dir: str | Path) -> dict[str, Any]:

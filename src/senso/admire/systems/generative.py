@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from senso.admire.items import AdmireAItem
-from senso.backends.generator import SMOLLM2_GGUF, Generator, converted_default_generator, smollm2_gguf_path  # noqa: F401
-from senso.backends.specs import DEFAULT_GENERATOR  # noqa: F401  (re-exported)
+from senso.backends.generator import Generator  # noqa: F401  (the type of a generator, for this module's parts)
 from senso.core.cache import ResponseCache
 from senso.admire.systems.compound import substitute
 from senso.admire.systems.meaning import Meaning, MeaningSource

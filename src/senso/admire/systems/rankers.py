@@ -33,8 +33,8 @@ from senso.admire.systems.evidence import EvidenceBuilder, ItemEvidence
 from senso.admire.metrics import admire_dcg as dcg
 from senso.admire.systems.sense import SenseDecision
 from senso.admire.systems.base import Ranking, ranking_by_scores
-from senso.admire.systems.roles import (IDIOM_QUERIES, LITERAL_ORDER, ROLES, LearnedRoles, assign_roles,  # noqa: F401
-                                        expected_gains, idiom_vector, rule_marginals)
+from senso.admire.systems.roles import (LITERAL_ORDER, ROLES, LearnedRoles, assign_roles,  # noqa: F401
+                                        expected_gains, rule_marginals)
 
 
 def _need_captions(e: ItemEvidence, ranker: str) -> np.ndarray:

@@ -19,7 +19,6 @@ Predictions are clipped into the task's gold_range and labelled by its rule (`ri
 
 from __future__ import annotations
 
-import json
 import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -30,9 +29,11 @@ import numpy as np
 
 import senso
 from senso.backends.cached import with_cache
-from senso.backends.embedders import DEFAULT_EMBEDDER, Embedder
+from senso.backends.embedders import Embedder
+from senso.backends.specs import DEFAULT_EMBEDDER
 from senso.core.cache import ResponseCache
 from senso.core.errors import SensoError
+from senso.core.records import write_json_atomically
 from senso.core.ridge_cv import ALPHA_GRID, RidgeModel, fit_ridge, group_folds, select_alpha
 from senso.likert.generalisation import TrainingProfile
 from senso.likert.items import LikertItem, group_key, has_group
@@ -261,12 +262,7 @@ class Decomposed:
             "lexical_prior": self._prior().to_json(), "train_item_ids": fitted.item_ids, "train_lemmas": fitted.lemmas,
             "train_profile": fitted.profile.to_json(), **(extra or {}),
         }
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
-        tmp.replace(path)
-        return path
+        return write_json_atomically(path, data, indent=1)
 
     @classmethod
     def load_data(cls, data: dict[str, Any], path: Path, cache: ResponseCache | None = None) -> "Decomposed":

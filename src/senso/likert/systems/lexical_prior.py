@@ -34,9 +34,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from senso.backends.cached import with_cache
-from senso.backends.embedders import DEFAULT_EMBEDDER, Embedder
+from senso.backends.embedders import Embedder
+from senso.backends.specs import DEFAULT_EMBEDDER
 from senso.core.cache import ResponseCache
 from senso.core.errors import SensoError
+from senso.core.records import write_json_atomically
 from senso.core.paths import cache_dir
 from senso.core.stats import Estimate, bootstrap_estimate, pearson
 
@@ -255,8 +257,5 @@ def get_prior(embedder: str | Any = DEFAULT_EMBEDDER, cache: ResponseCache | Non
         except (ValueError, KeyError, SensoError):
             pass  # unreadable or stale: refit and overwrite
     prior = fit_prior(norms, emb, settings)
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(prior.to_json()), encoding="utf-8")
-    tmp.replace(path)
+    write_json_atomically(path, prior.to_json())
     return prior

@@ -32,10 +32,12 @@ import numpy as np
 
 import senso
 from senso.backends.cached import with_cache
-from senso.backends.embedders import DEFAULT_EMBEDDER, Embedder
+from senso.backends.embedders import Embedder
+from senso.backends.specs import DEFAULT_EMBEDDER
 from senso.likert.data import AbricotItem
 from senso.likert.items import LikertItem, group_key
 from senso.core.errors import SensoError
+from senso.core.records import write_json_atomically
 from senso.core.cache import ResponseCache
 from senso.likert.task import LikertPrediction
 from senso.core.ridge_cv import (
@@ -319,12 +321,7 @@ class EmbeddingRidge:
             "intercept": fitted.model.intercept,
             "coef": [float(c) for c in fitted.model.coef],
         }
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
-        tmp.replace(path)
-        return path
+        return write_json_atomically(path, data, indent=1)
 
     @classmethod
     def load(cls, path: str | Path, cache: ResponseCache | None = None) -> "EmbeddingRidge":

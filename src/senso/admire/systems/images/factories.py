@@ -1,6 +1,6 @@
 """Constructors `(options, cache) -> system` for the image systems, for the AdMIRe systems registry.
 
-- `clip-rank`: `--image-model SPEC` (default DEFAULT_IMAGE_MODEL), `--batch-size`, `--device`, `--dtype`;
+- `clip-rank`: `--image-model SPEC` (default `senso.backends.specs.DEFAULT_IMAGE_MODEL`), `--batch-size`, `--device`, `--dtype`;
 - `vlm-judge`: `--generator openai:SERVED_NAME --base-url URL` or `--generator hf:NAME_OR_PATH`;
   `--set mode=pointwise|list`, `--set orders=N` (list mode, 1-5, default 5); with a server also
   `--set judge_scoring=logprobs|text`, `--set image_detail=auto|low|high` and the openai backend's
@@ -15,7 +15,6 @@ from typing import Any
 
 from senso.backends.image_text import ImageTextModel
 from senso.backends.load import load_model, served_settings
-from senso.backends.specs import DEFAULT_IMAGE_MODEL  # noqa: F401  (re-exported)
 from senso.core.errors import SensoError
 from senso.core.cache import ResponseCache
 from senso.core.options import RunOptions
