@@ -18,6 +18,7 @@ setup: $(PY)
 
 setup-test: $(PY)
 	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q torch==2.13.0
+	@$(PY) -c "import llama_cpp" 2>/dev/null || echo "Installing the test extras: llama-cpp-python comes from PyPI as source and compiles llama.cpp (about 9 minutes on 2 cores, silent); later installs reuse pip's built wheel."
 	$(PY) -m pip install -q -e ".[test]"
 
 run: setup
