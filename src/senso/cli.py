@@ -115,10 +115,10 @@ def _print_placements(run_dirs: list[Path]) -> None:
         for board in placement.boards:
             table = Table(title=board.title, title_justify="left")
             for k, column in enumerate(board.columns):
-                table.add_column(column, justify="right" if k in board.numeric else "left")
+                table.add_column(column, justify="right" if k in board.numeric else "left", overflow="fold")
             for row in board.rows:
                 style = "bold" if row.is_run else ("dim" if row.is_reference else None)
-                table.add_row(*(str(c) for c in row.cells), style=style)
+                table.add_row(*(f"{c:.2f}" if isinstance(c, float) else str(c) for c in row.cells), style=style)
             out.print(table)
             out.print(board.note, style="dim", markup=False, highlight=False, soft_wrap=True)
         for note in placement.notes:
