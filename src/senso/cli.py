@@ -288,11 +288,11 @@ def leaderboard(
     allow_partial: bool = typer.Option(False, "--allow-partial", help="Show runs that scored part of a split."),
 ) -> None:
     """Where the run(s) would have ranked on the published AdMIRe leaderboards."""
-    from senso.admire.leaderboard import leaderboards, render
+    from senso.admire.leaderboard import leaderboards, rank_notes, render
 
     for board in leaderboards(runs, allow_partial=allow_partial):
         out.print(render(board))
-        for note in board.notes:
+        for note in [*rank_notes(board), *board.notes]:
             out.print(f"[dim]{note}[/]", highlight=False, soft_wrap=True)
     out.print("[dim]Official rule: first metric, the second breaking ties, on values rounded to 2 decimals as published; "
               "each run is placed on its own. Source: senso/resources/SOURCES.md[/]", highlight=False, soft_wrap=True)
