@@ -436,3 +436,16 @@ def test_abricot_limit_is_partial_and_not_placed(tmp_path, monkeypatch, capsys):
     placement = abricot_placement(load_run(out))
     assert not any(row.is_run for board in placement.boards for row in board.rows)
     assert "PARTIAL" in placement.notes[0]
+
+
+def test_tables_wrap_at_80_columns_instead_of_cutting_cells(monkeypatch):
+    from typer.testing import CliRunner
+
+    from senso.cli import app
+
+    monkeypatch.setenv("COLUMNS", "80")
+    result = CliRunner().invoke(app, ["systems"], terminal_width=80)
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output and max(map(len, result.output.splitlines())) <= 80
+    last_column = "".join(line.split("│")[3].strip() for line in result.output.splitlines() if line.count("│") == 4)
+    assert "hf:openai/clip-vit-base-patch32" in last_column  # a long composition is all there, folded across lines
