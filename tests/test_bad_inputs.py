@@ -139,6 +139,32 @@ def task_file(tmp: Path) -> None:
         writer.writerows([["a", "The dog sleeps.", "dog", "6.5", "dog"], ["b", "An idea came.", "idea", "1.5", "idea"]])
 
 
+def _truncated_tiny_checkpoint(folder: Path) -> None:
+    """A tiny random Llama checkpoint (built as tests/backends/test_hf.py builds one), its weights cut in half."""
+    sys.path.insert(0, str(Path(__file__).parent / "backends"))
+    from test_hf import build_model, build_tokenizer
+
+    tokenizer = build_tokenizer()
+    build_model("llama", len(tokenizer)).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    weights = folder / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
+
+
+def truncated_checkpoint(tmp: Path) -> None:
+    _truncated_tiny_checkpoint(tmp / "trunc")
+
+
+def truncated_converted_model(tmp: Path) -> None:
+    """The converted default model in $SENSO_CACHE_DIR/models, complete by its marker but cut short."""
+    from senso.backends.default_model import MARKER_FILE, default_model_dir
+
+    folder = default_model_dir()
+    folder.mkdir(parents=True)
+    _truncated_tiny_checkpoint(folder)
+    (folder / MARKER_FILE).write_text("{}")
+
+
 # ---------------------------------------------------------------------------- the catalogue
 
 R = "run"
@@ -216,6 +242,11 @@ CASES = [
     c("model-local-missing", f"{ABA} --model hf:./no-such-checkpoint", 2, "no such local folder"),
     c("model-dir-not-checkpoint", f"{ABA} --model hf:{{tmp}}/empty", 2, "is not a transformers checkpoint (no config.json", "empty_folder"),
     c("model-bare-path-not-checkpoint", f"{ABA} --model {{tmp}}/empty", 2, "is not a transformers checkpoint", "empty_folder"),
+    c("model-truncated-safetensors", f"{ABA} --model hf:{{tmp}}/trunc --limit 1", 2,
+      "trunc/model.safetensors is truncated or damaged", "truncated_checkpoint"),
+    c("model-truncated-safetensors-fix", f"{ABA} --model hf:{{tmp}}/trunc --limit 1", 2,
+      "download or save the checkpoint into", "truncated_checkpoint"),
+    c("converted-model-truncated", f"{ABA} --limit 1", 2, "so senso converts the model again", "truncated_converted_model"),
     c("model-unknown-backend", f"{ABA} --model hg:google/gemma-3-270m", 2, "unknown backend 'hg'"),
     c("base-url-with-hf-model", f"{ABA} --model hf:google/gemma-3-270m --base-url http://127.0.0.1:9/v1", 2,
       "--base-url is for the openai backend"),
@@ -405,3 +436,16 @@ def test_abricot_limit_is_partial_and_not_placed(tmp_path, monkeypatch, capsys):
     placement = abricot_placement(load_run(out))
     assert not any(row.is_run for board in placement.boards for row in board.rows)
     assert "PARTIAL" in placement.notes[0]
+
+
+def test_tables_wrap_at_80_columns_instead_of_cutting_cells(monkeypatch):
+    from typer.testing import CliRunner
+
+    from senso.cli import app
+
+    monkeypatch.setenv("COLUMNS", "80")
+    result = CliRunner().invoke(app, ["systems"], terminal_width=80)
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output and max(map(len, result.output.splitlines())) <= 80
+    last_column = "".join(line.split("│")[3].strip() for line in result.output.splitlines() if line.count("│") == 4)
+    assert "hf:openai/clip-vit-base-patch32" in last_column  # a long composition is all there, folded across lines

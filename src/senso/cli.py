@@ -11,6 +11,7 @@ from rich.console import Console
 
 from senso.core.errors import SensoError
 from senso.core.options import DEFAULT_BATCH_SIZE, DTYPES
+from senso.core.tables import folded
 from senso.likert.data import REQUIRED_COLUMNS, SCORE_COLUMNS
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="senso: graded, context-dependent meaning benchmarks.")
@@ -119,7 +120,7 @@ def _print_placements(run_dirs: list[Path]) -> None:
             for row in board.rows:
                 style = "bold" if row.is_run else ("dim" if row.is_reference else None)
                 table.add_row(*(f"{c:.2f}" if isinstance(c, float) else str(c) for c in row.cells), style=style)
-            out.print(table)
+            out.print(folded(table))
             out.print(board.note, style="dim", markup=False, highlight=False, soft_wrap=True)
         for note in placement.notes:
             out.print(note, style="dim", markup=False, highlight=False, soft_wrap=True)
@@ -152,7 +153,7 @@ def data_stats(
     for row in lemma_stats(items):
         table.add_row(row.lemma, str(row.n), f"{row.abs_mean:.3f}", f"{row.abs_std:.3f}",
                       f"{row.inc_mean:.3f}", f"{row.inc_std:.3f}")
-    out.print(table)
+    out.print(folded(table))
     dist = distributions(items)
     dist_table = Table(title="Items per bin of the raw mean (width .2), and per gold label 1-5")
     dist_table.add_column("dim")
@@ -160,7 +161,7 @@ def data_stats(
         dist_table.add_column(header, justify="right")
     for dim in ("abs", "inc"):
         dist_table.add_row(dim, *map(str, dist[dim]["mean_bins"]), *map(str, dist[dim]["gold_labels"]))
-    out.print(dist_table)
+    out.print(folded(dist_table))
     figure = plot_distributions(items, out_dir / "abricot_distributions.png")
     out.print(f"figure: {figure}")
 
@@ -277,7 +278,7 @@ def compare(
     from senso.admire.tables import comparison_table
 
     result = compare_sides(task, run_a, run_b, gold=gold, n_resamples=resamples, seed=seed)
-    out.print(comparison_table(result))
+    out.print(folded(comparison_table(result)))
     for note in result.notes:
         out.print(f"[dim]{note}[/]", highlight=False, soft_wrap=True)
 
@@ -288,11 +289,11 @@ def leaderboard(
     allow_partial: bool = typer.Option(False, "--allow-partial", help="Show runs that scored part of a split."),
 ) -> None:
     """Where the run(s) would have ranked on the published AdMIRe leaderboards."""
-    from senso.admire.leaderboard import leaderboards, render
+    from senso.admire.leaderboard import leaderboards, rank_notes, render
 
     for board in leaderboards(runs, allow_partial=allow_partial):
-        out.print(render(board))
-        for note in board.notes:
+        out.print(folded(render(board)))
+        for note in [*rank_notes(board), *board.notes]:
             out.print(f"[dim]{note}[/]", highlight=False, soft_wrap=True)
     out.print("[dim]Official rule: first metric, the second breaking ties, on values rounded to 2 decimals as published; "
               "each run is placed on its own. Source: senso/resources/SOURCES.md[/]", highlight=False, soft_wrap=True)
@@ -463,7 +464,7 @@ def systems() -> None:
         table.add_row("likert (abricot-*, task files)", system.name, system.description)
     for kind, name, summary in system_catalog():
         table.add_row(kind, name, summary)
-    out.print(table)
+    out.print(folded(table))
 
 
 @app.command("tasks")
@@ -478,7 +479,7 @@ def tasks() -> None:
         table.add_column(column)
     for entry in (*TASKS.values(), TASK_FILE_ENTRY):
         table.add_row(entry.name, entry.family, entry.description)
-    out.print(table)
+    out.print(folded(table))
 
 
 if __name__ == "__main__":

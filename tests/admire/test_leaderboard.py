@@ -93,6 +93,21 @@ def test_cli_prints_the_table(tmp_path):
     assert "0.67 (0.6667)" in result.output
 
 
+def test_cli_says_a_tie_on_both_rows_and_explains_a_shared_rank(tmp_path):
+    """0.9333 / 3.4643 rounds to dutir914's 0.93 / 3.46 (rank 2): both rows read `=2`, never two plain 2s;
+    0.9333 / 3.50 ranks 2 ahead of dutir914 without a tie: the shared number is explained."""
+    tie = _run(tmp_path, "tie", track="text+images", metrics={"top1": {"value": 0.9333}, "dcg": {"value": 3.4643}})
+    result = CliRunner().invoke(app, ["leaderboard", str(tie)], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    rank_cells = [line.split("│")[1].strip() for line in result.output.splitlines()
+                  if "dutir914" in line or "demo (tie)" in line]
+    assert rank_cells == ["=2", "=2"], result.output
+    assert "=N: tied at rank N" in result.output
+    ahead = _run(tmp_path, "ahead", track="text+images", metrics={"top1": {"value": 0.9333}, "dcg": {"value": 3.5}})
+    result = CliRunner().invoke(app, ["leaderboard", str(ahead)], terminal_width=200)
+    assert "ranks 2: ahead of the published entry ranked 2, which it would push to 3" in " ".join(result.output.split())
+
+
 def test_human_table_is_readable():
     rows = read_resource("admire_human.csv")
     assert rows[0]["set"] == "A en xeval" and rows[0]["top1"] == "0.71"

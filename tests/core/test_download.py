@@ -73,3 +73,22 @@ def test_offline_and_absent_explains_data_dir(tmp_path, monkeypatch):
         abricot_data.locate_abricot(tmp_path / "empty")
     with pytest.raises(DataNotFound, match="does not exist"):
         abricot_data.locate_abricot(tmp_path / "typo")
+
+
+def test_failed_download_removes_only_the_folders_it_created(http_root, tmp_path, monkeypatch):
+    """A failed ABRICOT download (a local URL with nothing behind it, then a checksum that differs) leaves no empty
+    cache/data/abricot/ behind; a folder that was there before stays."""
+    root, url = http_root
+    (root / "wrong.csv").write_bytes(b"not the authors' file")
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("SENSO_DATA_DIR", raising=False)
+    monkeypatch.delenv("SENSO_OFFLINE", raising=False)
+    for name, match in (("absent.csv", "could not download"), ("wrong.csv", "refusing")):
+        monkeypatch.setenv("SENSO_ABRICOT_URL", f"{url}/{name}")
+        with pytest.raises(DataNotFound, match=match):
+            abricot_data.locate_abricot(None)
+        assert not (tmp_path / "cache").exists()
+    (tmp_path / "cache" / "data").mkdir(parents=True)
+    with pytest.raises(DataNotFound):
+        abricot_data.locate_abricot(None)
+    assert list((tmp_path / "cache").rglob("*")) == [tmp_path / "cache" / "data"]

@@ -147,6 +147,33 @@ def leaderboards(run_dirs: Sequence[str | Path], allow_partial: bool = False) ->
     return list(boards.values())
 
 
+TIE_MARK = "="  # before a rank several rows share with equal rounded scores, as the run report's placement writes it
+TIE_NOTE = f"{TIE_MARK}N: tied at rank N under the official rule (equal values at 2 decimals)."
+
+
+def rank_labels(board: Board) -> list[str]:
+    """The rank column of `board.rows`: `=N` on every row of a tie (a run and the published entry it ties
+    alike), plain `N` otherwise."""
+    labels = []
+    for rank, entry, tied in board.rows:
+        shared = any(other is not entry and r == rank and sort_key(other.scores) == sort_key(entry.scores)
+                     for r, other, _ in board.rows)
+        labels.append(f"{TIE_MARK if tied or shared else ''}{rank}")
+    return labels
+
+
+def rank_notes(board: Board) -> list[str]:
+    """What the rank column cannot say alone: the tie mark, and a run ranked N ahead of the published entry N."""
+    labels = rank_labels(board)
+    notes = [TIE_NOTE] if any(label.startswith(TIE_MARK) for label in labels) else []
+    published = {e.published_rank for _, e, _ in board.rows if e.run is None}
+    for (rank, entry, tied), label in zip(board.rows, labels):
+        if entry.run is not None and not tied and rank in published:
+            notes.append(f"{entry.label} ranks {rank}: ahead of the published entry ranked {rank}, which it would "
+                         f"push to {rank + 1} (each run is placed on its own; published ranks are not renumbered).")
+    return notes
+
+
 def render(board: Board):
     """A rich Table of one board."""
     from rich.table import Table
@@ -157,12 +184,12 @@ def render(board: Board):
     table.add_column("team / run")
     for m in board.metrics:
         table.add_column(labels[m], justify="right")
-    for rank, entry, tied in board.rows:
+    for (rank, entry, tied), label in zip(board.rows, rank_labels(board)):
         if entry.run is None:
-            table.add_row(str(rank), entry.label, *(f"{s:.2f}" for s in entry.scores))
+            table.add_row(label, entry.label, *(f"{s:.2f}" for s in entry.scores))
         else:
             values = [f"{r:.2f} ({x:.4f})" for r, x in zip(entry.scores, entry.exact or entry.scores)]
-            table.add_row(f"[bold]{'=' if tied else ''}{rank}[/]", f"[bold green]{entry.label}[/]", *values)
+            table.add_row(f"[bold]{label}[/]", f"[bold green]{entry.label}[/]", *values)
     for who, scores in board.references:
         table.add_row("", f"[dim]human: {who}[/]", *(f"[dim]{s:.2f}[/]" for s in scores))
     return table

@@ -18,6 +18,7 @@ from rich.console import Console
 from senso.admire.data import load_subtask_a, load_subtask_b, locate_admire, split_file
 from senso.core.errors import SensoError
 from senso.core.stats import Estimate
+from senso.core.tables import folded
 from senso.core.cache import ResponseCache
 from senso.core.fingerprint import path_fingerprint
 from senso.core.options import RunOptions, check_keys
@@ -281,7 +282,7 @@ def print_summary(task: AdmireTask, system_name: str, options: RunOptions, n: in
         warn_console.print(f"[bold red]WARNING:[/] {warning}", highlight=False, soft_wrap=True)
     title = f"{task.name} {options.lang} {options.split} | system {system_name} | n={n}"
     if metrics:
-        console.print(metrics_table(title, metrics, by_group, n, group_sizes))
+        console.print(folded(metrics_table(title, metrics, by_group, n, group_sizes)))
     else:
         console.print(title, highlight=False, soft_wrap=True)
     for note in notes:

@@ -34,6 +34,7 @@ MODEL_DIR_PREFIX = "gemma-3-270m"
 MARKER_FILE = "senso_conversion.json"
 SAVED_DTYPE = "float32"  # bfloat16-rounded values, stored as float32: the default dtype loads without a cast
 DIR_SUFFIX = "-f32"
+_SAFETENSORS_HEADER_BYTES = 8  # a little-endian u64: the length of the JSON header that follows
 
 # What the original Gemma 3 tokenizer gives for this text (with BOS); see check_tokenizer.
 CHECK_TEXT = "Il cane è un"
@@ -81,6 +82,52 @@ def check_tokenizer(tokenizer) -> None:
             "Use a transformers version whose GGUF tokenizer conversion is known to work (5.24 is), "
             "then delete the converted model folder so it is converted again."
         )
+
+
+def _safetensors_fault(path: Path) -> str | None:
+    """Why the safetensors file `path` is incomplete (its header, or data shorter than the header says), or None."""
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        head = fh.read(_SAFETENSORS_HEADER_BYTES)
+        if len(head) < _SAFETENSORS_HEADER_BYTES:
+            return f"{size} bytes, shorter than a safetensors header"
+        header_len = int.from_bytes(head, "little")
+        if _SAFETENSORS_HEADER_BYTES + header_len > size:
+            return f"{size} bytes, but its header alone needs {_SAFETENSORS_HEADER_BYTES + header_len}"
+        try:
+            header = json.loads(fh.read(header_len))
+        except ValueError:
+            return "its header is not valid JSON"
+    ends = [entry["data_offsets"][1] for name, entry in header.items()
+            if name != "__metadata__" and isinstance(entry, dict) and "data_offsets" in entry]
+    needed = _SAFETENSORS_HEADER_BYTES + header_len + max(ends, default=0)
+    if size < needed:
+        return f"{size} bytes, but its header says {needed}"
+    return None
+
+
+def check_local_checkpoint(folder: Path) -> None:
+    """Raise SensoError naming the file and the fix when a *.safetensors file in `folder` is cut short
+    (a conversion or download that stopped midway), before transformers fails on it with a traceback."""
+    converted = folder.is_relative_to(cache_dir(create=False) / "models")
+    for path in sorted(folder.glob("*.safetensors")):
+        fault = _safetensors_fault(path)
+        if fault is None:
+            continue
+        fix = (f"delete the folder {folder} so senso converts the model again" if converted else
+               f"download or save the checkpoint into {folder} again")
+        raise SensoError(f"{path} is truncated or damaged ({fault}): {fix}")
+
+
+def check_default_model() -> None:
+    """The converted default model, where one is there, must be whole (checked before a run folder is written);
+    a missing one is converted when the model loads, and a missing GGUF package is said there."""
+    try:
+        target = default_model_dir()
+    except SensoError:
+        return
+    if _is_complete(target):
+        check_local_checkpoint(target)
 
 
 def _is_complete(folder: Path) -> bool:

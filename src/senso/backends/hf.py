@@ -37,6 +37,7 @@ from senso.core.errors import SensoError
 from senso.core.options import DEFAULT_BATCH_SIZE, check_batch_size
 from senso.backends.cached import CachedMethod
 from senso.core.cache import cache_key
+from senso.backends.default_model import check_local_checkpoint
 
 CACHE_NAMESPACE = "loglik"
 _DEFAULT_MAX_LENGTH = 2048  # lm-eval's fallback when neither config nor tokenizer says
@@ -123,6 +124,8 @@ class HFCausalLM:
         self.is_local = Path(self.name_or_path).expanduser().exists()
         if self.is_local:
             self.name_or_path = str(Path(self.name_or_path).expanduser().resolve())
+            if Path(self.name_or_path).is_dir():
+                check_local_checkpoint(Path(self.name_or_path))
         self.spec = spec or f"hf:{self.name_or_path}"
         self.dtype = dtype
         self.device = device

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from senso.backends.default_model import DEFAULT_MODEL_SPEC
+from senso.backends.default_model import DEFAULT_MODEL_SPEC, check_local_checkpoint
 from senso.core.errors import SensoError
 
 DEFAULT_BACKEND = "default"  # the backend of a built-in default model
@@ -130,3 +130,4 @@ def check_local_spec(spec: str | None, flag: str = "--model") -> None:
     if path.is_file() or not (path / "config.json").is_file():
         raise SensoError(f"{flag} {spec}: {path} is not a transformers checkpoint (no config.json in it); give the "
                          "folder `save_pretrained` wrote (config.json, model weights, tokenizer files)")
+    check_local_checkpoint(path)

@@ -1,4 +1,4 @@
-"""Downloads with pinned checksums. Nothing unverified is ever kept."""
+"""Downloads with pinned checksums. Nothing unverified is ever kept, nor a folder a failed download created."""
 
 from __future__ import annotations
 
@@ -15,18 +15,38 @@ class DownloadError(SensoError):
     pass
 
 
+def _missing_folders(folder: Path) -> list[Path]:
+    """`folder` and those of its parents that do not exist yet, deepest first."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def _remove_folders(folders: list[Path]) -> None:
+    """Remove `folders` (deepest first) that are still empty: what a failed download created, nothing else."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (another process put something there) or already gone: leave it
+            return
+
+
 def download(url: str, dest: str | Path, *, sha256: str | None = None, md5: str | None = None, timeout: float = 60) -> Path:
     """Fetch `url` into `dest` atomically; refuse (and delete) it if a given checksum differs."""
     dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
+    created = _missing_folders(dest.parent)
     tmp = dest.with_name(dest.name + f".part{os.getpid()}")
     try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
         with urllib.request.urlopen(url, timeout=timeout) as resp, tmp.open("wb") as fh:
             while chunk := resp.read(1 << 20):
                 fh.write(chunk)
     except (urllib.error.URLError, OSError, TimeoutError) as exc:
         tmp.unlink(missing_ok=True)
-        raise DownloadError(f"could not download {url}: {exc}") from exc
+        _remove_folders(created)
+        raise DownloadError(f"could not download {url} into {dest.parent}: {exc}") from exc
     for algo, expected in (("sha256", sha256), ("md5", md5)):
         if expected is None:
             continue
@@ -36,6 +56,7 @@ def download(url: str, dest: str | Path, *, sha256: str | None = None, md5: str 
                 digest.update(chunk)
         if digest.hexdigest() != expected.lower():
             tmp.unlink(missing_ok=True)
+            _remove_folders(created)
             raise DownloadError(
                 f"refusing {url}: its {algo} is {digest.hexdigest()}, expected {expected} (file not kept)"
             )

@@ -140,7 +140,7 @@ def locate_abricot(data_dir: str | Path | None = None, allow_download: bool = Tr
         raise DataNotFound(_not_found_message())
     url = os.environ.get("SENSO_ABRICOT_URL", ABRICOT_URL)
     try:
-        return download(url, cache_dir() / "data" / ABRICOT_RELATIVE, sha256=ABRICOT_SHA256)
+        return download(url, cache_dir(create=False) / "data" / ABRICOT_RELATIVE, sha256=ABRICOT_SHA256)
     except SensoError as exc:
         raise DataNotFound(f"{exc}\n{_not_found_message()}") from exc
 

@@ -59,7 +59,8 @@ def check_options(options: RunOptions, task: LikertTask, system: LikertSystem) -
     not declare, the protocol and its shots, the model spec, and the --set keys (the row's own, plus the
     openai backend's settings when the system's --model is served by openai)."""
     from senso.backends.openai import SETTINGS as OPENAI_SETTINGS
-    from senso.backends.specs import check_local_spec, parse_spec
+    from senso.backends.default_model import check_default_model
+    from senso.backends.specs import DEFAULT_BACKEND, check_local_spec, parse_spec
 
     for field, flag in ADMIRE_ONLY_OPTIONS.items():
         if getattr(options, field) not in (None, False):
@@ -79,6 +80,8 @@ def check_options(options: RunOptions, task: LikertTask, system: LikertSystem) -
     if "model" in system.flags:
         check_local_spec(options.model, "--model")
         spec = parse_spec(options.model, "lm", default_backend=options.backend)
+        if spec.backend == DEFAULT_BACKEND:
+            check_default_model()
         if system.backends and spec.backend not in system.backends:
             raise SensoError(f"--system {system.name} needs a chat model behind a server: "
                              f"--model openai:NAME --base-url URL (got {spec})")

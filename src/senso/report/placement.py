@@ -52,12 +52,12 @@ def admire_placement(run: RunFolder) -> Placement:
     out = Placement()
     for board in boards:
         rows = []
-        for rank, entry, tied in board.rows:
+        for (rank, entry, tied), label in zip(board.rows, leaderboard.rank_labels(board)):
             if entry.run is None:
-                rows.append(PlacementRow((rank, entry.label, *entry.scores)))
+                rows.append(PlacementRow((label, entry.label, *entry.scores)))
             else:
                 values = [_run_cell(r, x) for r, x in zip(entry.scores, entry.exact or entry.scores)]
-                rows.append(PlacementRow((f"{'=' if tied else ''}{rank}", f"this run: {run.system}", *values), is_run=True))
+                rows.append(PlacementRow((label, f"this run: {run.system}", *values), is_run=True))
         rows += [PlacementRow(("", f"human: {who}", *scores), is_reference=True) for who, scores in board.references]
         note = ("Official rule: " + ", then ".join(labels[m] for m in board.metrics) + " (published values are "
                 "rounded to 2 decimals, so the run is ranked on its rounded values; exact in brackets; = marks a tie).")
@@ -96,7 +96,9 @@ def abricot_placement(run: RunFolder) -> Placement:
         rank = 1 + sum(1 for p in published if p[3] > round(exact, 2))
         tied = any(p[3] == round(exact, 2) for p in published)
         protocol = run.results.get("protocol") or "—"
-        row = PlacementRow((f"{'=' if tied else ''}{rank}", f"this run: {run.system}", protocol, "this run",
+        from senso.admire.leaderboard import TIE_MARK
+
+        row = PlacementRow((f"{TIE_MARK if tied else ''}{rank}", f"this run: {run.system}", protocol, "this run",
                             _run_cell(round(exact, 2), exact)), is_run=True)
         # after the published entries it ties or trails
         position = sum(1 for p in published if p[3] >= round(exact, 2))
