@@ -11,7 +11,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def shared_data_path() -> Path:
-    return Path(os.environ.get("SENSO_DATA_DIR") or REPO.parent / "shared" / "data")
+    """Absolute, so a test that writes it into a file read from elsewhere (a sweep file) finds it too."""
+    return Path(os.environ.get("SENSO_DATA_DIR") or REPO.parent / "shared" / "data").resolve()
 
 
 def shared_reference_path() -> Path:

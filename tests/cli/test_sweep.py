@@ -163,7 +163,7 @@ def test_end_to_end_sweep_with_the_real_abricot_runner(tmp_path, data_dir, monke
         sweep = load_sweep(write_sweep(tmp_path, text))
         outcome = run_sweep(sweep)
         asked = len(server.posts("/chat/completions"))
-    assert (outcome["ran"], outcome["failed"]) == (2, 0) and asked == 24
+    assert (outcome["ran"], outcome["failed"]) == (2, 0) and asked == 24, [r.error for r in sweep.runs]
     table = pd.read_csv(outcome["summary_csv"]).set_index("task")
     for planned in sweep.runs:
         results = json.loads((planned.run_dir / "results.json").read_text())
