@@ -98,3 +98,27 @@ def test_default_model_answers_one_everywhere_and_pearson_is_undefined(default_m
     assert "predicted labels are constant (every item has value 1)" in results["metrics"]["pearson"]["reason"]
     samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     assert [s["prediction"] for s in samples] == [1] * 6
+
+
+def test_several_tasks_in_one_run_write_one_folder_each_under_out_and_are_placed(fake, data_dir, tmp_path):
+    model = fake(constant=False)
+    out = tmp_path / "both"
+    result = CliRunner().invoke(app, ["run", "abricot-abs", "abricot-inc", "--data-dir", str(data_dir), "--out", str(out),
+                                      "--limit", "10"])
+    assert result.exit_code == 0, result.output
+    for task in ("abricot-abs", "abricot-inc"):
+        results = json.loads((out / task / "results.json").read_text())
+        assert results["task"] == task and results["n"] == 10
+    assert len(model.contexts) == 20  # one model answered both tasks
+    assert result.output.count("Published Pearson r on") == 2  # each run placed beside the published figures
+
+
+def test_several_tasks_are_all_checked_before_the_first_runs(fake, data_dir, tmp_path):
+    model = fake(constant=False)
+    out = tmp_path / "bad"
+    for argv, phrase in ((["abricot-abs", "abricot-abs"], "named twice"),
+                         (["abricot-abs", "no-such-task"], "unknown task 'no-such-task'"),
+                         (["abricot-abs", "admire-a", "--protocol", "paper"], "admire-a does not use it")):
+        result = CliRunner().invoke(app, ["run", *argv, "--data-dir", str(data_dir), "--out", str(out)])
+        assert result.exit_code != 0 and phrase in str(result.output) + str(result.exception), (argv, result.output)
+    assert model.contexts == [] and not out.exists()  # nothing ran, no run folder was written
