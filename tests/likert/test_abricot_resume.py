@@ -34,18 +34,6 @@ CHILD = textwrap.dedent("""
 """)
 
 
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory):
-    sys.path.insert(0, str(REPO / "tests" / "backends"))
-    from test_hf import build_model, build_tokenizer
-
-    folder = tmp_path_factory.mktemp("tiny-llama")
-    tokenizer = build_tokenizer()
-    build_model("llama", len(tokenizer)).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
-
-
 def cached_items(cache_file: Path) -> int:
     if not cache_file.exists():
         return 0

@@ -8,11 +8,9 @@ import csv
 import hashlib
 import json
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 from typer.testing import CliRunner
 
 from senso.backends.embedders import Embedder
@@ -50,18 +48,6 @@ def write_dataset(folder: Path) -> Path:
     path = folder / "concreteness.toml"
     path.write_text(readme_task_file(), encoding="utf-8")
     return path
-
-
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory) -> Path:
-    sys.path.insert(0, str(REPO / "tests" / "backends"))
-    from test_hf import build_model, build_tokenizer
-
-    folder = tmp_path_factory.mktemp("tiny-llama")
-    tokenizer = build_tokenizer()
-    build_model("llama", len(tokenizer)).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
 
 
 def _hash_embed(texts, kind):
