@@ -90,6 +90,24 @@ def test_gives_up_clearly_after_retries():
         assert len(server.posts("/completions")) == 3
 
 
+def test_nothing_listening_says_so_not_that_the_server_went_away():
+    from senso.backends.llama_server import free_port
+
+    url = f"http://127.0.0.1:{free_port()}/v1"  # bound once, then released: nothing listens there
+    with pytest.raises(ServerUnavailable, match=r"nothing answers at .* \(connection refused\): is the server running\?") as err:
+        lm(url, retry=RetryPolicy(max_retries=1, backoff=0.01)).loglikelihood_choices([Prompt("Q\n")])
+    assert "stopped answering" not in str(err.value) and "once the server is back" not in str(err.value)
+
+
+def test_a_server_that_goes_away_midway_is_told_apart_and_counts_what_finished():
+    server = FakeServer(completions_default(TOP))
+    with server:
+        model = lm(server.url, concurrency=1, retry=RetryPolicy(max_retries=1, backoff=0.01))
+        model.loglikelihood_choices([Prompt("Q1\n"), Prompt("Q2\n")])
+    with pytest.raises(ServerUnavailable, match=r"stopped answering after 2 finished requests \(cached\): rerun"):
+        model.loglikelihood_choices([Prompt("Q3\n")])
+
+
 def test_client_errors_are_not_retried():
     reply = lambda p, b: MODELS if p == "/models" else (400, {"error": {"message": "logprobs is not supported"}}, {})
     with FakeServer(reply) as server:

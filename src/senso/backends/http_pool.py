@@ -95,6 +95,8 @@ class ServerPool:
         self._headers = {"Authorization": f"Bearer {key}"} if key else {}
         self.requests_sent = 0
         self.retries = 0
+        self.answered = 0  # HTTP responses of any status: something listens at the URL
+        self.finished = 0  # POST requests answered with 200 (each is cached by the caller as it arrives)
 
     def describe(self) -> dict[str, Any]:
         return {"base_urls": list(self.base_urls), "api_key_env": self.api_key_env,
@@ -135,6 +137,7 @@ class Session:
         if index is None:
             index, self._next = self._next, self._next + 1
         last_error = "no attempt made"
+        transport_failed: str | None = None  # the kind of the last network failure, None after an HTTP answer
         for attempt in range(pool.retry.max_retries + 1):
             slot = (index + attempt) % len(pool.base_urls)
             url = pool.base_urls[slot] + path
@@ -145,12 +148,17 @@ class Session:
                     response = await self.client.request(method, url, json=body)
                 except httpx2.TransportError as exc:  # refused, reset, timed out
                     last_error = f"{url}: {type(exc).__name__}: {exc}".rstrip(": ")
+                    transport_failed = "connection refused" if isinstance(exc, httpx2.ConnectError) else type(exc).__name__
                 else:
+                    pool.answered += 1
+                    transport_failed = None
                     if response.status_code == 200:
                         try:
-                            return response.json()
+                            payload = response.json()
                         except ValueError:
                             raise ServerError(f"{url}: answered 200 with a body that is not JSON: {response.text[:200]!r}") from None
+                        pool.finished += method == "POST"
+                        return payload
                     if response.status_code not in RETRY_STATUS:
                         raise ServerError(f"{url}: HTTP {response.status_code}: {_error_text(response)}")
                     last_error = f"{url}: HTTP {response.status_code}: {_error_text(response)}"
@@ -158,7 +166,17 @@ class Session:
             if attempt < pool.retry.max_retries:
                 pool.retries += 1
                 await asyncio.sleep(pool.retry.delay(attempt, retry_after))
-        raise ServerUnavailable(
-            f"{method} {path} failed {pool.retry.max_retries + 1} times on {', '.join(pool.base_urls)}; "
-            f"last error: {last_error}. Finished requests are cached: rerun the same command once the server is back."
-        )
+        raise ServerUnavailable(unavailable_message(pool, f"{method} {path}", last_error, transport_failed))
+
+
+def unavailable_message(pool: ServerPool, request: str, last_error: str, transport_failed: str | None) -> str:
+    """Why a request gave up, told apart: nothing ever answered (a wrong URL, a server not started), the
+    server stopped answering midway (it died or went away), or it kept answering with errors."""
+    urls = ", ".join(pool.base_urls)
+    attempts = f"{request} failed {pool.retry.max_retries + 1} times; last error: {last_error}"
+    if transport_failed and pool.answered == 0:
+        return f"nothing answers at {urls} ({transport_failed}): is the server running? Check --base-url. ({attempts})"
+    if transport_failed:
+        return (f"the server at {urls} stopped answering after {pool.finished} finished requests (cached): "
+                f"rerun the same command once it is back; if it crashed, its own log says why. ({attempts})")
+    return f"{attempts} on {urls}. Finished requests are cached: rerun the same command once the server is back."

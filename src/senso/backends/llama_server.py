@@ -6,6 +6,7 @@ Needs the `server` extra (`pip install 'senso[server]'`: llama-cpp-python with u
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import sys
@@ -22,6 +23,21 @@ def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as sock:
         sock.bind((host, 0))
         return sock.getsockname()[1]
+
+
+def describe_exit(returncode: int) -> str:
+    """`code 1`, or `signal 11 (SIGSEGV)` for a process killed by a signal (a negative return code)."""
+    if returncode >= 0:
+        return f"code {returncode}"
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        name = "unknown signal"
+    return f"signal {-returncode} ({name})"
+
+
+class LlamaServerDied(SensoError):
+    """The server process exited by itself (a crash, not `stop()`)."""
 
 
 def default_gguf() -> Path:
@@ -70,7 +86,8 @@ class LlamaServer:
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise SensoError(f"llama server exited with code {self.process.returncode}: {self.log_tail()}")
+                raise LlamaServerDied(f"llama server exited with {describe_exit(self.process.returncode)} "
+                                      f"while starting; its log: {self.log_tail()}")
             try:
                 if httpx2.get(self.base_url + "/models", timeout=2).status_code == 200:
                     return self
@@ -79,6 +96,13 @@ class LlamaServer:
             time.sleep(0.3)
         self.stop()
         raise SensoError(f"llama server did not answer {self.base_url}/models within {self.startup_timeout} s: {self.log_tail()}")
+
+    def check(self) -> None:
+        """Raise LlamaServerDied when the process that should be serving has exited (e.g. SIGSEGV in
+        llama.cpp): a client only sees refused connections, this says what happened and shows the log."""
+        if self.process is not None and self.process.poll() is not None:
+            raise LlamaServerDied(f"llama server exited with {describe_exit(self.process.returncode)} "
+                                  f"while answering; its log: {self.log_tail()}")
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
