@@ -16,9 +16,19 @@ setup: $(PY)
 	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e .
 
-setup-test: $(PY)
+# llama-cpp-python (the `server` test extra) is never compiled by pip's own `-march=native` build, which
+# crashes on CPUs that advertise AMX where the machine does not allow it: scripts/llama_cpp_portable.py builds
+# it once per machine for a portable instruction set, without AMX, with pip's wheel cache off (so a natively
+# built wheel cached earlier is not picked up), keeps the wheel in ~/.cache/senso/wheels and installs it;
+# `pip install -e .[test]` then finds the pinned version installed and keeps it.
+LLAMA_STAMP := $(VENV)/.llama-cpp-portable
+
+$(LLAMA_STAMP): scripts/llama_cpp_portable.py pyproject.toml | $(PY)
+	$(PY) scripts/llama_cpp_portable.py
+	touch $@
+
+setup-test: $(PY) $(LLAMA_STAMP)
 	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q torch==2.13.0
-	@$(PY) -c "import llama_cpp" 2>/dev/null || echo "Installing the test extras: llama-cpp-python comes from PyPI as source and compiles llama.cpp (about 9 minutes on 2 cores, silent); later installs reuse pip's built wheel."
 	$(PY) -m pip install -q -e ".[test]"
 
 run: setup
