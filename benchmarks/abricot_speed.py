@@ -10,6 +10,11 @@ agreement.
 
 `--baseline N` also times the plain path (one pass per continuation, no prefix reuse) on the first
 N items, to measure the speed-up rather than infer it from token counts.
+
+    PYTHONPATH=src python benchmarks/abricot_speed.py --smoke    # seconds: a tiny random LM, 2 items, baseline 2, 1 thread
+
+In smoke mode the lm-eval comparison still runs (the reference files, if present, are read for the smoke
+items), but against a random model its numbers are meaningless.
 """
 
 from __future__ import annotations
@@ -20,16 +25,12 @@ from pathlib import Path
 
 import torch
 
+from _smoke import add_smoke_option, smoke, tiny_lm_spec
 from senso.backends.load import load_model
 from senso.likert.data import load_abricot, locate_abricot
 from senso.likert.systems.likert_lm import argmax_choice
 from senso.likert.lmeval_reference import LMEVAL_REFERENCE_FILES, read_lmeval_loglikelihoods
 from senso.likert.task import build_prompts, get_task
-
-
-
-
-
 
 
 def timed(lm, prompts, batch_size: int) -> tuple[list[list[float]], float]:
@@ -52,7 +53,8 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
     parser.add_argument("--baseline", type=int, default=0, help="also time the plain path on the first N items")
-    args = parser.parse_args()
+    add_smoke_option(parser)
+    args = smoke(parser.parse_args(), model=tiny_lm_spec, limit=2, baseline=2, threads=1)
 
     if args.threads:
         torch.set_num_threads(args.threads)
