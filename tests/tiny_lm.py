@@ -41,7 +41,9 @@ def build_tokenizer() -> PreTrainedTokenizerFast:
     return fast
 
 
-def build_model(kind: str, vocab_size: int):
+def build_model(kind: str, vocab_size: int, max_positions: int = 1024):
+    """A tiny random `kind` ("llama" or "gemma3") causal LM; prompts longer than `max_positions` tokens are
+    cut from the left by the scoring engine (which then cannot reuse a shared prefix)."""
     torch.manual_seed(0)
     if kind == "gemma3":
         from transformers import Gemma3ForCausalLM, Gemma3TextConfig
@@ -51,21 +53,21 @@ def build_model(kind: str, vocab_size: int):
             vocab_size=vocab_size, hidden_size=32, intermediate_size=64, num_hidden_layers=4,
             num_attention_heads=2, num_key_value_heads=1, head_dim=16, sliding_window=12,
             layer_types=["sliding_attention", "full_attention", "sliding_attention", "full_attention"],
-            max_position_embeddings=1024, final_logit_softcapping=30.0, initializer_range=0.3,
+            max_position_embeddings=max_positions, final_logit_softcapping=30.0, initializer_range=0.3,
             pad_token_id=0, bos_token_id=2, eos_token_id=1,
         )
         return Gemma3ForCausalLM(config)
     from transformers import LlamaConfig, LlamaForCausalLM
 
     config = LlamaConfig(vocab_size=vocab_size, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=1024,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=max_positions,
                          initializer_range=0.3, pad_token_id=0, bos_token_id=2, eos_token_id=1)
     return LlamaForCausalLM(config)
 
 
-def save_tiny_lm(folder: Path, kind: str = "llama") -> Path:
+def save_tiny_lm(folder: Path, kind: str = "llama", max_positions: int = 1024) -> Path:
     """A tiny random `kind` checkpoint with its tokenizer, saved into `folder` (a transformers model folder)."""
     tokenizer = build_tokenizer()
-    build_model(kind, len(tokenizer)).save_pretrained(folder)
+    build_model(kind, len(tokenizer), max_positions).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
