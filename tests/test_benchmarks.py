@@ -37,7 +37,7 @@ def _smoke_module():
     return sys.modules["_smoke"]
 
 
-ADMIRE_ROWS = _smoke_module().ADMIRE_ROWS
+ABRICOT_LEMMAS, ADMIRE_ROWS = _smoke_module().ABRICOT_LEMMAS, _smoke_module().ADMIRE_ROWS
 N_ADMIRE = 2 * ADMIRE_ROWS  # train+dev items of the smoke data
 
 
@@ -51,7 +51,7 @@ class Smoke:
 
 SMOKES = {
     "abricot_dtype.py": Smoke((r"^CPU bfloat16 support: ", r"^abricot-inc calamita: same argmax \d/2; mean \|Δ log-prob\| ")),
-    "abricot_ridge.py": Smoke((r"^n = \d+ items, 5 lemmas", r"^abricot-inc\n  r\(label, gold label\) \[official\] +-?\d",
+    "abricot_ridge.py": Smoke((rf"^n = \d+ items, {ABRICOT_LEMMAS} lemmas", r"^abricot-inc\n  r\(label, gold label\) \[official\] +-?\d",
                                r"^time, both tasks: cold ")),
     "abricot_speed.py": Smoke((r"^paper +abricot-inc +2 .* \d/2$", r"^  plain path on 2 items: .* max \|difference\|",
                                r"^protocol +task +items")),
