@@ -189,3 +189,14 @@ def test_vs_lmeval_smoke_against_lm_eval(smoke_env, capsys, data_dir):
                          ["--data-dir", str(data_dir), "--yardstick", yardstick, "--lmeval-python", python])
     assert re.search(r"^   0 ratio   lm-eval/senso: wall x\d", out, re.MULTILINE), out
     assert re.search(r"^same argmax \d/2; max \|log-prob difference\| ", out, re.MULTILINE), out
+
+
+@pytest.mark.real_data
+def test_admire_sense_calibration_definition_smoke(smoke_env, capsys, data_dir):
+    """`--definition` (lm-definition's constants, on the tiny LM): needs WordNet for the literal readings."""
+    from senso.admire.systems.wordnet import WordNet
+
+    if WordNet.locate() is None:
+        pytest.skip("no WordNet database found (install Debian's wordnet-base; CI does)")
+    out = run_in_process(smoke_env, capsys, "admire_sense_calibration.py", ["--data-dir", str(data_dir), "--definition"])
+    assert re.search(rf"^lm-definition hf:.*: n_dev={ADMIRE_ROWS} with_meaning=\d+ centre=-?\d", out, re.MULTILINE), out
