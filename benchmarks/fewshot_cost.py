@@ -3,6 +3,7 @@ model, paired in one process (A B A B), with the tokens each computes. Issue #14
 no more than 1.2x the 0-shot per-item time.
 
     PYTHONPATH=src python benchmarks/fewshot_cost.py --data-dir ../shared/data [--items 32] [--repeats 2] [--threads 2]
+    PYTHONPATH=src python benchmarks/fewshot_cost.py --smoke    # seconds: a tiny random LM, 2 items, 1 repeat
 """
 
 from __future__ import annotations
@@ -11,16 +12,20 @@ import argparse
 import os
 import time
 
+from _smoke import add_smoke_option, smoke, tiny_lm_spec
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", default="../shared/data")
+    parser.add_argument("--model", default=None, help="model spec (default: the built-in gemma3-270m)")
     parser.add_argument("--task", default="abricot-abs")
     parser.add_argument("--items", type=int, default=32)
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=8)
-    args = parser.parse_args()
+    add_smoke_option(parser)
+    args = smoke(parser.parse_args(), model=tiny_lm_spec, items=2, repeats=1, threads=1)
 
     import torch
 
@@ -31,10 +36,11 @@ def main() -> None:
     task = get_task(args.task)
     items = task.load_items(task.locate_data(args.data_dir))
     prompts = {protocol: build_prompts(items, task, protocol)[: args.items] for protocol in ("calamita", "paper")}
-    lm = load_model(None, "lm")  # no cache: every item computed
+    lm = load_model(args.model, "lm")  # no cache: every item computed
     lm.loglikelihood_choices(prompts["calamita"][:2], batch_size=args.batch_size)  # warm-up
     per_item: dict[str, list[float]] = {p: [] for p in prompts}
-    print(f"load average {os.getloadavg()[0]:.2f}; {args.items} items of {args.task}; {args.threads} threads")
+    print(f"load average {os.getloadavg()[0]:.2f}; {args.items} items of {args.task}; {args.threads} threads; "
+          f"model {lm.spec}")
     for rep in range(args.repeats):
         for protocol, batch in prompts.items():
             lm.reset_counters()

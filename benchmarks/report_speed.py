@@ -2,10 +2,12 @@
 
     python benchmarks/report_speed.py                      # a synthetic 100-item split, 256x256 PNG images
     python benchmarks/report_speed.py --run runs/<run>     # an existing run folder instead
+    python benchmarks/report_speed.py --smoke              # seconds: a synthetic split of 3 items
 
 The synthetic split is written to a temporary folder (images: smooth gradients plus noise, ~80 KB each like
 the downscaled official ones), run with the seeded `random` system, then rendered. Prints the seconds spent
 building the page (thumbnails, plots, template) and the size of the HTML file; imports are timed apart.
+`--items N` makes the synthetic split N items long.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from _smoke import add_smoke_option, smoke
 
 
 def write_split(root: Path, n_items: int = 100) -> Path:
@@ -51,7 +55,9 @@ def write_split(root: Path, n_items: int = 100) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", type=Path, help="an existing run folder to render")
-    args = parser.parse_args()
+    parser.add_argument("--items", type=int, default=100, help="items of the synthetic split")
+    add_smoke_option(parser)
+    args = smoke(parser.parse_args(), items=3)
     started = time.perf_counter()
     from senso.report.run_page import write_run_report
     from senso.core.options import RunOptions
@@ -66,7 +72,7 @@ def main() -> None:
             from senso.admire.run import run_admire
 
             os.environ.setdefault("SENSO_CACHE_DIR", str(Path(tmp) / "cache"))
-            data = write_split(Path(tmp) / "data")
+            data = write_split(Path(tmp) / "data", args.items)
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
                 run_dir = run_admire(RunOptions(task="admire-a", data_dir=data, out=Path(tmp) / "run", split="dev",
                                                 system="random", use_cache=False))

@@ -1,32 +1,37 @@
 """Start-up: `senso --help`, and a warm start of the default model to its first scored item.
 
-    PYTHONPATH=src python benchmarks/startup_speed.py --pairs 2 [--legacy-dir DIR]
+    PYTHONPATH=src python benchmarks/startup_speed.py --pairs 2 [--legacy-dir DIR] [--model SPEC]
+    PYTHONPATH=src python benchmarks/startup_speed.py --smoke    # seconds: a tiny random LM, 1 pair
 
 Each measurement is a fresh process (the model folder already converted, the files in the page
 cache after the first run: a warm start). The child reports its own phases: importing senso,
-loading the model (`load_loglikelihood_model`), scoring one ABRICOT-like item (the first forward
-pass, model fingerprint included). With `--legacy-dir` (an old bfloat16 checkpoint folder, loaded
-in float32: a cast) each pair also times that folder, for the before/after comparison.
+loading the model (`load_model(spec, "lm")`, the default model unless `--model`), scoring one
+ABRICOT-like item (the first forward pass, model fingerprint included). With `--legacy-dir` (an old
+bfloat16 checkpoint folder, loaded in float32: a cast) each pair also times that folder, for the
+before/after comparison. The children import the senso that this process imports.
+
+In smoke mode the parent has built the tiny model (torch imported), so every child's peak RSS includes
+the parent's pages copied at fork: the smoke's RSS column is not the children's own.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from process_stats import run_measured  # noqa: E402
+from _process_stats import run_measured, senso_env  # noqa: E402
+from _smoke import add_smoke_option, smoke, tiny_lm_spec  # noqa: E402
 
 CHILD = """
 import json, sys, time
 t0 = time.perf_counter(); c0 = time.process_time()
-from senso.backends.specs import load_loglikelihood_model
+from senso.backends.load import load_model
 from senso.likert.task import LikertPrompt
 t1 = time.perf_counter(); c1 = time.process_time()
-lm = load_loglikelihood_model(sys.argv[1] or None, cache=None)
+lm = load_model(sys.argv[1] or None, "lm")
 t2 = time.perf_counter(); c2 = time.process_time()
 lm.loglikelihood_choices([LikertPrompt("x", "Assegna un valore da 1 a 5 alla parola cane: Il cane dorme.\\n")])
 t3 = time.perf_counter(); c3 = time.process_time()
@@ -39,10 +44,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=int, default=2)
     parser.add_argument("--legacy-dir", default=None, help="an old bfloat16 checkpoint folder to time beside")
-    args = parser.parse_args()
-    env = {**os.environ, "TRANSFORMERS_VERBOSITY": "error"}
+    parser.add_argument("--model", default=None, help="model spec to time (default: the built-in gemma3-270m)")
+    add_smoke_option(parser)
+    args = smoke(parser.parse_args(), model=tiny_lm_spec, pairs=1)
+    env = senso_env({"TRANSFORMERS_VERBOSITY": "error"})
+    print(f"PYTHONPATH {env['PYTHONPATH']}; model {args.model or 'the built-in default'}")
     cases = [("senso --help", [sys.executable, "-m", "senso.cli", "--help"]),
-             ("default model, warm start", [sys.executable, "-c", CHILD, ""])]
+             (f"{'--model' if args.model else 'default model'}, warm start", [sys.executable, "-c", CHILD, args.model or ""])]
     if args.legacy_dir:
         cases.append(("legacy bf16 folder, warm start", [sys.executable, "-c", CHILD, f"hf:{args.legacy_dir}"]))
     print(f"{'case':32} {'pair':>4} {'wall s':>7} {'CPU s':>6} {'RSS MB':>7}  phases (s)")

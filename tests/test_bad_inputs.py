@@ -140,13 +140,10 @@ def task_file(tmp: Path) -> None:
 
 
 def _truncated_tiny_checkpoint(folder: Path) -> None:
-    """A tiny random Llama checkpoint (built as tests/backends/test_hf.py builds one), its weights cut in half."""
-    sys.path.insert(0, str(Path(__file__).parent / "backends"))
-    from test_hf import build_model, build_tokenizer
+    """A tiny random Llama checkpoint (tests/tiny_lm.py), its weights cut in half."""
+    from tiny_lm import save_tiny_lm
 
-    tokenizer = build_tokenizer()
-    build_model("llama", len(tokenizer)).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
+    save_tiny_lm(folder)
     weights = folder / "model.safetensors"
     weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
 

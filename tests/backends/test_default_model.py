@@ -112,7 +112,7 @@ def test_the_upgrade_writer_resaves_bfloat16_weights_as_float32_exactly(tmp_path
     import torch
     from transformers import AutoModelForCausalLM
 
-    from test_hf import build_model, build_tokenizer  # the tiny models of the scoring tests, same folder
+    from tiny_lm import build_model, build_tokenizer  # the tiny models of the scoring tests
 
     legacy = tmp_path / "legacy"
     tokenizer = build_tokenizer()

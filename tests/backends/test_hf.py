@@ -1,4 +1,4 @@
-"""The transformers scoring engine, on tiny randomly initialised causal LMs built here.
+"""The transformers scoring engine, on tiny randomly initialised causal LMs (tests/tiny_lm.py).
 
 Every speed-up (one pass for all five choices, shared-prefix key/value reuse, batching, the response
 cache) is checked against a plain transcription of lm-evaluation-harness's loglikelihood.
@@ -11,62 +11,13 @@ from pathlib import Path
 
 import pytest
 import torch
-from tokenizers import Tokenizer, models, pre_tokenizers, decoders, processors, trainers
-from transformers import PreTrainedTokenizerFast
 
 from senso.backends.hf import HFCausalLM
 from senso.core.errors import SensoError
 from senso.backends.cached import with_cache
 from senso.core.cache import ResponseCache
 from senso.likert.task import LikertPrompt
-
-CORPUS = [
-    "Assegna un valore di astrazione da 1 a 5 alla parola cane nel contesto della frase seguente:",
-    "Il cane è un animale da compagnia. La parola è estremamente concreta (e.g. un cane specifico)",
-    "Rispondi esclusivamente con il numero scelto senza aggiungere nessuna spiegazione",
-    "1 2 3 4 5 12 345 \n\n uno due tre quattro cinque",
-]
-CHAT_TEMPLATE = "{{ bos_token }}{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}</{{ m['role'] }}>\n{% endfor %}{% if add_generation_prompt %}<model>{% endif %}"
-
-
-def build_tokenizer() -> PreTrainedTokenizerFast:
-    """A small byte-level BPE trained on a few sentences, with a BOS-adding post-processor."""
-    tok = Tokenizer(models.BPE())
-    # digits stay single tokens, never merged with the space before them (as in Gemma's tokenizer)
-    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True),
-                                                 pre_tokenizers.ByteLevel(add_prefix_space=False)])
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=300, special_tokens=["<pad>", "<eos>", "<bos>"],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
-    tok.train_from_iterator(CORPUS, trainer)
-    bos = tok.token_to_id("<bos>")
-    tok.post_processor = processors.TemplateProcessing(single="<bos> $A", pair="<bos> $A <bos> $B",
-                                                       special_tokens=[("<bos>", bos)])
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<bos>", eos_token="<eos>", pad_token="<pad>")
-    fast.chat_template = CHAT_TEMPLATE
-    return fast
-
-
-def build_model(kind: str, vocab_size: int):
-    torch.manual_seed(0)
-    if kind == "gemma3":
-        from transformers import Gemma3ForCausalLM, Gemma3TextConfig
-
-        # a sliding window far shorter than the prompts, mixed with global layers, and logit softcapping
-        config = Gemma3TextConfig(
-            vocab_size=vocab_size, hidden_size=32, intermediate_size=64, num_hidden_layers=4,
-            num_attention_heads=2, num_key_value_heads=1, head_dim=16, sliding_window=12,
-            layer_types=["sliding_attention", "full_attention", "sliding_attention", "full_attention"],
-            max_position_embeddings=1024, final_logit_softcapping=30.0, initializer_range=0.3,
-            pad_token_id=0, bos_token_id=2, eos_token_id=1,
-        )
-        return Gemma3ForCausalLM(config)
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    config = LlamaConfig(vocab_size=vocab_size, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=1024,
-                         initializer_range=0.3, pad_token_id=0, bos_token_id=2, eos_token_id=1)
-    return LlamaForCausalLM(config)
+from tiny_lm import CHAT_TEMPLATE, save_tiny_lm
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -80,12 +31,7 @@ def one_thread():
 
 @pytest.fixture(scope="module", params=["gemma3", "llama"])
 def tiny_model_dir(request, tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp(f"tiny-{request.param}")
-    tokenizer = build_tokenizer()
-    model = build_model(request.param, len(tokenizer))
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
+    return save_tiny_lm(tmp_path_factory.mktemp(f"tiny-{request.param}"), request.param)
 
 
 @dataclass(frozen=True)

@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory) -> Path:
-    """A tiny random Llama checkpoint (the builders of tests/backends/test_hf.py), saved once per session."""
-    sys.path.insert(0, str(REPO / "tests" / "backends"))
-    from test_hf import build_model, build_tokenizer
+    """A tiny random Llama checkpoint (tests/tiny_lm.py), saved once per session."""
+    from tiny_lm import save_tiny_lm
 
-    folder = tmp_path_factory.mktemp("tiny-llama")
-    tokenizer = build_tokenizer()
-    build_model("llama", len(tokenizer)).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
+    return save_tiny_lm(tmp_path_factory.mktemp("tiny-llama"))
