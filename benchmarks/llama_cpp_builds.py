@@ -12,7 +12,8 @@ items/s, and the largest log-prob difference from the first build (builds differ
     PYTHONPATH=src python benchmarks/llama_cpp_builds.py --data-dir ../shared/data --items 16 --rounds 2 \\
         --build portable=/tmp/builds/v3 --build v4-noamx=/tmp/builds/v4 --build native=/tmp/builds/native
 
-`--smoke`: the installed build only, 1 item, 1 round (what tests/test_benchmarks.py runs).
+`--smoke`: the installed build only, 1 item, 1 round, the 0-shot prompt (what tests/test_benchmarks.py runs;
+it does not compare builds, and it needs llama-cpp-python's server extra).
 A build that crashes (a native build with AMX on a machine that does not allow it) is reported with the
 server's exit signal and log, and the other builds still run.
 """
@@ -29,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from _smoke import add_smoke_option, smoke
 from senso.backends.http_pool import RetryPolicy
 from senso.backends.llama_server import LlamaServer, LlamaServerDied, default_gguf
 from senso.backends.openai import OpenAICompatLM
@@ -119,16 +121,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", type=Path, default=None)
     parser.add_argument("--task", default="abricot-abs")
+    parser.add_argument("--protocol", default="paper", help="calamita (0-shot) or paper (3-shot, default)")
     parser.add_argument("--items", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--build", action="append", default=[], help="NAME=FOLDER of an unpacked wheel, or installed")
-    parser.add_argument("--smoke", action="store_true", help="installed build, 1 item, 1 round")
-    args = parser.parse_args()
-    if args.smoke:
-        args.items, args.rounds, args.build = 1, 1, ["installed"]
+    add_smoke_option(parser)
+    args = smoke(parser.parse_args(), items=1, rounds=1, build=["installed"], protocol="calamita")
     builds = parse_builds(args.build)
     items = load_abricot(locate_abricot(args.data_dir))
-    prompts = build_prompts(items, get_task(args.task), "paper")[: args.items]
+    prompts = build_prompts(items, get_task(args.task), args.protocol)[: args.items]
     print(f"load average at start: {Path('/proc/loadavg').read_text().strip()}")
     results: dict[str, list] = {name: [] for name in builds}
     for round_index in range(args.rounds):

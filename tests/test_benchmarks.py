@@ -66,6 +66,8 @@ SMOKES = {
     "fewshot_cost.py": Smoke((r"^rep 0 paper +\d", r"^3-shot / 0-shot per item, pair by pair: \d")),
     "image_embed_speed.py": Smoke((r"^tiny CLIP \(random weights\)", r"; 2 images: .*; 2 texts: "),
                                   marks=(pytest.mark.images,)),
+    "llama_cpp_builds.py": Smoke((r"^installed: CPU : .*AVX2 = 1", r"^  AMX instructions in libggml-cpu.so: (no|objdump missing)",
+                                  r"^  items/s per round: \d"), marks=(pytest.mark.server,)),
     "openai_agreement.py": Smoke((r"^items: 1$", r"^argmax_agreement: ", r"^mad_renormalised: \d"),
                                  args=("--base-url", "{fake_server}", "--served-name", "tiny")),
     "report_speed.py": Smoke((r": 15 thumbnails, page built in \d",), data=False),
