@@ -14,7 +14,7 @@ from senso.core.cache import ResponseCache
 from senso.core.errors import SensoError
 from senso.core.output import atomic_file, check_output_file, write_text
 from senso.core.records import RunInterrupted, RunWriter
-from senso.core.run_lock import LOCK_NAME, RunLock, Stopped, signals_interrupt
+from senso.core.run_lock import LOCK_NAME, RunLock, Stopped, check_free, signals_interrupt
 
 
 def test_a_second_writer_is_refused_with_the_holders_pid_and_the_folder_is_free_after(tmp_path):
@@ -27,6 +27,17 @@ def test_a_second_writer_is_refused_with_the_holders_pid_and_the_folder_is_free_
     assert not (tmp_path / "r" / LOCK_NAME).exists()
     with RunWriter(tmp_path / "r") as again:  # free again; the earlier run's files are replaced, and said so
         assert "held an earlier run" in again.warnings[0] and not (tmp_path / "r" / "config.json").exists()
+
+
+def test_a_busy_folder_is_refused_with_the_options_before_anything_loads(tmp_path):
+    check_free(tmp_path / "none")  # no folder, no lock file: free, and nothing is created
+    assert not (tmp_path / "none").exists()
+    with RunWriter(tmp_path / "r"):
+        with pytest.raises(SensoError, match=rf"pid {os.getpid()}.*give --out another folder"):
+            check_free(tmp_path / "r")
+    (tmp_path / "r" / LOCK_NAME).write_text('{"pid": 4242}')  # left by a dead run: free
+    check_free(tmp_path / "r")
+    assert (tmp_path / "r" / LOCK_NAME).read_text() == '{"pid": 4242}'
 
 
 def test_a_lock_left_by_a_dead_run_is_taken_over_and_said(tmp_path):

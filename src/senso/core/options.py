@@ -15,6 +15,7 @@ from typing import Any, Iterable
 from senso.core.errors import SensoError
 from senso.core.output import check_output_folder
 from senso.core.paths import check_data_dir
+from senso.core.run_lock import check_free
 
 DTYPES = ("float32", "bfloat16", "float16", "auto")  # --dtype; "auto": the checkpoint's own dtype (transformers)
 DEFAULT_BATCH_SIZE = 8  # items per model call, for every model kind (--batch-size)
@@ -127,6 +128,7 @@ class RunOptions:
                              "(e.g. a_en_dev_targets.tsv)")
         if self.out is not None:
             check_output_folder(self.out, "--out")
+            check_free(self.out, "--out")
         if self.allow_partial:
             raise SensoError(ALLOW_PARTIAL_IN_RUN)
         check_device(self.device)

@@ -2,12 +2,13 @@
 
 - `RunLock(folder)`: an exclusive lock on `folder/.senso-run.lock` (POSIX `flock`, so the system frees it
   when its holder dies however it dies). A second writer is refused with the holder's pid, start time and
-  command; a lock file left by a dead holder is taken over, and `acquire` says so.
+  command; a lock file left by a dead holder is taken over, and `acquire` says so. `check_free(folder)` asks
+  the same question early (with the options, before any model loads), without taking the lock.
 - `signals_interrupt()`: inside the block, SIGTERM raises `Stopped` (a KeyboardInterrupt, as SIGINT raises),
   so the code that catches Ctrl-C handles both. Only the main thread can install signal handlers; elsewhere
   (a thread pool) the block changes nothing.
 
-`senso.core.records.RunWriter` uses both; nothing else needs to.
+`senso.core.records.RunWriter` uses both (and `RunOptions.validate` `check_free`); nothing else needs to.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import os
 import signal
 import socket
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -30,6 +32,7 @@ except ImportError:  # pragma: no cover - not POSIX: folders are not locked, and
     fcntl = None  # type: ignore[assignment]
 
 LOCK_NAME = ".senso-run.lock"
+BUSY_TRIES, BUSY_PAUSE_S = 5, 0.05  # a lock held longer than this by a live process is a running run
 STOP_SIGNALS = (signal.SIGTERM,)  # SIGINT already raises KeyboardInterrupt
 
 
@@ -93,6 +96,41 @@ def _same_file(fd: int, path: Path) -> bool:
     return (mine.st_dev, mine.st_ino) == (on_disk.st_dev, on_disk.st_ino)
 
 
+def busy(folder: Path, holder: dict[str, Any], flag: str) -> SensoError:
+    return SensoError(f"{folder} is being written by another senso run ({_holder_text(holder)}); "
+                      f"wait for it to finish, or give {flag} another folder")
+
+
+def _try_lock(fd: int, kind: int, tries: int = 1) -> bool:
+    """flock(kind) without waiting, tried `tries` times a moment apart (a `check_free` holds its shared lock
+    for an instant only)."""
+    for attempt in range(tries):
+        try:
+            fcntl.flock(fd, kind | fcntl.LOCK_NB)
+            return True
+        except OSError:
+            if attempt + 1 < tries:
+                time.sleep(BUSY_PAUSE_S)
+    return False
+
+
+def check_free(folder: str | Path, flag: str = "--out") -> None:
+    """SensoError naming the holder when a run is writing `folder` now; checked with the options, before any
+    model loads (the run's own `RunLock.acquire` is what guarantees it). Creates and removes nothing."""
+    path = Path(folder) / LOCK_NAME
+    if fcntl is None or not path.is_file():
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return  # gone meanwhile, or unreadable: the run's own lock decides
+    try:
+        if not _try_lock(fd, fcntl.LOCK_SH):
+            raise busy(Path(folder), _read_holder(fd), flag)
+    finally:
+        os.close(fd)
+
+
 class RunLock:
     """The exclusive lock of one run folder (`LOCK_NAME` inside it); `command` is recorded for whoever is refused."""
 
@@ -110,13 +148,10 @@ class RunLock:
             return f"{self.folder} is not locked (no flock on this system): do not start two runs into it at once"
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
+            if not _try_lock(fd, fcntl.LOCK_EX, tries=BUSY_TRIES):
                 holder = _read_holder(fd)
                 os.close(fd)
-                raise SensoError(f"{self.folder} is being written by another senso run ({_holder_text(holder)}); "
-                                 f"wait for it to finish, or give {self.flag} another folder") from None
+                raise busy(self.folder, holder, self.flag)
             if _same_file(fd, self.path):
                 break
             os.close(fd)  # its holder removed the file as we opened it: lock the one there now
