@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from senso.core.errors import SensoError
+from senso.core.errors import RunInterrupted, SensoError
 from senso.core.options import DEFAULT_BATCH_SIZE, DTYPES
 from senso.core.tables import folded
 from senso.core.terminal import labelled, terminal
@@ -218,8 +218,6 @@ def _literal_help(command) -> None:
 
 
 def main(args: list[str] | None = None) -> None:
-    from senso.core.records import RunInterrupted
-
     try:
         argv = normalise_args(sys.argv[1:] if args is None else list(args))
         command = typer.main.get_command(app)

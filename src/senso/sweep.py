@@ -40,11 +40,11 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Callable
 
-from senso.core.errors import SensoError
+from senso.core.errors import RunInterrupted, SensoError
 from senso.core.cache import cache_key
 from senso.core.options import RunOptions
 from senso.core.output import check_output_folder, write_text
-from senso.core.records import RunInterrupted, load_results, write_json_atomically
+from senso.core.records import load_results, write_json_atomically
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -108,7 +108,7 @@ def test_local_sweep_runs_skips_finished_runs_and_summarises(tmp_path):
 
 
 def test_a_stopped_run_stops_the_sweep_and_a_damaged_folder_is_one_failed_row(tmp_path):
-    from senso.core.records import RunInterrupted
+    from senso.core.errors import RunInterrupted
 
     sweep = load_sweep(write_sweep(tmp_path))
     calls_made = []

@@ -11,9 +11,9 @@ import time
 import pytest
 
 from senso.core.cache import ResponseCache
-from senso.core.errors import SensoError
+from senso.core.errors import RunInterrupted, SensoError
 from senso.core.output import atomic_file, check_output_file, write_text
-from senso.core.records import RunInterrupted, RunWriter
+from senso.core.records import RunWriter
 from senso.core.run_lock import LOCK_NAME, RunLock, Stopped, check_free, signals_interrupt
 
 

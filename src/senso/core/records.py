@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from senso import __version__
-from senso.core.errors import SensoError
+from senso.core.errors import RunInterrupted, SensoError
 from senso.core.fingerprint import file_sha256
 from senso.core.output import atomic_file, make_folder, write_error, write_text
 from senso.core.run_lock import LOCK_NAME, RunLock, interrupt_signal, signals_interrupt
@@ -258,14 +258,6 @@ class RunWriter:
 
     def _write_json(self, name: str, data: Any) -> Path:
         return write_json_atomically(self.dir / name, data, indent=2, flag=self.flag)
-
-
-class RunInterrupted(SensoError):
-    """A run stopped by a signal (SIGINT, SIGTERM): the message says what was kept; `exit_code` is 128 + signal."""
-
-    def __init__(self, message: str, signum: int):
-        super().__init__(message)
-        self.exit_code = 128 + int(signum)
 
 
 def write_json_atomically(path: str | Path, data: Any, indent: int | None = None, flag: str | None = None) -> Path:

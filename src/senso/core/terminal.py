@@ -3,11 +3,13 @@ user data, so no console reads rich markup (`[bold]`...); styles come from `styl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 
 def terminal(stderr: bool = False, **kwargs: Any) -> Console:
@@ -20,7 +22,9 @@ def labelled(label: str, style: str, message: str) -> Text:
     return Text.assemble((label, style), " ", message)
 
 
-def progress_bar(console: Console, transient: bool = False) -> Progress:
+def progress_bar(console: Console, transient: bool = False) -> "Progress":
     """A progress bar (description, bar, done of total, time left) whose description is printed as written."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
     return Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                     TimeRemainingColumn(), console=console, transient=transient)
