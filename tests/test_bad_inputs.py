@@ -162,6 +162,58 @@ def truncated_converted_model(tmp: Path) -> None:
     (folder / MARKER_FILE).write_text("{}")
 
 
+def damaged_runs(tmp: Path) -> None:
+    """Run folders cut short as a killed copy leaves them: results.json, samples.jsonl or config.json truncated."""
+    results = json.dumps({"task": "admire-a", "system": "random", "n": 1, "n_official": 15, "split": "test",
+                          "metrics": {"top1": {"value": 1.0}, "dcg": {"value": 3.0}}})
+    sample = json.dumps({"compound": "x", "predicted_order": ["a"], "images": ["a"]})
+    for name, files in (("cut_results", {"results.json": results[: len(results) // 2], "samples.jsonl": sample + "\n"}),
+                        ("cut_samples", {"results.json": results, "samples.jsonl": sample + "\n" + sample[:9]}),
+                        ("cut_config", {"results.json": results, "samples.jsonl": sample + "\n",
+                                        "config.json": '{"task": "admire-a", "opt', "submission_EN.tsv": "compound\n"})):
+        (tmp / name).mkdir()
+        for file, text in files.items():
+            (tmp / name / file).write_text(text)
+
+
+HELD_LOCKS: list = []  # locks the cases below hold for the rest of the test session (one per case)
+
+
+def busy_run_folder(tmp: Path) -> None:
+    """--out folder held by a running writer (here: this process, through the same lock every run takes)."""
+    from senso.core.run_lock import RunLock
+
+    (tmp / "busy").mkdir()
+    lock = RunLock(tmp / "busy", command="senso run admire-a --out busy")
+    lock.acquire()
+    HELD_LOCKS.append(lock)
+
+
+def stale_lock(tmp: Path) -> None:
+    """The lock file a killed run leaves behind in its folder (no process holds it any more)."""
+    (tmp / "stale").mkdir()
+    (tmp / "stale" / ".senso-run.lock").write_text(json.dumps({"pid": 999999, "started": "2026-01-01T00:00:00",
+                                                       "command": "senso run admire-a --out stale"}))
+
+
+def sweep_files(tmp: Path) -> None:
+    (tmp / "bad.sweep.toml").write_text('[grid]\ntask = ["admire-a"]\n\n[options]\nsytem = "random"\n')
+    (tmp / "ok.sweep.toml").write_text('[grid]\ntask = ["admire-a"]\n\n[options]\nsystem = "random"\n')
+
+
+def tsv_task_file(tmp: Path) -> None:
+    """The task file of `task_file` reading tab-separated data (items.tsv), one gold value out of range; and
+    the same file with a delimiter senso does not read."""
+    folder = tmp / "tsv"
+    folder.mkdir()
+    (folder / "task.toml").write_text(TASK_FILE.replace('"items.csv"', '"items.tsv"'), encoding="utf-8")
+    (folder / "items.tsv").write_text("id\ttext\tword\trating\tlemma\na\tThe dog, asleep.\tdog\t9\tdog\n",
+                                      encoding="utf-8")
+    (folder / "bad-delimiter.toml").write_text('delimiter = "::"\n' + TASK_FILE, encoding="utf-8")
+    (folder / "comma-read.toml").write_text(TASK_FILE.replace('"items.csv"', '"items.txt"'), encoding="utf-8")
+    (folder / "items.txt").write_text((folder / "items.tsv").read_text(encoding="utf-8"), encoding="utf-8")
+
+
 # ---------------------------------------------------------------------------- the catalogue
 
 R = "run"
@@ -285,6 +337,55 @@ CASES = [
     c("version", "--version", 0, "senso 0.1"),
     c("run-help-lists-systems", "run --help", 0, "embedding-ridge"),
     c("predict-help-names-columns", "predict --help", 0, "target_lemma"),
+    # issue #19: a path that cannot be written names the path and the option that chose it, before the slow part
+    c("fit-output-unwritable", "fit abricot-abs --system embedding-ridge -o /proc/abs.model", 2,
+      "cannot write /proc/abs.model"),
+    c("fit-output-unwritable-fix", "fit abricot-abs --system embedding-ridge -o /proc/abs.model", 2,
+      "give -o a path in a folder you can write to"),
+    c("fit-output-is-a-folder", "fit abricot-abs --system embedding-ridge -o {tmp}/empty", 2,
+      "it is a folder; give -o a file name", "empty_folder"),
+    c("predict-output-under-a-file", "predict {tmp}/abs.model {tmp}/latin1.csv -o {tmp}/abs.model/scored.csv", 2,
+      "abs.model is a file, not a folder); give -o a path", "latin1_abricot"),
+    c("report-output-unwritable", "report {tmp}/abricot_run -o /proc/page.html", 2, "cannot write /proc/page.html",
+      "other_task_runs"),
+    c("pack-output-unwritable", "submission pack {tmp}/b_run -o /proc/s.zip", 2, "cannot write /proc/s.zip", "other_task_runs"),
+    c("stats-output-unwritable", "data stats abricot --out /proc/figures", 2, "give --out a path in a folder you can write to"),
+    c("sweep-output-unwritable", "sweep {tmp}/ok.sweep.toml --out /proc/sweep", 2, "cannot write /proc/sweep", "sweep_files"),
+    c("fetch-data-dir-unwritable", "data fetch admire --data-dir /proc/data", 2, "give --data-dir a path in a folder"),
+    c("out-unwritable-before-anything", f"{ADA} --out /proc/run", 2, "cannot write /proc/run"),
+    # a damaged run folder is named as damaged: which file, what to do
+    c("report-truncated-results", "report {tmp}/cut_results", 2,
+      "damaged run folder: results.json is not valid JSON", "damaged_runs"),
+    c("report-truncated-results-fix", "report {tmp}/cut_results", 2, "copy the folder again from where it came", "damaged_runs"),
+    c("compare-truncated-results", "compare admire-a {tmp}/cut_results {tmp}/cut_results", 2,
+      "damaged run folder: results.json", "damaged_runs"),
+    c("compare-truncated-samples", "compare admire-a {tmp}/cut_samples {tmp}/cut_samples", 2,
+      "damaged run folder: samples.jsonl line 2 is not valid JSON", "damaged_runs"),
+    c("leaderboard-truncated-results", "leaderboard {tmp}/cut_results", 2, "damaged run folder: results.json", "damaged_runs"),
+    c("pack-truncated-config", "submission pack {tmp}/cut_config -o s.zip", 2, "damaged run folder: config.json",
+      "damaged_runs"),
+    # one writer per run folder
+    c("out-held-by-a-running-run", f"{ADA} --out {{tmp}}/busy", 2, "is being written by another senso run (pid",
+      "busy_run_folder"),
+    c("out-held-names-the-fix", f"{ADA} --out {{tmp}}/busy", 2, "wait for it to finish, or give --out another folder",
+      "busy_run_folder"),
+    c("out-stale-lock-taken-over", f"{ADA} --out {{tmp}}/stale", 0, "took over the lock", "stale_lock"),
+    c("out-stale-lock-names-its-pid", f"{ADA} --out {{tmp}}/stale", 0, "pid 999999", "stale_lock"),
+    # messages and help texts printed as written (no rich markup)
+    c("sweep-help-keeps-brackets", "sweep --help", 0, "sweep.toml: [grid] of RunOptions fields, [options], [ray]"),
+    c("sweep-bad-key-names-the-section", "sweep {tmp}/bad.sweep.toml", 2,
+      "bad.sweep.toml: [options] has unknown option 'sytem'", "sweep_files"),
+    # task files with tab-separated data
+    c("taskfile-tsv-is-read-by-tabs", "run {tmp}/tsv/task.toml --system embedding-ridge", 2,
+      "items.tsv, row 1, field 'rating': gold '9' is outside gold_range", "tsv_task_file"),
+    c("taskfile-bad-delimiter", "run {tmp}/tsv/bad-delimiter.toml --system embedding-ridge", 2,
+      "key 'delimiter': '::' is not a field separator senso reads", "tsv_task_file"),
+    c("taskfile-tabs-read-as-commas", "run {tmp}/tsv/comma-read.toml --system embedding-ridge", 2,
+      "the file looks tab-separated, but was read as comma-separated", "tsv_task_file"),
+    # left open by earlier sessions
+    c("vlm-judge-model-is-not-the-generator", "run admire-a --system vlm-judge --model openai:qwen --base-url "
+      "http://127.0.0.1:9/v1", 2, "vlm-judge reads its vision-language model from --generator, not --model"),
+    c("allow-partial-on-admire-run", f"{ADA} --limit 2 --allow-partial", 2, "`senso run` does not use it"),
 ]
 
 
@@ -446,3 +547,87 @@ def test_tables_wrap_at_80_columns_instead_of_cutting_cells(monkeypatch):
     assert "…" not in result.output and max(map(len, result.output.splitlines())) <= 80
     last_column = "".join(line.split("│")[3].strip() for line in result.output.splitlines() if line.count("│") == 4)
     assert "hf:openai/clip-vit-base-patch32" in last_column  # a long composition is all there, folded across lines
+
+
+# ---------------------------------------------------------------------------- issue #19: what a phrase cannot show
+
+def test_placeholders_in_values_are_not_templates():
+    """{word} and {text} are replaced in one pass: a value holding a placeholder is kept as written."""
+    from senso.likert.items import LikertItem
+    from senso.likert.task import TASKS, render_prompt
+    from senso.likert.taskfile import parse_task
+
+    task = parse_task({"name": "t", "data": "x.csv", "scale": [1, 5], "gold_range": [0, 1],
+                       "template": "Valuta {word} in: {text} ({other})\n"}, Path("t.toml"))
+
+    def item(word: str, text: str) -> LikertItem:
+        return LikertItem(id="1", text=text, word=word, begin=0, end=0, gold=0.5, group="g", domain="")
+
+    assert render_prompt(item("{text}", "Il {text} corre."), task) == "Valuta {text} in: Il {text} corre. ({other})\n"
+    assert render_prompt(item("cane", "Il {word} e il cane."), task) == "Valuta cane in: Il {word} e il cane. ({other})\n"
+    assert render_prompt(item("{word}", "{other} {word}"), task) == "Valuta {word} in: {other} {word} ({other})\n"
+    abricot = render_prompt(item("{text}", "Il {text} corre."), TASKS["abricot-abs"])
+    assert "alla parola {text} nel contesto della frase seguente:\nIl {text} corre.\n" in abricot
+
+
+CHILD = """
+import os, sys, time
+from senso.admire.systems import baselines
+
+rank = baselines.RandomRanker.rank
+
+def slow_rank(self, items):  # the run holds its folder while it ranks: time for the test to act
+    print("RANKING", os.getpid(), flush=True)
+    time.sleep(float(os.environ.get("SENSO_TEST_SLEEP", "60")))
+    return rank(self, items)
+
+baselines.RandomRanker.rank = slow_rank
+from senso.cli import main
+sys.argv = ["senso", *sys.argv[1:]]
+main()
+"""
+
+
+def _slow_senso(tmp_path: Path, out: Path, sleep: float = 60) -> "subprocess.Popen":
+    """A real `senso run admire-a --system random` process that stops in its ranker until signalled."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src"), "SENSO_DATA_DIR": str(DATA),
+           "SENSO_CACHE_DIR": str(tmp_path / "cache"), "SENSO_OFFLINE": "1", "SENSO_TEST_SLEEP": str(sleep),
+           "COLUMNS": "200"}
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, "run", "admire-a", "--system", "random", "--out", str(out)],
+                            env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    line = proc.stdout.readline()
+    assert line.startswith("RANKING"), line + proc.stdout.read()
+    return proc
+
+
+@pytest.mark.parametrize("name, code", [("SIGTERM", 143), ("SIGINT", 130)])
+def test_sigterm_and_ctrl_c_say_what_was_kept(tmp_path, name, code):
+    import signal
+
+    proc = _slow_senso(tmp_path, tmp_path / "r")
+    proc.send_signal(getattr(signal, name))
+    output = " ".join(proc.communicate(timeout=60)[0].split())
+    assert proc.returncode == code, output
+    assert "Traceback" not in output
+    assert f"stopped: {name} interrupted the run before it finished: {tmp_path / 'r'} has no results.json " \
+           "(it keeps config.json)" in output
+    assert f"kept in the response cache {tmp_path / 'cache' / 'responses.sqlite'}: run the same command again" in output
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["config.json"]  # and the lock is released
+
+
+def test_two_runs_into_one_folder_the_second_is_refused(tmp_path, senso):
+    first = _slow_senso(tmp_path, tmp_path / "r", sleep=3)
+    code, output = senso("run", "admire-a", "--system", "random", "--out", str(tmp_path / "r"))
+    assert code == 2, output
+    assert f"is being written by another senso run (pid {first.pid}, since " in " ".join(output.split())
+    assert "senso run admire-a --system random --out" in output  # the holder's command
+    first_output = first.communicate(timeout=60)[0]
+    assert first.returncode == 0, first_output  # the first run finished unharmed: every record of it is there
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["config.json", "results.json", "samples.jsonl",
+                                                                  "submission_EN.tsv"]
+    assert len((tmp_path / "r" / "samples.jsonl").read_text().splitlines()) == 15
+    code, output = senso("run", "admire-a", "--system", "random", "--out", str(tmp_path / "r"))
+    assert code == 0, output  # the folder is free again

@@ -7,19 +7,19 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 
-from senso.core.errors import SensoError
+from senso.core.errors import RunInterrupted, SensoError
 from senso.core.options import DEFAULT_BATCH_SIZE, DTYPES
 from senso.core.tables import folded
+from senso.core.terminal import labelled, terminal
 from senso.likert.data import REQUIRED_COLUMNS, SCORE_COLUMNS
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="senso: graded, context-dependent meaning benchmarks.")
 data_app = typer.Typer(no_args_is_help=True, help="Data sets: statistics and downloads.")
 app.add_typer(data_app, name="data")
 
-console = Console(stderr=True)
-out = Console()
+console = terminal(stderr=True)
+out = terminal()
 
 DATA_DIR_HELP = "Folder holding the data sets (default: $SENSO_DATA_DIR, then ~/.cache/senso/data, then download)."
 SYSTEM_HELP = "What predicts (default: the published protocol); `senso systems` describes each."
@@ -31,7 +31,7 @@ def _version(value: bool) -> None:
     if value:
         from senso import __version__
 
-        out.print(f"senso {__version__}", highlight=False)
+        out.print(f"senso {__version__}")
         raise typer.Exit()
 
 
@@ -67,7 +67,7 @@ def run(
     split: Optional[str] = typer.Option(None, "--split", help="AdMIRe split: train, dev (default), test, xeval, or A+B."),
     gold: Optional[Path] = typer.Option(None, "--gold", help="Official targets file to score against."),
     caption_lang: Optional[str] = typer.Option(None, "--caption-lang", help="en or pt (default: the item's language)."),
-    allow_partial: bool = typer.Option(False, "--allow-partial", help="Score a subset of an official split."),
+    allow_partial: bool = typer.Option(False, "--allow-partial", help="Refused: `senso run` scores a --limit subset anyway (marked PARTIAL); `senso score`, `submission pack` and `leaderboard` take this flag."),
     sense: Optional[str] = typer.Option(None, "--sense", help="AdMIRe: sense classifier part of a pipeline."),
     meaning: Optional[str] = typer.Option(None, "--meaning", help="AdMIRe: meaning source (wordnet, generator, glossary)."),
     glossary: Optional[Path] = typer.Option(None, "--glossary", help="AdMIRe: compound -> meaning TSV file."),
@@ -121,9 +121,9 @@ def _print_placements(run_dirs: list[Path]) -> None:
                 style = "bold" if row.is_run else ("dim" if row.is_reference else None)
                 table.add_row(*(f"{c:.2f}" if isinstance(c, float) else str(c) for c in row.cells), style=style)
             out.print(folded(table))
-            out.print(board.note, style="dim", markup=False, highlight=False, soft_wrap=True)
+            out.print(board.note, style="dim", soft_wrap=True)
         for note in placement.notes:
-            out.print(note, style="dim", markup=False, highlight=False, soft_wrap=True)
+            out.print(note, style="dim", soft_wrap=True)
 
 
 @data_app.command("stats")
@@ -204,6 +204,19 @@ def _systems_help() -> str:
             f"admire-a: {', '.join(ADMIRE_A_SYSTEMS)}. admire-b: {', '.join(ADMIRE_B_SYSTEMS)}.")
 
 
+def _literal_help(command) -> None:
+    """Escape every help text of `command` and its subcommands, so that typer's rich help prints `[grid]`,
+    `[options]` and paths as written instead of reading them as markup (and dropping them)."""
+    from rich.markup import escape
+
+    for item in (command, *command.params):
+        for name in ("help", "short_help", "epilog"):
+            if isinstance(getattr(item, name, None), str):
+                setattr(item, name, escape(getattr(item, name)))
+    for sub in getattr(command, "commands", {}).values():
+        _literal_help(sub)
+
+
 def main(args: list[str] | None = None) -> None:
     try:
         argv = normalise_args(sys.argv[1:] if args is None else list(args))
@@ -212,9 +225,13 @@ def main(args: list[str] | None = None) -> None:
             for param in command.commands["run"].params:
                 if param.name == "system":
                     param.help = _systems_help()
+        _literal_help(command)
         command.main(args=argv, prog_name="senso", standalone_mode=True)
+    except RunInterrupted as exc:  # SIGINT / SIGTERM during a run: what was kept, and 128 + the signal
+        console.print(labelled("stopped:", "bold red", str(exc)), soft_wrap=True)
+        sys.exit(exc.exit_code)
     except SensoError as exc:
-        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        console.print(labelled("error:", "bold red", str(exc)), soft_wrap=True)
         sys.exit(2)
 
 
@@ -248,7 +265,7 @@ def score(
     sizes = {g: sum(1 for r in report.per_item if r["sentence_type"] == g) for g in GROUPS}
     out.print(metrics_table(f"{task} | {file.name} vs {gold.name}", report.metrics, report.metrics_by_group, report.n, sizes))
     for note in report.notes:
-        out.print(f"[dim]{note}[/]", highlight=False, soft_wrap=True)
+        out.print(note, style="dim", soft_wrap=True)
 
 
 @submission_app.command("pack")
@@ -261,7 +278,7 @@ def submission_pack(
     from senso.admire.submission import pack
 
     names = pack(inputs, output, allow_partial=allow_partial)
-    out.print(f"wrote {output}: {', '.join(names)}", highlight=False, soft_wrap=True)
+    out.print(f"wrote {output}: {', '.join(names)}", soft_wrap=True)
 
 
 @app.command()
@@ -280,7 +297,7 @@ def compare(
     result = compare_sides(task, run_a, run_b, gold=gold, n_resamples=resamples, seed=seed)
     out.print(folded(comparison_table(result)))
     for note in result.notes:
-        out.print(f"[dim]{note}[/]", highlight=False, soft_wrap=True)
+        out.print(note, style="dim", soft_wrap=True)
 
 
 @app.command()
@@ -294,9 +311,9 @@ def leaderboard(
     for board in leaderboards(runs, allow_partial=allow_partial):
         out.print(folded(render(board)))
         for note in [*rank_notes(board), *board.notes]:
-            out.print(f"[dim]{note}[/]", highlight=False, soft_wrap=True)
-    out.print("[dim]Official rule: first metric, the second breaking ties, on values rounded to 2 decimals as published; "
-              "each run is placed on its own. Source: senso/resources/SOURCES.md[/]", highlight=False, soft_wrap=True)
+            out.print(note, style="dim", soft_wrap=True)
+    out.print("Official rule: first metric, the second breaking ties, on values rounded to 2 decimals as published; "
+              "each run is placed on its own. Source: senso/resources/SOURCES.md", style="dim", soft_wrap=True)
 
 
 @data_app.command("fetch")
@@ -310,22 +327,23 @@ def data_fetch(
     if dataset == "abricot":
         from senso.likert.data import locate_abricot
 
-        out.print(f"ABRICOT: {locate_abricot(data_dir)}", highlight=False, soft_wrap=True)
+        out.print(f"ABRICOT: {locate_abricot(data_dir)}", soft_wrap=True)
         return
     if dataset != "admire":
         raise SensoError(f"unknown dataset {dataset!r}; choose admire or abricot")
     from senso.admire.fetch import fetch_admire
 
     report = fetch_admire(data_dir, api_url=api_url, force=force)
-    out.print(f"AdMIRe (doi {report.article.get('doi')}, version {report.article.get('version')}) in {report.root}", highlight=False, soft_wrap=True)
+    out.print(f"AdMIRe (doi {report.article.get('doi')}, version {report.article.get('version')}) in {report.root}", soft_wrap=True)
     out.print(f"downloaded {len(report.downloaded)} file(s), reused {len(report.reused)} verified download(s); "
-              f"{report.copied} file(s) copied, {report.unchanged} already in place", highlight=False, soft_wrap=True)
+              f"{report.copied} file(s) copied, {report.unchanged} already in place", soft_wrap=True)
     for placed in report.placed:
-        out.print(f"  {placed}", highlight=False, soft_wrap=True)
+        out.print(f"  {placed}", soft_wrap=True)
     if report.not_placed:
-        console.print(f"[yellow]{len(report.not_placed)} file(s) of the release are not part of the official layout and were not placed:[/]")
+        console.print(f"{len(report.not_placed)} file(s) of the release are not part of the official layout and were "
+                      "not placed:", style="yellow", soft_wrap=True)
         for name in report.not_placed[:20]:
-            console.print(f"  {name}", highlight=False, soft_wrap=True)
+            console.print(f"  {name}", soft_wrap=True)
 
 
 # ---------------------------------------------------------------------------- senso report
@@ -339,7 +357,7 @@ def report(
     from senso.report import write_report
 
     path = write_report(run_dirs, out=out_file, thumbnails=not no_thumbnails)
-    out.print(str(path), highlight=False, soft_wrap=True)
+    out.print(str(path), soft_wrap=True)
 
 
 # --- embedding-ridge: fit on ABRICOT, predict new sentences (senso.likert.systems.ridge_files) ---------------
@@ -380,7 +398,7 @@ def fit(
         import json
 
         selection = json.loads(out_path.read_text(encoding="utf-8"))["selection"]
-        console.print(f"no --system: {selection['reason']}", highlight=False)
+        console.print(f"no --system: {selection['reason']}", soft_wrap=True)
     alpha = f"alpha={info['alpha']:g}" if info.get("alpha") is not None else "no context model"
     noun = model.task.group_noun
     out.print(f"fitted {info['system']} on {info['n_train_items']} items ({len(info['train_lemmas'])} {noun}s), "
@@ -390,7 +408,7 @@ def fit(
 @app.command("predict")
 def predict(
     model_path: Path = typer.Argument(..., help="Model file written by `senso fit`."),
-    csv_path: Path = typer.Argument(..., help="UTF-8 CSV with the columns of the model's task, gold optional (ABRICOT: "
+    csv_path: Path = typer.Argument(..., help="UTF-8 CSV (.tsv: tab-separated) with the columns of the model's task, gold optional (ABRICOT: "
                                               f"{', '.join(REQUIRED_COLUMNS)}; begin/end: character offsets of "
                                               f"target_token in text, end inclusive; {', '.join(SCORE_COLUMNS)} optional; "
                                               "a task file: the columns of its [columns] table)."),
@@ -403,9 +421,10 @@ def predict(
 
     report = predict_csv(model_path, csv_path, out_path, cache=ResponseCache(enabled=not no_cache))
     if report.warning:
-        console.print(f"[bold yellow]warning:[/] {report.warning} (rows {_row_ranges(report.seen_rows)})", highlight=False)
+        console.print(labelled("warning:", "bold yellow", f"{report.warning} (rows {_row_ranges(report.seen_rows)})"),
+                      soft_wrap=True)
     if report.unlike_warning:
-        console.print(f"[bold yellow]warning:[/] {report.unlike_warning}", highlight=False)
+        console.print(labelled("warning:", "bold yellow", report.unlike_warning), soft_wrap=True)
     out.print(f"wrote {report.n_rows} rows with {report.pred_column}, {report.label_column}: {report.out}")
 
 
@@ -437,7 +456,7 @@ def sweep(
 
     def report(planned) -> None:
         note = f": {planned.error}" if planned.error else ""
-        console.print(f"  {planned.status:6} {planned.run_dir.name}{note}", highlight=False)
+        console.print(f"  {planned.status:6} {planned.run_dir.name}{note}", soft_wrap=True)
 
     outcome = run_sweep(plan, workers=workers, ray_address=ray, report=report)
     out.print(outcome["summary_md"].read_text(encoding="utf-8"))

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import json
 import sys
 import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -41,10 +40,11 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Callable
 
-from senso.core.errors import SensoError
+from senso.core.errors import RunInterrupted, SensoError
 from senso.core.cache import cache_key
 from senso.core.options import RunOptions
-from senso.core.records import load_results
+from senso.core.output import check_output_folder, write_text
+from senso.core.records import load_results, write_json_atomically
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -54,6 +54,7 @@ else:  # pragma: no cover
 PATH_FIELDS = {"data_dir", "out", "gold"}
 OPTION_FIELDS = {f.name for f in dataclasses.fields(RunOptions)} - {"system_options"}
 RunFn = Callable[[RunOptions], Path]
+OUT_FLAG = "--out (or the sweep file's `out`)"
 ALWAYS_SHOWN = ("task", "system", "model", "protocol", "seed")  # summary columns besides the grid axes
 
 
@@ -163,9 +164,7 @@ def execute_run(options: RunOptions, run_fn: RunFn | None = None) -> str:
     """Run one sweep entry (in this process, a pool worker or a Ray worker); returns its folder."""
     if run_fn is None:
         from senso.api import run as run_fn
-    run_dir = Path(options.out)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "sweep_options.json").write_text(json.dumps(options.to_json(), indent=2) + "\n", encoding="utf-8")
+    write_json_atomically(Path(options.out) / "sweep_options.json", options.to_json(), indent=2, flag=OUT_FLAG)
     return str(run_fn(options))
 
 
@@ -184,6 +183,8 @@ def _run_local(todo: list[PlannedRun], workers: int, run_fn: RunFn | None, repor
             try:
                 execute_run(planned.options, run_fn)
                 planned.status = "ran"
+            except RunInterrupted:  # SIGTERM or Ctrl-C stops the sweep, not only the run it was in
+                raise
             except Exception as exc:  # one failed run does not stop the sweep
                 planned.status, planned.error = "failed", _error_text(exc)
             report(planned)
@@ -234,6 +235,7 @@ def run_sweep(sweep: Sweep, workers: int = 1, ray_address: str | None = None, ru
               report: Callable[[PlannedRun], None] = lambda planned: None) -> dict[str, Any]:
     """Run what is not done yet, then write the summary. `run_fn` replaces `senso.api.run` (it must be
     importable by name in worker processes). Returns counts and the summary paths."""
+    check_output_folder(sweep.out, OUT_FLAG)
     todo = []
     for planned in sweep.runs:
         if (planned.run_dir / "results.json").exists():
@@ -280,7 +282,13 @@ def summary_rows(sweep: Sweep) -> tuple[list[dict[str, Any]], list[str], list[st
                 axis_columns.append(key)
         results_path = planned.run_dir / "results.json"
         if planned.status in ("done", "ran") and results_path.exists():
-            results = load_results(planned.run_dir)
+            try:
+                results = load_results(planned.run_dir)
+            except SensoError as exc:  # a damaged folder is one failed row, named, not the end of the summary
+                planned.status, planned.error = "failed", str(exc)
+                row.update(status=planned.status, error=planned.error)
+                rows.append(row)
+                continue
             row["n"] = results.get("n")
             metrics = results.get("metrics", {})
             metric_names += [m for m in metrics if m not in metric_names]
@@ -313,17 +321,14 @@ def write_summary(sweep: Sweep) -> tuple[Path, Path]:
     import pandas as pd
 
     rows, axis_columns, metric_names = summary_rows(sweep)
-    sweep.out.mkdir(parents=True, exist_ok=True)
     metric_columns = [c for name in metric_names for c in (name, f"{name}_ci_low", f"{name}_ci_high", f"{name}_reason")]
     columns = ["run", "config_hash", "status", *axis_columns, "n", *metric_columns, "error"]
-    csv_path = sweep.out / "summary.csv"
-    pd.DataFrame(rows, columns=columns).to_csv(csv_path, index=False)
+    csv_path = write_text(sweep.out / "summary.csv", pd.DataFrame(rows, columns=columns).to_csv(index=False), OUT_FLAG)
     header = ["run", "status", *axis_columns, "n", *(f"{m} [95% CI]" for m in metric_names)]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         cells = [row["run"], row["status"] + (f": {row['error']}" if row.get("error") else ""),
                  *(row.get(c) for c in axis_columns), row.get("n"), *(_estimate_text(row, m) for m in metric_names)]
         lines.append("| " + " | ".join(_fmt(c) for c in cells) + " |")
-    md_path = sweep.out / "summary.md"
-    md_path.write_text(f"# Sweep {sweep.path.name}\n\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    md_path = write_text(sweep.out / "summary.md", f"# Sweep {sweep.path.name}\n\n" + "\n".join(lines) + "\n", OUT_FLAG)
     return csv_path, md_path

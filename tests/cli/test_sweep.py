@@ -107,6 +107,26 @@ def test_local_sweep_runs_skips_finished_runs_and_summarises(tmp_path):
     assert (outcome["done"], outcome["ran"], outcome["failed"]) == (4, 2, 6)
 
 
+def test_a_stopped_run_stops_the_sweep_and_a_damaged_folder_is_one_failed_row(tmp_path):
+    from senso.core.errors import RunInterrupted
+
+    sweep = load_sweep(write_sweep(tmp_path))
+    calls_made = []
+
+    def stopped(options):
+        calls_made.append(options.out)
+        raise RunInterrupted("SIGTERM interrupted the run before it finished", 15)
+
+    with pytest.raises(RunInterrupted):
+        run_sweep(sweep, run_fn=stopped)
+    assert len(calls_made) == 1  # the other seven runs never started
+    (sweep.runs[0].run_dir / "results.json").write_text('{"task": "abricot-abs", "metr')  # a killed copy
+    outcome = run_sweep(load_sweep(write_sweep(tmp_path)), run_fn=stub_run)
+    assert (outcome["done"], outcome["ran"], outcome["failed"]) == (0, 7, 1)
+    markdown = outcome["summary_md"].read_text()
+    assert "damaged run folder: results.json is not valid JSON" in markdown
+
+
 def test_process_pool_runs_in_other_processes(tmp_path):
     sweep = load_sweep(write_sweep(tmp_path))
     outcome = run_sweep(sweep, workers=2, run_fn=stub_run)

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from senso.backends.embedders import Embedder
@@ -121,7 +122,11 @@ def test_embedding_ridge_leave_one_group_out_fit_and_predict(tmp_path, monkeypat
     assert {s["fold"] for s in samples} == set(GROUPS)
     assert all(s["fold"] == lemma[s["id"]] for s in samples)  # each prediction from a model without its group
     assert all(1.0 <= s["pred_clipped"] <= 7.0 and s["prediction"] == round(s["pred_clipped"]) for s in samples)
-    assert "gold 7" in Path(invoke(["report", str(out)]).output.strip().replace("\n", "")).read_text()
+    html = Path(invoke(["report", str(out)]).output.strip().replace("\n", "")).read_text()
+    assert "gold 7" in html
+    # the README's file names no group_noun: its groups are "group"s on the page, not ABRICOT's lemmas
+    assert "<h2>Per group</h2>" in html and "coloured by group" in html and "<th>group</th>" in html
+    assert "Per lemma" not in html and "by lemma" not in html and "<th>lemma</th>" not in html
 
     model = tmp_path / "conc.model"
     invoke(["fit", str(task), "--embedder", "fake", "-o", str(model)])
@@ -153,3 +158,48 @@ def test_tasks_and_systems_list_both_families():
     systems = " ".join(invoke(["systems"]).output.split())
     for name in ("likert-lm", "embedding-ridge", "likert-generate", "sense-pipeline", "caption-similarity"):
         assert name in systems
+
+
+def test_tab_separated_data_by_suffix_for_run_fit_and_predict(tmp_path, monkeypatch):
+    """data = "items.tsv": read by tabs (a comma inside a sentence is text); predict reads and writes .tsv by tabs."""
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(Embedder, "_compute", lambda self, texts, kind: _hash_embed(texts, kind))
+    task = write_dataset(tmp_path / "data")
+    with (tmp_path / "data" / "items.csv").open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.reader(fh))
+    rows[1][1] = rows[1][1].replace("sleeps", "sleeps, snoring,")
+    with (tmp_path / "data" / "items.tsv").open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh, delimiter="\t").writerows(rows)
+    (tmp_path / "data" / "items.csv").unlink()
+    task.write_text(task.read_text().replace('"items.csv"', '"items.tsv"'))
+    out = tmp_path / "ridge"
+    invoke(["run", str(task), "--system", "embedding-ridge", "--embedder", "fake", "--out", str(out)])
+    results = json.loads((out / "results.json").read_text())
+    assert results["n"] == 12 and results["likert_task"]["delimiter"] is None
+    report_html = Path(invoke(["report", str(out)]).output.strip().replace("\n", "")).read_text()
+    assert "The <mark>dog</mark> sleeps, snoring, on the mat." in report_html  # the page read the .tsv too
+    model = tmp_path / "conc.model"
+    invoke(["fit", str(task), "--embedder", "fake", "-o", str(model)])
+    (tmp_path / "new.tsv").write_text("id\ttext\tword\nn1\tA cat, asleep, on the sofa.\tcat\n", encoding="utf-8")
+    invoke(["predict", str(model), str(tmp_path / "new.tsv"), "-o", str(tmp_path / "scored.tsv")])
+    header, row = [line.split("\t") for line in (tmp_path / "scored.tsv").read_text(encoding="utf-8").splitlines()]
+    assert header == ["id", "text", "word", "concreteness_en_pred", "concreteness_en_pred_label"]
+    assert row[1] == "A cat, asleep, on the sofa." and 1 <= int(row[-1]) <= 7
+
+
+def test_an_explicit_delimiter_and_a_bad_one(tmp_path):
+    from senso.likert.taskfile import TaskFileError, load_task_file
+
+    task = write_dataset(tmp_path / "data")
+    text = task.read_text()
+    with (tmp_path / "data" / "items.csv").open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.reader(fh))
+    with (tmp_path / "data" / "items.txt").open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh, delimiter=";").writerows(rows)
+    task.write_text('delimiter = ";"\n' + text.replace('"items.csv"', '"items.txt"'))
+    parsed = load_task_file(task)
+    assert parsed.delimiter_for("any.tsv") == ";" and len(parsed.load_items(parsed.locate_data())) == 12
+    task.write_text('delimiter = "tab"\n' + text)
+    with pytest.raises(TaskFileError, match=r"key 'delimiter': 'tab' is not a field separator senso reads; write one "
+                                            r"of ',' \(comma\), '\\t' \(tab\)"):
+        load_task_file(task)

@@ -106,6 +106,7 @@ def test_page_is_self_contained_html(abricot_runs, run_copy):
     assert html.count('src="data:image/png;base64,') == 1  # the scatter
     assert "Il <mark>cane</mark> &lt;abbaia&gt; &amp; corre." in html
     assert "undefined (constant predictions)" in html
+    assert "<h2>Per lemma</h2>" in html and "coloured by lemma" in html  # ABRICOT's group_noun
 
 
 def test_page_without_the_data_file_says_so(abricot_runs, run_copy):

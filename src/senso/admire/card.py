@@ -8,6 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
+from senso.core.output import atomic_file
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem, AdmireBItem
 
 SPLIT_ORDER = ("train", "dev", "test", "xeval")
@@ -150,8 +151,8 @@ def plot_admire_card(summaries: Sequence[SplitSummary], path: Path) -> Path:
     right.set_title("Caption lengths (A: the 5 image captions; B: 2 sequence + 4 candidates)")
     right.title.set_fontsize(10)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    with atomic_file(path, "--out", binary=True) as fh:
+        fig.savefig(fh, format="png", dpi=110)
     plt.close(fig)
     return path
 

@@ -32,10 +32,12 @@ from typing import Any
 from senso.admire.data import folder_names
 from senso.core.download import DownloadError, download
 from senso.core.errors import DataError, SensoError
+from senso.core.output import check_output_folder, make_folder, write_error, write_text
 from senso.core.paths import cache_dir, data_dir_candidates
 
 FIGSHARE_API = "https://api.figshare.com/v2"
 API_ENV = "SENSO_FIGSHARE_API"
+DATA_DIR_FLAG = "--data-dir"  # where `senso data fetch` puts the release
 ADMIRE_ARTICLE_ID = 28436600
 ADMIRE_DOI = "10.15131/shef.data.28436600"
 
@@ -119,8 +121,11 @@ def _copy_file(src: Path, dest: Path, force: bool, report: FetchReport) -> None:
             return
         if not force:
             raise DataError(dest, f"already exists with different content than {src}; not overwritten (use --force to replace it)")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(src, dest)
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dest)
+    except OSError as exc:
+        raise write_error(dest, exc, DATA_DIR_FLAG) from None
     report.copied += 1
 
 
@@ -176,6 +181,7 @@ def fetch_admire(
     api = (api_url or os.environ.get(API_ENV) or FIGSHARE_API).rstrip("/")
     base = Path(data_dir).expanduser() if data_dir else data_dir_candidates(None)[0]  # where to put it: may be new
     root = base / "admire"
+    check_output_folder(root, DATA_DIR_FLAG)  # before any download
     article = _get_json(f"{api}/articles/{article_id}")
     doi = (article.get("doi") or "").lower()
     if article_id == ADMIRE_ARTICLE_ID and doi and doi != ADMIRE_DOI:
@@ -205,10 +211,10 @@ def fetch_admire(
             unpacked.append((_unpack(dest, downloads / "unpacked"), name))
         else:
             unpacked.append((dest, name))
-    root.mkdir(parents=True, exist_ok=True)
+    make_folder(root, DATA_DIR_FLAG)
     place_official_files(unpacked, root, force, report)
     record = {"article": report.article, "files": [{"name": f.get("name"), "md5": f.get("computed_md5") or f.get("supplied_md5"),
                                                     "size": f.get("size")} for f in files],
               "placed": report.placed, "not_placed": report.not_placed}
-    (root / "FETCHED.json").write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_text(root / "FETCHED.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n", DATA_DIR_FLAG)
     return report

@@ -177,6 +177,7 @@ def rank_notes(board: Board) -> list[str]:
 def render(board: Board):
     """A rich Table of one board."""
     from rich.table import Table
+    from rich.text import Text
 
     labels = {"top1": "Top-1", "dcg": "DCG", "image_accuracy": "image acc.", "sentence_type_accuracy": "sentence-type acc."}
     table = Table(title=board.title)
@@ -189,7 +190,7 @@ def render(board: Board):
             table.add_row(label, entry.label, *(f"{s:.2f}" for s in entry.scores))
         else:
             values = [f"{r:.2f} ({x:.4f})" for r, x in zip(entry.scores, entry.exact or entry.scores)]
-            table.add_row(f"[bold]{label}[/]", f"[bold green]{entry.label}[/]", *values)
+            table.add_row(Text(label, style="bold"), Text(entry.label, style="bold green"), *values)
     for who, scores in board.references:
-        table.add_row("", f"[dim]human: {who}[/]", *(f"[dim]{s:.2f}[/]" for s in scores))
+        table.add_row("", f"human: {who}", *(f"{s:.2f}" for s in scores), style="dim")
     return table

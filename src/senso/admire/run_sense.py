@@ -12,19 +12,18 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from rich.console import Console
-
 from senso.admire.data import load_subtask_a, locate_admire, read_targets_a, split_file
 from senso.admire.items import AdmireAItem, ImageOption
 from senso.core.errors import DataNotFound, SensoError
 from senso.core.cache import ResponseCache
 from senso.core.options import RunOptions
 from senso.core.records import run_config, RunRecord, RunWriter, default_run_dir
+from senso.core.terminal import labelled, terminal
 from senso.admire.scoring import GROUPS, aggregate
 from senso.admire.task import SPLITS, hygiene_warnings
 
-console = Console()
-warn_console = Console(stderr=True)
+console = terminal()
+warn_console = terminal(stderr=True)
 METRIC = "sense_accuracy"
 
 
@@ -76,11 +75,18 @@ def run_admire_sense(options: RunOptions, warnings: list[str]) -> Path:
     classifier = build_sense(options, cache, builder)
     name = classifier.name
     out_dir = Path(options.out) if options.out else default_run_dir("admire-sense", name)
-    writer = RunWriter(out_dir)
-    warnings = [*warnings, *writer.warnings]
+    with RunWriter(out_dir, cache=cache) as writer:
+        _classify_and_record(writer, classifier, options, items, sources, [*warnings, *writer.warnings], load_s)
+    cache.close()
+    return out_dir
+
+
+def _classify_and_record(writer: RunWriter, classifier, options: RunOptions, items: list[AdmireAItem],
+                         sources: list[Path], warnings: list[str], load_s: float) -> None:
+    """Inside the locked run folder: config, the classifier's decisions, samples, metrics, results, summary."""
+    name, cache = classifier.name, writer.cache
     config = run_config(options, name, sources, sense=classifier.describe())
     writer.write_config(config)
-
     started = time.perf_counter()
     decisions = classifier.classify(items)
     predict_s = time.perf_counter() - started
@@ -89,7 +95,7 @@ def run_admire_sense(options: RunOptions, warnings: list[str]) -> Path:
                 METRIC: float(d.label == i.sentence_type)} for i, d in zip(items, decisions)]
     writer.write_samples(samples)
     metrics, by_group = aggregate(samples, [METRIC], seed=options.seed)
-    warnings += hygiene_warnings(classifier, [i.compound for i in items], options.split)
+    warnings = [*warnings, *hygiene_warnings(classifier, [i.compound for i in items], options.split)]
     if options.limit is not None:
         warnings.append(f"PARTIAL: the first {len(items)} items (--limit {options.limit}) of {options.lang} {options.split}")
     warnings += cache.warnings
@@ -100,13 +106,11 @@ def run_admire_sense(options: RunOptions, warnings: list[str]) -> Path:
                               "captions_used": all(all(o.caption for o in i.images) for i in items),
                               "cache": {"hits": cache.hits, "misses": cache.misses}, "seed": options.seed})
     writer.write_results(record)
-    cache.close()
 
     from senso.admire.tables import metrics_table
 
     for warning in warnings:
-        warn_console.print(f"[bold red]WARNING:[/] {warning}", highlight=False, soft_wrap=True)
+        warn_console.print(labelled("WARNING:", "bold red", warning), soft_wrap=True)
     sizes = {g: sum(1 for s in samples if s["sentence_type"] == g) for g in GROUPS}
     console.print(metrics_table(f"admire-sense {options.lang} {options.split} | sense {name} | n={len(items)}",
                                 metrics, by_group, len(items), sizes))
-    return out_dir

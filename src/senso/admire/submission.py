@@ -9,7 +9,6 @@ image file names, best first), one row per item. Subtask B: columns `compound`, 
 from __future__ import annotations
 
 import csv
-import json
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,8 @@ from typing import Mapping, Sequence
 from senso.admire.data import check_permutation, parse_order, read_compound, read_tsv
 from senso.admire.items import SENTENCE_TYPES
 from senso.core.errors import DataError, SensoError
-from senso.core.records import config_option
+from senso.core.output import atomic_file, check_output_file
+from senso.core.records import config_option, load_config, load_samples
 from senso.admire.task import OFFICIAL_SIZES, parse_submission_name
 
 A_HEADER = ("compound", "expected_order")
@@ -47,13 +47,11 @@ class Submission:
 # ---------------------------------------------------------------------------- writing
 
 def _write(path: Path, header: Sequence[str], rows: Sequence[Sequence[str]]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8", newline="") as fh:
+    """The file in a run folder (`--out`), written beside it and renamed."""
+    with atomic_file(path, "--out", newline="") as fh:
         writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
         writer.writerow(header)
         writer.writerows(rows)
-    tmp.replace(path)
     return path
 
 
@@ -163,21 +161,16 @@ def _submission_in(path: Path) -> tuple[Path, dict | None]:
     if len(found) != 1:
         raise SensoError(f"{path}: expected exactly one submission_<XX>.tsv in the run folder, found "
                          f"{', '.join(p.name for p in found) or 'none'}")
-    config_path = path / "config.json"
-    config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.exists() else None
-    return found[0], config
+    return found[0], load_config(path)
 
 
 def _run_images(run_dir: Path) -> dict[str, list[str]] | None:
-    samples = run_dir / "samples.jsonl"
-    if not samples.exists():
+    if not (run_dir / "samples.jsonl").exists():
         return None
     out = {}
-    for line in samples.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            sample = json.loads(line)
-            if "images" in sample:
-                out[sample["compound"]] = list(sample["images"])
+    for sample in load_samples(run_dir):
+        if "images" in sample:
+            out[sample["compound"]] = list(sample["images"])
     return out or None
 
 
@@ -190,6 +183,7 @@ def pack(inputs: Sequence[str | Path], out_zip: str | Path, allow_partial: bool 
     Returns the names stored in the zip.
     """
     out_zip = Path(out_zip)
+    check_output_file(out_zip, "-o")
     chosen: dict[str, Path] = {}
     subtasks = set()
     for raw in inputs:
@@ -216,11 +210,8 @@ def pack(inputs: Sequence[str | Path], out_zip: str | Path, allow_partial: bool 
         chosen[path.name] = path
     if len(subtasks) > 1:
         raise SensoError("Subtask A and Subtask B submissions go to different Codabench competitions; pack them separately")
-    out_zip.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_zip.with_name(out_zip.name + ".tmp")
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+    with atomic_file(out_zip, "-o", binary=True) as fh, zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for name, path in sorted(chosen.items()):
             zf.write(path, arcname=name)
-    tmp.replace(out_zip)
     return sorted(chosen)
 

@@ -50,11 +50,9 @@ def _progress(total: int, description: str) -> Iterator[Callable[[int], None]]:
     if total < PROGRESS_MIN_TEXTS:
         yield lambda n: None
         return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from senso.core.terminal import progress_bar, terminal
 
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+    with progress_bar(terminal(stderr=True), transient=True) as bar:
         task = bar.add_task(description, total=total)
         yield lambda n: bar.advance(task, n)
 

@@ -24,6 +24,15 @@ class DataError(SensoError):
         super().__init__(f"{where}: {message}")
 
 
+class RunInterrupted(SensoError):
+    """A run stopped by a signal (SIGINT, SIGTERM; `core.records.RunWriter`): the message says what was kept;
+    `exit_code` is 128 + the signal, as a shell reports a process the signal ended."""
+
+    def __init__(self, message: str, signum: int):
+        super().__init__(message)
+        self.exit_code = 128 + int(signum)
+
+
 class DataNotFound(SensoError):
     """The data set is not where we looked, and could not be downloaded."""
 

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from senso.core.errors import SensoError
+from senso.core.output import check_output_folder
 from senso.core.paths import check_data_dir
+from senso.core.run_lock import check_free
 
 DTYPES = ("float32", "bfloat16", "float16", "auto")  # --dtype; "auto": the checkpoint's own dtype (transformers)
 DEFAULT_BATCH_SIZE = 8  # items per model call, for every model kind (--batch-size)
@@ -75,6 +77,13 @@ def parse_bool(value: str, flag: str) -> bool:
         return False
     raise SensoError(f"{flag} expects true or false, got {value!r}")
 
+# `allow_partial` stays a field (sweep files and older callers name it), but no run reads it.
+ALLOW_PARTIAL_IN_RUN = (
+    "--allow-partial is an AdMIRe option of `senso score`, `senso submission pack` and `senso leaderboard` (which "
+    "refuse a partial file without it); `senso run` does not use it: a run on part of a split (--limit, or a data "
+    "file shorter than the official split) is scored anyway and marked PARTIAL. Leave it out")
+
+
 @dataclass
 class RunOptions:
     task: str
@@ -117,8 +126,11 @@ class RunOptions:
         if self.gold is not None and not Path(self.gold).is_file():
             raise SensoError(f"--gold {self.gold}: no such file; give the organisers' targets file "
                              "(e.g. a_en_dev_targets.tsv)")
-        if self.out is not None and Path(self.out).exists() and not Path(self.out).is_dir():
-            raise SensoError(f"--out {self.out} is a file; give a folder for the run")
+        if self.out is not None:
+            check_output_folder(self.out, "--out")
+            check_free(self.out, "--out")
+        if self.allow_partial:
+            raise SensoError(ALLOW_PARTIAL_IN_RUN)
         check_device(self.device)
 
     def to_json(self) -> dict[str, Any]:

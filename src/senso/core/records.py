@@ -15,14 +15,17 @@ import importlib.metadata
 import json
 import platform
 import shlex
+import signal
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 from senso import __version__
-from senso.core.errors import SensoError
+from senso.core.errors import RunInterrupted, SensoError
 from senso.core.fingerprint import file_sha256
+from senso.core.output import atomic_file, make_folder, write_error, write_text
+from senso.core.run_lock import LOCK_NAME, RunLock, interrupt_signal, signals_interrupt
 from senso.core.stats import Estimate
 
 TRACKED_PACKAGES = (
@@ -55,14 +58,21 @@ def invoked_command() -> str:
 
 
 def default_run_dir(task: str, system: str, root: str | Path = "runs") -> Path:
+    """A new folder `root/<time>-<task>-<system>[-N]`, made here so that two runs started in the same second
+    never share one (a run given --out shares it on purpose, and the folder's lock refuses the second)."""
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     safe_system = system.replace("/", "_").replace(":", "_")
-    path = Path(root) / f"{stamp}-{task}-{safe_system}"
+    make_folder(root, "--out")
     n = 1
-    while path.exists():
-        n += 1
-        path = Path(root) / f"{stamp}-{task}-{safe_system}-{n}"
-    return path
+    while True:
+        path = Path(root) / (f"{stamp}-{task}-{safe_system}" + (f"-{n}" if n > 1 else ""))
+        try:
+            path.mkdir()
+            return path
+        except FileExistsError:
+            n += 1
+        except OSError as exc:
+            raise write_error(path, exc, "--out") from None
 
 
 def data_file_entry(path: str | Path) -> dict[str, str]:
@@ -162,58 +172,169 @@ class RunRecord:
 
 
 class RunWriter:
-    """Writes a run folder: config first, samples and results at the end."""
+    """Writes a run folder: config first, samples and results at the end. A context manager:
 
-    def __init__(self, out_dir: str | Path):
+    ```python
+    with RunWriter(out_dir, cache=cache) as writer:   # the folder made, locked, emptied of an earlier run's files
+        writer.write_config(config)
+        ...                                          # SIGTERM and Ctrl-C raise RunInterrupted, saying what was kept
+    ```
+
+    Inside the block the folder is locked (`core.run_lock.RunLock`: a second writer is refused with the holder's
+    pid; a lock left by a dead run is taken over, with a warning) and SIGTERM stops the run as SIGINT does: the
+    block ends in `RunInterrupted` (exit code 128 + the signal) naming the files kept and the response cache
+    (`cache`, when given) that lets the same command resume. Every OSError names the path and `--out`."""
+
+    def __init__(self, out_dir: str | Path, cache: Any = None, flag: str = "--out"):
         self.dir = Path(out_dir)
+        self.cache = cache
+        self.flag = flag
         self.warnings: list[str] = []  # for results.json and the terminal
+        self._lock = RunLock(self.dir, command=invoked_command(), flag=flag)
+        self._signals: Any = None
+
+    def __enter__(self) -> "RunWriter":
+        make_folder(self.dir, self.flag)
         try:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            stale = sorted({p for pattern in RUN_OUTPUTS for p in self.dir.glob(pattern) if p.is_file()})
+            took_over = self._lock.acquire()
+        except OSError as exc:
+            raise write_error(self.dir / LOCK_NAME, exc, self.flag) from None
+        try:
+            self._remove_earlier_run()
+        except BaseException:
+            self._lock.release()
+            raise
+        if took_over:
+            self.warnings.append(took_over)
+        self._signals = signals_interrupt()
+        self._signals.__enter__()
+        return self
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        self._signals.__exit__(None, None, None)
+        self._lock.release()
+        if isinstance(exc, KeyboardInterrupt):
+            signum = interrupt_signal(exc)
+            raise RunInterrupted(self._interrupted_message(signum), signum) from None
+
+    def _run_files(self) -> list[Path]:
+        """The files of RUN_OUTPUTS in the folder (an earlier run's, or this run's so far)."""
+        return sorted({p for pattern in RUN_OUTPUTS for p in self.dir.glob(pattern) if p.is_file()})
+
+    def _remove_earlier_run(self) -> None:
+        try:
+            stale = self._run_files()
             for path in stale:
                 path.unlink()
         except OSError as exc:
-            raise SensoError(f"cannot write the run folder {self.dir} ({exc.strerror}); choose another with --out") from None
+            raise SensoError(f"cannot write the run folder {self.dir} ({exc.strerror}); choose another with "
+                             f"{self.flag}") from None
         if stale:
-            self.warnings.append(f"--out {self.dir} held an earlier run; its files were removed so nothing stale "
-                                 f"stays beside this run's: {', '.join(p.name for p in stale)}")
+            self.warnings.append(f"{self.flag} {self.dir} held an earlier run; its files were removed so nothing "
+                                 f"stale stays beside this run's: {', '.join(p.name for p in stale)}")
+
+    def _interrupted_message(self, signum: int) -> str:
+        name = signal.Signals(signum).name
+        if (self.dir / "results.json").is_file():
+            return f"{name} came after the run finished: {self.dir} holds its results"
+        kept = [p.name for p in self._run_files() if not p.name.endswith(".tmp")]
+        message = (f"{name} interrupted the run before it finished: {self.dir} has no results.json "
+                   f"(it keeps {', '.join(kept) or 'no file'}). ")
+        if self.cache is not None and getattr(self.cache, "enabled", False):
+            return message + (f"What the models had finished is kept in the response cache {self.cache.path}: "
+                              "run the same command again to resume where it stopped")
+        return message + "No response cache was used, so a rerun computes everything again"
 
     def write_config(self, config: dict[str, Any]) -> None:
         self._write_json("config.json", _jsonable(config))
 
     def write_samples(self, samples: Iterable[dict[str, Any]]) -> None:
-        tmp = self.dir / "samples.jsonl.tmp"
-        with tmp.open("w", encoding="utf-8") as fh:
+        with atomic_file(self.dir / "samples.jsonl", self.flag) as fh:
             for sample in samples:
                 fh.write(json.dumps(_jsonable(sample), ensure_ascii=False) + "\n")
-        tmp.replace(self.dir / "samples.jsonl")
 
     def write_results(self, record: RunRecord) -> Path:
         return self._write_json("results.json", record.to_json())
 
     def _write_json(self, name: str, data: Any) -> Path:
-        return write_json_atomically(self.dir / name, data, indent=2)
+        return write_json_atomically(self.dir / name, data, indent=2, flag=self.flag)
 
 
-def write_json_atomically(path: str | Path, data: Any, indent: int | None = None) -> Path:
-    """`data` as JSON in `path`, written beside it first and renamed, so no reader sees half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=indent, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    return path
+def write_json_atomically(path: str | Path, data: Any, indent: int | None = None, flag: str | None = None) -> Path:
+    """`data` as JSON in `path`, written beside it first and renamed, so no reader sees half a file; an OSError
+    is a SensoError naming the path and `flag` (the option that chose it)."""
+    return write_text(path, json.dumps(data, indent=indent, ensure_ascii=False) + "\n", flag)
+
+
+DAMAGED_FIX = ("copy the folder again from where it came, or rerun the command recorded in its config.json "
+               "(`senso run ...`) to write it anew")
+
+
+def _damaged(path: Path, what: str) -> SensoError:
+    return SensoError(f"{path.parent}: damaged run folder: {path.name} {what}; {DAMAGED_FIX}")
+
+
+def _read_json_file(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise _damaged(path, "is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        cut = " (cut short: a killed copy or a full disk?)" if exc.pos >= len(exc.doc.rstrip()) else ""
+        raise _damaged(path, f"is not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{cut}") from None
+    except OSError as exc:
+        raise SensoError(f"{path}: cannot read it ({exc.strerror})") from None
+
+
+def _not_finished(run_dir: Path) -> str:
+    holder = run_dir / LOCK_NAME
+    if holder.is_file():
+        return (f"{run_dir}: no results.json yet: a run is writing this folder, or was stopped before it finished "
+                f"({LOCK_NAME} is there); wait for it, or rerun it")
+    return f"{run_dir}: no results.json (not a finished senso run folder)"
 
 
 def load_results(run_dir: str | Path) -> dict[str, Any]:
-    path = Path(run_dir) / "results.json"
+    """results.json of a run folder; SensoError naming the folder when it is missing or damaged."""
+    run_dir = Path(run_dir)
+    path = run_dir / "results.json"
     if not path.exists():
-        from senso.core.errors import SensoError
+        raise SensoError(_not_finished(run_dir))
+    results = _read_json_file(path)
+    if not isinstance(results, dict):
+        raise _damaged(path, f"holds a JSON {type(results).__name__}, not the object a run writes")
+    return results
 
-        raise SensoError(f"{run_dir}: no results.json (not a finished senso run folder)")
-    return json.loads(path.read_text(encoding="utf-8"))
+
+def load_config(run_dir: str | Path) -> dict[str, Any] | None:
+    """config.json of a run folder (None when absent); SensoError naming the file when it is damaged."""
+    path = Path(run_dir) / "config.json"
+    if not path.exists():
+        return None
+    config = _read_json_file(path)
+    if not isinstance(config, dict):
+        raise _damaged(path, f"holds a JSON {type(config).__name__}, not the object a run writes")
+    return config
 
 
 def load_samples(run_dir: str | Path) -> list[dict[str, Any]]:
+    """samples.jsonl of a run folder, one object per line; SensoError naming the line when one is damaged."""
     path = Path(run_dir) / "samples.jsonl"
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if not path.exists():
+        raise SensoError(f"{run_dir}: no samples.jsonl (the run did not finish writing its per-item records)")
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise _damaged(path, "is not UTF-8 text") from None
+    samples = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            sample = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise _damaged(path, f"line {number} is not valid JSON ({exc.msg})") from None
+        if not isinstance(sample, dict):
+            raise _damaged(path, f"line {number} is not a JSON object")
+        samples.append(sample)
+    return samples

@@ -8,6 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
+from senso.core.output import atomic_file
 from senso.likert.data import AbricotItem
 from senso.likert.task import TASKS, gold_label
 
@@ -67,7 +68,7 @@ def plot_distributions(items: Sequence[AbricotItem], path: Path) -> Path:
         ax.set_xlabel("human mean (0 = concrete/specific, 1 = abstract/inclusive)")
     axes[0].set_ylabel("items")
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    with atomic_file(path, "--out", binary=True) as fh:
+        fig.savefig(fh, format="png", dpi=110)
     plt.close(fig)
     return path

@@ -1,13 +1,15 @@
-"""The items of any Likert task: a CSV with the columns id, text, word (optional begin/end), gold, group, domain.
+"""The items of any Likert task: a CSV (or TSV, or another delimiter) with the columns id, text, word (optional
+begin/end), gold, group, domain.
 
-Which CSV column holds each field is the task's `[columns]` table (`senso.likert.taskfile`); this module
-reads and validates the rows. Every problem raises a DataError naming the file, the row (1 = first data
+Which column holds each field is the task's `[columns]` table, and the field separator its `delimiter` or the
+file's suffix (`senso.likert.taskfile`); this module reads and validates the rows. Every problem raises a DataError naming the file, the row (1 = first data
 row) and the column.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +18,7 @@ from senso.core.errors import DataError, not_utf8
 
 FIELDS = ("id", "text", "word", "begin", "end", "gold", "group", "domain")
 REQUIRED_FIELDS = ("id", "text", "word", "gold")
+DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "vertical bar"}  # field separators senso reads
 
 
 @dataclass(frozen=True)
@@ -89,33 +92,47 @@ def _offsets(text: str, word: str, raw_begin: str, raw_end: str, path: Path, row
     return begin, begin + len(word) - 1
 
 
+def _separator_hint(header: list[str], delimiter: str, task_file: str) -> str | None:
+    """When the header is one column holding another separator: the file is separated by that one."""
+    if len(header) != 1:
+        return None
+    other = next((d for d in DELIMITERS if d != delimiter and d in header[0]), None)
+    if other is None:
+        return None
+    rename = "name the file .tsv, or " if DELIMITERS[other] == "tab" else ""
+    return (f"The header is one column holding {DELIMITERS[other]}s: the file looks {DELIMITERS[other]}-separated, "
+            f"but was read as {DELIMITERS[delimiter]}-separated; {rename}set delimiter = {json.dumps(other)} "
+            f"in {task_file}")  # json.dumps writes a TOML basic string: a tab as "\\t"
+
+
 def read_items(path: str | Path, columns: dict[str, str], gold_range: tuple[float, float],
-               require_gold: bool = True, task_file: str = "the task file") -> list[LikertItem]:
-    """Read and validate a Likert CSV (UTF-8, optional BOM). `columns` maps each field of FIELDS that the
-    file has onto its column name; with `require_gold=False` the gold column may be absent or blank.
-    A file in another encoding is a DataError naming the file, the byte and the fix."""
+               require_gold: bool = True, task_file: str = "the task file", delimiter: str = ",") -> list[LikertItem]:
+    """Read and validate a Likert CSV (UTF-8, optional BOM; fields separated by `delimiter`). `columns` maps each
+    field of FIELDS that the file has onto its column name; with `require_gold=False` the gold column may be
+    absent or blank. A file in another encoding is a DataError naming the file, the byte and the fix."""
     try:
-        return _read_items(Path(path), columns, gold_range, require_gold, task_file)
+        return _read_items(Path(path), columns, gold_range, require_gold, task_file, delimiter)
     except UnicodeDecodeError:
         raise not_utf8(path) from None
 
 
 def _read_items(path: Path, columns: dict[str, str], gold_range: tuple[float, float], require_gold: bool,
-                task_file: str) -> list[LikertItem]:
+                task_file: str, delimiter: str) -> list[LikertItem]:
     try:
         fh = path.open(encoding="utf-8-sig", newline="")
     except OSError as exc:
         raise DataError(path, f"cannot read the data file ({exc.strerror}); check `data` in {task_file}") from None
     with fh:
-        reader = csv.DictReader(fh)
+        reader = csv.DictReader(fh, delimiter=delimiter)
         header = reader.fieldnames or []
         needed = [f for f in REQUIRED_FIELDS if require_gold or f != "gold"]
         missing = [f for f in needed if columns[f] not in header]
         if missing:
             named = ", ".join(f"{columns[f]!r}" + (f" (the {f} column)" if columns[f] != f else "") for f in missing)
             raise DataError(path, f"missing column(s) {named}; found {', '.join(header) or 'none'}. "
-                                  f"Rename them, or map them in the columns table of {task_file} "
-                                  f"(e.g. {missing[0]} = \"YOUR_COLUMN\")")
+                                  + (_separator_hint(header, delimiter, task_file) or
+                                     f"Rename them, or map them in the columns table of {task_file} "
+                                     f"(e.g. {missing[0]} = \"YOUR_COLUMN\")"))
         present = {f: columns[f] for f in FIELDS if f in columns and columns[f] in header}
         items: list[LikertItem] = []
         seen: dict[str, int] = {}

@@ -6,13 +6,11 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
 from senso.core.errors import SensoError
 from senso.core.cache import ResponseCache
 from senso.core.options import RunOptions, check_keys
 from senso.core.records import RunRecord, RunWriter, default_run_dir, run_config, text_hash
+from senso.core.terminal import labelled, progress_bar, terminal
 from senso.likert.systems.context import LikertRunContext
 from senso.likert.systems.registry import MODEL_FLAGS, LikertSystem, get_system
 from senso.likert.tables import print_summary, print_travel
@@ -21,20 +19,15 @@ from senso.likert.taskfile import FEW_SHOT
 from senso.likert.scoring import likert_metrics, likert_metrics_by_domain
 
 # AdMIRe options (RunOptions field: flag) that no Likert task reads: giving one is an error, not a silent drop.
-ADMIRE_ONLY_OPTIONS = {"lang": "--lang", "split": "--split", "gold": "--gold", "caption_lang": "--caption-lang",
-                       "allow_partial": "--allow-partial"}
+# (--allow-partial is refused for every run by RunOptions.validate.)
+ADMIRE_ONLY_OPTIONS = {"lang": "--lang", "split": "--split", "gold": "--gold", "caption_lang": "--caption-lang"}
 
-console = Console(stderr=True)
-
-
-def _progress() -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                    console=console, transient=False)
+console = terminal(stderr=True)
 
 
 def _predict_prompts(system, prompts: Sequence[LikertPrompt], description: str) -> list[LikertPrediction]:
     """Predictions for the prompts with a progress bar, each recording the hash of its rendered prompt."""
-    with _progress() as progress:
+    with progress_bar(console) as progress:
         bar = progress.add_task(description, total=len(prompts))
         predictions = system.predict_prompts(prompts, progress=lambda n: progress.advance(bar, n))
     for prompt, pred in zip(prompts, predictions):
@@ -107,14 +100,21 @@ def run_likert(options: RunOptions) -> Path:
     cache = ResponseCache(enabled=options.use_cache)
     cache.check()
     out_dir = Path(options.out) if options.out else default_run_dir(task.name, system.name)
-    writer = RunWriter(out_dir)
-    config = run_config(options, system.name, [data_path], task_file=str(task.source))
-    writer.write_config(config)
+    with RunWriter(out_dir, cache=cache) as writer:
+        config = run_config(options, system.name, [data_path], task_file=str(task.source))
+        writer.write_config(config)
+        # load_model is looked up here, at call time, so tests (and callers) can replace it
+        context = LikertRunContext(options=options, task=task, items=items, pool=pool, cache=cache,
+                                   load_model=load_model, predict_prompts=_predict_prompts)
+        _predict_and_record(writer, context, system, config, started)
+    return writer.dir
 
+
+def _predict_and_record(writer: RunWriter, context: LikertRunContext, system: LikertSystem, config: dict,
+                        started: float) -> None:
+    """Run the system on the context's items, then write samples and results and print the summary."""
+    options, task, items, pool, cache = context.options, context.task, context.items, context.pool, context.cache
     t0 = time.perf_counter()
-    # load_model is looked up here, at call time, so tests (and callers) can replace it
-    context = LikertRunContext(options=options, task=task, items=items, pool=pool, cache=cache,
-                               load_model=load_model, predict_prompts=_predict_prompts)
     predictions, system_info, info = system.run(context)
     predict_seconds = time.perf_counter() - t0
 
@@ -154,8 +154,7 @@ def run_likert(options: RunOptions) -> Path:
     writer.write_results(record)
     cache.close()
     for warning in warnings:
-        console.print(f"[bold red]WARNING:[/] {warning}", highlight=False, soft_wrap=True)
+        console.print(labelled("WARNING:", "bold red", warning), soft_wrap=True)
     print_summary(task.name, system.name, info, metrics, by_domain, len(items))
     if "generalisation" in info:
         print_travel(info["generalisation"])
-    return writer.dir

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
 from senso.core.tables import folded
+from senso.core.terminal import terminal
 from senso.core.stats import Estimate
 
 
@@ -24,8 +24,7 @@ def print_summary(task_name: str, system: str, info: dict[str, Any], metrics: di
 
 
 def _print(table: Table) -> None:
-    terminal = Console()
-    Console(width=None if terminal.is_terminal else 120).print(folded(table))
+    terminal(width=None if terminal().is_terminal else 120).print(folded(table))
 
 
 def travel_rows(report: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

@@ -9,6 +9,7 @@ multiple choice, the continuations `" lo"` ... `" hi"` are scored after the prom
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -17,13 +18,14 @@ from senso.core.errors import SensoError
 from senso.likert.data import ABRICOT_RELATIVE, AbricotItem, locate_abricot
 from senso.likert.items import LikertItem
 from senso.likert.taskfile import (
-    BUILTIN_DIR, DEFAULT_SHOTS, ZERO_SHOT, LikertTask, load_task_file,
+    BUILTIN_DIR, DEFAULT_SHOTS, TEMPLATE_FIELDS, ZERO_SHOT, LikertTask, load_task_file,
 )
 
 TARGET_DELIMITER = " "  # lm-eval: between context and continuation
 FEWSHOT_DELIMITER = "\n\n"  # lm-eval: between exemplars, and before the item
 # A LikertPrompt built without a task (backend tests) answers on a 1-5 scale; every task passes its own.
 DEFAULT_CHOICES = ("1", "2", "3", "4", "5")
+PLACEHOLDER = re.compile(r"\{(" + "|".join(TEMPLATE_FIELDS) + r")\}")  # {word}, {text}: what a template names
 
 # Data files of built-in tasks that senso can download (pinned by checksum) when the data folder lacks them.
 DATA_LOCATORS = {ABRICOT_RELATIVE.as_posix(): locate_abricot}
@@ -80,9 +82,13 @@ def require_gold(item: LikertItem) -> float:
 
 
 def render_prompt(item: LikertItem | AbricotItem, task: LikertTask) -> str:
-    """The task's prompt for one item (ABRICOT: the CALAMITA prompt byte for byte, ending with a newline)."""
+    """The task's prompt for one item (ABRICOT: the CALAMITA prompt byte for byte, ending with a newline).
+
+    `{word}` and `{text}` are replaced in one pass over the template, so a value is never read as a template:
+    a sentence holding "{word}" (or a word "{text}") stays as written; any other `{...}` is left as it is."""
     item = as_likert_item(item, task)
-    return task.template.replace("{word}", item.word).replace("{text}", item.text)
+    values = {"word": item.word, "text": item.text}
+    return PLACEHOLDER.sub(lambda match: values[match.group(1)], task.template)
 
 
 def exemplar_positions(n: int, shots: int) -> list[int]:

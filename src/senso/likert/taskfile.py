@@ -10,9 +10,14 @@ gold_to_label = "round"         # optional: "round" (default when gold_range == 
 template = '''Rate {word} in: {text}
 '''
 group_noun = "lemma"            # optional: what a group is, in messages and travel-measure names (default "group")
-[columns]                       # optional: your CSV's names for id, text, word, begin, end, gold, group, domain
+delimiter = ","                 # optional: the data's field separator; default by suffix: .tsv tab, else comma
+[columns]                       # optional: your file's names for id, text, word, begin, end, gold, group, domain
 gold = "rating"
 ```
+
+The data is comma-separated (`.csv`) or tab-separated (`.tsv`), told apart by the file's suffix; `delimiter`
+(one of ",", "\t", ";", "|") says it outright, for the task's data and for every file `senso predict` reads
+or writes with a model of this task.
 
 The built-in tasks (`abricot-abs`, `abricot-inc`) are such files in `senso/likert/tasks/`; their data is
 located in the data folder (`data_from = "data-dir"`: --data-dir, $SENSO_DATA_DIR, the cache, download)
@@ -30,7 +35,7 @@ from typing import Any, Callable
 
 from senso.core.errors import DataNotFound, SensoError
 from senso.core.paths import find_data_file
-from senso.likert.items import FIELDS, LikertItem, read_items
+from senso.likert.items import DELIMITERS, FIELDS, LikertItem, read_items
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -43,10 +48,12 @@ DEFAULT_SHOTS = 3
 GOLD_RULES = ("round", "bins")
 DATA_FROM = ("task-file", "data-dir")
 KEYS = ("name", "description", "data", "data_from", "scale", "gold_range", "gold_to_label", "template",
-        "columns", "protocols", "group_noun")
+        "columns", "protocols", "group_noun", "delimiter")
 REQUIRED_KEYS = ("name", "data", "scale", "gold_range", "template")
+TEMPLATE_FIELDS = ("word", "text")  # the template's placeholders {word} and {text}, each replaced once, in one pass
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 DEFAULT_GROUP_NOUN = "group"
+TAB_SUFFIX = ".tsv"  # a data file ending so is tab-separated unless `delimiter` says otherwise; any other, comma
 GROUP_NOUN_PATTERN = re.compile(r"^[a-z]+$")
 
 
@@ -95,6 +102,7 @@ class LikertTask:
     source: Path
     builtin: bool = False
     group_noun: str = DEFAULT_GROUP_NOUN
+    delimiter: str | None = None  # None: by each file's suffix (`delimiter_for`)
     locators: dict[str, Callable[[Path | None], Path]] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -160,13 +168,21 @@ class LikertTask:
                                f"--data-dir DIR (or SENSO_DATA_DIR=DIR), where DIR/{self.data} is the file")
         return found
 
+    def delimiter_for(self, path: str | Path) -> str:
+        """The field separator of a data file of this task: the file's `delimiter`, else tab for .tsv, else comma."""
+        if self.delimiter is not None:
+            return self.delimiter
+        return "\t" if Path(path).suffix.lower() == TAB_SUFFIX else ","
+
     def load_items(self, path: str | Path, require_gold: bool = True) -> list[LikertItem]:
-        return read_items(path, self.columns, self.gold_range, require_gold=require_gold, task_file=str(self.source))
+        return read_items(path, self.columns, self.gold_range, require_gold=require_gold, task_file=str(self.source),
+                          delimiter=self.delimiter_for(path))
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "task_file": str(self.source), "builtin": self.builtin,
                 "scale": list(self.scale), "gold_range": list(self.gold_range), "gold_to_label": self.gold_to_label,
-                "labels": list(self.labels), "columns": dict(self.columns), "group_noun": self.group_noun}
+                "labels": list(self.labels), "columns": dict(self.columns), "group_noun": self.group_noun,
+                "delimiter": self.delimiter}
 
 
 def _pair(raw: Any, path: Path, key: str, integers: bool) -> tuple:
@@ -221,7 +237,7 @@ def parse_task(data: dict[str, Any], path: Path, builtin: bool = False) -> Liker
         raise TaskFileError(path, "gold_to_label", f"\"round\" needs gold_range {list(gold_range)} inside scale "
                                                    f"{list(scale)}; use \"bins\" or fix gold_range")
     template = _string(data, path, "template")
-    for placeholder in ("{word}", "{text}"):
+    for placeholder in ("{" + name + "}" for name in TEMPLATE_FIELDS):
         if placeholder not in template:
             raise TaskFileError(path, "template", f"the template has no {placeholder}: it must contain both {{word}} "
                                                   "(the target) and {text} (the sentence)")
@@ -246,7 +262,21 @@ def parse_task(data: dict[str, Any], path: Path, builtin: bool = False) -> Liker
                                                 "the travel measures: within_lemma_r)")
     return LikertTask(name=name, description=description, data=data_file, data_from=data_from, scale=scale,
                       gold_range=gold_range, gold_to_label=rule, template=template, columns=columns,
-                      protocols=protocols, source=path, builtin=builtin, group_noun=group_noun)
+                      protocols=protocols, source=path, builtin=builtin, group_noun=group_noun,
+                      delimiter=_delimiter(data, path))
+
+
+def _delimiter(data: dict[str, Any], path: Path) -> str | None:
+    """The `delimiter` key (None when absent: the data file's suffix decides)."""
+    if "delimiter" not in data:
+        return None
+    value = data["delimiter"]
+    if value not in DELIMITERS:
+        named = ", ".join(f"{d!r} ({name})" for d, name in DELIMITERS.items())
+        raise TaskFileError(path, "delimiter", f"{value!r} is not a field separator senso reads; write one of {named} "
+                                               "(a tab as \"\\t\"), or leave the key out: .tsv files are read "
+                                               "tab-separated, others comma-separated")
+    return value
 
 
 def load_task_file(path: str | Path, builtin: bool = False) -> LikertTask:

@@ -10,6 +10,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from senso.core.errors import SensoError
+from senso.core.output import check_output_file, write_text
 from senso.core.stats import PairedDifference, paired_statistic_difference, rowwise_pearson, rowwise_spearman
 from senso.report.run_folder import RunFolder, load_run
 
@@ -249,9 +250,7 @@ def write_comparison(run_dirs: Sequence[str | Path], out: str | Path, thumbnails
     """Render the comparison page of the given run folders to `out`; returns its path."""
     from senso.report.render import render
 
+    check_output_file(out, "-o")
     runs = [load_run(d) for d in run_dirs]
     html = render("compare.html.j2", comparison_context(runs, thumbnails=thumbnails))
-    path = Path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(html, encoding="utf-8")
-    return path
+    return write_text(out, html, "-o")

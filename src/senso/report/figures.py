@@ -30,8 +30,8 @@ def _lemma_colours(lemmas: Sequence[str]) -> dict[str, tuple]:
 
 
 def likert_scatter(samples: Sequence[dict], task: str, labels: Sequence[int], edges: Sequence[float],
-                   gold_range: Sequence[float]) -> str:
-    """Two panels against the raw gold (ABRICOT: the human mean), coloured by group (lemma): the predicted
+                   gold_range: Sequence[float], group_noun: str) -> str:
+    """Two panels against the raw gold (ABRICOT: the human mean), coloured by group (`group_noun`, e.g. lemma): the predicted
     label (jittered) and the probability-weighted expected score; dotted lines mark where the gold label changes."""
     colours = _lemma_colours([s["lemma"] for s in samples])
     rng = np.random.default_rng(0)  # fixed jitter, so the same run always draws the same picture
@@ -60,7 +60,7 @@ def likert_scatter(samples: Sequence[dict], task: str, labels: Sequence[int], ed
     axes[0].set_ylabel(f"score {labels[0]}–{labels[-1]}")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, frameon=False,
-               title="lemma", ncol=1 if len(labels) <= 22 else 2)
+               title=group_noun, ncol=1 if len(labels) <= 22 else 2)
     fig.tight_layout()
     return to_data_uri(fig)
 

@@ -15,7 +15,7 @@ from senso.core.stats import UndefinedMetric, pearson
 from senso.likert.items import LikertItem
 from senso.likert.tables import travel_rows
 from senso.likert.task import TASKS, LikertTask, get_task
-from senso.likert.taskfile import gold_edges
+from senso.likert.taskfile import DEFAULT_GROUP_NOUN, gold_edges
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,16 @@ def run_scale(results: dict[str, Any]) -> Scale:
         return Scale(tuple(recorded["labels"]), gold_range, gold_edges(scale, gold_range, recorded["gold_to_label"]))
     task = get_task(results["task"])
     return Scale(task.labels, task.gold_range, task.gold_edges)
+
+
+def run_group_noun(results: dict[str, Any]) -> str:
+    """What the run's task calls a group (its task file's `group_noun`: ABRICOT "lemma", default "group"), from
+    the `likert_task` the run recorded; runs written before it: the built-in task's, else the default."""
+    recorded = results.get("likert_task") or {}
+    if recorded.get("group_noun"):
+        return str(recorded["group_noun"])
+    builtin = TASKS.get(results.get("task", ""))
+    return builtin.group_noun if builtin is not None else DEFAULT_GROUP_NOUN
 
 
 def confusion_matrix(gold: Sequence[int], predicted: Sequence[int], labels: Sequence[int]) -> list[list[int]]:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from senso.core.errors import SensoError
-from senso.core.records import config_data_files, config_option, load_results, load_samples
+from senso.core.records import config_data_files, config_option, load_config, load_results, load_samples
 
 
 def task_family(task: str, results: dict[str, Any] | None = None) -> str:
@@ -75,7 +74,8 @@ class RunFolder:
 
 
 def load_run(run_dir: str | Path) -> RunFolder:
-    """Read a finished run folder; SensoError naming the folder when results or samples are missing."""
+    """Read a finished run folder; SensoError naming the folder and the file when results, samples or config
+    are missing or damaged (`core.records`: a truncated results.json is named as such, with the fix)."""
     path = Path(run_dir)
     if not path.is_dir():
         raise SensoError(f"{path}: not a folder (give a run folder written by `senso run`)")
@@ -83,15 +83,8 @@ def load_run(run_dir: str | Path) -> RunFolder:
     if "task" not in results:
         raise SensoError(f"{path / 'results.json'}: no 'task' field (not a senso results file)")
     task_family(results["task"], results)
-    if not (path / "samples.jsonl").exists():
-        raise SensoError(f"{path}: no samples.jsonl (the run did not finish writing its per-item records)")
-    try:
-        samples = load_samples(path)
-    except json.JSONDecodeError as exc:
-        raise SensoError(f"{path / 'samples.jsonl'}, line {exc.lineno}: not valid JSON ({exc.msg})") from None
-    config_path = path / "config.json"
-    config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.exists() else {}
-    return RunFolder(path=path, results=results, samples=samples, config=config)
+    samples = load_samples(path)
+    return RunFolder(path=path, results=results, samples=samples, config=load_config(path) or {})
 
 
 DATA_ROOTS = ("abricot", "admire")

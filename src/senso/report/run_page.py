@@ -8,6 +8,7 @@ from typing import Any
 from senso.admire.metrics import RANDOM_BASELINES as ADMIRE_RANDOM
 from senso.admire.task import METRIC_LABELS as ADMIRE_METRIC_LABELS
 from senso.likert.scoring import METRIC_LABELS as LIKERT_METRIC_LABELS
+from senso.core.output import check_output_file, write_text
 from senso.report.run_folder import RunFolder, header_rows, load_run
 
 METRIC_LABELS = {**LIKERT_METRIC_LABELS, **ADMIRE_METRIC_LABELS}
@@ -38,13 +39,15 @@ def likert_context(run: RunFolder) -> dict[str, Any]:
 
     likert_view.check_samples(run.samples, run.path / "samples.jsonl")
     scale = likert_view.run_scale(run.results)
+    group_noun = likert_view.run_group_noun(run.results)
     items, notes = likert_view.load_items(run.results, run.config, run.path)
     gold = [s["gold"] for s in run.samples]
     predicted = [s["prediction"] for s in run.samples]
     matrix = likert_view.confusion_matrix(gold, predicted, scale.labels)
     return {
         "notes": notes,
-        "scatter": figures.likert_scatter(run.samples, run.task, scale.labels, scale.edges, scale.gold_range),
+        "scatter": figures.likert_scatter(run.samples, run.task, scale.labels, scale.edges, scale.gold_range, group_noun),
+        "group_noun": group_noun,
         "confusion": matrix,
         "confusion_row_totals": [sum(row) for row in matrix],
         "confusion_max": max(max(row) for row in matrix) or 1,
@@ -154,6 +157,6 @@ def write_run_report(run_dir: str | Path, out: str | Path | None = None, thumbna
 
     run = load_run(run_dir)
     path = Path(out) if out else run.path / "report.html"
+    check_output_file(path, "-o")
     html = render("run.html.j2", run_context(run, thumbnails=thumbnails))
-    path.write_text(html, encoding="utf-8")
-    return path
+    return write_text(path, html, "-o")

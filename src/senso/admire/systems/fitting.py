@@ -25,6 +25,7 @@ from senso.admire.data import load_subtask_a, split_file
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem
 from senso.core.errors import SensoError
 from senso.core.fingerprint import path_fingerprint
+from senso.core.output import check_output_file, write_text
 from senso.core.paths import cache_dir
 from senso.admire.systems.roles import grouped_folds
 from senso.admire.task import DEFAULT_LANG
@@ -88,8 +89,7 @@ def fit_cached(system: Any, data_dir: Path, use_cache: bool = True) -> dict:
     items = training_items(data_dir)
     system.fit(items)
     if use_cache:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(model_document(system, items, data_sha), sort_keys=True))
+        write_text(path, json.dumps(model_document(system, items, data_sha), sort_keys=True), "SENSO_CACHE_DIR")
     return {"fit_on": "en train+dev", "training_data_sha256": data_sha, "from_cache": None}
 
 
@@ -125,6 +125,7 @@ def fit_to_file(options: Any, cache: Any, out_path: Path) -> dict:
     name = options.system or "fitted-pipeline"
     if name not in ADMIRE_A_SYSTEMS:
         raise SensoError(f"unknown admire-a system {name!r}; choose from {', '.join(sorted(ADMIRE_A_SYSTEMS))}")
+    check_output_file(out_path, "-o")  # before the fit
     system = ADMIRE_A_SYSTEMS[name](options, cache)
     if not is_fittable(system):
         raise SensoError(f"system {name!r} has no fitted parts; fit fitted-pipeline, or sense-pipeline with "
@@ -139,7 +140,5 @@ def fit_to_file(options: Any, cache: Any, out_path: Path) -> dict:
     data_sha = hashlib.sha256("\n".join(path_fingerprint(p) for p in paths).encode()).hexdigest()
     document = {**model_document(system, items, data_sha), "options": {k: str(v) for k, v in options.system_options.items()},
                 "description": system.describe()}
-    out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(json.dumps(document, indent=1, sort_keys=True, default=str))
+    write_text(out_path, json.dumps(document, indent=1, sort_keys=True, default=str), "-o")
     return document

@@ -4,19 +4,21 @@ score a CSV of new sentences. Without `--system`, `senso fit` fits the one that 
 `predict_csv` validates its input exactly as the task's data is read (its columns, the gold column
 optional) and writes every input column, in order, followed by `<task>_pred` (the continuous prediction
 on the gold scale, clipped to the task's gold_range; ABRICOT: 0-1) and `<task>_pred_label` (a label of the scale).
+Input and output are separated by the task file's `delimiter`, else by each file's suffix (.tsv: tab, else comma).
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 from senso.core.errors import DataError, SensoError
 from senso.core.cache import ResponseCache
+from senso.core.output import atomic_file, check_output_file
+from senso.core.records import write_json_atomically
 from senso.likert.generalisation import TrainingProfile, choose_system, travel_report
 from senso.likert.items import LikertItem
 from senso.likert.systems import decomposed
@@ -47,6 +49,7 @@ def fit_to_file(task: str | LikertTask, out: str | Path, system: str | None = No
     likert_task = get_task(task)
     if system is not None and system not in FITTABLE:
         raise SensoError(f"cannot fit system {system!r}; fittable systems: {', '.join(FITTABLE)}")
+    check_output_file(out, "-o")  # before the fit, which takes minutes
     items = likert_task.load_items(likert_task.locate_data(data_dir))
     extra: dict[str, Any] = {}
     if system is None:
@@ -67,7 +70,7 @@ def _save_with(model: Any, out: str | Path, extra: dict[str, Any]) -> None:
     model.save(out)
     data = json.loads(Path(out).read_text(encoding="utf-8"))
     data.update(extra)
-    Path(out).write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    write_json_atomically(out, data, indent=1, flag="-o")
 
 
 def model_file_task(path: str | Path) -> LikertTask:
@@ -105,10 +108,10 @@ class PredictReport:
     unlike_warning: str | None = None  # input unlike the training data (domains, length), when the model knows
 
 
-def _read_rows(path: Path) -> tuple[list[str], list[list[str]]]:
+def _read_rows(path: Path, delimiter: str) -> tuple[list[str], list[list[str]]]:
     """Header and data rows as csv.DictReader sees them (entirely empty lines skipped), so row k is item k."""
     with path.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.reader(fh)
+        reader = csv.reader(fh, delimiter=delimiter)
         header = next(reader, [])
         return header, [row for row in reader if row != []]
 
@@ -119,12 +122,13 @@ def predict_csv(model_path: str | Path, csv_path: str | Path, out: str | Path,
     csv_path, out = Path(csv_path), Path(out)
     if out.resolve() == csv_path.resolve():
         raise SensoError(f"refusing to overwrite the input {csv_path}: choose another output path")
+    check_output_file(out, "-o")
     task = model_file_task(model_path)
     items = task.load_items(csv_path, require_gold=False)  # the input checked before the model loads
     model, profile = load_model_file(model_path, cache=cache)
     pred_column = task.pred_column
     label_column = pred_column + "_label"
-    header, rows = _read_rows(csv_path)
+    header, rows = _read_rows(csv_path, task.delimiter_for(csv_path))
     for column in (pred_column, label_column):
         if column in header:
             raise DataError(csv_path, f"the input already has a column {column!r}; senso will not overwrite it", field=column)
@@ -135,15 +139,12 @@ def predict_csv(model_path: str | Path, csv_path: str | Path, out: str | Path,
     seen_rows = [k for k, item in enumerate(items, start=1) if item.id in seen_ids]
     warning = (seen_lemma_message([it for it in items if it.id in seen_ids], len(items), task.group_noun)
                if seen_rows else None)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f"{out.name}.tmp{os.getpid()}")
-    with tmp.open("w", encoding="utf-8", newline="") as fh:
-        writer = csv.writer(fh)
+    with atomic_file(out, "-o", newline="") as fh:
+        writer = csv.writer(fh, delimiter=task.delimiter_for(out))
         writer.writerow(header + [pred_column, label_column])
         for row, pred in zip(rows, predictions):
             padded = row + [""] * (len(header) - len(row))  # short rows: DictReader read the missing fields as blank
             writer.writerow(padded + [repr(pred.extra["pred_clipped"]), str(pred.label)])
-    tmp.replace(out)
     return PredictReport(out=out, n_rows=len(rows), pred_column=pred_column, label_column=label_column,
                          seen_rows=seen_rows, warning=warning,
                          unlike_warning=profile.unlike(items) if profile is not None else None)

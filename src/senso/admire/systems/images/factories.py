@@ -38,12 +38,20 @@ def clip_rank(options: RunOptions, cache: ResponseCache | None) -> ClipRanker:
     return ClipRanker(image_model(options, cache))
 
 
+def check_vlm_judge(options: RunOptions) -> str:
+    """The VLM spec of `vlm-judge`: `--generator`, which has no default (a judge is chosen, never guessed) and is
+    never taken from `--model` (the flag of the scored LM of other systems). SensoError saying what to write."""
+    if options.generator:
+        return options.generator
+    if options.model:
+        raise SensoError(f"vlm-judge reads its vision-language model from --generator, not --model (the flag of "
+                         f"the scored LM): write --generator {options.model} instead of --model {options.model}")
+    raise SensoError("vlm-judge needs a vision-language model: --generator openai:SERVED_NAME --base-url URL, "
+                     "or --generator hf:NAME_OR_PATH")
+
+
 def vlm_judge(options: RunOptions, cache: ResponseCache | None) -> VlmJudgeRanker:
-    spec = options.generator or options.model
-    if not spec:
-        raise SensoError("vlm-judge needs a vision-language model: --generator openai:SERVED_NAME --base-url URL, "
-                         "or --generator hf:NAME_OR_PATH")
-    vlm = load_model(spec, "vlm", backend=options.backend, base_url=options.base_url, dtype=options.dtype,
+    vlm = load_model(check_vlm_judge(options), "vlm", backend=options.backend, base_url=options.base_url, dtype=options.dtype,
                      device=options.device, batch_size=options.batch_size,
                      cache=cache if options.use_cache else None, settings=served_settings(options.system_options))
     mode = str(options.system_options.get("mode", "pointwise"))
