@@ -8,14 +8,14 @@ reads. From that one declaration come:
 - the error for an unknown key, listing the valid ones with their types;
 - `senso systems NAME` (`Params.describe`) and the run record (the typed values `resolve` returns).
 
-An option is named in messages the way the user gave it: `--set hedge` or `--sense` on the command line,
-`hedge=` in Python (`option_label`, following `naming(...)`, which the CLI sets for its whole call).
+Messages name options as the command line does (`--sense`, `--set hedge`, `--limit`); the Python API
+translates them to its keyword arguments (`python_message`: `--set hedge` -> `hedge=`), from the same
+declarations, so each message is written once and reads right on both surfaces.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
@@ -26,31 +26,20 @@ KINDS = ("bool", "int", "float", "str", "path", "list", "choice")
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 
-# How options are named in messages: "python" (keyword arguments) or "cli" (flags and --set KEY).
-_NAMING: contextvars.ContextVar[str] = contextvars.ContextVar("senso_naming", default="python")
-
-
-@contextlib.contextmanager
-def naming(surface: str) -> Iterator[None]:
-    """Within the block, messages name options as `surface` does: "cli" (--flag, --set KEY) or "python" (KEY=)."""
-    if surface not in ("cli", "python"):
-        raise ValueError(f"unknown naming {surface!r}")
-    token = _NAMING.set(surface)
-    try:
-        yield
-    finally:
-        _NAMING.reset(token)
-
-
-def on_cli() -> bool:
-    return _NAMING.get() == "cli"
-
-
 def option_label(name: str, flag: str | None = None) -> str:
-    """How a message names option `name`: `--flag` (or `--set name`) on the command line, `name=` in Python."""
-    if on_cli():
-        return flag or f"--set {name}"
-    return f"{name}="
+    """How a message names option `name`: its own flag, else `--set name`."""
+    return flag or f"--set {name}"
+
+
+_SET = re.compile(r"--set ([A-Za-z_][A-Za-z0-9_]*)")
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)")
+
+
+def python_message(text: str, flags: Mapping[str, str]) -> str:
+    """A message written for the command line, naming Python's keyword arguments instead: `--set KEY` ->
+    `KEY`, and each flag in `flags` (flag -> keyword) -> the keyword (`--limit must be ...` -> `limit must be ...`)."""
+    text = _SET.sub(lambda m: m.group(1), text)
+    return _FLAG.sub(lambda m: flags.get(f"--{m.group(1)}", m.group(0)), text)
 
 
 class OptionError(SensoError):
@@ -176,6 +165,9 @@ class Params:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Params) and list(self) == list(other)
 
+    def __hash__(self) -> int:  # immutable once made: a frozen registry row may hold one
+        return hash(tuple(self._params.values()))
+
     def __repr__(self) -> str:
         return f"Params({', '.join(self._params)})"
 
@@ -199,8 +191,8 @@ class Params:
         unknown = [name for name in given if name not in self._params]
         if not unknown:
             return
-        listed = "; ".join(f"{p.label.rstrip('=')} ({p.type_name})" for p in self) or "none"
-        what = ", ".join(option_label(n).rstrip("=") for n in unknown)
+        listed = "; ".join(f"{p.label} ({p.type_name})" for p in self) or "none"
+        what = ", ".join(option_label(n) for n in unknown)
         raise OptionError(f"unknown option{'s' if len(unknown) > 1 else ''} {what} for {owner}; valid: {listed}")
 
     def resolve(self, given: Mapping[str, Any], owner: str) -> dict[str, Any]:

@@ -109,3 +109,5 @@ def system_catalog() -> list[tuple[str, str, str]]:
     rows += [("aggregator (--set aggregator=)", n, d) for n, d in AGGREGATOR_SUMMARIES.items()]
     rows += [("embedder (--embedder)", n, d) for n, d in EMBEDDERS.items()]
     return rows
+
+SYSTEMS = {"a": ADMIRE_A_SYSTEMS, "b": ADMIRE_B_SYSTEMS}  # interim: the AdMIRe port replaces these with rows
