@@ -8,7 +8,7 @@ result = senso.evaluate("abricot-abs", limit=16)   # typed result: result.metric
 imported on first use, so `import senso` (and the command line's `--help`) stays fast.
 """
 
-__version__ = "0.1.0"
+from senso.core.version import __version__
 
 _API = ("evaluate", "tasks", "systems", "default_model_path")
 __all__ = [*_API, "EvalResult", "ModelPool", "SensoError", "__version__"]

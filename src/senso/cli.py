@@ -43,7 +43,7 @@ def _with_signature(function, parameters):
 
 def _version(value: bool) -> None:
     if value:
-        from senso import __version__
+        from senso.core.version import __version__
 
         out.print(f"senso {__version__}")
         raise typer.Exit()

@@ -12,6 +12,7 @@ from report_fixtures import (
     A_COLUMNS, A_ITEMS, ABRICOT_ROWS, ANSWERS_A, ANSWERS_B, B_COLUMNS, COLOURS, AnswerModel, write_tsv,
 )
 
+from senso.api import evaluate
 from senso.core.options import RunOptions
 from senso.likert.scoring import likert_metrics as ORIGINAL_LIKERT_METRICS
 
@@ -41,8 +42,7 @@ def make_abricot_run(monkeypatch: pytest.MonkeyPatch, data_dir: Path, out: Path,
     fast = functools.partial(ORIGINAL_LIKERT_METRICS, n_resamples=100)
     monkeypatch.setattr(abricot_scoring, "likert_metrics", fast)
     monkeypatch.setattr(runner, "likert_metrics", fast)
-    monkeypatch.setattr(runner, "load_model", lambda options, cache: AnswerModel(answers))
-    return runner.run_likert(RunOptions(task=task, data_dir=data_dir, out=out, limit=limit, use_cache=False))
+    return evaluate(task, model=AnswerModel(answers), data_dir=data_dir, out=out, limit=limit, no_cache=True).run_dir
 
 
 @pytest.fixture(scope="session")

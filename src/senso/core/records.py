@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from senso import __version__
+from senso.core.version import __version__
 from senso.core.errors import RunInterrupted, SensoError
 from senso.core.fingerprint import file_sha256
 from senso.core.output import atomic_file, make_folder, write_error, write_text

@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-import senso
+from senso.core.version import __version__
 from senso.backends.embedders import Embedder
 from senso.backends.specs import DEFAULT_EMBEDDER
 from senso.core.cache import ResponseCache
@@ -247,7 +247,7 @@ class Decomposed:
         p = fitted.parts
         data = {
             "format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "system": self.name,
-            "senso_version": senso.__version__, "trained_at": fitted.trained_at, "task": fitted.task.name,
+            "senso_version": __version__, "trained_at": fitted.trained_at, "task": fitted.task.name,
             "task_file": fitted.task.reference,
             "embedder": self.embedder, "embedder_fingerprint": self._ridge.embedder_fingerprint,
             "features": list(self.features), "embedding_kind": self.kind, "alpha_grid": list(self.alphas),

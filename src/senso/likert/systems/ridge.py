@@ -30,7 +30,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-import senso
+from senso.core.version import __version__
 from senso.backends.embedders import Embedder
 from senso.backends.load import load_model
 from senso.backends.specs import DEFAULT_EMBEDDER
@@ -314,7 +314,7 @@ class EmbeddingRidge:
             "format": MODEL_FORMAT,
             "format_version": MODEL_FORMAT_VERSION,
             "system": self.name,
-            "senso_version": senso.__version__,
+            "senso_version": __version__,
             "trained_at": fitted.trained_at,
             "task": fitted.task.name,
             "task_file": fitted.task.reference,
