@@ -245,8 +245,8 @@ CASES = [
       "--model is not used by --system embedding-ridge"),
     c("protocol-on-ridge", f"{ABA} --system embedding-ridge --protocol paper", 2, "--protocol is not used by --system embedding-ridge"),
     c("generator-on-likert-lm", f"{ABA} --generator hf:x", 2, "--generator is not used by --system likert-lm"),
-    c("set-on-local-likert-lm", f"{ABA} --set temperature=0", 2, "unknown --set key(s) temperature"),
-    c("set-on-ridge", f"{ABA} --system embedding-ridge --set alpha=1", 2, "valid keys: features, kind"),
+    c("set-on-local-likert-lm", f"{ABA} --set temperature=0", 2, "unknown option --set temperature for --system likert-lm"),
+    c("set-on-ridge", f"{ABA} --system embedding-ridge --set alpha=1", 2, "valid: --set features (comma-separated list); --set kind (query | passage)"),
     c("set-on-random", f"{ADA} --set seed=3", 2, "valid keys: none"),
     c("members-on-random", f"{ADA} --members caption-similarity,random", 2, "unknown --set key(s) members"),
     c("set-on-sense-pipeline", "run admire-a --system sense-pipeline --set hedges=false", 2, "valid keys: fit_split, glossary"),
@@ -260,9 +260,9 @@ CASES = [
       "unknown protocol 'paper' for task concreteness-en; choose from few-shot, zero-shot", "task_file"),
     c("taskfile-shots-without-few-shot", "run {tmp}/tf/task.toml --shots 2", 2, "add --protocol few-shot", "task_file"),
     c("taskfile-set-unknown-ridge", "run {tmp}/tf/task.toml --system embedding-ridge --set alpha=1", 2,
-      "unknown --set key(s) alpha for --system embedding-ridge; valid keys: features, kind", "task_file"),
+      "unknown option --set alpha for --system embedding-ridge; valid: --set features (comma-separated list); --set kind (query | passage)", "task_file"),
     c("taskfile-set-unknown-likert-lm", "run {tmp}/tf/task.toml --set temperature=0", 2,
-      "unknown --set key(s) temperature for --system likert-lm with a local model; valid keys: none", "task_file"),
+      "unknown option --set temperature for --system likert-lm with a local model; valid: none", "task_file"),
     c("taskfile-lang", "run {tmp}/tf/task.toml --lang pt", 2, "--lang is an AdMIRe option; concreteness-en does not use it",
       "task_file"),
     c("taskfile-model-on-ridge", "run {tmp}/tf/task.toml --system embedding-ridge --model hf:x", 2,
@@ -515,8 +515,7 @@ def test_abricot_limit_is_partial_and_not_placed(tmp_path, monkeypatch, capsys):
     sys.path.insert(0, str(Path(__file__).parent / "report"))
     from report_fixtures import AnswerModel
 
-    from senso.core.options import RunOptions
-    from senso.likert import run as runner
+    from senso.api import evaluate
     from senso.report.placement import abricot_placement
     from senso.report.run_folder import load_run
 
@@ -525,12 +524,13 @@ def test_abricot_limit_is_partial_and_not_placed(tmp_path, monkeypatch, capsys):
         def __missing__(self, item_id: str) -> int:
             return 1 + sum(map(ord, item_id)) % 5
 
-    answers = Answers()
-    monkeypatch.setattr(runner, "load_model", lambda options, cache: AnswerModel(answers))
-    out = runner.run_likert(RunOptions(task="abricot-abs", data_dir=DATA, out=tmp_path / "r", limit=20, use_cache=False))
+    run = evaluate("abricot-abs", model=AnswerModel(Answers()), data_dir=DATA, out=tmp_path / "r", limit=20,
+                   no_cache=True)
+    out = run.run_dir
     warnings = json.loads((out / "results.json").read_text())["warnings"]
+    assert warnings == run.warnings
     assert any(w.startswith("PARTIAL: the first 20 of the 127 items") for w in warnings)
-    assert "PARTIAL" in capsys.readouterr().err
+    assert capsys.readouterr().err == ""  # the Python API prints nothing
     placement = abricot_placement(load_run(out))
     assert not any(row.is_run for board in placement.boards for row in board.rows)
     assert "PARTIAL" in placement.notes[0]

@@ -488,9 +488,14 @@ def sweep(
 # ---------------------------------------------------------------------------- AdMIRe systems and parts
 
 @app.command("systems")
-def systems() -> None:
-    """List the systems of every task family (Likert, AdMIRe) and the parts they are composed of, a line each."""
+def systems(name: Optional[str] = typer.Argument(None, help="A system: list every option it declares.")) -> None:
+    """List the systems of every task family (Likert, AdMIRe) and the parts they are composed of, a line each;
+    with a NAME, every option of that system (flag or --set key, type, default, help)."""
     from rich.table import Table
+
+    if name is not None:
+        _print_system_options(name)
+        return
 
     from senso.admire.systems.registry import system_catalog
     from senso.likert.systems.registry import LIKERT_SYSTEMS
@@ -503,6 +508,26 @@ def systems() -> None:
     for kind, name, summary in system_catalog():
         table.add_row(kind, name, summary)
     out.print(folded(table))
+
+
+def _print_system_options(name: str) -> None:
+    """`senso systems NAME`: the system's options as it declares them (`senso.core.params`)."""
+    from rich.table import Table
+
+    from senso.api import systems as all_systems
+
+    found = [s for s in all_systems() if s.name == name]
+    if not found:
+        raise SensoError(f"unknown system {name!r}; `senso systems` lists them")
+    for system in found:
+        out.print(f"{system.name} ({', '.join(system.tasks)}): {system.description}")
+        table = Table(title=f"options of {system.name}" if len(system.options) else f"{system.name} has no options")
+        for column in ("option", "type", "default", "what it does"):
+            table.add_column(column, overflow="fold")
+        for option in system.options.describe():
+            default = "—" if option["default"] is None else str(option["default"])
+            table.add_row(option["flag"], option["type"], default, option["help"])
+        out.print(folded(table))
 
 
 @app.command("tasks")

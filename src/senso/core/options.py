@@ -147,11 +147,12 @@ class RunOptions:
             check_free(self.out, "--out")
         check_device(self.device)
 
-    def check_family(self, family: str) -> None:
-        """Options no task of `family` reads are an error (a value other than the default)."""
+    def check_family(self, family: str, task_name: str | None = None) -> None:
+        """Options no task of `family` reads are an error (a value other than the default); `task_name` is how
+        the message names the task (a task file's own name, not its path)."""
         for spec in RUN_FIELDS.values():
             if family not in spec.families and getattr(self, spec.name) != spec.default:
-                raise SensoError(f"{spec.flag} {FAMILY_OPTION_NOTES[family].format(task=self.task)}")
+                raise SensoError(f"{spec.flag} {FAMILY_OPTION_NOTES[family].format(task=task_name or self.task)}")
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

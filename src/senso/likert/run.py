@@ -75,7 +75,7 @@ def check_options(options: RunOptions, task: LikertTask, system: LikertSystem) -
     folder is written: options no Likert task reads, model and prompt flags the system's registry row does
     not declare, the protocol and its shots, the model spec, and the system's options (its declared ones,
     plus the openai backend's settings when --model is served by openai). Returns their typed values."""
-    options.check_family("likert")
+    options.check_family("likert", task.name)
     for name in MODEL_FLAGS:
         if getattr(options, name) not in (None, False) and name not in system.flags:
             reads = ", ".join(RUN_FIELDS[f].flag for f in system.flags) or "none of them"
@@ -101,7 +101,7 @@ def check(options: RunOptions, system_object: Any = None) -> None:
         return
     if options.system is not None:
         raise SensoError("--system names a registered system, but a system object was given too: give one of them")
-    options.check_family("likert")
+    options.check_family("likert", task.name)
 
 
 def prepare(options: RunOptions, context: RunContext) -> "LikertPlan":
