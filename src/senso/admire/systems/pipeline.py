@@ -296,6 +296,11 @@ class Ensemble:
         return fused
 
 
+def check_ensemble(params: Mapping[str, Any]) -> None:
+    if len(params["members"]) < 2:
+        raise OptionError("an ensemble needs at least two --members (comma-separated system names)")
+
+
 def ensemble(context: SystemContext, members: Sequence[Ranker]) -> Ensemble:
     """`--members a,b,c` (built by the registry, each under its entry's name) fused by `--set aggregator`."""
     return Ensemble(list(members), context.params["aggregator"],

@@ -61,21 +61,9 @@ class AdmireSystem:
     check: Callable[[RunOptions, Mapping[str, Any]], None] | None = None  # its own checks, before anything loads
 
 
-def _check_pipeline(options: RunOptions, params: Mapping[str, Any]) -> None:
-    pipeline.check_parts(params)
-
-
-def _check_vlm_judge(options: RunOptions, params: Mapping[str, Any]) -> None:
-    images.check_vlm_judge(options, params)
-
-
-def _check_fusion(options: RunOptions, params: Mapping[str, Any]) -> None:
-    images.check_fusion(params)
-
-
-def _check_ensemble(options: RunOptions, params: Mapping[str, Any]) -> None:
-    if len(params["members"]) < 2:
-        raise OptionError("an ensemble needs at least two --members (comma-separated system names)")
+def _params_check(check: Callable[[Mapping[str, Any]], None]) -> Callable[[RunOptions, Mapping[str, Any]], None]:
+    """A row's `check` that reads only the typed values of the system's options."""
+    return lambda options, params: check(params)
 
 
 def _composed(make: Callable[[SystemContext, list[Any]], System], name: str) -> Callable[[SystemContext], System]:
@@ -103,32 +91,32 @@ ROWS = (
                  flags=("embedder",)),
     AdmireSystem("sense-pipeline", "a", "sense classifier -> meaning -> ranker (defaults: context-similarity, auto, "
                  "structure; training-free)", pipeline.sense_pipeline, SENSE_PIPELINE, PIPELINE_FLAGS,
-                 uses_wordnet=True, check=_check_pipeline),
+                 uses_wordnet=True, check=_params_check(pipeline.check_parts)),
     AdmireSystem("fitted-pipeline", "a", "sense-pipeline with learned roles and a learned sense using them, fit on EN "
                  "train+dev gold (cross-validated by compound when scored on train/dev)", pipeline.fitted_pipeline,
                  SENSE_PIPELINE.with_defaults(roles="learned", sense="learned", sense_roles=True), PIPELINE_FLAGS,
-                 uses_wordnet=True, check=_check_pipeline),
+                 uses_wordnet=True, check=_params_check(pipeline.check_parts)),
     AdmireSystem("ensemble", "a", f"members by name (--members, default {','.join(DEFAULT_MEMBERS)}) fused by --set "
                  "aggregator=borda|rrf|mean", _composed(pipeline.ensemble, "ensemble"), ENSEMBLE,
-                 composed=True, check=_check_ensemble),
+                 composed=True, check=_params_check(pipeline.check_ensemble)),
     # image systems (text+images track); constructors in senso.admire.systems.images.factories
     AdmireSystem("clip-rank", "a", "cosine between the sentence and each picture (--image-model, default "
                  "hf:openai/clip-vit-base-patch32)", images.clip_rank, flags=("image_model",)),
     AdmireSystem("vlm-judge", "a", "a vision-language model's P(yes) per picture, or its rankings over rotated orders "
                  "(--set mode=list)", images.vlm_judge, VLM_JUDGE, ("generator", "backend", "base_url"), vlm=True,
-                 check=_check_vlm_judge),
+                 check=images.check_vlm_judge),
     AdmireSystem("fusion", "a", f"weighted sum of members' per-item z-scores (--members, default "
                  f"{','.join(DEFAULT_FUSION_MEMBERS)})", _composed(images.fusion, "fusion"),
-                 FUSION, composed=True, check=_check_fusion),
+                 FUSION, composed=True, check=_params_check(images.check_fusion)),
     AdmireSystem("random", "b", "seeded uniformly random candidate and sense: the chance baseline",
                  lambda context: RandomChooser(seed=context.options.seed)),
     AdmireSystem("sequence-continuation", "b", "sense of the 2-image story, then the candidate that best continues "
                  "it (--modality images: also by the pictures)", pipeline.sequence_continuation, BUILDER + SEQUENCE,
-                 SEQUENCE_FLAGS, uses_wordnet=True, check=lambda options, params: pipeline.check_builder(params)),
+                 SEQUENCE_FLAGS, uses_wordnet=True, check=_params_check(pipeline.check_builder)),
     AdmireSystem("sense-classifier", "sense", "the sense classifier --sense names (default context-similarity), "
                  "alone; recorded under the classifier's name",
                  lambda context: pipeline.build_sense(context, pipeline.build_builder(context)), SENSE_ONLY,
-                 SENSE_FLAGS, uses_wordnet=True, check=_check_pipeline),
+                 SENSE_FLAGS, uses_wordnet=True, check=_params_check(pipeline.check_parts)),
 )
 SYSTEMS: dict[str, dict[str, AdmireSystem]] = {subtask: {row.name: row for row in ROWS if row.subtask == subtask}
                                                for subtask in ("a", "b", "sense")}
