@@ -41,8 +41,10 @@ from senso.core.params import NO_PARAMS, OptionError, Params
 System = Union[Ranker, SequenceChooser, SenseClassifier]
 # The model options (RunOptions fields) an AdMIRe system may read; a row's `flags` names its own.
 MODEL_FLAGS = ("model", "backend", "base_url", "embedder", "generator", "image_model")
-PIPELINE_FLAGS = MODEL_FLAGS  # its parts may read each: --model (lm-definition), --generator (prompt senses,
-SENSE_FLAGS = ("model", "backend", "base_url", "embedder", "generator")  # generated meanings), --image-model
+# The pipeline's parts may read every one: --model (lm-definition), --generator (prompt senses, generated meanings),
+# --image-model (--modality images); the sense classifier alone no pictures; Subtask B's system no scored LM.
+PIPELINE_FLAGS = MODEL_FLAGS
+SENSE_FLAGS = ("model", "backend", "base_url", "embedder", "generator")
 SEQUENCE_FLAGS = ("backend", "base_url", "embedder", "generator", "image_model")
 FLAG_OF = {p.name: p.flag for p in FLAGGED}  # sense -> --sense, ...: how messages name the parts' flags
 
