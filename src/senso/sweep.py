@@ -103,8 +103,7 @@ def _resolve(base: Path, key: str, value: Any) -> Any:
 
 def _make_options(path: Path, base: Path, fixed: dict[str, Any], chosen: dict[str, Any]) -> RunOptions:
     values = {k: _resolve(base, k, v) for k, v in {**fixed, **chosen}.items() if k != "set"}
-    system_options = {**fixed.get("set", {}), **chosen.get("set", {})}
-    system_options = {k: (str(v) if not isinstance(v, str) else v) for k, v in system_options.items()}
+    system_options = {**fixed.get("set", {}), **chosen.get("set", {})}  # typed by the system's declared options
     if "task" not in values:
         raise SensoError(f"{path}: the sweep sets no task (put `task = [...]` in [grid] or [options])")
     return RunOptions(**values, system_options=system_options)

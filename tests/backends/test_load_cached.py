@@ -108,15 +108,41 @@ def test_wrapper_stores_each_batch_as_it_finishes(tiny_model_dir, tmp_path):
     assert got == HFCausalLM(tiny_model_dir).loglikelihood_choices(prompts, batch_size=3)  # exactly
 
 
-def test_an_lm_loaded_again_in_one_process_is_reused_with_fresh_counters(tiny_model_dir):
-    """Several tasks in one `senso run` share one load; each run sees its own token counts."""
-    first = load_model(f"hf:{tiny_model_dir}", "lm")
+def test_an_lm_loaded_again_from_one_pool_is_reused_with_fresh_counters(tiny_model_dir):
+    """Several tasks of one `senso run` share one load through their ModelPool; each run sees its own token
+    counts; without a pool (or with another one) nothing is kept: no hidden state."""
+    from senso.backends.pool import ModelPool
+
+    pool = ModelPool()
+    first = load_model(f"hf:{tiny_model_dir}", "lm", pool=pool)
     first.loglikelihood_choices(likert_prompts()[:2], batch_size=2)
     assert first.tokens_computed > 0
-    again = load_model(f"hf:{tiny_model_dir}", "lm")
+    again = load_model(f"hf:{tiny_model_dir}", "lm", pool=pool)
     assert again is first and again.tokens_computed == 0 and again.tokens_in_prompts == 0
-    other = load_model(f"hf:{tiny_model_dir}", "lm", dtype="bfloat16")
+    other = load_model(f"hf:{tiny_model_dir}", "lm", dtype="bfloat16", pool=pool)
     assert other is not first and other.dtype == "bfloat16"
+    assert pool.loads == 2
+    assert load_model(f"hf:{tiny_model_dir}", "lm") is not first
+    assert load_model(f"hf:{tiny_model_dir}", "lm", pool=ModelPool()) is not first
+
+
+def test_a_model_given_in_memory_is_used_as_it_is(tiny_model_dir):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from senso.backends.pool import ModelPool
+
+    model = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir)
+    pool = ModelPool()
+    pool.provide("lm", HFCausalLM.from_objects(model, tokenizer))
+    lm = load_model(None, "lm", pool=pool)
+    assert lm.model is model and lm.tokenizer is tokenizer and pool.loads == 0
+    prompts = likert_prompts()[:3]
+    import numpy as np
+
+    np.testing.assert_allclose(lm.loglikelihood_choices(prompts, batch_size=2),
+                               HFCausalLM(tiny_model_dir).loglikelihood_choices(prompts, batch_size=2), atol=1e-5)
+    assert lm.fingerprint.startswith("weights:") and lm.fingerprint == HFCausalLM.from_objects(model, tokenizer).fingerprint
 
 
 # ---- the four models that used to cache inside: computes only misses, a fresh wrapper computes nothing,

@@ -245,7 +245,7 @@ def test_load_loglikelihood_model_entry_point():
         assert model.loglikelihood_choices([Prompt("Q\n")])[0][0] == pytest.approx(-0.5)
     with pytest.raises(SensoError, match="chat-template"):
         load_loglikelihood_model("tiny", base_url="http://127.0.0.1:9/v1", chat_template=True)
-    with pytest.raises(SensoError, match=r"unknown openai backend setting\(s\) \['top_k'\]"):
+    with pytest.raises(SensoError, match=r"unknown option --set top_k for the openai backend; valid: --set scoring"):
         load_loglikelihood_model("tiny", base_url="http://127.0.0.1:9/v1", top_k="5")
     with pytest.raises(SensoError, match="top_logprobs"):
         load_loglikelihood_model("tiny", base_url="http://127.0.0.1:9/v1", top_logprobs="many")

@@ -49,8 +49,8 @@ def test_grid_expands_into_run_options(tmp_path):
     assert (first.task, first.seed, first.model, first.base_url) == ("abricot-abs", 0, "hf:tiny", None)
     assert (last.task, last.seed, last.model, last.base_url) == ("abricot-inc", 2, "openai:tiny", "http://127.0.0.1:9/v1")
     assert first.data_dir == (tmp_path / "data").resolve() and first.limit == 7 and first.protocol == "paper"
-    assert first.system_options == {"concurrency": "2"}
-    assert last.system_options == {"concurrency": "2", "top_logprobs": "5"}
+    assert first.system_options == {"concurrency": 2}
+    assert last.system_options == {"concurrency": 2, "top_logprobs": 5}  # typed by the system's declared options
     assert sweep.out == (tmp_path / "sweep-out").resolve()
     assert last.out == sweep.out / f"abricot-inc-{config_hash(last)}"
     assert len({r.config_hash for r in sweep.runs}) == 8

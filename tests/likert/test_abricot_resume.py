@@ -20,12 +20,12 @@ CHILD = textwrap.dedent("""
 
     original = hf.HFCausalLM.loglikelihood_choices
 
-    def slowed(self, prompts, batch_size=8, progress=None):
-        def tick(n):  # called after each batch is stored; the pause gives the test time to kill
-            if progress:
-                progress(n)
+    def slowed(self, prompts, batch_size=8, progress=None, on_batch=None):
+        def tick(done):  # each batch is stored, then the pause gives the test time to kill
+            if on_batch:
+                on_batch(done)
             time.sleep(0.4)
-        return original(self, prompts, batch_size=batch_size, progress=tick)
+        return original(self, prompts, batch_size=batch_size, progress=progress, on_batch=tick)
 
     hf.HFCausalLM.loglikelihood_choices = slowed
     from senso.cli import main

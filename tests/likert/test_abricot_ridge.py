@@ -129,7 +129,7 @@ def test_inner_cv_never_sees_the_outer_test_lemma():
         calls.append(set(groups))
         return ridge_cv.select_alpha(x, y, groups, alphas)
 
-    system = EmbeddingRidge(embedder="fake", selector=spy)
+    system = EmbeddingRidge(embedder="st:fake", selector=spy)
     preds = system.cross_validated_predict(items, "abricot-abs")
     assert len(calls) == len(LEMMAS)
     for lemma, seen in zip(LEMMAS, calls):
@@ -141,7 +141,7 @@ def test_inner_cv_never_sees_the_outer_test_lemma():
 
 def test_predictions_do_not_depend_on_the_gold_of_their_own_lemma():
     items = synthetic_items()
-    system = EmbeddingRidge(embedder="fake")
+    system = EmbeddingRidge(embedder="st:fake")
     before = system.cross_validated_predict(items, "abricot-inc")
     changed = [dataclasses.replace(it, inc_mean=1.0 - it.inc_mean) if it.target_lemma == "idea" else it for it in items]
     after = system.cross_validated_predict(changed, "abricot-inc")
@@ -154,7 +154,7 @@ def test_predictions_do_not_depend_on_the_gold_of_their_own_lemma():
 def test_logprob_features_are_used_and_checked():
     items = as_likert_items(synthetic_items(), get_task("abricot-abs"))
     logprobs = np.log(np.random.default_rng(3).dirichlet(np.ones(5), size=len(items)))
-    system = EmbeddingRidge(embedder="fake", features=("sentence",))
+    system = EmbeddingRidge(embedder="st:fake", features=("sentence",))
     x_plain = system.feature_matrix(items)
     x_lp = system.feature_matrix(items, logprobs)
     assert x_lp.shape == (len(items), x_plain.shape[1] + 5)
@@ -172,7 +172,7 @@ def test_logprob_features_are_used_and_checked():
 def test_save_load_round_trip_gives_identical_predictions(tmp_path):
     items = synthetic_items()
     cache = ResponseCache(tmp_path / "cache.sqlite")
-    system = EmbeddingRidge(embedder="fake", cache=cache).fit(items[4:], "abricot-abs")
+    system = EmbeddingRidge(embedder="st:fake", cache=cache).fit(items[4:], "abricot-abs")
     new = items[:4]  # lemma "cane": left out of the fit
     path = system.save(tmp_path / "abs.model")
     loaded = EmbeddingRidge.load(path, cache=cache)
@@ -180,7 +180,7 @@ def test_save_load_round_trip_gives_identical_predictions(tmp_path):
     assert [p.label for p in loaded.predict(new)] == [p.label for p in system.predict(new)]
     assert loaded.describe() == system.describe()
     saved = json.loads(path.read_text())
-    assert saved["embedder"] == "fake" and saved["embedder_fingerprint"] == "fake"
+    assert saved["embedder"] == "st:fake" and saved["embedder_fingerprint"] == "st:fake"
     assert saved["task"] == "abricot-abs" and saved["senso_version"]
     assert saved["train_item_ids"] == [it.id for it in items[4:]]
     assert set(saved["train_lemmas"]) == set(LEMMAS) - {"cane"}
@@ -189,9 +189,9 @@ def test_save_load_round_trip_gives_identical_predictions(tmp_path):
 def test_accepts_a_ready_embedder_as_the_runner_passes_it(tmp_path):
     items = synthetic_items()
     cache = ResponseCache(tmp_path / "cache.sqlite")
-    by_spec = EmbeddingRidge(embedder="fake", cache=cache).cross_validated_predict(items, "abricot-abs")
-    system = EmbeddingRidge(with_cache(Embedder("fake"), cache), seed=3)
-    assert system.describe()["embedder"] == "fake" and system.describe()["seed"] == 3
+    by_spec = EmbeddingRidge(embedder="st:fake", cache=cache).cross_validated_predict(items, "abricot-abs")
+    system = EmbeddingRidge(with_cache(Embedder("st:fake"), cache), seed=3)
+    assert system.describe()["embedder"] == "st:fake" and system.describe()["seed"] == 3
     by_object = system.cross_validated_predict(items, "abricot-abs")
     assert [p.extra["pred"] for p in by_object] == [p.extra["pred"] for p in by_spec]
 
@@ -205,7 +205,7 @@ def test_load_rejects_other_files(tmp_path):
 
 def test_predict_on_training_lemmas_warns():
     items = synthetic_items()
-    system = EmbeddingRidge(embedder="fake").fit(items[4:], "abricot-inc")
+    system = EmbeddingRidge(embedder="st:fake").fit(items[4:], "abricot-inc")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         system.predict(items[:4])  # lemma "cane" unseen: no warning
@@ -228,7 +228,7 @@ def item_row(item: AbricotItem, note: str) -> list[str]:
 @pytest.fixture
 def abs_model(tmp_path) -> Path:
     items = synthetic_items()
-    return EmbeddingRidge(embedder="fake").fit(items[4:], "abricot-abs").save(tmp_path / "abs.model")
+    return EmbeddingRidge(embedder="st:fake").fit(items[4:], "abricot-abs").save(tmp_path / "abs.model")
 
 
 def test_predict_csv_without_gold_writes_input_columns_then_predictions(tmp_path, abs_model):
@@ -290,7 +290,7 @@ def test_cli_fit_and_predict(tmp_path, monkeypatch):
     write_csv(data / "dataset_it.csv",
               [item_row(it, "")[:7] + [str(it.inc_mean), "0.1", str(it.abs_mean), "0.1"] for it in items], header)
     runner = CliRunner()
-    fitted = runner.invoke(app, ["fit", "abricot-inc", "--embedder", "fake", "--data-dir", str(tmp_path / "data"),
+    fitted = runner.invoke(app, ["fit", "abricot-inc", "--embedder", "st:fake", "--data-dir", str(tmp_path / "data"),
                                  "-o", str(tmp_path / "inc.model")])
     assert fitted.exit_code == 0, fitted.output
     assert "24 items (6 lemmas)" in fitted.stdout

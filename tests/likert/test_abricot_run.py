@@ -3,8 +3,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+import senso
 from senso.cli import app
-from senso.likert import run as abricot_runner
 
 
 class FakeModel:
@@ -31,23 +31,16 @@ class FakeModel:
         return out
 
 
-@pytest.fixture()
-def fake(monkeypatch, tmp_path):
+@pytest.fixture(autouse=True)
+def own_cache(monkeypatch, tmp_path):
     monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
 
-    def install(constant):
-        model = FakeModel(constant)
-        monkeypatch.setattr(abricot_runner, "load_model", lambda options, cache: model)
-        return model
-    return install
 
-
-def test_constant_answers_give_undefined_pearson(fake, data_dir, tmp_path):
-    model = fake(constant=True)
+def test_constant_answers_give_undefined_pearson(data_dir, tmp_path):
+    model = FakeModel(constant=True)
     out = tmp_path / "run"
-    result = CliRunner().invoke(app, ["run", "abricot-abs", "--data-dir", str(data_dir), "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    assert "undefined" in result.output and str(out) in result.output
+    run = senso.evaluate("abricot-abs", model=model, data_dir=data_dir, out=out)
+    assert run.metrics["pearson"].value is None and run.run_dir == out
     results = json.loads((out / "results.json").read_text())
     assert results["n"] == 127 and results["protocol"] == "calamita"
     pearson = results["metrics"]["pearson"]
@@ -63,12 +56,10 @@ def test_constant_answers_give_undefined_pearson(fake, data_dir, tmp_path):
     assert len(model.contexts) == 127 and all(c.startswith("Assegna un valore di astrazione") for c in model.contexts)
 
 
-def test_paper_protocol_limit_and_defined_metrics(fake, data_dir, tmp_path):
-    model = fake(constant=False)
+def test_paper_protocol_limit_and_defined_metrics(data_dir, tmp_path):
+    model = FakeModel(constant=False)
     out = tmp_path / "run"
-    result = CliRunner().invoke(app, ["run", "abricot-inc", "--data-dir", str(data_dir), "--out", str(out),
-                                      "--protocol", "paper", "--limit", "30"])
-    assert result.exit_code == 0, result.output
+    senso.evaluate("abricot-inc", model=model, data_dir=data_dir, out=out, protocol="paper", limit=30)
     results = json.loads((out / "results.json").read_text())
     assert results["n"] == 30 and results["limit"] == 30 and len(model.contexts) == 30
     assert results["shots"] == 3 and len(results["exemplar_ids"]) == 30
@@ -77,11 +68,19 @@ def test_paper_protocol_limit_and_defined_metrics(fake, data_dir, tmp_path):
     assert all(c.count("Assegna un valore") == 4 for c in model.contexts)
 
 
-def test_unknown_system_is_a_clear_error(fake, data_dir, tmp_path):
-    fake(constant=True)
+def test_unknown_system_is_a_clear_error(data_dir, tmp_path):
     result = CliRunner().invoke(app, ["run", "abricot-abs", "--data-dir", str(data_dir), "--system", "nope"])
     assert result.exit_code != 0
     assert "unknown Likert system 'nope'" in str(result.exception)
+
+
+def test_the_command_line_prints_the_table_and_the_run_folder(tiny_model, data_dir, tmp_path):
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", "abricot-abs", "--data-dir", str(data_dir), "--out", str(out),
+                                      "--model", f"hf:{tiny_model}", "--limit", "12"])
+    assert result.exit_code == 0, result.output
+    assert "abricot-abs · likert-lm · calamita · n=12" in result.output and f"run folder: {out}" in result.output
+    assert "WARNING: PARTIAL: the first 12 of the 127 items" in result.output
 
 
 def test_default_model_answers_one_everywhere_and_pearson_is_undefined(default_model_dir, data_dir, tmp_path,
@@ -100,25 +99,29 @@ def test_default_model_answers_one_everywhere_and_pearson_is_undefined(default_m
     assert [s["prediction"] for s in samples] == [1] * 6
 
 
-def test_several_tasks_in_one_run_write_one_folder_each_under_out_and_are_placed(fake, data_dir, tmp_path):
-    model = fake(constant=False)
+def test_several_tasks_in_one_run_write_one_folder_each_under_out_and_are_placed(tiny_model, data_dir, tmp_path,
+                                                                                 monkeypatch):
+    from senso.backends import hf
+
+    loads = []
+    original = hf.HFCausalLM._setup
+    monkeypatch.setattr(hf.HFCausalLM, "_setup", lambda self, *a, **k: (loads.append(1), original(self, *a, **k))[1])
     out = tmp_path / "both"
     result = CliRunner().invoke(app, ["run", "abricot-abs", "abricot-inc", "--data-dir", str(data_dir), "--out", str(out),
-                                      "--limit", "10"])
+                                      "--limit", "10", "--model", f"hf:{tiny_model}"])
     assert result.exit_code == 0, result.output
     for task in ("abricot-abs", "abricot-inc"):
         results = json.loads((out / task / "results.json").read_text())
         assert results["task"] == task and results["n"] == 10
-    assert len(model.contexts) == 20  # one model answered both tasks
+    assert len(loads) == 1  # one model load answered both tasks
     assert result.output.count("Published Pearson r on") == 2  # each run placed beside the published figures
 
 
-def test_several_tasks_are_all_checked_before_the_first_runs(fake, data_dir, tmp_path):
-    model = fake(constant=False)
+def test_several_tasks_are_all_checked_before_the_first_runs(data_dir, tmp_path):
     out = tmp_path / "bad"
     for argv, phrase in ((["abricot-abs", "abricot-abs"], "named twice"),
                          (["abricot-abs", "no-such-task"], "unknown task 'no-such-task'"),
                          (["abricot-abs", "admire-a", "--protocol", "paper"], "admire-a does not use it")):
         result = CliRunner().invoke(app, ["run", *argv, "--data-dir", str(data_dir), "--out", str(out)])
         assert result.exit_code != 0 and phrase in str(result.output) + str(result.exception), (argv, result.output)
-    assert model.contexts == [] and not out.exists()  # nothing ran, no run folder was written
+    assert not out.exists()  # nothing ran, no run folder was written

@@ -94,10 +94,10 @@ def test_stratified_sample_draws_equal_shares_of_every_rating_decile():
 
 
 def test_prior_recovers_concreteness_on_held_out_words_and_fails_on_shuffled_norms(tmp_path):
-    good = lp.fit_prior(write_norms(tmp_path / "g.csv"), Embedder("fake", _fingerprint="fake"), SMALL)
+    good = lp.fit_prior(write_norms(tmp_path / "g.csv"), Embedder("st:fake", _fingerprint="fake"), SMALL)
     assert good.n_test == 50 and good.n_train == 150
     assert good.heldout_r.value > 0.85 and good.heldout_r.ci_low is not None
-    shuffled = lp.fit_prior(write_norms(tmp_path / "s.csv", shuffle=True), Embedder("fake", _fingerprint="fake"), SMALL)
+    shuffled = lp.fit_prior(write_norms(tmp_path / "s.csv", shuffle=True), Embedder("st:fake", _fingerprint="fake"), SMALL)
     assert shuffled.heldout_r.value < 0.4
     # through the "multilingual" embedding, the lemmas come out in their hidden order
     scores = good.score(list(LEMMA_CONC))
@@ -106,7 +106,7 @@ def test_prior_recovers_concreteness_on_held_out_words_and_fails_on_shuffled_nor
 
 def test_prior_is_cached_by_norms_embedder_and_settings(tmp_path, monkeypatch):
     norms = write_norms(tmp_path / "n.csv")
-    emb = Embedder("fake", _fingerprint="fake")
+    emb = Embedder("st:fake", _fingerprint="fake")
     first = lp.get_prior(emb, settings=SMALL, norms=norms, folder=tmp_path / "c")
     monkeypatch.setattr(lp, "fit_prior", lambda *a, **k: pytest.fail("refitted a cached prior"))
     again = lp.get_prior(emb, settings=SMALL, norms=norms, folder=tmp_path / "c")
@@ -133,7 +133,7 @@ def items_for(lemmas=LEMMA_CONC, per_lemma: int = 4, domains=("opensub", "wikiho
 
 @pytest.fixture
 def prior(tmp_path):
-    return lp.fit_prior(write_norms(tmp_path / "n.csv"), Embedder("fake", _fingerprint="fake"), SMALL)
+    return lp.fit_prior(write_norms(tmp_path / "n.csv"), Embedder("st:fake", _fingerprint="fake"), SMALL)
 
 
 def test_calibration_is_least_squares_on_lemma_means():
@@ -146,7 +146,7 @@ def test_calibration_is_least_squares_on_lemma_means():
 @pytest.mark.parametrize("context", [False, True])
 def test_left_out_lemma_level_does_not_depend_on_its_own_gold(prior, context):
     items = items_for()
-    system = Decomposed(embedder=Embedder("fake", _fingerprint="fake"), context=context, prior=prior)
+    system = Decomposed(embedder=Embedder("st:fake", _fingerprint="fake"), context=context, prior=prior)
     task = get_task("abricot-abs")
     base = system.cross_validated_predict(items, task)
     changed = [dataclasses.replace(it, gold=1 - it.gold) if it.group == "sasso" else it for it in items]
@@ -157,7 +157,7 @@ def test_left_out_lemma_level_does_not_depend_on_its_own_gold(prior, context):
     assert any(b.extra["pred"] != pytest.approx(m.extra["pred"]) for b, m, it in zip(base, moved, items)
                if it.group != "sasso")
     report = travel_report(system.name, base, items, task, lambda: Decomposed(
-        embedder=Embedder("fake", _fingerprint="fake"), context=context, prior=prior))
+        embedder=Embedder("st:fake", _fingerprint="fake"), context=context, prior=prior))
     assert report.measures["between_lemma_r"].value > 0.9  # abstractness is the opposite of the fake concreteness
     assert [k for k in report.measures if k.startswith("lodo")] == ["lodo_r[opensub→wikihow]", "lodo_r[wikihow→opensub]"]
     within = report.measures["within_lemma_r"]
@@ -167,7 +167,7 @@ def test_left_out_lemma_level_does_not_depend_on_its_own_gold(prior, context):
 
 def test_decomposed_model_file_round_trip_and_input_warnings(prior, tmp_path):
     items = items_for()
-    system = Decomposed(embedder=Embedder("fake", _fingerprint="fake"), prior=prior).fit(items, "abricot-abs")
+    system = Decomposed(embedder=Embedder("st:fake", _fingerprint="fake"), prior=prior).fit(items, "abricot-abs")
     path = system.save(tmp_path / "m.json", {"train_profile": TrainingProfile.from_items(items).to_json()})
     loaded, profile = load_model_file(path)
     new = items_for({"pietra": 4.6, "amore": 1.5}, per_lemma=2, domains=("tweets",))

@@ -115,7 +115,7 @@ def test_embedding_ridge_leave_one_group_out_fit_and_predict(tmp_path, monkeypat
     monkeypatch.setattr(Embedder, "_compute", lambda self, texts, kind: _hash_embed(texts, kind))
     task = write_dataset(tmp_path / "data")
     out = tmp_path / "ridge"
-    invoke(["run", str(task), "--system", "embedding-ridge", "--embedder", "fake", "--out", str(out)])
+    invoke(["run", str(task), "--system", "embedding-ridge", "--embedder", "st:fake", "--out", str(out)])
     results, samples = check_run_folder(out, "embedding-ridge")
     assert results["supervised"] is True and "leave-one-group-out" in results["protocol"]
     lemma = {f"item{k}": g for k, (g, _, _) in enumerate(ROWS)}
@@ -129,7 +129,7 @@ def test_embedding_ridge_leave_one_group_out_fit_and_predict(tmp_path, monkeypat
     assert "Per lemma" not in html and "by lemma" not in html and "<th>lemma</th>" not in html
 
     model = tmp_path / "conc.model"
-    invoke(["fit", str(task), "--embedder", "fake", "-o", str(model)])
+    invoke(["fit", str(task), "--embedder", "st:fake", "-o", str(model)])
     new = tmp_path / "new.csv"
     new.write_text("id,text,word\nn1,A cat on the sofa.,cat\n", encoding="utf-8")
     invoke(["predict", str(model), str(new), "-o", str(tmp_path / "scored.csv")])
@@ -173,13 +173,13 @@ def test_tab_separated_data_by_suffix_for_run_fit_and_predict(tmp_path, monkeypa
     (tmp_path / "data" / "items.csv").unlink()
     task.write_text(task.read_text().replace('"items.csv"', '"items.tsv"'))
     out = tmp_path / "ridge"
-    invoke(["run", str(task), "--system", "embedding-ridge", "--embedder", "fake", "--out", str(out)])
+    invoke(["run", str(task), "--system", "embedding-ridge", "--embedder", "st:fake", "--out", str(out)])
     results = json.loads((out / "results.json").read_text())
     assert results["n"] == 12 and results["likert_task"]["delimiter"] is None
     report_html = Path(invoke(["report", str(out)]).output.strip().replace("\n", "")).read_text()
     assert "The <mark>dog</mark> sleeps, snoring, on the mat." in report_html  # the page read the .tsv too
     model = tmp_path / "conc.model"
-    invoke(["fit", str(task), "--embedder", "fake", "-o", str(model)])
+    invoke(["fit", str(task), "--embedder", "st:fake", "-o", str(model)])
     (tmp_path / "new.tsv").write_text("id\ttext\tword\nn1\tA cat, asleep, on the sofa.\tcat\n", encoding="utf-8")
     invoke(["predict", str(model), str(tmp_path / "new.tsv"), "-o", str(tmp_path / "scored.tsv")])
     header, row = [line.split("\t") for line in (tmp_path / "scored.tsv").read_text(encoding="utf-8").splitlines()]

@@ -26,7 +26,7 @@ def fake_embedder(tmp_path, monkeypatch):
 
 
 def run(task: Path, system: str, out: Path) -> tuple[dict, list[dict], str]:
-    result = invoke(["run", str(task), "--system", system, "--embedder", "fake", "--out", str(out)])
+    result = invoke(["run", str(task), "--system", system, "--embedder", "st:fake", "--out", str(out)])
     results = json.loads((out / "results.json").read_text())
     samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     return results, samples, " ".join(result.output.split())
@@ -73,7 +73,7 @@ def test_one_domain_and_no_group_column_are_undefined_with_a_reason(tmp_path):
     assert measures["logo_r"]["value"] is not None
 
     model = tmp_path / "one.model"  # no --system: LODO is undefined for every candidate and left out
-    fitted = invoke(["fit", str(task), "--embedder", "fake", "-o", str(model)])
+    fitted = invoke(["fit", str(task), "--embedder", "st:fake", "-o", str(model)])
     selection = json.loads(model.read_text())["selection"]
     assert selection["chosen"] in SUPERVISED and selection["reason"] in " ".join(fitted.stderr.split())
     assert [c["system"] for c in selection["candidates"]] == ["lexical-prior", "embedding-ridge", "decomposed"]
@@ -82,7 +82,7 @@ def test_one_domain_and_no_group_column_are_undefined_with_a_reason(tmp_path):
 def test_fit_picks_the_best_travelling_system_and_predict_warns(tmp_path):
     task = write_dataset(tmp_path / "data")
     model = tmp_path / "conc.model"
-    fitted = invoke(["fit", str(task), "--embedder", "fake", "-o", str(model)])
+    fitted = invoke(["fit", str(task), "--embedder", "st:fake", "-o", str(model)])
     saved = json.loads(model.read_text())
     chosen = saved["selection"]["chosen"]
     assert f"fitted {chosen} on 12 items (4 groups)" in " ".join(fitted.stdout.split())
@@ -94,7 +94,7 @@ def test_fit_picks_the_best_travelling_system_and_predict_warns(tmp_path):
     assert "1 of 1 rows have a group the model was trained on (dog)" in stderr
     assert "domain(s) tweets, not seen in training (fiction, news)" in stderr
     for system in ("lexical-prior", "decomposed"):  # an explicit system, reloaded by its file format
-        invoke(["fit", str(task), "--system", system, "--embedder", "fake", "-o", str(tmp_path / f"{system}.model")])
+        invoke(["fit", str(task), "--system", system, "--embedder", "st:fake", "-o", str(tmp_path / f"{system}.model")])
         invoke(["predict", str(tmp_path / f"{system}.model"), str(new), "-o", str(tmp_path / f"{system}.csv")])
         with (tmp_path / f"{system}.csv").open(encoding="utf-8") as fh:
             header, row = list(csv.reader(fh))

@@ -12,6 +12,7 @@ from report_fixtures import (
     A_COLUMNS, A_ITEMS, ABRICOT_ROWS, ANSWERS_A, ANSWERS_B, B_COLUMNS, COLOURS, AnswerModel, write_tsv,
 )
 
+from senso.api import evaluate
 from senso.core.options import RunOptions
 from senso.likert.scoring import likert_metrics as ORIGINAL_LIKERT_METRICS
 
@@ -41,8 +42,7 @@ def make_abricot_run(monkeypatch: pytest.MonkeyPatch, data_dir: Path, out: Path,
     fast = functools.partial(ORIGINAL_LIKERT_METRICS, n_resamples=100)
     monkeypatch.setattr(abricot_scoring, "likert_metrics", fast)
     monkeypatch.setattr(runner, "likert_metrics", fast)
-    monkeypatch.setattr(runner, "load_model", lambda options, cache: AnswerModel(answers))
-    return runner.run_likert(RunOptions(task=task, data_dir=data_dir, out=out, limit=limit, use_cache=False))
+    return evaluate(task, model=AnswerModel(answers), data_dir=data_dir, out=out, limit=limit, no_cache=True).run_dir
 
 
 @pytest.fixture(scope="session")
@@ -109,7 +109,7 @@ def write_admire_data(root: Path) -> Path:
 def admire_runs(tmp_path_factory) -> dict[str, Path]:
     """Runs of the seeded random systems on the small AdMIRe data: "A0", "A1" (Subtask A dev, seeds 0 and 1),
     "B0", "B1" (Subtask B train), made once per session; the data folder is under "data"."""
-    from senso.admire.run import run_admire
+    from senso.api import run as run_admire
 
     root = tmp_path_factory.mktemp("admire_runs")
     data_dir = write_admire_data(root / "data")
@@ -119,5 +119,5 @@ def admire_runs(tmp_path_factory) -> dict[str, Path]:
         for name, task, split, seed in (("A0", "admire-a", "dev", 0), ("A1", "admire-a", "dev", 1),
                                         ("B0", "admire-b", "train", 0), ("B1", "admire-b", "train", 1)):
             runs[name] = run_admire(RunOptions(task=task, data_dir=data_dir, out=root / name, split=split, lang="en",
-                                               system="random", seed=seed, use_cache=False))
+                                               system="random", seed=seed, no_cache=True))
     return runs

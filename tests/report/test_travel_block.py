@@ -9,7 +9,6 @@ import numpy as np
 from conftest import write_abricot_data
 
 from senso.backends.embedders import Embedder
-from senso.core.options import RunOptions
 from senso.report.likert import travel_block
 from senso.report.run_folder import load_run
 from senso.report.run_page import run_context, write_run_report
@@ -21,12 +20,12 @@ def _hash_embed(texts, kind):
 
 
 def test_supervised_run_page_shows_the_travel_table(tmp_path, monkeypatch, abricot_runs):
-    from senso.likert.run import run_likert
+    from senso.api import evaluate
 
     monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(Embedder, "_compute", lambda self, texts, kind: _hash_embed(texts, kind))
-    out = run_likert(RunOptions(task="abricot-abs", data_dir=write_abricot_data(tmp_path / "data"), out=tmp_path / "run",
-                                system="embedding-ridge", embedder="fake", use_cache=False))
+    out = evaluate("abricot-abs", data_dir=write_abricot_data(tmp_path / "data"), out=tmp_path / "run",
+                   system="embedding-ridge", embedder="st:fake", no_cache=True).run_dir
     recorded = json.loads((out / "results.json").read_text())["generalisation"]
     block = travel_block(load_run(out).results)
     assert [name for name, _ in block.rows] == [

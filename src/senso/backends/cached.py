@@ -17,8 +17,9 @@ What a `CachedMethod` can say besides (each off by default):
   tuple per item); an item is a hit only when every part is cached, and a batch's parts are stored together;
 - `chunk`: misses per call, a model attribute name (e.g. "batch_size") or a number; all at once if None;
 - `in_key_order`: misses are computed sorted by key, so batches depend only on what is missing;
-- `streams`: the method takes `progress` and sets `model.batch_done` ({index in its input: value}) before
-  each `progress(...)` (a model that reports batches itself, or runs async requests concurrently);
+- `streams`: the method takes `on_batch` and calls it with each batch it finishes ({index in its input:
+  value}), so the wrapper stores every batch as it is done (a model that batches itself, or runs async
+  requests concurrently);
 - `progress_indices`: `progress` gets the indices (in the call's input) of the items just done, not a count;
 - `single`: the method answers one request (its first argument), not a list.
 
@@ -51,7 +52,7 @@ class CachedMethod:
     split: Callable[[Any], Sequence[Any]] = list  # the computed result -> one JSON value per item
     join: Callable[[list[Any]], Any] = identity  # one JSON value per item -> the method's result
     chunk: str | int | None = None  # misses per call: a model attribute, a number, or None (all in one call)
-    streams: bool = False  # the compute method takes `progress` and sets `model.batch_done` before each call of it
+    streams: bool = False  # the compute method takes `on_batch` and calls it with each batch it finishes
     compute: str | None = None  # the model method that computes misses (default: the cached method itself)
     finish: str | None = None  # model method (items, values, *args, **kwargs) -> result, instead of `join`
     parts: int = 1  # JSON values (and keys) per item
@@ -109,10 +110,10 @@ def cached_call(model: Any, name: str, method: CachedMethod, cache: ResponseCach
         report(set(new))
 
     if todo and method.streams:
-        def on_batch(_done: Any) -> None:
-            store({todo[i]: value for i, value in getattr(model, "batch_done", {}).items()})
+        def on_batch(done: dict[int, Any]) -> None:
+            store({todo[i]: value for i, value in done.items()})
 
-        result = compute([items[pending[key]] for key in todo], *args, progress=on_batch, **kwargs)
+        result = compute([items[pending[key]] for key in todo], *args, on_batch=on_batch, **kwargs)
         store(dict(zip(todo, method.split(result))))  # anything the model did not report per batch
     elif todo:
         size = method.chunk if isinstance(method.chunk, int) else getattr(model, method.chunk) if method.chunk else len(todo)

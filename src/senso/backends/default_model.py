@@ -28,6 +28,7 @@ from typing import Callable, Iterator
 
 from senso.core.errors import SensoError
 from senso.core.paths import cache_dir
+from senso.backends.quiet import quietly
 
 DEFAULT_MODEL_SPEC = "gemma3-270m"
 MODEL_DIR_PREFIX = "gemma-3-270m"
@@ -151,6 +152,7 @@ def _conversion_lock(folder: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+@quietly
 def write_converted_model(out: Path) -> None:
     """Assemble the GGUF file, dequantise it, round it to bfloat16, and save it (float32) and its tokenizer in `out`."""
     import torch
@@ -190,6 +192,7 @@ def upgrade_writer(source: Path) -> Callable[[Path], None]:
 
     bfloat16 to float32 is exact, so the weights (and every score) are those of `source`.
     """
+    @quietly
     def write(out: Path) -> None:
         import torch
         from senso.backends.torchvision_compat import ensure_torchvision_importable

@@ -7,9 +7,8 @@ All return L2-normalised float32 rows, so a dot product is the cosine similarity
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -44,17 +43,11 @@ def _matrix(rows: list[list[float]]) -> np.ndarray:
     return np.asarray(rows, dtype=np.float32)  # rows as `_compute` gave them (normalised), so cached = computed
 
 
-@contextmanager
-def _progress(total: int, description: str) -> Iterator[Callable[[int], None]]:
-    """`advance(n)` for a transient rich progress bar on stderr, or a no-op for short jobs."""
-    if total < PROGRESS_MIN_TEXTS:
-        yield lambda n: None
-        return
-    from senso.core.terminal import progress_bar, terminal
+def _progress(total: int, description: str):
+    """`advance(n)` for a transient progress bar (shown where progress is on, for jobs of PROGRESS_MIN_TEXTS)."""
+    from senso.core.progress import bar
 
-    with progress_bar(terminal(stderr=True), transient=True) as bar:
-        task = bar.add_task(description, total=total)
-        yield lambda n: bar.advance(task, n)
+    return bar(description, total, transient=True, min_total=PROGRESS_MIN_TEXTS)
 
 
 @dataclass

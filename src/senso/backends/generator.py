@@ -26,6 +26,7 @@ from senso.backends.cached import CachedMethod, identity
 from senso.core.cache import cache_key
 from senso.core.errors import SensoError
 from senso.core.paths import cache_dir
+from senso.backends.quiet import quietly
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
@@ -42,6 +43,7 @@ def smollm2_gguf_path() -> Path:
     return path
 
 
+@quietly
 def converted_default_generator() -> Path:
     """The SmolLM2 GGUF converted to a transformers checkpoint, once, under cache_dir()/models/."""
     target = cache_dir() / "models" / "smollm2-135m-instruct-q4_1"
@@ -104,6 +106,7 @@ class Generator:
     def describe(self) -> dict:
         return {"model": str(self.name_or_path), "fingerprint": self.fingerprint, "decoding": "greedy"}
 
+    @quietly
     def _load(self):
         if self._model is None:
             import torch

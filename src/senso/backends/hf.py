@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Protocol, Sequence
 
-from senso.backends.dtypes import torch_dtype
+from senso.backends.dtypes import torch_dtype, weights_fingerprint
+from senso.backends.quiet import quiet_loading
 from senso.core.errors import SensoError
 from senso.core.options import DEFAULT_BATCH_SIZE, check_batch_size
 from senso.backends.cached import CachedMethod
@@ -113,37 +114,60 @@ class HFCausalLM:
                  chat_template: bool = False, *, spec: str | None = None,
                  add_bos_token: bool | None = None, max_length: int | None = None,
                  reuse_prefix: bool = True, merge_continuations: bool = True):
-        import torch
         from senso.backends.torchvision_compat import ensure_torchvision_importable
 
         ensure_torchvision_importable()  # a CUDA torchvision beside a CPU torch breaks transformers' import
-        import transformers
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        self.name_or_path = str(name_or_path)
-        self.is_local = Path(self.name_or_path).expanduser().exists()
-        if self.is_local:
-            self.name_or_path = str(Path(self.name_or_path).expanduser().resolve())
-            if Path(self.name_or_path).is_dir():
-                check_local_checkpoint(Path(self.name_or_path))
-        self.spec = spec or f"hf:{self.name_or_path}"
-        self.dtype = dtype
-        self.device = device
+        name_or_path = str(name_or_path)
+        is_local = Path(name_or_path).expanduser().exists()
+        if is_local:
+            name_or_path = str(Path(name_or_path).expanduser().resolve())
+            if Path(name_or_path).is_dir():
+                check_local_checkpoint(Path(name_or_path))
+        try:
+            with quiet_loading():
+                tokenizer = AutoTokenizer.from_pretrained(name_or_path)
+                model = AutoModelForCausalLM.from_pretrained(name_or_path, dtype=torch_dtype(dtype))
+        except OSError as exc:
+            where = "folder" if is_local else "hub model (no local copy, and the hub may be unreachable)"
+            raise SensoError(f"cannot load {where} {name_or_path!r} with transformers: {exc}") from exc
+        spec = spec or f"hf:{name_or_path}"
+        try:
+            model.to(device)
+        except (RuntimeError, AssertionError) as exc:
+            raise SensoError(f"cannot put model {spec} on device {device!r}: {exc}") from exc
+        self._setup(model, tokenizer, name_or_path, is_local, spec, chat_template, add_bos_token, max_length,
+                    reuse_prefix, merge_continuations)
+
+    @classmethod
+    def from_objects(cls, model, tokenizer, *, spec: str | None = None, chat_template: bool = False,
+                     add_bos_token: bool | None = None, max_length: int | None = None) -> "HFCausalLM":
+        """A transformers model and tokenizer already in memory, used as they are (on their own device and
+        dtype; nothing is loaded or moved). Its fingerprint hashes the weights themselves."""
+        if not hasattr(model, "base_model") or not callable(getattr(tokenizer, "encode", None)):
+            raise SensoError("model=(model, tokenizer) needs a transformers causal LM and its tokenizer, got "
+                             f"({type(model).__name__}, {type(tokenizer).__name__})")
+        self = cls.__new__(cls)
+        name = getattr(model, "name_or_path", None) or getattr(model.config, "_name_or_path", "") or type(model).__name__
+        self._setup(model, tokenizer, str(name), False, spec or f"in-memory:{name}", chat_template, add_bos_token,
+                    max_length, True, True)
+        self._fingerprint = weights_fingerprint(model)
+        return self
+
+    def _setup(self, model, tokenizer, name_or_path: str, is_local: bool, spec: str, chat_template: bool,
+               add_bos_token: bool | None, max_length: int | None, reuse_prefix: bool,
+               merge_continuations: bool) -> None:
+        import torch
+        import transformers
+
+        self.model, self.tokenizer, self.torch = model, tokenizer, torch
+        self.name_or_path, self.is_local, self.spec = name_or_path, is_local, spec
         self.reuse_prefix = reuse_prefix
         self.merge_continuations = merge_continuations
         self.transformers_version = transformers.__version__
-        try:
-            self.tokenizer = AutoTokenizer.from_pretrained(self.name_or_path)
-            self.model = AutoModelForCausalLM.from_pretrained(self.name_or_path, dtype=torch_dtype(dtype))
-        except OSError as exc:
-            where = "folder" if self.is_local else "hub model (no local copy, and the hub may be unreachable)"
-            raise SensoError(f"cannot load {where} {self.name_or_path!r} with transformers: {exc}") from exc
-        try:
-            self.model.to(device)
-        except (RuntimeError, AssertionError) as exc:
-            raise SensoError(f"cannot put model {self.spec} on device {device!r}: {exc}") from exc
         self.model.eval()
-        self.torch = torch
+        self.device = str(next(self.model.parameters()).device)
         self.dtype = str(self.model.dtype).removeprefix("torch.")  # what "auto" resolved to
 
         config = self.model.config
@@ -164,12 +188,7 @@ class HFCausalLM:
         self._cache_kwarg = next((name for name in ("cache", "past_key_values") if name in params), None)
         self._manual_head = self._check_manual_head()
         self._fingerprint: str | None = None
-
-        self.tokens_in_prompts = 0
-        self.tokens_computed = 0
-        self.tokens_padding = 0
-        self.forward_calls = 0
-        self.batch_done: dict[int, list[float]] = {}  # the batch just scored: {prompt index: log-likelihoods}
+        self.reset_counters()
 
     # ----------------------------------------------------------------- description
     @property
@@ -395,11 +414,12 @@ class HFCausalLM:
         return keys
 
     def loglikelihood_choices(self, prompts: Sequence[LikelihoodPrompt], batch_size: int = DEFAULT_BATCH_SIZE,
-                              progress: Callable[[int], None] | None = None) -> list[list[float]]:
+                              progress: Callable[[int], None] | None = None,
+                              on_batch: Callable[[dict[int, list[float]]], None] | None = None) -> list[list[float]]:
         """For each prompt, the total log-likelihood of each of its continuations after its context.
 
-        `progress(n)` is called after each batch with the number of prompts it finished, which are
-        then in `self.batch_done` ({index in `prompts`: log-likelihoods}).
+        After each batch, `on_batch({index in prompts: log-likelihoods})` gets the prompts it finished (the
+        cache wrapper stores them there) and `progress(n)` their number.
         """
         check_batch_size(batch_size)
         torch = self.torch
@@ -452,7 +472,9 @@ class HFCausalLM:
                     if item.rows_left == 0:
                         finished[item.key] = [float(s) for s in item.scores]
                 results.update(finished)
-                self.batch_done = {i: finished[key] for key in finished for i in indices[key]}
-                if progress is not None and finished:
-                    progress(len(self.batch_done))
+                done = {i: finished[key] for key in finished for i in indices[key]}
+                if on_batch is not None and done:
+                    on_batch(done)
+                if progress is not None and done:
+                    progress(len(done))
         return [list(results[item.key]) for item in items]

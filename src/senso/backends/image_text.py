@@ -26,13 +26,14 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
-from senso.backends.dtypes import torch_dtype
+from senso.backends.dtypes import weights_fingerprint, torch_dtype
 from senso.backends.embedders import normalise_rows as _normalise
 from senso.core.errors import DataError, SensoError
 from senso.core.options import DEFAULT_BATCH_SIZE, check_batch_size
 from senso.backends.cached import CachedMethod
 from senso.core.cache import cache_key
 from senso.core.fingerprint import file_sha256, hub_fingerprint, path_fingerprint
+from senso.backends.quiet import quietly
 
 IMAGE_MODELS = {
     "open_clip:ARCH:PRETRAINED": "an open_clip model: architecture and pretrained tag or checkpoint file (needs open_clip_torch)",
@@ -96,18 +97,6 @@ def load_image(path: Path):
             return image.convert("RGB")
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as err:
         raise DataError(path, f"not a readable image: {err}") from None
-
-
-def weights_fingerprint(module: Any) -> str:
-    """sha256 over a torch module's state dict (names, dtypes, shapes, bytes): for in-memory models."""
-    import torch
-
-    digest = hashlib.sha256()
-    for name, tensor in sorted(module.state_dict().items()):
-        t = tensor.detach().cpu().contiguous()
-        digest.update(f"{name}\0{t.dtype}\0{tuple(t.shape)}\n".encode())
-        digest.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
-    return "weights:" + digest.hexdigest()
 
 
 class Encoder(Protocol):
@@ -255,6 +244,7 @@ def spec_fingerprint(spec: ImageModelSpec) -> str:
     return f"open_clip:{spec.name}:" + path_fingerprint(_open_clip_checkpoint(spec))
 
 
+@quietly
 def load_encoder(spec: ImageModelSpec, device: str = "cpu", dtype: str = "float32") -> Encoder:
     """Build the model a spec names (weights must be local or downloadable)."""
     dtype_ = torch_dtype(dtype)

@@ -41,10 +41,23 @@ from senso.backends.logprobs import TokenLogprob, choice_logprobs
 from senso.backends.specs import ModelSpec, parse_spec
 from senso.core.errors import SensoError
 from senso.core.options import DEFAULT_BATCH_SIZE
+from senso.core.params import Param, Params
 from senso.core.cache import ResponseCache, cache_key
 
 SCORING_MODES = ("auto", "last-token", "echo", "generate")
-SETTINGS = ("scoring", "top_logprobs", "api_key_env", "concurrency", "timeout", "max_retries", "backoff")
+# The settings of a served model (`--set KEY=VALUE`, or keywords of senso.evaluate), declared once.
+OPENAI_PARAMS = Params(
+    Param("scoring", "choice", "auto", "how choices are scored: auto (last-token when the choices differ in their "
+          "last character, else echo), last-token, echo, or generate (parse a chat answer)", choices=SCORING_MODES),
+    Param("top_logprobs", "int", 20, "log-probs asked per position (a choice outside them is bounded and flagged)",
+          minimum=1),
+    Param("api_key_env", "str", "OPENAI_API_KEY", "the environment variable holding the API key (never recorded)"),
+    Param("concurrency", "int", 4, "requests in flight per server URL", minimum=1),
+    Param("timeout", "float", 600.0, "seconds to wait for one response", minimum=0),
+    Param("max_retries", "int", 5, "retries of a request on 429/5xx and network errors", minimum=0),
+    Param("backoff", "float", 0.5, "seconds before the first retry (doubling, up to 30 s)", minimum=0),
+)
+SETTINGS = OPENAI_PARAMS.names
 CACHE_NAMESPACE = "openai"
 
 
@@ -110,14 +123,6 @@ def parse_choice(answer: str, labels: Sequence[str]) -> GeneratedAnswer:
     return GeneratedAnswer(answer, None, reason)
 
 
-def _setting(settings: dict[str, Any], name: str, kind: type, default: Any) -> Any:
-    value = settings.get(name, default)
-    try:
-        return kind(value)
-    except (TypeError, ValueError):
-        raise SensoError(f"--set {name}={value!r}: expected a {kind.__name__}") from None
-
-
 Request = tuple[str, dict[str, Any]]  # (path, JSON body) of one POST
 
 
@@ -144,7 +149,6 @@ class OpenAICompatLM:
         self.bounded_choices = 0
         self.requests_asked = 0  # requests scoring and chat needed (from the cache or sent)
         self.requests_posted = 0  # of those, the ones sent to the server
-        self.batch_done: dict[int, Any] = {}  # the response just received: {index in post_many's input: response}
         self._card: dict[str, Any] | None = None
         self._system_fingerprints: set[str] = set()
 
@@ -213,9 +217,10 @@ class OpenAICompatLM:
         """The cache key of each request's response: base URLs, served model, model card and exact request."""
         return [self._key(path, body) for path, body in requests]
 
-    def post_many(self, requests: Sequence[Request], progress: Callable[[list[int]], None] | None = None) -> list[Any]:
-        """The JSON response of each POST, sent concurrently; as each arrives, `batch_done` holds it and
-        `progress([its index])` is called (the cache wrapper stores it there)."""
+    def post_many(self, requests: Sequence[Request], progress: Callable[[list[int]], None] | None = None,
+                  on_batch: Callable[[dict[int, Any]], None] | None = None) -> list[Any]:
+        """The JSON response of each POST, sent concurrently; as each arrives, `on_batch({its index: response})`
+        (the cache wrapper stores it there) and `progress([its index])` are called."""
         self.fingerprint  # the card first: a wrong model name fails before any work
         self.requests_posted += len(requests)
 
@@ -224,8 +229,9 @@ class OpenAICompatLM:
             response = await session.request("POST", path, body, index=i)
             if isinstance(response, dict) and response.get("system_fingerprint"):
                 self._system_fingerprints.add(str(response["system_fingerprint"]))
+            if on_batch is not None:
+                on_batch({i: response})
             if progress is not None:
-                self.batch_done = {i: response}
                 progress([i])
             return response
 
@@ -374,27 +380,17 @@ class OpenAICompatLM:
 def load_openai_lm(spec: str | ModelSpec, base_url: str | None, cache: ResponseCache | None = None,
                    settings: dict[str, Any] | None = None) -> OpenAICompatLM:
     """`openai:NAME` (or a bare NAME) served at `base_url` (comma-separated for several), behind `cache`
-    (`senso.backends.cached.with_cache`: none when None or disabled); `settings`
-    are `--set` options: scoring, top_logprobs, api_key_env, concurrency, timeout, max_retries, backoff."""
-    settings = dict(settings or {})
-    unknown = sorted(set(settings) - set(SETTINGS))
-    if unknown:
-        raise SensoError(f"unknown openai backend setting(s) {unknown}; known: {', '.join(SETTINGS)}")
+    (`senso.backends.cached.with_cache`: none when None or disabled); `settings` are values of OPENAI_PARAMS
+    (scoring, top_logprobs, api_key_env, concurrency, timeout, max_retries, backoff), typed by their declaration."""
+    settings = OPENAI_PARAMS.resolve(settings or {}, "the openai backend")
     name = (spec if isinstance(spec, ModelSpec) else parse_spec(spec, "lm", default_backend="openai")).name
     base_url = base_url or os.environ.get("OPENAI_BASE_URL")
     if not base_url:
         raise SensoError(f"{spec}: no server; pass --base-url http://HOST:PORT/v1 (or set OPENAI_BASE_URL)")
-    retry = RetryPolicy(max_retries=_setting(settings, "max_retries", int, 5),
-                        backoff=_setting(settings, "backoff", float, 0.5),
-                        timeout=_setting(settings, "timeout", float, 600.0))
-    return with_cache(OpenAICompatLM(
-        name, base_url,
-        scoring=_setting(settings, "scoring", str, "auto"),
-        top_logprobs=_setting(settings, "top_logprobs", int, 20),
-        api_key_env=_setting(settings, "api_key_env", str, "OPENAI_API_KEY"),
-        concurrency=_setting(settings, "concurrency", int, 4),
-        retry=retry,
-    ), cache)
+    retry = RetryPolicy(max_retries=settings["max_retries"], backoff=settings["backoff"], timeout=settings["timeout"])
+    return with_cache(OpenAICompatLM(name, base_url, scoring=settings["scoring"], top_logprobs=settings["top_logprobs"],
+                                     api_key_env=settings["api_key_env"], concurrency=settings["concurrency"],
+                                     retry=retry), cache)
 
 
 def load_loglikelihood_model(name: str, *, cache: ResponseCache | None = None, chat_template: bool = False,

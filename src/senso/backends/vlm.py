@@ -28,6 +28,8 @@ from senso.backends.cached import CachedMethod, with_cache
 from senso.backends.image_text import load_image
 from senso.core.errors import DataError, SensoError
 from senso.core.cache import ResponseCache, cache_key
+from senso.core.params import Param, Params
+from senso.backends.quiet import quietly
 
 YES_WORDS = ("yes",)
 NO_WORDS = ("no",)
@@ -103,6 +105,13 @@ def yes_no_from_text(text: str) -> YesNo:
 
 
 JUDGE_SCORING = ("logprobs", "text")
+IMAGE_DETAILS = ("auto", "low", "high")
+# The settings of a served VLM besides the openai backend's own (`--set KEY=VALUE`), declared once.
+VLM_PARAMS = Params(
+    Param("judge_scoring", "choice", "logprobs", "logprobs: P(yes) from the top-k log-probs of one token; text: a "
+          "short answer parsed for yes/no", choices=JUDGE_SCORING),
+    Param("image_detail", "choice", "auto", "the image detail asked of the server", choices=IMAGE_DETAILS),
+)
 
 
 @dataclass
@@ -195,6 +204,7 @@ class TransformersVLM:
     def describe(self) -> dict[str, Any]:
         return {"backend": "transformers", "model": self.spec, "fingerprint": self.fingerprint, "dtype": self.dtype}
 
+    @quietly
     def _load(self):
         if self.model is None:
             from senso.backends.dtypes import torch_dtype
@@ -285,9 +295,9 @@ def vision_lm(spec: str, base_url: str | None = None, cache: ResponseCache | Non
     settings = dict(settings or {})
     parsed = parse_spec(spec, "vlm")
     if parsed.backend == "openai":
-        from senso.backends.openai import SETTINGS, load_openai_lm
+        from senso.backends.openai import OPENAI_PARAMS, load_openai_lm
 
-        lm = load_openai_lm(parsed, base_url, cache, {k: v for k, v in settings.items() if k in SETTINGS})
-        return OpenAIVisionLM(lm, detail=str(settings.get("image_detail", "auto")),
-                              scoring=str(settings.get("judge_scoring", "logprobs")))
+        lm = load_openai_lm(parsed, base_url, cache, {k: v for k, v in settings.items() if k in OPENAI_PARAMS})
+        own = VLM_PARAMS.resolve({k: v for k, v in settings.items() if k in VLM_PARAMS}, "a served VLM")
+        return OpenAIVisionLM(lm, detail=own["image_detail"], scoring=own["judge_scoring"])
     return with_cache(TransformersVLM(str(parsed), device=device, dtype=dtype), cache)

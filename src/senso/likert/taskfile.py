@@ -10,6 +10,7 @@ gold_to_label = "round"         # optional: "round" (default when gold_range == 
 template = '''Rate {word} in: {text}
 '''
 group_noun = "lemma"            # optional: what a group is, in messages and travel-measure names (default "group")
+language = "en"                 # optional: the language of the data (a code, shown in reports; default none)
 delimiter = ","                 # optional: the data's field separator; default by suffix: .tsv tab, else comma
 [columns]                       # optional: your file's names for id, text, word, begin, end, gold, group, domain
 gold = "rating"
@@ -48,7 +49,7 @@ DEFAULT_SHOTS = 3
 GOLD_RULES = ("round", "bins")
 DATA_FROM = ("task-file", "data-dir")
 KEYS = ("name", "description", "data", "data_from", "scale", "gold_range", "gold_to_label", "template",
-        "columns", "protocols", "group_noun", "delimiter")
+        "columns", "protocols", "group_noun", "delimiter", "language")
 REQUIRED_KEYS = ("name", "data", "scale", "gold_range", "template")
 TEMPLATE_FIELDS = ("word", "text")  # the template's placeholders {word} and {text}, each replaced once, in one pass
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -103,6 +104,7 @@ class LikertTask:
     builtin: bool = False
     group_noun: str = DEFAULT_GROUP_NOUN
     delimiter: str | None = None  # None: by each file's suffix (`delimiter_for`)
+    language: str | None = None  # the data's language code, when the file says
     locators: dict[str, Callable[[Path | None], Path]] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -182,7 +184,7 @@ class LikertTask:
         return {"name": self.name, "task_file": str(self.source), "builtin": self.builtin,
                 "scale": list(self.scale), "gold_range": list(self.gold_range), "gold_to_label": self.gold_to_label,
                 "labels": list(self.labels), "columns": dict(self.columns), "group_noun": self.group_noun,
-                "delimiter": self.delimiter}
+                "delimiter": self.delimiter, "language": self.language}
 
 
 def _pair(raw: Any, path: Path, key: str, integers: bool) -> tuple:
@@ -263,7 +265,8 @@ def parse_task(data: dict[str, Any], path: Path, builtin: bool = False) -> Liker
     return LikertTask(name=name, description=description, data=data_file, data_from=data_from, scale=scale,
                       gold_range=gold_range, gold_to_label=rule, template=template, columns=columns,
                       protocols=protocols, source=path, builtin=builtin, group_noun=group_noun,
-                      delimiter=_delimiter(data, path))
+                      delimiter=_delimiter(data, path),
+                      language=_string(data, path, "language", required=False, default=None))
 
 
 def _delimiter(data: dict[str, Any], path: Path) -> str | None:

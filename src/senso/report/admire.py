@@ -174,7 +174,7 @@ def load_items(results: dict[str, Any], config: dict[str, Any],
     """The run's items by compound, read again from the split file(s) the run recorded (found again if they
     moved: captions, image paths, Subtask B sequences); (None, notes) when no file can be read."""
     from senso.admire import data as admire_data
-    from senso.report.run_folder import NOT_FOUND_HINT, locate_data_file, recorded_data_files
+    from senso.report.run_folder import record_kind, NOT_FOUND_HINT, locate_data_file, recorded_data_files
 
     recorded = recorded_data_files(config)
     gold = config_option(config, "gold")
@@ -193,7 +193,7 @@ def load_items(results: dict[str, Any], config: dict[str, Any],
     items = []
     try:
         for path in paths:
-            if results["task"] == "admire-a":
+            if record_kind(results) == "admire-a":
                 items += admire_data.read_subtask_a(path, lang=lang, caption_lang=results.get("caption_lang"))
             else:
                 items += admire_data.read_subtask_b(path, lang=lang)

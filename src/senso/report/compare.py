@@ -116,7 +116,7 @@ def pairwise_tests(runs: Sequence[RunFolder], n_resamples: int = N_RESAMPLES, se
     order = sorted(range(len(samples[0])), key=lambda k: runs[0].item_id(samples[0][k]))
     samples = [[run_samples[k] for k in order] for run_samples in samples]
     letters = run_letters(len(runs))
-    tests = METRIC_TESTS[runs[0].family]
+    tests = METRIC_TESTS[runs[0].kind]
     out = []
     for i in range(len(runs)):
         for j in range(i + 1, len(runs)):
@@ -152,7 +152,7 @@ def metric_plots(runs: Sequence[RunFolder], names: Sequence[str]) -> list[str]:
     plots = []
     for name in names:
         estimates = [run.results.get("metrics", {}).get(name) or {} for run in runs]
-        reference, ref_label = RANDOM_BASELINES.get(name, (None, "")) if runs[0].family == "admire-a" else (None, "")
+        reference, ref_label = RANDOM_BASELINES.get(name, (None, "")) if runs[0].kind == "admire-a" else (None, "")
         plots.append(figures.metric_bars(
             metric_label(name), labels, [e.get("value") for e in estimates], [e.get("ci_low") for e in estimates],
             [e.get("ci_high") for e in estimates], reference=reference, reference_label=ref_label))
@@ -221,7 +221,7 @@ def comparison_context(runs: Sequence[RunFolder], thumbnails: bool = True) -> di
     from senso.report.run_page import metric_label
 
     check_comparable(runs)
-    family = runs[0].family
+    family = runs[0].kind
     names, rows = metrics_rows(runs)
     if family == "likert":
         disagreements = likert_disagreements(runs)

@@ -114,6 +114,6 @@ def abricot_placement(run: RunFolder) -> Placement:
 
 
 def placement_for(run: RunFolder) -> Placement:
-    if run.family == "likert":
+    if run.kind == "likert":
         return abricot_placement(run)
     return admire_placement(run)

@@ -53,6 +53,6 @@ def environment() -> jinja2.Environment:
 
 
 def render(template: str, context: dict[str, Any]) -> str:
-    from senso import __version__
+    from senso.core.version import __version__
 
     return environment().get_template(template).render(senso_version=__version__, **context)

@@ -10,15 +10,21 @@ from senso.core.errors import SensoError
 from senso.core.records import config_data_files, config_option, load_config, load_results, load_samples
 
 
-def task_family(task: str, results: dict[str, Any] | None = None) -> str:
-    """"likert" (ABRICOT's tasks and task files), "admire-a", "admire-b" or "admire-sense" for a run;
-    SensoError for anything else."""
-    if task.startswith("abricot-") or (results or {}).get("family") == "likert":
-        return "likert"
-    if task in ("admire-a", "admire-b", "admire-sense"):
-        return task
-    raise SensoError(f"no report page for task {task!r} "
-                     "(reports cover abricot-abs, abricot-inc, Likert task files, admire-a, admire-b, admire-sense)")
+KINDS = ("likert", "admire-a", "admire-b", "admire-sense")  # the shapes of run records a page is made for
+
+
+def record_kind(results: dict[str, Any]) -> str:
+    """The shape of a run's records, as the run recorded it (`task_kind`: "likert", "admire-a", "admire-b" or
+    "admire-sense"); runs written before it was recorded are told by their older marks (a Likert run's
+    `family`, the AdMIRe task names). SensoError for anything else."""
+    kind = results.get("task_kind")
+    if kind is None:  # a run folder written before the kind was recorded
+        task = str(results.get("task", ""))
+        kind = "likert" if results.get("family") == "likert" or task.startswith("abricot-") else task
+    if kind not in KINDS:
+        raise SensoError(f"no report page for a run of kind {kind!r} (task {results.get('task')!r}; reports cover "
+                         "abricot-abs, abricot-inc, Likert task files, admire-a, admire-b, admire-sense)")
+    return kind
 
 
 @dataclass
@@ -35,8 +41,8 @@ class RunFolder:
         return self.results["task"]
 
     @property
-    def family(self) -> str:
-        return task_family(self.task, self.results)
+    def kind(self) -> str:
+        return record_kind(self.results)
 
     @property
     def system(self) -> str:
@@ -49,16 +55,17 @@ class RunFolder:
 
     @property
     def lang(self) -> str:
-        if self.task.startswith("abricot-"):
-            return "it"
-        if self.family == "likert":
-            return "—"
+        if self.kind == "likert":
+            task = self.results.get("likert_task") or {}
+            if "language" not in task:  # recorded since the task files say it; before, only ABRICOT had one
+                return "it" if self.task.startswith("abricot-") else "—"
+            return task["language"] or "—"
         return self.results.get("lang") or config_option(self.config, "lang") or "?"
 
     @property
     def split(self) -> str:
         """AdMIRe: the split run on. A Likert task has one split (the whole file), or the first N items with --limit."""
-        if self.family == "likert":
+        if self.kind == "likert":
             limit = self.results.get("limit") or config_option(self.config, "limit")
             return f"first {limit} items (--limit)" if limit else "all items (the whole file is the benchmark)"
         return self.results.get("split") or config_option(self.config, "split") or "?"
@@ -66,11 +73,11 @@ class RunFolder:
     @property
     def split_key(self) -> str:
         """The split as comparisons match it: a Likert task has a single one (a --limit changes items, not split)."""
-        return "all" if self.family == "likert" else self.split
+        return "all" if self.kind == "likert" else self.split
 
     def item_id(self, sample: dict[str, Any]) -> str:
         """The key that identifies an item across runs of the same task: Likert `id`, AdMIRe `compound`."""
-        return str(sample["id"] if self.family == "likert" else sample["compound"])
+        return str(sample["id"] if self.kind == "likert" else sample["compound"])
 
 
 def load_run(run_dir: str | Path) -> RunFolder:
@@ -82,7 +89,7 @@ def load_run(run_dir: str | Path) -> RunFolder:
     results = load_results(path)
     if "task" not in results:
         raise SensoError(f"{path / 'results.json'}: no 'task' field (not a senso results file)")
-    task_family(results["task"], results)
+    record_kind(results)
     samples = load_samples(path)
     return RunFolder(path=path, results=results, samples=samples, config=load_config(path) or {})
 

@@ -133,7 +133,7 @@ def run_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
     """Everything the run page template needs."""
     from senso.report.placement import placement_for
 
-    family = run.family
+    family = run.kind
     body = {"likert": likert_context, "admire-a": admire_a_context, "admire-b": admire_b_context,
             "admire-sense": admire_sense_context}[family]
     context = {

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Sequence
 
 from senso.core.cache import ResponseCache
 from senso.core.options import RunOptions
+from senso.core.progress import bar
+from senso.core.records import text_hash
 from senso.likert.items import LikertItem
 from senso.likert.task import LikertPrediction, LikertPrompt, LikertTask
 
@@ -16,14 +18,41 @@ SystemOutput = tuple[list[LikertPrediction], dict[str, Any], dict[str, Any]]
 
 @dataclass
 class LikertRunContext:
-    """A run's inputs: `items` are scored; `pool` is the whole data set (few-shot exemplars, training folds).
-    `load_model(options, cache)` builds the scored LM; `predict_prompts(system, prompts, description)` runs a
-    prompt system with a progress bar and records each prompt's hash (both supplied by `likert.run`)."""
+    """A run's inputs: `items` are scored; `pool` is the whole data set (few-shot exemplars, training folds);
+    `params` the typed values of the system's declared options; `models` the run's ModelPool (models shared
+    by the tasks of one call, and the ones the caller provided), through which every model is loaded."""
 
     options: RunOptions
     task: LikertTask
     items: list[LikertItem]
     pool: list[LikertItem]
     cache: ResponseCache
-    load_model: Callable[[RunOptions, ResponseCache], Any]
-    predict_prompts: Callable[[Any, Sequence[LikertPrompt], str], list[LikertPrediction]]
+    models: Any = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def load(self, spec: Any, role: str, **kwargs: Any) -> Any:
+        """The model `spec` names for `role`, through `senso.backends.load.load_model` (cache, pool)."""
+        from senso.backends.load import load_model
+
+        return load_model(spec, role, cache=self.cache, pool=self.models, **kwargs)
+
+    def scored_lm(self, settings: dict[str, Any] | None = None) -> Any:
+        """The scored LM named by --model/--backend (default: the built-in Gemma-3-270M, or the model the
+        caller provided)."""
+        options = self.options
+        return self.load(options.model, "lm", backend=options.backend, base_url=options.base_url,
+                         dtype=options.dtype, device=options.device, batch_size=options.batch_size,
+                         chat_template=options.chat_template, settings=settings)
+
+    def load_embedder(self, spec: str) -> Any:
+        return self.load(spec, "embedder")
+
+
+def predict_prompts(system: Any, prompts: Sequence[LikertPrompt], description: str) -> list[LikertPrediction]:
+    """A prompt system's predictions (with a progress bar where progress is shown), each recording the hash
+    of its rendered prompt."""
+    with bar(description, len(prompts)) as advance:
+        predictions = system.predict_prompts(prompts, progress=advance)
+    for prompt, pred in zip(prompts, predictions):
+        pred.extra["prompt_hash"] = text_hash(prompt.context)
+    return predictions

@@ -27,8 +27,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-import senso
-from senso.backends.cached import with_cache
+from senso.core.version import __version__
 from senso.backends.embedders import Embedder
 from senso.backends.specs import DEFAULT_EMBEDDER
 from senso.core.cache import ResponseCache
@@ -40,7 +39,7 @@ from senso.likert.items import LikertItem, group_key, has_group
 from senso.likert.systems.lexical_prior import LexicalPrior, PriorSettings, get_prior
 from senso.likert.systems.ridge import (
     DEFAULT_FEATURES, DEFAULT_KIND, EmbeddingRidge, ModelFileWarning, SeenLemmaWarning, seen_lemma_message,
-    to_prediction,
+    to_prediction, RIDGE_PARAMS, EmbedderLoader, embedder_loader,
 )
 from senso.likert.task import LikertPrediction, LikertTask, as_likert_items, get_task, require_gold
 
@@ -96,11 +95,13 @@ class Decomposed:
     prior_settings: PriorSettings = PriorSettings()
     alphas: tuple[float, ...] = ALPHA_GRID
     prior: LexicalPrior | None = None
+    load_embedder: EmbedderLoader | None = field(default=None, repr=False)
     _ridge: EmbeddingRidge = field(init=False, repr=False)
     _fitted: _Fitted | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._ridge = EmbeddingRidge(embedder=self.embedder, features=self.features, kind=self.kind, cache=self.cache)
+        self._ridge = EmbeddingRidge(embedder=self.embedder, features=self.features, kind=self.kind, cache=self.cache,
+                                     load_embedder=self.load_embedder)
         if len(self._ridge._embedders) != 1:
             raise SensoError("the decomposed systems take one embedder (the prior's), not a '+' combination")
         self.embedder = self._ridge.embedder
@@ -111,18 +112,12 @@ class Decomposed:
 
     @classmethod
     def from_options(cls, embedder: str | None, options: dict[str, Any] | None = None,
-                     cache: ResponseCache | None = None, seed: int = 0, context: bool = True) -> "Decomposed":
-        """From `senso run`/`fit` flags: `--embedder`, `--set features=…`, `--set kind=…` (context part only)."""
-        options = dict(options or {})
-        kwargs: dict[str, Any] = {"embedder": embedder or DEFAULT_EMBEDDER, "cache": cache, "seed": seed, "context": context}
-        if "features" in options:
-            kwargs["features"] = tuple(f.strip() for f in str(options.pop("features")).split(",") if f.strip())
-        if "kind" in options:
-            kwargs["kind"] = str(options.pop("kind"))
-        if options:
-            raise SensoError(f"{'decomposed' if context else 'lexical-prior'} has no option(s) "
-                             f"{', '.join(sorted(options))}; it takes features, kind")
-        return cls(**kwargs)
+                     cache: ResponseCache | None = None, seed: int = 0, context: bool = True,
+                     load_embedder: EmbedderLoader | None = None) -> "Decomposed":
+        """From `--embedder` and the values of RIDGE_PARAMS (`features`, `kind`: the context part's)."""
+        values = RIDGE_PARAMS.resolve(options or {}, f"--system {'decomposed' if context else 'lexical-prior'}")
+        return cls(embedder=embedder or DEFAULT_EMBEDDER, features=values["features"], kind=values["kind"],
+                   cache=cache, seed=seed, context=context, load_embedder=load_embedder)
 
     def _prior(self) -> LexicalPrior:
         if self.prior is None:
@@ -252,7 +247,7 @@ class Decomposed:
         p = fitted.parts
         data = {
             "format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "system": self.name,
-            "senso_version": senso.__version__, "trained_at": fitted.trained_at, "task": fitted.task.name,
+            "senso_version": __version__, "trained_at": fitted.trained_at, "task": fitted.task.name,
             "task_file": fitted.task.reference,
             "embedder": self.embedder, "embedder_fingerprint": self._ridge.embedder_fingerprint,
             "features": list(self.features), "embedding_kind": self.kind, "alpha_grid": list(self.alphas),
@@ -265,14 +260,15 @@ class Decomposed:
         return write_json_atomically(path, data, indent=1)
 
     @classmethod
-    def load_data(cls, data: dict[str, Any], path: Path, cache: ResponseCache | None = None) -> "Decomposed":
+    def load_data(cls, data: dict[str, Any], path: Path, cache: ResponseCache | None = None,
+                  load_embedder: EmbedderLoader | None = None) -> "Decomposed":
         """A model from the parsed JSON of a file written by `save`."""
         if data.get("format_version") != MODEL_FORMAT_VERSION:
             raise SensoError(f"{path}: model format version {data.get('format_version')} is not supported")
         try:
-            embedder = with_cache(Embedder(data["embedder"]), cache)
+            embedder = (load_embedder or embedder_loader(cache))(data["embedder"])
             prior = LexicalPrior.from_json(data["lexical_prior"], embedder)
-            system = cls(embedder=data["embedder"], features=tuple(data["features"]), kind=data["embedding_kind"],
+            system = cls(embedder=embedder, features=tuple(data["features"]), kind=data["embedding_kind"],
                          context=bool(data["context"]), cache=cache, prior_settings=prior.settings,
                          alphas=tuple(data["alpha_grid"]), prior=prior)
             system._ridge._embedders = [embedder]
@@ -292,7 +288,7 @@ class Decomposed:
 
 
 SYSTEMS = {
-    "lexical-prior": lambda embedder, options=None, cache=None, seed=0: Decomposed.from_options(
-        embedder, options, cache, seed, context=False),
+    "lexical-prior": lambda embedder, options=None, cache=None, seed=0, load_embedder=None: Decomposed.from_options(
+        embedder, options, cache, seed, context=False, load_embedder=load_embedder),
     "decomposed": Decomposed.from_options,
 }

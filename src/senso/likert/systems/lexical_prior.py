@@ -33,8 +33,6 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from senso.backends.cached import with_cache
-from senso.backends.embedders import Embedder
 from senso.backends.specs import DEFAULT_EMBEDDER
 from senso.core.cache import ResponseCache
 from senso.core.errors import SensoError
@@ -247,7 +245,11 @@ def get_prior(embedder: str | Any = DEFAULT_EMBEDDER, cache: ResponseCache | Non
               folder: Path | None = None) -> LexicalPrior:
     """The fitted prior for this norms/embedder/settings: read from the cache folder, else fitted and written.
     `embedder` is a spec (then embedded through `cache`) or a ready Embedder, possibly behind the cache wrapper."""
-    emb = with_cache(Embedder(embedder), cache) if isinstance(embedder, str) else embedder
+    if isinstance(embedder, str):
+        from senso.backends.load import load_model
+
+        embedder = load_model(embedder, "embedder", cache=cache)
+    emb = embedder
     norms = norms if norms is not None else load_norms()
     folder = folder if folder is not None else cache_dir() / "lexical_prior"
     path = folder / f"{prior_cache_key(norms, emb.fingerprint, settings)}.json"

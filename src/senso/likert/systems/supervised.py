@@ -23,15 +23,16 @@ FITTABLE: dict[str, Callable[..., Any]] = {
 
 
 def builder(name: str, embedder: str | None, options: dict[str, Any] | None, cache: ResponseCache | None,
-            seed: int = 0) -> Callable[[], Any]:
-    """A function that builds a fresh, unfitted `name` (each call a new model: the LODO fits need several)."""
+            seed: int = 0, load_embedder: Callable[[str], Any] | None = None) -> Callable[[], Any]:
+    """A function that builds a fresh, unfitted `name` (each call a new model: the LODO fits need several);
+    `options` are the values of its declared options (RIDGE_PARAMS), `load_embedder` how its embedders load."""
     build = FITTABLE[name]
-    return lambda: build(embedder, dict(options or {}), cache, seed=seed)
+    return lambda: build(embedder, dict(options or {}), cache, seed=seed, load_embedder=load_embedder)
 
 
 def run_supervised(name: str, ctx: LikertRunContext) -> SystemOutput:
     """`name` evaluated leave-one-group-out on the whole data set, with its travel measures."""
-    make = builder(name, ctx.options.embedder, ctx.options.system_options, ctx.cache, ctx.options.seed)
+    make = builder(name, ctx.options.embedder, ctx.params, ctx.cache, ctx.options.seed, ctx.load_embedder)
     system = make()
     predictions = system.cross_validated_predict(ctx.pool, ctx.task)
     by_id = {p.item_id: p for p in predictions}
