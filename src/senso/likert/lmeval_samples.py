@@ -186,8 +186,8 @@ def _missing(log: LmevalLog, items: Sequence[LikertItem], pool: Sequence[LikertI
     message = f"the log lacks {len(missing)} of the {len(items)} items scored: {named(missing)}"
     k = len(log.samples)
     if {item.id for item in pool[:k]} == set(log.samples):
-        message += (f". It holds the first {k} items, as `lm_eval --limit {k}` writes: give senso the same "
-                    f"--limit {k} (the run is then marked PARTIAL)")
+        message += (f". It holds the first {k} items, as an lm-eval run limited to {k} documents writes: give senso "
+                    f"the same --limit {k} (the run is then marked PARTIAL)")
     return message
 
 
