@@ -153,12 +153,12 @@ def _check_gold(log: LmevalLog, task: LikertTask, items: Sequence[LikertItem]) -
     pairs = [(item, s) for item, s in pairs if s.target is not None]
     if not pairs:
         return
-    wrong: list[str] = []
-    for as_index in (True, False):
-        wrong = [item.id for item, s in pairs
+    readings = [[item.id for item, s in pairs
                  if _target_choice(s.target, task.choices, as_index) != str(task.gold_label(item.gold))]
-        if not wrong:
-            return
+                for as_index in (True, False)]
+    wrong = min(readings, key=len)
+    if not wrong:
+        return
     raise DataError(log.path, f"lm-eval's gold (`target`) differs from {task.name}'s gold label on {len(wrong)} of "
                               f"{len(pairs)} items ({named(wrong)}): a log of another task (or data set)? give the "
                               f"log of {task.name}", field="target")
