@@ -359,6 +359,10 @@ CASES = [
     c("compare-abricot-runs", "compare admire-a {tmp}/abricot_run {tmp}/abricot_run", 2, "is a run of 'abricot-abs', not admire-a", "other_task_runs"),
     c("compare-b-runs-as-a", "compare admire-a {tmp}/b_run {tmp}/b_run", 2, "is a run of 'admire-b', not admire-a", "other_task_runs"),
     c("compare-unknown-task", "compare admire-c a b", 2, "unknown AdMIRe task 'admire-c'"),
+    c("compare-likert-admire-run", "compare abricot-abs {tmp}/abricot_run {tmp}/b_run", 2,
+      "is a run of 'admire-b', not abricot-abs", "other_task_runs"),
+    c("compare-likert-gold", "compare abricot-abs {tmp}/abricot_run {tmp}/abricot_run --gold x.tsv", 2,
+      "--gold is for AdMIRe comparisons", "other_task_runs"),
     c("report-no-folder", "report {tmp}/nope", 2, "not a folder"),
     c("report-no-results", "report {tmp}/empty", 2, "no results.json", "empty_folder"),
     c("score-missing-file", "score admire-a {tmp}/submission_EN.tsv --gold {data}/admire/reference/a_en_dev_targets.tsv", 2, "submission_EN.tsv"),
@@ -693,7 +697,7 @@ def test_two_runs_into_one_folder_the_second_is_refused(tmp_path, senso):
     first_output = first.communicate(timeout=60)[0]
     assert first.returncode == 0, first_output  # the first run finished unharmed: every record of it is there
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["config.json", "results.json", "samples.jsonl",
-                                                                  "submission_EN.tsv"]
+                                                                  "samples.parquet", "submission_EN.tsv"]
     assert len((tmp_path / "r" / "samples.jsonl").read_text().splitlines()) == 15
     code, output = senso("run", "admire-a", "--system", "random", "--out", str(tmp_path / "r"))
     assert code == 0, output  # the folder is free again

@@ -353,18 +353,33 @@ def submission_pack(
 
 @app.command()
 def compare(
-    task: str = typer.Argument(..., help=ADMIRE_TASK_HELP),
-    run_a: Path = typer.Argument(..., help="Run folder or submission file A."),
-    run_b: Path = typer.Argument(..., help="Run folder or submission file B."),
-    gold: Optional[Path] = typer.Option(None, "--gold", help="Targets file (default: the gold in the runs' samples)."),
+    task: str = typer.Argument(..., help=f"{ADMIRE_TASK_HELP}, or a Likert task (abricot-abs, abricot-inc, a task file's name)"),
+    run_a: Path = typer.Argument(..., help="Run folder (AdMIRe: or submission file) A."),
+    run_b: Path = typer.Argument(..., help="Run folder (AdMIRe: or submission file) B."),
+    gold: Optional[Path] = typer.Option(None, "--gold", help="AdMIRe: targets file (default: the gold in the runs' samples)."),
     resamples: int = typer.Option(10000, "--resamples", help="Permutation / bootstrap resamples."),
     seed: int = typer.Option(0, "--seed"),
 ) -> None:
     """Paired comparison of two systems on the same items: per metric, A - B with a 95% CI and a permutation p-value."""
+    if not task.startswith("admire-"):
+        _compare_likert(task, run_a, run_b, gold, resamples, seed)
+        return
     from senso.admire.paired import compare as compare_sides
     from senso.admire.tables import comparison_table
 
     result = compare_sides(task, run_a, run_b, gold=gold, n_resamples=resamples, seed=seed)
+    out.print(folded(comparison_table(result)))
+    for note in result.notes:
+        out.print(note, style="dim", soft_wrap=True)
+
+
+def _compare_likert(task: str, run_a: Path, run_b: Path, gold: Optional[Path], resamples: int, seed: int) -> None:
+    """`senso compare` of two Likert runs: overall and per domain, the paired difference of each metric."""
+    from senso.report.compare_likert import compare_likert, comparison_table
+
+    if gold is not None:
+        raise SensoError("--gold is for AdMIRe comparisons; two Likert runs are compared on the gold in their samples")
+    result = compare_likert(task, run_a, run_b, n_resamples=resamples, seed=seed)
     out.print(folded(comparison_table(result)))
     for note in result.notes:
         out.print(note, style="dim", soft_wrap=True)
