@@ -1,5 +1,6 @@
-"""The report tests' real run folders (tests/report/conftest.py: ABRICOT and AdMIRe runs on tiny data),
-shared with the export tests."""
+"""The report tests' conftest, shared: its real run folders (ABRICOT and AdMIRe runs on tiny data) are the
+export tests' fixtures. Every public name of tests/report/conftest.py is here under the same name, so a test
+module's `from conftest import ...` finds it whichever of the two conftest modules Python holds."""
 
 from __future__ import annotations
 
@@ -12,7 +13,4 @@ sys.path.insert(0, str(REPORT_TESTS))  # report_fixtures, as tests/report/confte
 _spec = importlib.util.spec_from_file_location("report_conftest", REPORT_TESTS / "conftest.py")
 _report = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_report)
-
-abricot_runs = _report.abricot_runs
-admire_runs = _report.admire_runs
-run_copy = _report.run_copy
+globals().update({name: value for name, value in vars(_report).items() if not name.startswith("_")})
