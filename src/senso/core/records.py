@@ -278,15 +278,30 @@ def write_json_atomically(path: str | Path, data: Any, indent: int | None = None
     return write_text(path, json.dumps(data, indent=indent, ensure_ascii=False) + "\n", flag)
 
 
+def _parquet_writable(kind: Any) -> bool:
+    """Whether Parquet stores an Arrow type: not a struct without fields (an empty dict on every row), at any depth."""
+    import pyarrow as pa
+
+    if pa.types.is_struct(kind):
+        return kind.num_fields > 0 and all(_parquet_writable(kind.field(k).type) for k in range(kind.num_fields))
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return _parquet_writable(kind.value_type)
+    return True
+
+
 def _arrow_column(values: list[Any]) -> Any:
-    """One column as Arrow infers it; where it cannot (a field that is a number on one row and a list on
-    another), each value as its JSON text, so no row and no column is dropped."""
+    """One column as Arrow infers it; where it cannot, or Parquet cannot store it (a field that is a number on
+    one row and a list on another, an empty dict on every row), each value as its JSON text, so no row and no
+    column is dropped."""
     import pyarrow as pa
 
     try:
-        return pa.array(values)
+        column = pa.array(values)
+        if _parquet_writable(column.type):
+            return column
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, OverflowError):
-        return pa.array([None if v is None else json.dumps(v, ensure_ascii=False) for v in values], pa.string())
+        pass
+    return pa.array([None if v is None else json.dumps(v, ensure_ascii=False) for v in values], pa.string())
 
 
 def write_parquet(rows: list[dict[str, Any]], fh: Any) -> None:

@@ -23,6 +23,8 @@ from senso.report.run_folder import RunFolder, load_run
 
 SPLIT = "latest"  # every config's one split (as lm-evaluation-harness names its latest results on the Hub)
 DATA_FOLDER = "data"
+RESULTS_TEXT = "one row per run, metric and group (value, ci_low, ci_high: 95% bootstrap CI)"
+RECORDS_TEXT = "the per-item records of every run of this task (column `run`)"
 
 
 @dataclass
@@ -87,8 +89,7 @@ def card_text(export: DatasetExport) -> str:
         f'results = load_dataset("<this folder or ORG/NAME>", "{RESULTS_CONFIG}", split="{SPLIT}")  # one row per '
         "run, metric and group", "```", "",
         "## Configs", "",
-        *(f"- `{c}`: {'one row per run, metric and group (value, ci_low, ci_high: 95% bootstrap CI)' if c == RESULTS_CONFIG else 'the per-item records of every run of this task (column `run`)'}"
-          for c in export.configs), "",
+        *(f"- `{c}`: {RESULTS_TEXT if c == RESULTS_CONFIG else RECORDS_TEXT}" for c in export.configs), "",
         "## Runs", "",
         "| run | task | system | model | n | senso version | created | command |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |", *rows, ""])

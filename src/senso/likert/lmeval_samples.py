@@ -87,7 +87,11 @@ def _arguments(record: dict[str, Any]) -> list[tuple[str, str]]:
     older versions a list of [prompt, continuation]."""
     arguments = record.get("arguments")
     if isinstance(arguments, dict):
-        arguments = [arguments[k] for k in sorted(arguments, key=lambda k: int(str(k).rpartition("_")[2] or 0))]
+        def position(key: str) -> tuple[int, str]:  # gen_args_2 before gen_args_10
+            tail = str(key).rpartition("_")[2]
+            return (int(tail) if tail.isdigit() else -1, str(key))
+
+        arguments = [arguments[k] for k in sorted(arguments, key=position)]
         return [(a.get("arg_0"), a.get("arg_1")) for a in arguments if isinstance(a, dict)]
     if isinstance(arguments, list):
         return [tuple(a[:2]) for a in arguments if isinstance(a, list) and len(a) >= 2]
