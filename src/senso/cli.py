@@ -264,7 +264,7 @@ app.add_typer(submission_app, name="submission")
 
 ADMIRE_TASK_HELP = "admire-a or admire-b"
 LMEVAL_SAMPLES_HELP = ("lm-evaluation-harness's per-sample log of a Likert task (lm_eval --log_samples: "
-                       "samples_<task>_<date>.jsonl): senso scores its choices' log-likelihoods")
+                       "samples_<task>_<date>.jsonl): senso scores its choices' log-likelihoods.")
 LMEVAL_RESULTS_HELP = "lm-eval's results file of the same run (results_<date>.json): version, model and model args recorded."
 
 

@@ -101,3 +101,16 @@ def test_the_target_folder_must_be_new_or_empty(abricot_runs, tmp_path, setup, p
 def test_a_run_given_twice_is_refused(abricot_runs):
     with pytest.raises(SensoError, match="given twice"):
         build_export([abricot_runs["A"], abricot_runs["A"]])
+
+
+def test_the_command_writes_the_folder(abricot_runs, tmp_path, capsys, monkeypatch):
+    import sys
+
+    from senso.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["senso", "export", str(abricot_runs["A"]), "--to", str(tmp_path / "out")])
+    with pytest.raises(SystemExit) as exit_info:
+        main()
+    assert exit_info.value.code in (0, None)
+    assert "configs abricot-abs, results" in capsys.readouterr().err
+    assert [r["run"] for r in load(tmp_path / "out", "abricot-abs")] == ["A"] * 10

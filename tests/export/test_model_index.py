@@ -56,3 +56,19 @@ def test_a_model_index_holds_one_result_per_task(abricot_runs, runs, phrase):
 def test_runs_of_several_models_need_a_name(abricot_runs, admire_runs):
     with pytest.raises(SensoError, match="one model's: these runs are of"):
         model_index([abricot_runs["A"], admire_runs["A0"]])
+
+
+def test_the_command_prints_the_block_on_stdout_and_notes_on_stderr(abricot_runs, capsys, monkeypatch):
+    import sys
+
+    from senso.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["senso", "export", str(abricot_runs["const"]), "--model-index",
+                                      "--model-name", "my-model"])
+    with pytest.raises(SystemExit) as exit_info:
+        main()
+    assert exit_info.value.code in (0, None)
+    captured = capsys.readouterr()
+    [block] = yaml.safe_load(captured.out)["model-index"]
+    assert block["name"] == "my-model" and block["results"][0]["task"]["name"] == "abricot-abs"
+    assert "pearson is left out of the model-index" in " ".join(captured.err.split())
