@@ -60,6 +60,24 @@ def _describe(log: LmevalLog, results: dict[str, Any] | None) -> dict[str, Any]:
             "lmeval": results or {}}
 
 
+def _acc_check(ctx: LikertRunContext, predictions: list[Any], results: dict[str, Any] | None, n_logged: int) -> list[str]:
+    """lm-eval's own accuracy (`acc,none` of its results file) against the imported labels' on the same items:
+    a warning naming both when they differ (the log and the results file would then not be of one run), or
+    when the results file counts other documents than the log holds."""
+    metrics = (results or {}).get("lmeval_metrics") or {}
+    counted, acc = metrics.get("sample_len"), metrics.get("acc,none")
+    if counted is not None and counted != n_logged:
+        return [f"lm-eval's results file counts {counted} documents of {results['lmeval_task']}, the samples log holds "
+                f"{n_logged}: a part of the log (its accuracy is not checked against the results file)"]
+    if acc is None or len(ctx.items) != n_logged or any(item.gold is None for item in ctx.items):
+        return []
+    mine = sum(p.label == ctx.task.gold_label(item.gold) for p, item in zip(predictions, ctx.items)) / len(ctx.items)
+    if abs(mine - float(acc)) <= 1e-9:
+        return []
+    return [f"lm-eval's own accuracy in its results file ({float(acc):.4f}) differs from that of its logged answers "
+            f"({mine:.4f}): are the samples log and the results file of one lm-eval run?"]
+
+
 def run_lmeval_samples(ctx: LikertRunContext) -> SystemOutput:
     """The predictions of lm-eval's log: the most likely choice (ties: the lower) and the expected score."""
     log, loglikelihoods, warnings, results = read_matched(ctx.task, ctx.items, ctx.pool, ctx.params)
@@ -69,5 +87,5 @@ def run_lmeval_samples(ctx: LikertRunContext) -> SystemOutput:
     info = {"protocol": f"lm-eval log ({shots}-shot)" if shots is not None else "lm-eval log",
             "shots": shots, "supervised": False, "scores_from": "lm-evaluation-harness",
             "lmeval_samples": {"path": str(log.path.resolve()), "sha256": log.sha256, "n_logged": len(log.samples)},
-            "warnings": warnings}
+            "warnings": [*warnings, *_acc_check(ctx, predictions, results, len(log.samples))]}
     return predictions, _describe(log, results), info
