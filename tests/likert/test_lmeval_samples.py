@@ -62,6 +62,7 @@ def test_excerpt_scores_as_lmeval_did(data_dir, tmp_path, task):
     assert saved["model"]["samples_file"]["sha256"] == read_lmeval_samples(samples_file(task), "ID").sha256
     assert any(w.startswith("PARTIAL") for w in saved["warnings"])
     assert f"counts 127 documents of abricot_{task}, the samples log holds 6" in " ".join(saved["warnings"])
+    assert len(load_samples(tmp_path / "run")) == N and (tmp_path / "run" / "samples.parquet").is_file()
 
 
 def test_lmeval_accuracy_that_is_not_the_logs_is_a_named_warning(data_dir, tmp_path):
@@ -74,7 +75,6 @@ def test_lmeval_accuracy_that_is_not_the_logs_is_a_named_warning(data_dir, tmp_p
                             data_dir=data_dir, limit=N)
     own = sum(r["acc"] for r in logged) / N
     assert f"results file (0.5000) differs from that of its logged answers ({own:.4f})" in " ".join(result.warnings)
-    assert len(load_samples(tmp_path / "run")) == N and (tmp_path / "run" / "samples.parquet").is_file()
 
 
 def test_a_task_file_reads_the_log_too(data_dir, tmp_path):
