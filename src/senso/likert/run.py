@@ -13,7 +13,7 @@ from senso.core.evaluation import RunContext, Scored
 from senso.core.options import RUN_FIELDS, RunOptions
 from senso.core.params import Params
 from senso.likert.items import LikertItem
-from senso.likert.scoring import likert_metrics, likert_metrics_by_domain
+from senso.likert.scoring import likert_calibration, likert_metrics, likert_metrics_by_domain
 from senso.likert.systems.context import LikertRunContext, SystemOutput
 from senso.likert.systems.registry import MODEL_FLAGS, LikertSystem, get_system
 from senso.likert.systems.user import user_runner, user_system_name
@@ -168,7 +168,8 @@ class LikertPlan:
                                 pred.expected, pred.logprobs, dict(pred.extra))
                    for item, pred in zip(self.items, predictions)]
         record = {"likert_task": task.describe(), "dtype": options.dtype, "device": options.device,
-                  "chat_template": options.chat_template, **info}
+                  "chat_template": options.chat_template, **info,
+                  "calibration": likert_calibration(items, answers, task, seed=options.seed)}
         return Scored(samples=samples, metrics=likert_metrics(items, answers, task, seed=options.seed),
                       metrics_by_group=likert_metrics_by_domain(items, answers, task, seed=options.seed),
                       record=record, warnings=warnings)

@@ -18,6 +18,8 @@ def print_result(result: Any) -> None:
     print_summary(result.task, result.system, results, result.metrics, result.metrics_by_group, result.n)
     if "generalisation" in results:
         print_travel(results["generalisation"])
+    if results.get("calibration"):
+        print_calibration(results["calibration"])
 
 
 def print_summary(task_name: str, system: str, info: dict[str, Any], metrics: dict[str, Estimate],
@@ -29,6 +31,23 @@ def print_summary(task_name: str, system: str, info: dict[str, Any], metrics: di
         table.add_column(domain, justify="right")
     for name, estimate in metrics.items():
         table.add_row(name, estimate.format(), *(by_domain[d][name].format() for d in by_domain))
+    _print(table)
+
+
+def print_calibration(calibration: dict[str, Any]) -> None:
+    """Calibration of the label distributions (`likert.scoring.likert_calibration`), or why there is none."""
+    if "metrics" not in calibration:
+        terminal().print(f"calibration: not measured ({calibration['reason']})", style="dim", soft_wrap=True)
+        return
+    by_domain = calibration.get("by_domain", {})
+    table = Table(title=f"calibration of the label distributions (95% CI, n={calibration['n']})")
+    table.add_column("metric")
+    table.add_column("all", justify="right")
+    for domain in by_domain:
+        table.add_column(domain, justify="right")
+    for name, est in calibration["metrics"].items():
+        table.add_row(calibration["labels"].get(name, name), Estimate(**est).format(),
+                      *(Estimate(**by_domain[d][name]).format() for d in by_domain))
     _print(table)
 
 
