@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from senso.admire.data import load_subtask_a, load_subtask_b, locate_admire, split_file
 from senso.admire.items import AdmireAItem, AdmireBItem
 from senso.admire.run_sense import SensePlan, sense_plan
-from senso.admire.scoring import GROUPS, PARITY_NOTE, aggregate, score_item_a, score_item_b
+from senso.admire.scoring import GROUPS, PARITY_NOTE, aggregate, score_item_a, score_item_b, sense_calibration
 from senso.admire.submission import submission_text_a, submission_text_b
 from senso.admire.systems.base import Ranker, Ranking, SequenceChoice, SequenceChooser
 from senso.admire.systems.context import SystemContext
@@ -301,6 +301,10 @@ class AdmirePlan:
                   "n_official": sum(official_size(task.subtask, options.lang, split) for split in self.splits),
                   "gold": gold, "submission": sub_name, "fingerprints": self._fingerprints(),
                   **({"cross_validated": cross_validated, "fitting": self.fitting} if self.fitting is not None else {})}
+        calibration = sense_calibration([a.extra.get("p_idiomatic") for a in answers],
+                                        [i.sentence_type for i in self.items], seed=options.seed) if loaded.scored else None
+        if calibration is not None:
+            record["calibration"] = calibration
         return Scored(samples=samples, metrics=metrics, metrics_by_group=by_group, record=record,
                       warnings=self._warnings(cross_validated), notes=notes, files={sub_name: text})
 

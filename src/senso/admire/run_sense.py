@@ -16,7 +16,7 @@ from typing import Any
 
 from senso.admire.data import load_subtask_a, locate_admire, read_targets_a, split_file
 from senso.admire.items import AdmireAItem, ImageOption
-from senso.admire.scoring import aggregate
+from senso.admire.scoring import aggregate, sense_calibration
 from senso.admire.systems.sense import SenseClassifier, SenseDecision
 from senso.admire.task import SENSE_TASK, hygiene_warnings, targets_name
 from senso.core.errors import DataNotFound, SensoError
@@ -101,7 +101,9 @@ class SensePlan:
             warnings.append(f"PARTIAL: the first {len(items)} items (--limit {options.limit}) of {options.lang} "
                             f"{options.split}")
         record = {"lang": options.lang, "split": options.split, "gold": [str(p) for p in self.data_files],
-                  "captions_used": all(all(o.caption for o in i.images) for i in items)}
+                  "captions_used": all(all(o.caption for o in i.images) for i in items),
+                  "calibration": sense_calibration([s.p_idiomatic for s in samples], [s.sentence_type for s in samples],
+                                                   seed=options.seed)}
         return Scored(samples=samples, metrics=metrics, metrics_by_group=by_group, record=record, warnings=warnings)
 
 

@@ -12,6 +12,7 @@ from senso.admire.data import AdmireATarget, AdmireBTarget, read_targets
 from senso.admire.items import SENTENCE_TYPES
 from senso.core.errors import DataError, SensoError
 from senso.admire.metrics import admire_dcg, admire_top1, exact_match, official_name_corr
+from senso.core.calibration import CALIBRATION_LABELS, binary_distribution, calibration_metrics, reliability_record
 from senso.core.stats import Estimate, bootstrap_estimate, mean
 from senso.admire.submission import check_submission, plausible_sizes, read_submission
 from senso.admire.task import OFFICIAL_SIZES, get_task, parse_targets_name
@@ -55,6 +56,29 @@ def aggregate(
     overall = estimates(per_item)
     by_group = {g: estimates([r for r in per_item if r.get("sentence_type") == g]) for g in GROUPS}
     return overall, by_group
+
+
+def sense_calibration(p_idiomatic: Sequence[float | None], sentence_types: Sequence[str | None],
+                      seed: int = 0) -> dict[str, Any] | None:
+    """results.json's `calibration` of a sense decision: ECE, Brier and log-loss of the distribution
+    [1 - P(idiomatic), P(idiomatic)] against the gold sentence type (`senso.core.calibration`, 95% bootstrap CIs),
+    overall and per gold sentence type, and the reliability bins of P(idiomatic); None when some item has no
+    P(idiomatic) or no gold."""
+    if not p_idiomatic or any(p is None for p in p_idiomatic) or any(t not in GROUPS for t in sentence_types):
+        return None
+    p = [float(v) for v in p_idiomatic]
+    gold = [int(t == "idiomatic") for t in sentence_types]
+    probs = binary_distribution(p)
+    by_group = {}
+    for group in GROUPS:
+        rows = [i for i, t in enumerate(sentence_types) if t == group]
+        if rows:
+            by_group[group] = {k: v.to_json() for k, v in calibration_metrics(probs[rows], [gold[i] for i in rows],
+                                                                             seed=seed).items()}
+    return {"n": len(p), "labels": CALIBRATION_LABELS,
+            "metrics": {k: v.to_json() for k, v in calibration_metrics(probs, gold, seed=seed).items()},
+            "by_group": by_group,
+            "reliability": reliability_record(p, gold, "P(idiomatic) of every item, against whether it is idiomatic")}
 
 
 @dataclass

@@ -21,12 +21,14 @@ def print_result(result: Any) -> None:
     if result.task == SENSE_TASK.name:
         title = f"{result.task} {results['lang']} {results['split']} | sense {result.system} | n={result.n}"
         console.print(metrics_table(title, result.metrics, result.metrics_by_group, result.n, sizes))
+        print_calibration(results.get("calibration"), sizes)
         return
     title = f"{result.task} {results['lang']} {results['split']} | system {result.system} | n={result.n}"
     if result.metrics:
         console.print(folded(metrics_table(title, result.metrics, result.metrics_by_group, result.n, sizes)))
     else:
         console.print(title, soft_wrap=True)
+    print_calibration(results.get("calibration"), sizes)
     for note in result.notes:
         console.print(note, style="dim", soft_wrap=True)
     submission = result.run_dir / results["submission"] if result.run_dir else f"{results['submission']} (not written)"
@@ -34,7 +36,7 @@ def print_result(result: Any) -> None:
 
 
 def metrics_table(title: str, metrics: Mapping[str, Estimate], by_group: Mapping[str, Mapping[str, Estimate]],
-                  n: int, group_sizes: Mapping[str, int]) -> Table:
+                  n: int, group_sizes: Mapping[str, int], labels: Mapping[str, str] = METRIC_LABELS) -> Table:
     """One row per metric; columns all / idiomatic / literal, each `value [95% CI]`."""
     table = Table(title=title)
     table.add_column("metric")
@@ -42,12 +44,23 @@ def metrics_table(title: str, metrics: Mapping[str, Estimate], by_group: Mapping
     for group in GROUPS:
         table.add_column(f"{group} (n={group_sizes.get(group, 0)})", justify="right")
     for name, estimate in metrics.items():
-        row = [METRIC_LABELS.get(name, name), estimate.format()]
+        row = [labels.get(name, name), estimate.format()]
         for group in GROUPS:
             est = by_group.get(group, {}).get(name)
             row.append(est.format() if est is not None and est.value is not None else "-")
         table.add_row(*row)
     return table
+
+
+def print_calibration(calibration: Mapping[str, Any] | None, group_sizes: Mapping[str, int]) -> None:
+    """The calibration of P(idiomatic) (`admire.scoring.sense_calibration`), when the run has one."""
+    if not calibration:
+        return
+    metrics = {name: Estimate(**est) for name, est in calibration["metrics"].items()}
+    by_group = {g: {name: Estimate(**est) for name, est in ms.items()} for g, ms in calibration["by_group"].items()}
+    table = metrics_table(f"calibration of P(idiomatic) (95% CI, n={calibration['n']})", metrics, by_group,
+                          calibration["n"], group_sizes, labels=calibration["labels"])
+    terminal().print(folded(table))
 
 
 def comparison_table(comparison) -> Table:
