@@ -21,7 +21,10 @@ from senso.admire.scoring import GROUPS, PARITY_NOTE, aggregate, score_item_a, s
 from senso.admire.submission import submission_text_a, submission_text_b
 from senso.admire.systems.base import Ranker, Ranking, SequenceChoice, SequenceChooser
 from senso.admire.systems.context import SystemContext
-from senso.admire.systems.fitting import FIT_SPLITS, cross_validate, fit_cached, is_fittable, load_fitted_model
+from senso.admire.leaderboard import LEADERBOARD_SPLITS, unranked_reason
+from senso.admire.overlap import TrainingIndex, is_seen, item_overlap, overlap_summary
+from senso.admire.systems.fitting import (FIT_SPLITS, cross_validate, cv_overlaps, fit_cached, is_fittable,
+                                          load_fitted_model, training_items)
 from senso.admire.systems.registry import (AdmireSystem, System, check_system, get_system, system_params,
                                            user_row, wordnet_warnings)
 from senso.admire.task import (
@@ -51,11 +54,13 @@ class AdmireASample:
     sentence_type: str | None
     metrics: dict[str, float] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+    overlap: dict[str, Any] | None = None  # a fitted system's: what the item shares with its training data
 
     def to_json(self) -> dict[str, Any]:
         return {"compound": self.compound, "subset": self.subset, "sentence": self.sentence, "images": self.images,
                 "scores": self.scores, "predicted_order": self.predicted_order, "gold_order": self.gold_order,
-                "sentence_type": self.sentence_type, **self.metrics, **({"extra": self.extra} if self.extra else {})}
+                "sentence_type": self.sentence_type, **self.metrics, **({"extra": self.extra} if self.extra else {}),
+                **({"overlap": self.overlap} if self.overlap is not None else {})}
 
 
 @dataclass
@@ -243,6 +248,8 @@ class AdmirePlan:
     loaded: Loaded
     family: str = "admire"
     fitting: dict[str, Any] | None = None
+    overlaps: list[dict[str, Any]] | None = None  # a fitted system's, per item (`senso.admire.overlap`)
+    training: TrainingIndex | None = None
 
     def describe_system(self) -> dict[str, Any]:
         return self.predictor.describe()
@@ -268,16 +275,42 @@ class AdmirePlan:
         model_file = self.params.get("model")
         if model_file:
             document = load_fitted_model(system, model_file)
+            self._record_overlap(TrainingIndex.from_document(document, f"the model file {model_file}"))
             return system.rank(items), {"cross_validated": False, "model_file": str(model_file),
                                         "training_data_sha256": document.get("training_data_sha256")}
         if options.lang == "en" and not options.gold and all(split in FIT_SPLITS for split in self.splits):
-            return cross_validate(system, items, options.data_dir, seed=options.seed)
+            rankings, info = cross_validate(system, items, options.data_dir, seed=options.seed)
+            self.training = TrainingIndex(frozenset(), frozenset(), frozenset(),
+                                          "EN train+dev without each fold's compounds (cross-validation)")
+            self.overlaps = cv_overlaps(items, rankings, options.data_dir)
+            return rankings, info
         info = fit_cached(system, options.data_dir, use_cache=options.use_cache)
+        self._record_overlap(TrainingIndex.from_items(training_items(options.data_dir),
+                                                      "EN train+dev of the data folder"))
         return system.rank(items), {"cross_validated": False, **info}
+
+    def _record_overlap(self, index: TrainingIndex) -> None:
+        self.training, self.overlaps = index, [item_overlap(item, index) for item in self.items]
+
+    def _overlap_record(self, samples: Sequence[AdmireASample]) -> dict[str, Any]:
+        """results.json's `overlap` (what the items share with the training data) and, with gold, `unseen`: the
+        official metrics on the items that share nothing, each with its CI, and their number `n`."""
+        if self.overlaps is None or self.training is None:
+            return {}
+        summary = overlap_summary(self.overlaps, self.training)
+        if not self.loaded.scored:
+            return {"overlap": summary}
+        rows = [s.to_json() for s, o in zip(samples, self.overlaps) if not is_seen(o)]
+        metrics, _ = aggregate(rows, self.admire_task.metrics, seed=self.options.seed)
+        record = {"overlap": summary, "unseen": {"n": len(rows), **{k: v.to_json() for k, v in metrics.items()}}}
+        reason = unranked_reason(record) if set(self.splits) & set(LEADERBOARD_SPLITS) else None
+        return {**record, **({"placement": reason} if reason else {})}
 
     def score(self, answers: list[Any]) -> Scored:
         task, options, loaded = self.admire_task, self.options, self.loaded
         samples = [self._sample(item, answer) for item, answer in zip(self.items, answers)]
+        for sample, overlap in zip(samples, self.overlaps or []):
+            sample.overlap = overlap
         sub_name = submission_name(options.lang, self.splits[0] if len(self.splits) == 1 else "+".join(self.splits))
         text = (submission_text_a([(i.compound, a.order) for i, a in zip(self.items, answers)]) if task.subtask == "a"
                 else submission_text_b([(i.compound, a.sentence_type, a.expected_item)
@@ -305,6 +338,7 @@ class AdmirePlan:
                                         [i.sentence_type for i in self.items], seed=options.seed) if loaded.scored else None
         if calibration is not None:
             record["calibration"] = calibration
+        record.update(self._overlap_record(samples))
         return Scored(samples=samples, metrics=metrics, metrics_by_group=by_group, record=record,
                       warnings=self._warnings(cross_validated), notes=notes, files={sub_name: text})
 

@@ -24,10 +24,14 @@ def print_result(result: Any) -> None:
         print_calibration(results.get("calibration"), sizes)
         return
     title = f"{result.task} {results['lang']} {results['split']} | system {result.system} | n={result.n}"
+    unseen = unseen_estimates(results)
     if result.metrics:
-        console.print(folded(metrics_table(title, result.metrics, result.metrics_by_group, result.n, sizes)))
+        console.print(folded(metrics_table(title, result.metrics, result.metrics_by_group, result.n, sizes,
+                                           unseen=unseen)))
     else:
         console.print(title, soft_wrap=True)
+    if "overlap" in results:
+        console.print(f"overlap with the training data: {results['overlap']['why']}", soft_wrap=True)
     print_calibration(results.get("calibration"), sizes)
     for note in result.notes:
         console.print(note, style="dim", soft_wrap=True)
@@ -35,16 +39,32 @@ def print_result(result: Any) -> None:
     console.print(f"submission: {submission}", soft_wrap=True)
 
 
+def unseen_estimates(results: Mapping[str, Any]) -> tuple[int, dict[str, Estimate]] | None:
+    """(n, metrics) of results.json's `unseen` (a fitted system's items that share nothing with its training
+    data), or None when the run has none."""
+    unseen = results.get("unseen")
+    if not unseen:
+        return None
+    return unseen["n"], {k: Estimate(**v) for k, v in unseen.items() if k != "n"}
+
+
 def metrics_table(title: str, metrics: Mapping[str, Estimate], by_group: Mapping[str, Mapping[str, Estimate]],
-                  n: int, group_sizes: Mapping[str, int], labels: Mapping[str, str] = METRIC_LABELS) -> Table:
-    """One row per metric; columns all / idiomatic / literal, each `value [95% CI]`."""
+                  n: int, group_sizes: Mapping[str, int], labels: Mapping[str, str] = METRIC_LABELS,
+                  unseen: tuple[int, Mapping[str, Estimate]] | None = None) -> Table:
+    """One row per metric; columns all / idiomatic / literal, each `value [95% CI]`; a fitted system's `unseen`
+    items (n, metrics) come first, as the headline."""
     table = Table(title=title)
     table.add_column("metric")
+    if unseen is not None:
+        table.add_column(f"UNSEEN (n={unseen[0]})", justify="right", style="bold")
     table.add_column(f"all (n={n})", justify="right")
     for group in GROUPS:
         table.add_column(f"{group} (n={group_sizes.get(group, 0)})", justify="right")
     for name, estimate in metrics.items():
-        row = [labels.get(name, name), estimate.format()]
+        row = [labels.get(name, name)]
+        if unseen is not None:
+            row.append(unseen[1][name].format() if name in unseen[1] else "-")
+        row.append(estimate.format())
         for group in GROUPS:
             est = by_group.get(group, {}).get(name)
             row.append(est.format() if est is not None and est.value is not None else "-")

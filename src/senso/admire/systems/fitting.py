@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 from senso.admire.data import load_subtask_a, split_file
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem
+from senso.admire.overlap import TrainingIndex, item_overlap, training_records
 from senso.core.errors import SensoError
 from senso.core.fingerprint import path_fingerprint
 from senso.core.output import check_output_file, write_text
@@ -61,7 +62,8 @@ def _fit_key(system: Any, data_sha: str) -> str:
 
 def model_document(system: Any, items: Sequence[AdmireAItem], data_sha: str | None) -> dict:
     return {"format": MODEL_FORMAT, "system": system.name, "training_data_sha256": data_sha,
-            "n_items": len(items), "compounds": sorted({i.compound for i in items}), "state": system.state()}
+            "n_items": len(items), "compounds": sorted({i.compound for i in items}),
+            "training_items": training_records(items), "state": system.state()}
 
 
 def load_fitted_model(system: Any, path: Path) -> dict:
@@ -112,6 +114,18 @@ def cross_validate(system: Any, items: Sequence[AdmireAItem], data_dir: Path, se
     return answers, {"cross_validated": True, "folds": len(fold_sizes), "seed": seed, "grouped_by": "compound",
                      "fit_on": "en train+dev minus the fold's compounds", "n_fit_items_per_fold": fold_sizes,
                      "training_data_sha256": training_fingerprint(data_dir)}
+
+
+def cv_overlaps(items: Sequence[AdmireAItem], answers: Sequence[Any], data_dir: Path) -> list[dict]:
+    """Per item of a `cross_validate` run, what it shares with its own fold's training items (EN train+dev
+    without the fold's compounds)."""
+    pool = training_items(data_dir)
+    folds: dict[int, set[str]] = {}
+    for item, answer in zip(items, answers):
+        folds.setdefault(answer.extra["cv_fold"], set()).add(item.compound)
+    indexes = {k: TrainingIndex.from_items([i for i in pool if i.compound not in held_out], "")
+               for k, held_out in folds.items()}
+    return [item_overlap(item, indexes[answer.extra["cv_fold"]]) for item, answer in zip(items, answers)]
 
 
 def fit_to_file(options: Any, cache: Any, out_path: Path, models: Any = None) -> dict:
