@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from senso.admire.items import AdmireAItem
+from senso.core.overlap import is_seen, overlap_summary as core_summary
 
-OVERLAP_FIELDS = ("compound", "sentence", "captions")
+__all__ = ["TrainingIndex", "item_overlap", "is_seen", "overlap_summary", "training_records", "text_sha"]
+
 
 
 def text_sha(text: str) -> str:
@@ -51,7 +53,8 @@ class TrainingIndex:
     @classmethod
     def from_items(cls, items: Iterable[Any], source: str) -> "TrainingIndex":
         items = list(items)
-        return cls(frozenset(i.compound for i in items), frozenset(text_sha(i.sentence) for i in items),
+        sentences = [i.sentence for i in items if getattr(i, "sentence", None)]
+        return cls(frozenset(i.compound for i in items), frozenset(text_sha(s) for s in sentences),
                    frozenset(text_sha(c) for i in items for c in item_captions(i)), source)
 
     @classmethod
@@ -81,23 +84,46 @@ def item_overlap(item: Any, index: TrainingIndex) -> dict[str, Any]:
     }
 
 
-def is_seen(overlap: dict[str, Any]) -> bool:
-    """Whether an item shares anything known with the training data."""
-    return bool(overlap["compound"] or overlap["sentence"] or overlap["captions"])
+FIELD_WORDS = {"compound": "the compound", "sentence": "the sentence", "captions": "identical captions"}
 
 
 def overlap_summary(overlaps: Sequence[dict[str, Any]], index: TrainingIndex) -> dict[str, Any]:
-    """results.json's `overlap`: the training data, the fields compared, how many items share each, seen/unseen."""
-    seen = sum(is_seen(o) for o in overlaps)
-    shared = {f: sum(bool(o[f]) for o in overlaps) for f in index.known}
-    return {"training": index.source, "compared": list(index.known), "n": len(overlaps), "n_seen": seen,
-            "n_unseen": len(overlaps) - seen, "shared": shared, "why": overlap_sentence(len(overlaps), seen, shared)}
+    """results.json's `overlap` (`senso.core.overlap.overlap_summary`) of AdMIRe items."""
+    return core_summary(overlaps, index.known, index.source, FIELD_WORDS)
 
 
-def overlap_sentence(n: int, seen: int, shared: dict[str, int]) -> str:
-    """The one sentence the terminal, results.json and the report page give."""
-    if not seen:
-        return f"None of the {n} items shares a compound, sentence or caption with the system's training data."
-    parts = ", ".join(f"{k} {f if f != 'captions' else 'identical captions'}" for f, k in shared.items() if k)
-    return (f"The system was fitted on data sharing material with {seen} of these {n} items ({parts}), so the "
-            f"headline is the {n - seen} unseen items; the all-items figure is beside it, inflated by what it saw.")
+@dataclass(frozen=True)
+class OverlapRow:
+    """One evaluation item that shares something with the training data (`senso data overlap`): its compound,
+    the training items' subsets with that compound, whether its sentence is a training sentence, and its
+    identical captions as (its image, the training image with that caption; None when only hashes are known)."""
+
+    compound: str
+    seen_in: tuple[str, ...]
+    sentence: bool | None
+    captions: tuple[tuple[str, str | None], ...]
+
+
+def _options(item: Any) -> list[Any]:
+    return [o for o in (getattr(item, "images", ()) or getattr(item, "candidates", ())) if o.caption and o.caption.strip()]
+
+
+def overlap_rows(eval_items: Sequence[Any], training: Sequence[tuple[str, Any]] | TrainingIndex) -> list[OverlapRow]:
+    """Every evaluation item sharing a compound, sentence or caption with `training` ((split, item) pairs, or a
+    model file's `TrainingIndex`), in the evaluation split's order."""
+    pairs = [] if isinstance(training, TrainingIndex) else list(training)
+    index = training if isinstance(training, TrainingIndex) else TrainingIndex.from_items([i for _, i in pairs], "")
+    subsets: dict[str, list[str]] = {}
+    names: dict[str, str] = {}
+    for split, item in pairs:
+        subsets.setdefault(item.compound, []).append(split)
+        names.update({text_sha(o.caption): o.name for o in _options(item)})
+    rows = []
+    for item in eval_items:
+        shared = item_overlap(item, index)
+        captions = tuple((o.name, names.get(text_sha(o.caption))) for o in _options(item)
+                         if index.captions is not None and text_sha(o.caption) in index.captions)
+        if is_seen(shared):
+            seen_in = tuple(subsets.get(item.compound, ("model file",) if shared["compound"] else ()))
+            rows.append(OverlapRow(item.compound, seen_in, shared["sentence"], captions))
+    return rows

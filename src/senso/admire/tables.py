@@ -96,3 +96,20 @@ def comparison_table(comparison) -> Table:
         table.add_row(group, label, str(result.n), f"{result.mean_a:.3f}", f"{result.mean_b:.3f}",
                       f"{result.difference:+.3f} [{result.ci_low:+.3f}, {result.ci_high:+.3f}]", f"{result.p_value:.4f}")
     return table
+
+
+def print_overlap(rows: list, n_eval: int, evaluated: str, training: str) -> None:
+    """`senso data overlap admire-*`: per evaluation item that shares something with the training side, the
+    compound, where it was seen, whether the sentence is shared, and its identical captions (image = image)."""
+    table = Table(title=f"{len(rows)} of the {n_eval} items of {evaluated} share material with {training}")
+    for column in ("compound", "seen in", "same sentence", "identical captions", f"{evaluated} image = training image"):
+        table.add_column(column, justify="right" if column == "identical captions" else "left", overflow="fold")
+    for row in rows:
+        pairs = ", ".join(f"{mine} = {theirs or '(hash only)'}" for mine, theirs in row.captions)
+        sentence = "unknown" if row.sentence is None else ("yes" if row.sentence else "no")
+        table.add_row(row.compound, ", ".join(row.seen_in) or "-", sentence, str(len(row.captions)), pairs or "-")
+    console = terminal()
+    console.print(folded(table))
+    compounds = sum(1 for r in rows if r.seen_in)
+    console.print(f"{compounds} shared compounds, {sum(bool(r.sentence) for r in rows)} shared sentences, "
+                  f"{sum(len(r.captions) for r in rows)} identical captions.", soft_wrap=True)

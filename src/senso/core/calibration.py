@@ -132,9 +132,9 @@ def log_loss(probs: Sequence[Sequence[float]] | np.ndarray, gold: Sequence[int] 
 
 CALIBRATION_METRICS = ("ece", "brier", "log_loss")
 CALIBRATION_LABELS = {
-    "ece": "ECE (expected calibration error over the label distribution, 10 bins; 0 = calibrated)",
-    "brier": "Brier score (multiclass, summed over labels; 0-2, lower is better)",
-    "log_loss": "log-loss (-ln P(gold label); lower is better)",
+    "ece": f"ECE (all labels' probabilities, {DEFAULT_BINS} bins; 0 = calibrated)",
+    "brier": "Brier (multiclass, 0-2; lower is better)",
+    "log_loss": "log-loss (-ln P(gold); lower is better)",
 }
 
 

@@ -70,3 +70,18 @@ def print_travel(report: dict[str, Any]) -> None:
     for name, est in travel_rows(report):
         table.add_row(name, Estimate(**est).format())
     _print(table)
+
+
+def print_overlap(rows: list, n_eval: int, evaluated: str, training: str, noun: str) -> None:
+    """`senso data overlap` on a Likert task: per evaluation item sharing its group or its text with the
+    training side, the ids of the training items that share them."""
+    table = Table(title=f"{len(rows)} of the {n_eval} items of {evaluated} share a {noun} or a text with {training}")
+    for column in ("id", noun, f"training items of the {noun}", "training items with the same text", "text"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(row.id, row.group, f"{len(row.same_group)}" if row.same_group else "-",
+                      ", ".join(row.same_text) or "-", row.text)
+    _print(table)
+    groups = sorted({r.group for r in rows if r.same_group})
+    terminal().print(f"{len(groups)} shared {noun}s ({', '.join(groups) or 'none'}); "
+                     f"{sum(bool(r.same_text) for r in rows)} items share their text.", soft_wrap=True)
