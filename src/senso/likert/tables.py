@@ -26,12 +26,18 @@ def print_summary(task_name: str, system: str, info: dict[str, Any], metrics: di
                   by_domain: dict[str, dict[str, Estimate]], n: int) -> None:
     table = Table(title=f"{task_name} · {system} · {info.get('protocol')} · n={n}")
     table.add_column("metric")
+    unseen = info.get("unseen")
+    if unseen:  # a supervised run: the items that share nothing with their training fold are the headline
+        table.add_column(f"UNSEEN (n={unseen['n']})", justify="right", style="bold")
     table.add_column("all", justify="right")
     for domain in by_domain:
         table.add_column(domain, justify="right")
     for name, estimate in metrics.items():
-        table.add_row(name, estimate.format(), *(by_domain[d][name].format() for d in by_domain))
+        headline = [Estimate(**unseen[name]).format()] if unseen and name in unseen else []
+        table.add_row(name, *headline, estimate.format(), *(by_domain[d][name].format() for d in by_domain))
     _print(table)
+    if "overlap" in info:
+        terminal().print(f"overlap with the training data: {info['overlap']['why']}", soft_wrap=True)
 
 
 def print_calibration(calibration: dict[str, Any]) -> None:
