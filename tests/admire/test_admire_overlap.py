@@ -16,6 +16,7 @@ from senso.admire.overlap import TrainingIndex, is_seen, item_overlap, overlap_s
 from senso.admire.systems import pipeline
 from senso.core.records import load_results, load_samples
 from senso.report.placement import admire_placement
+from senso.report.run_page import write_run_report
 from senso.report.run_folder import load_run
 
 sys.path.insert(0, str(Path(__file__).parent / "systems"))
@@ -105,6 +106,10 @@ def test_fitted_system_on_xeval_reports_unseen_headline_and_is_not_ranked(data_d
     placement = admire_placement(load_run(out))
     assert any(row.cells[0] == UNRANKED for row in placement.boards[0].rows)
     assert "Not ranked" in placement.boards[0].note
+    html = write_run_report(out).read_text()
+    assert f"UNSEEN (n={N_NEW})" in html and "all (n=14)" in html and results["overlap"]["why"] in html
+    assert UNRANKED in html and "Not ranked: the published figures" in html
+    assert 'id="calibration"' in html and "reliability diagram" in html
 
 
 def test_fitted_model_file_records_its_training_items(data_dir, models, tmp_path):

@@ -1,0 +1,50 @@
+"""The calibration section of a run page: metrics, the reliability diagram, or why a run has none."""
+
+from __future__ import annotations
+
+import pytest
+
+import senso
+from senso.report.run_page import calibration_block, write_run_report
+
+
+class ConstantModel:
+    spec = "fake:constant"
+    fingerprint = "fake-constant"
+
+    def describe(self):
+        return {"spec": self.spec, "fingerprint": self.fingerprint}
+
+    def loglikelihood_choices(self, prompts, batch_size=8, progress=None):
+        return [[-1.0, -3.0, -3.0, -3.0, -3.0] for _ in prompts]
+
+
+class Point:
+    def predict(self, items, task):
+        return [0.5 for _ in items]
+
+
+@pytest.fixture(autouse=True)
+def own_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def test_likert_lm_page_shows_calibration_and_its_reliability_diagram(data_dir, tmp_path):
+    run = senso.evaluate("abricot-abs", model=ConstantModel(), data_dir=data_dir, out=tmp_path / "lm")
+    block = calibration_block(run.results)
+    assert block["groups"] == ["opensub", "wikihow"] and [r["label"].split()[0] for r in block["rows"]] == [
+        "ECE", "Brier", "log-loss"]
+    assert block["plot"].startswith("data:image/png;base64,")
+    html = write_run_report(tmp_path / "lm").read_text()
+    assert 'id="calibration"' in html and 'alt="reliability diagram"' in html
+    assert f"{run.results['calibration']['metrics']['ece']['value']:.3f}" in html
+
+
+def test_a_point_system_page_says_why_it_has_no_calibration(data_dir, tmp_path):
+    senso.evaluate("abricot-abs", system=Point(), data_dir=data_dir, out=tmp_path / "point")
+    html = write_run_report(tmp_path / "point").read_text()
+    assert "Not measured: the system answers a point on the scale" in html
+
+
+def test_a_run_without_calibration_has_no_section():
+    assert calibration_block({"metrics": {}}) is None
