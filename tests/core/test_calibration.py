@@ -108,3 +108,26 @@ def test_calibration_metrics_have_bootstrap_intervals():
         assert metrics[name].ci_low <= metrics[name].value <= metrics[name].ci_high
     assert 0 <= metrics["ece"].ci_low < metrics["ece"].ci_high  # a binned ECE's resamples are biased upwards
     assert metrics["brier"].value == pytest.approx(brier_score(probs, gold))
+
+
+def test_paired_calibration_differences_by_hand():
+    from senso.core.calibration import paired_calibration_differences
+
+    gold = [0, 1, 1, 0, 1, 0]
+    perfect = one_hot(gold, 2)
+    uniform = np.full((6, 2), 0.5)
+    diff = paired_calibration_differences(perfect, uniform, gold, n_resamples=200)
+    assert diff["brier"].difference == pytest.approx(0.0 - 0.5)
+    assert diff["log_loss"].difference == pytest.approx(0.0 - math.log(2), abs=1e-9)
+    assert diff["ece"].difference == pytest.approx(0.0)  # both calibrated: certain-and-right, and 50% at 0.5
+    assert diff["brier"].p_value == pytest.approx(2 / 64)  # exact: only the two all-same swap patterns reach |d|
+    assert diff["brier"].ci_low == pytest.approx(-0.5) and diff["brier"].ci_high == pytest.approx(-0.5)
+    swapped = paired_calibration_differences(uniform, perfect, gold, n_resamples=200)
+    assert swapped["brier"].difference == pytest.approx(0.5)
+
+
+def test_ece_of_resamples_matches_the_binned_definition():
+    probs, gold = _synthetic(50, 3, seed=4)
+    bins = label_reliability(probs, gold)
+    by_bins = sum(b.n / (50 * 3) * abs(b.confidence - b.frequency) for b in bins if b.n)
+    assert expected_calibration_error(probs, gold) == pytest.approx(by_bins)

@@ -13,7 +13,8 @@ from typing import Sequence
 
 import numpy as np
 
-from senso.core.stats import Estimate, UndefinedMetric, bootstrap_estimate
+from senso.core.stats import (Estimate, PairedDifference, UndefinedMetric, bootstrap_estimate,
+                              paired_statistic_difference, rowwise_mean)
 
 DEFAULT_BINS = 10  # equal-width probability bins of the ECE and the reliability diagram
 LOG_LOSS_EPS = 1e-15  # log-loss clips probabilities to [eps, 1 - eps] (scikit-learn's historical default)
@@ -98,9 +99,17 @@ def expected_calibration_error(probs: Sequence[Sequence[float]] | np.ndarray, go
     given probability ~0.3, ~30% are the gold label), at most 1. For two labels ([1 - p, p]) it is, bins
     mirrored, the usual binary ECE of p. Like every binned ECE it is biased upwards on few items.
     """
-    bins = label_reliability(probs, gold, n_bins)
-    total = sum(b.n for b in bins)
-    return float(sum(b.n / total * abs(b.confidence - b.frequency) for b in bins if b.n))
+    p, g = _checked(probs, gold)
+    return _ece(p, g, n_bins)
+
+
+def _ece(p: np.ndarray, g: np.ndarray, n_bins: int) -> float:
+    """`expected_calibration_error` of checked arrays (vectorised over the bins)."""
+    confidences = p.ravel()
+    outcomes = one_hot(g, p.shape[1]).ravel()
+    index = np.minimum((confidences * n_bins).astype(int), n_bins - 1)
+    gaps = np.abs(np.bincount(index, confidences, n_bins) - np.bincount(index, outcomes, n_bins))
+    return float(gaps.sum() / confidences.size)
 
 
 def brier_score(probs: Sequence[Sequence[float]] | np.ndarray, gold: Sequence[int] | np.ndarray) -> float:
@@ -153,3 +162,30 @@ def reliability_record(confidences: Sequence[float] | np.ndarray, outcomes: Sequ
                        what: str, n_bins: int = DEFAULT_BINS) -> dict:
     """What results.json keeps for a reliability diagram: `what` was binned, and the bins (`reliability_bins`)."""
     return {"what": what, "n_bins": n_bins, "bins": [b.to_json() for b in reliability_bins(confidences, outcomes, n_bins)]}
+
+
+def paired_calibration_differences(probs_a: Sequence[Sequence[float]] | np.ndarray,
+                                   probs_b: Sequence[Sequence[float]] | np.ndarray, gold: Sequence[int] | np.ndarray,
+                                   n_resamples: int = 2000, seed: int = 0,
+                                   n_bins: int = DEFAULT_BINS) -> dict[str, PairedDifference]:
+    """A - B in `ece`, `brier` and `log_loss` for two systems' distributions on the same items (row i of both
+    is item i, with gold label gold[i]), each with a paired bootstrap 95% interval and a paired permutation
+    p-value (`core.stats.paired_statistic_difference`: per item the two systems' distributions are swapped
+    under the null hypothesis; items are resampled together for the interval). Brier and log-loss are means
+    of per-item values; ECE is recomputed on every swap pattern and resample."""
+    pa, g = _checked(probs_a, gold)
+    pb, _ = _checked(probs_b, gold)
+    if pa.shape != pb.shape:
+        raise ValueError(f"the two systems' distributions differ in shape: {pa.shape} and {pb.shape}")
+    n = g.size
+    stacked = np.vstack([pa, pb])  # row i: A's distribution of item i; row n + i: B's
+
+    def rowwise_ece(rows: np.ndarray, gold_rows: np.ndarray) -> np.ndarray:
+        return np.array([_ece(stacked[r.astype(int)], gr.astype(int), n_bins) for r, gr in zip(rows, gold_rows)])
+
+    kw = {"n_resamples": n_resamples, "seed": seed}
+    return {
+        "ece": paired_statistic_difference(rowwise_ece, np.arange(n), np.arange(n) + n, g, **kw),
+        "brier": paired_statistic_difference(rowwise_mean, item_brier(pa, g), item_brier(pb, g), **kw),
+        "log_loss": paired_statistic_difference(rowwise_mean, item_log_loss(pa, g), item_log_loss(pb, g), **kw),
+    }
