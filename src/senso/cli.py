@@ -312,10 +312,12 @@ def compare(
 ) -> None:
     """Paired comparison of two systems on the same items: per metric, A - B with a 95% CI and a permutation p-value."""
     from senso.admire.paired import compare as compare_sides
-    from senso.admire.tables import comparison_table
+    from senso.admire.tables import calibration_comparison_table, comparison_table
 
     result = compare_sides(task, run_a, run_b, gold=gold, n_resamples=resamples, seed=seed)
     out.print(folded(comparison_table(result)))
+    if result.calibration:
+        out.print(folded(calibration_comparison_table(result)))
     for note in result.notes:
         out.print(note, style="dim", soft_wrap=True)
 
