@@ -91,3 +91,24 @@ def test_senso_compare_gives_paired_calibration_differences(data_dir, tmp_path):
     submission = compare("admire-b", tmp_path / "knows", tmp_path / "half" / "submission_EN.tsv", n_resamples=100,
                          gold=data_dir / "admire" / "reference" / "b_en_train_targets.tsv")
     assert not submission.calibration and any("not compared" in n for n in submission.notes)
+
+
+def test_a_fitted_sense_classifier_reports_its_unseen_compounds(data_dir):
+    class Fitted:  # says it was fit on three of the dev compounds
+        def __init__(self, compounds):
+            self.fitted_compounds = frozenset(compounds)
+
+        def classify(self, items):
+            return [0.7 for _ in items]
+
+    from senso.admire.data import load_subtask_a
+
+    dev = load_subtask_a(data_dir, "en", "dev")
+    results = senso.evaluate("admire-sense", system=Fitted([i.compound for i in dev[:3]]), split="dev",
+                             data_dir=data_dir).results
+    assert results["overlap"]["n_seen"] == 3 and results["overlap"]["compared"] == ["compound"]
+    assert results["unseen"]["n"] == 12
+    gold = [i.sentence_type for i in dev[3:]]
+    assert results["unseen"]["sense_accuracy"]["value"] == pytest.approx(gold.count("idiomatic") / 12)
+    free = senso.evaluate("admire-sense", system=Fitted([]), split="dev", data_dir=data_dir).results
+    assert "overlap" not in free and "unseen" not in free

@@ -17,12 +17,13 @@ from typing import Any, Sequence
 from senso.admire.data import load_subtask_a, load_subtask_b, locate_admire, split_file
 from senso.admire.items import AdmireAItem, AdmireBItem
 from senso.admire.run_sense import SensePlan, sense_plan
-from senso.admire.scoring import GROUPS, PARITY_NOTE, aggregate, score_item_a, score_item_b, sense_calibration
+from senso.admire.scoring import (GROUPS, PARITY_NOTE, aggregate, compounds_index, overlap_record, score_item_a,
+                                  score_item_b, sense_calibration)
 from senso.admire.submission import submission_text_a, submission_text_b
 from senso.admire.systems.base import Ranker, Ranking, SequenceChoice, SequenceChooser
 from senso.admire.systems.context import SystemContext
 from senso.admire.leaderboard import LEADERBOARD_SPLITS, unranked_reason
-from senso.admire.overlap import TrainingIndex, is_seen, item_overlap, overlap_summary
+from senso.admire.overlap import TrainingIndex
 from senso.admire.systems.fitting import (FIT_SPLITS, cross_validate, cv_overlaps, fit_cached, is_fittable,
                                           load_fitted_model, training_items)
 from senso.admire.systems.registry import (AdmireSystem, System, check_system, get_system, system_params,
@@ -78,12 +79,14 @@ class AdmireBSample:
     sentence_type: str | None
     metrics: dict[str, float] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+    overlap: dict[str, Any] | None = None  # a fitted system's: what the item shares with its training data
 
     def to_json(self) -> dict[str, Any]:
         return {"compound": self.compound, "subset": self.subset, "images": self.images, "scores": self.scores,
                 "predicted_item": self.predicted_item, "predicted_sentence_type": self.predicted_sentence_type,
                 "gold_item": self.gold_item, "sentence_type": self.sentence_type, **self.metrics,
-                **({"extra": self.extra} if self.extra else {})}
+                **({"extra": self.extra} if self.extra else {}),
+                **({"overlap": self.overlap} if self.overlap is not None else {})}
 
 
 @dataclass(frozen=True)
@@ -257,6 +260,7 @@ class AdmirePlan:
     def predict(self) -> list[Ranking] | list[SequenceChoice]:
         """Rankings (A) or choices (B), checked against the items; a fitted system is fit honestly first."""
         system, items = self.predictor, self.items
+        self.training = None if is_fittable(system) else compounds_index(system)
         if self.admire_task.subtask == "b":
             choices = system.choose(items)
             _check_choices(system, items, choices)
@@ -275,7 +279,7 @@ class AdmirePlan:
         model_file = self.params.get("model")
         if model_file:
             document = load_fitted_model(system, model_file)
-            self._record_overlap(TrainingIndex.from_document(document, f"the model file {model_file}"))
+            self.training = TrainingIndex.from_document(document, f"the model file {model_file}")
             return system.rank(items), {"cross_validated": False, "model_file": str(model_file),
                                         "training_data_sha256": document.get("training_data_sha256")}
         if options.lang == "en" and not options.gold and all(split in FIT_SPLITS for split in self.splits):
@@ -285,32 +289,26 @@ class AdmirePlan:
             self.overlaps = cv_overlaps(items, rankings, options.data_dir)
             return rankings, info
         info = fit_cached(system, options.data_dir, use_cache=options.use_cache)
-        self._record_overlap(TrainingIndex.from_items(training_items(options.data_dir),
-                                                      "EN train+dev of the data folder"))
+        self.training = TrainingIndex.from_items(training_items(options.data_dir), "EN train+dev of the data folder")
         return system.rank(items), {"cross_validated": False, **info}
 
-    def _record_overlap(self, index: TrainingIndex) -> None:
-        self.training, self.overlaps = index, [item_overlap(item, index) for item in self.items]
-
-    def _overlap_record(self, samples: Sequence[AdmireASample]) -> dict[str, Any]:
-        """results.json's `overlap` (what the items share with the training data) and, with gold, `unseen`: the
-        official metrics on the items that share nothing, each with its CI, and their number `n`."""
-        if self.overlaps is None or self.training is None:
+    def _overlap_record(self, samples: Sequence[AdmireASample | AdmireBSample]) -> dict[str, Any]:
+        """A fitted system's `overlap`, `unseen` (with gold) and, on a leaderboard split it overlaps, the
+        `placement` sentence (`leaderboard.unranked_reason`); each sample's `overlap`. Nothing for a
+        training-free system."""
+        if self.training is None:
             return {}
-        summary = overlap_summary(self.overlaps, self.training)
-        if not self.loaded.scored:
-            return {"overlap": summary}
-        rows = [s.to_json() for s, o in zip(samples, self.overlaps) if not is_seen(o)]
-        metrics, _ = aggregate(rows, self.admire_task.metrics, seed=self.options.seed)
-        record = {"overlap": summary, "unseen": {"n": len(rows), **{k: v.to_json() for k, v in metrics.items()}}}
+        rows = [s.to_json() for s in samples] if self.loaded.scored else None
+        self.overlaps, record = overlap_record(self.items, rows, self.training, self.admire_task.metrics,
+                                               self.options.seed, overlaps=self.overlaps)
+        for sample, overlap in zip(samples, self.overlaps):
+            sample.overlap = overlap
         reason = unranked_reason(record) if set(self.splits) & set(LEADERBOARD_SPLITS) else None
         return {**record, **({"placement": reason} if reason else {})}
 
     def score(self, answers: list[Any]) -> Scored:
         task, options, loaded = self.admire_task, self.options, self.loaded
         samples = [self._sample(item, answer) for item, answer in zip(self.items, answers)]
-        for sample, overlap in zip(samples, self.overlaps or []):
-            sample.overlap = overlap
         sub_name = submission_name(options.lang, self.splits[0] if len(self.splits) == 1 else "+".join(self.splits))
         text = (submission_text_a([(i.compound, a.order) for i, a in zip(self.items, answers)]) if task.subtask == "a"
                 else submission_text_b([(i.compound, a.sentence_type, a.expected_item)

@@ -18,13 +18,9 @@ def print_result(result: Any) -> None:
     (or, without gold, what it wrote), its notes and its submission file (the command line prints warnings)."""
     console, results = terminal(), result.results
     sizes = {g: sum(1 for s in result.samples if s.sentence_type == g) for g in GROUPS}
-    if result.task == SENSE_TASK.name:
-        title = f"{result.task} {results['lang']} {results['split']} | sense {result.system} | n={result.n}"
-        console.print(metrics_table(title, result.metrics, result.metrics_by_group, result.n, sizes))
-        print_calibration(results.get("calibration"), sizes)
-        return
-    title = f"{result.task} {results['lang']} {results['split']} | system {result.system} | n={result.n}"
     unseen = unseen_estimates(results)
+    what = "sense" if result.task == SENSE_TASK.name else "system"
+    title = f"{result.task} {results['lang']} {results['split']} | {what} {result.system} | n={result.n}"
     if result.metrics:
         console.print(folded(metrics_table(title, result.metrics, result.metrics_by_group, result.n, sizes,
                                            unseen=unseen)))
@@ -32,6 +28,9 @@ def print_result(result: Any) -> None:
         console.print(title, soft_wrap=True)
     if "overlap" in results:
         console.print(f"overlap with the training data: {results['overlap']['why']}", soft_wrap=True)
+    if result.task == SENSE_TASK.name:
+        print_calibration(results.get("calibration"), sizes)
+        return
     print_calibration(results.get("calibration"), sizes)
     for note in result.notes:
         console.print(note, style="dim", soft_wrap=True)
