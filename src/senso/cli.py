@@ -17,7 +17,7 @@ from senso.core.terminal import labelled, terminal
 from senso.likert.data import REQUIRED_COLUMNS, SCORE_COLUMNS
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="senso: graded, context-dependent meaning benchmarks.")
-data_app = typer.Typer(no_args_is_help=True, help="Data sets: statistics and downloads.")
+data_app = typer.Typer(no_args_is_help=True, help="Data sets: statistics, downloads, and what two of them share.")
 app.add_typer(data_app, name="data")
 
 console = terminal(stderr=True)
