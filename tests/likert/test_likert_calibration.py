@@ -8,22 +8,9 @@ import math
 import pytest
 
 import senso
+from likert_fakes import ConstantModel
 from senso.likert.scoring import label_distribution
 from senso.likert.task import LikertPrediction
-
-
-
-class ConstantModel:
-    """The same log-probs (-1, -3, -3, -3, -3) for every item."""
-
-    spec = "fake:constant"
-    fingerprint = "fake-constant"
-
-    def describe(self):
-        return {"spec": self.spec, "fingerprint": self.fingerprint}
-
-    def loglikelihood_choices(self, prompts, batch_size=8, progress=None):
-        return [[-1.0, -3.0, -3.0, -3.0, -3.0] for _ in prompts]
 
 
 @pytest.fixture(autouse=True)

@@ -5,18 +5,8 @@ from __future__ import annotations
 import pytest
 
 import senso
+from likert_fakes import ConstantModel
 from senso.report.run_page import calibration_block, write_run_report
-
-
-class ConstantModel:
-    spec = "fake:constant"
-    fingerprint = "fake-constant"
-
-    def describe(self):
-        return {"spec": self.spec, "fingerprint": self.fingerprint}
-
-    def loglikelihood_choices(self, prompts, batch_size=8, progress=None):
-        return [[-1.0, -3.0, -3.0, -3.0, -3.0] for _ in prompts]
 
 
 class Point:
