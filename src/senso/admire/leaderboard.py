@@ -106,9 +106,10 @@ def unranked_reason(results: dict) -> str | None:
     if not overlap.get("n_seen"):
         return None
     unseen = (results.get("unseen") or {}).get("n", overlap.get("n_unseen"))
+    shared = ", ".join(f"{field}: {k}" for field, k in (overlap.get("shared") or {}).items() if k)
     return (f"Not ranked: the published figures are on all {overlap['n']} items, and this fitted system saw "
-            f"{overlap['n_seen']} of them in training (compound, sentence or captions), so its all-items figure is "
-            f"inflated and its unseen-items figure (n={unseen}) is on other items; it is shown beside the board.")
+            f"{overlap['n_seen']} of them in training (shared {shared}), so its all-items figure is inflated and "
+            f"its unseen-items figure (n={unseen}) is on other items; it is shown beside the board.")
 
 
 def run_entry(run_dir: str | Path, allow_partial: bool = False) -> tuple[tuple[str, str, str, str], Entry]:
