@@ -38,3 +38,23 @@ def test_a_point_system_page_says_why_it_has_no_calibration(data_dir, tmp_path):
 
 def test_a_run_without_calibration_has_no_section():
     assert calibration_block({"metrics": {}}) is None
+
+
+class Uniform:
+    def predict(self, items, task):
+        return [[1.0] * len(task.labels) for _ in items]
+
+
+def test_comparison_page_has_paired_calibration_differences(data_dir, tmp_path):
+    import math
+
+    from senso.report.compare import write_comparison
+
+    senso.evaluate("abricot-abs", model=ConstantModel(), data_dir=data_dir, out=tmp_path / "lm")
+    senso.evaluate("abricot-abs", system=Uniform(), data_dir=data_dir, out=tmp_path / "uniform")
+    html = write_comparison([tmp_path / "lm", tmp_path / "uniform"], tmp_path / "compare.html").read_text()
+    assert "ECE (all labels" in html and "Brier (multiclass" in html and "log-loss (-ln P(gold)" in html
+    # the uniform side: log-loss ln 5 on every item, so A - B is the constant model's log-loss - ln 5
+    p = 1 / (1 + 4 * math.exp(-2))
+    log_loss = -(7 * math.log(p) + 120 * math.log((1 - p) / 4)) / 127
+    assert f"{log_loss - math.log(5):+.3f}" in html

@@ -8,10 +8,11 @@ from typing import Any
 from senso.admire.metrics import RANDOM_BASELINES as ADMIRE_RANDOM
 from senso.admire.task import METRIC_LABELS as ADMIRE_METRIC_LABELS
 from senso.likert.scoring import METRIC_LABELS as LIKERT_METRIC_LABELS
+from senso.core.calibration import CALIBRATION_LABELS
 from senso.core.output import check_output_file, write_text
 from senso.report.run_folder import RunFolder, header_rows, load_run
 
-METRIC_LABELS = {**LIKERT_METRIC_LABELS, **ADMIRE_METRIC_LABELS}
+METRIC_LABELS = {**LIKERT_METRIC_LABELS, **ADMIRE_METRIC_LABELS, **CALIBRATION_LABELS}
 # What a uniformly random system scores on average (AdMIRe A: exact values from the official DCG formula).
 RANDOM_BASELINES = {name: (value, f"random {value:.4f}".rstrip("0")) for name, value in ADMIRE_RANDOM.items()}
 
