@@ -43,6 +43,13 @@ def one_hot(gold: Sequence[int] | np.ndarray, n_labels: int) -> np.ndarray:
     return y
 
 
+def softmax(logprobs: Sequence[float] | np.ndarray) -> np.ndarray:
+    """exp(l_k) / sum_j exp(l_j): log-probabilities (or scores) of K choices renormalised over the choices."""
+    values = np.asarray(logprobs, dtype=float)
+    weights = np.exp(values - values.max())
+    return weights / weights.sum()
+
+
 def binary_distribution(p_positive: Sequence[float] | np.ndarray) -> np.ndarray:
     """The (n, 2) distributions [1 - p, p] of n binary probabilities p = P(label 1)."""
     p = np.asarray(p_positive, dtype=float)

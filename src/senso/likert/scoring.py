@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from senso.core.calibration import CALIBRATION_LABELS, calibration_metrics, one_hot, reliability_record
+from senso.core.calibration import CALIBRATION_LABELS, calibration_metrics, one_hot, reliability_record, softmax
 from senso.core.stats import Estimate, bootstrap_estimate, pearson, spearman
 from senso.likert.items import LikertItem
 from senso.likert.task import LikertPrediction, LikertTask, require_gold
@@ -61,9 +61,7 @@ def label_distribution(prediction: LikertPrediction) -> list[float] | None:
     """The prediction's probabilities over the task's labels, in label order: the choices' log-probs renormalised
     (a softmax: likert-lm), or the distribution a researcher's system answered; None for a point answer."""
     if prediction.logprobs is not None:
-        logprobs = np.asarray(prediction.logprobs, dtype=float)
-        weights = np.exp(logprobs - logprobs.max())
-        return list(weights / weights.sum())
+        return list(softmax(prediction.logprobs))
     given = prediction.extra.get("distribution")
     return list(given) if given is not None else None
 

@@ -139,7 +139,7 @@ def sample_distributions(run: RunFolder, samples: Sequence[dict[str, Any]]) -> t
     (`results.json` `calibration`): Likert, the softmax of the choices' log-probs or the distribution a
     researcher's system answered; AdMIRe, [1 - P(idiomatic), P(idiomatic)] against the gold sentence type.
     None when the run has no calibration or some sample lacks a probability."""
-    from senso.core.calibration import binary_distribution
+    from senso.core.calibration import binary_distribution, softmax
 
     if "metrics" not in (run.results.get("calibration") or {}):
         return None
@@ -148,9 +148,7 @@ def sample_distributions(run: RunFolder, samples: Sequence[dict[str, Any]]) -> t
         rows = []
         for s in samples:
             if s.get("logprobs") is not None:
-                logprobs = np.asarray(s["logprobs"], dtype=float)
-                weights = np.exp(logprobs - logprobs.max())
-                rows.append(weights / weights.sum())
+                rows.append(softmax(s["logprobs"]))
             elif s.get("distribution") is not None:
                 rows.append(np.asarray(s["distribution"], dtype=float))
             else:
