@@ -12,7 +12,7 @@ import pytest
 
 import senso
 from senso.admire.leaderboard import UNRANKED, leaderboards
-from senso.admire.overlap import TrainingIndex, is_seen, item_overlap, overlap_summary
+from senso.admire.overlap import TrainingIndex, is_seen, item_overlap, overlap_rows, overlap_summary
 from senso.admire.systems import pipeline
 from senso.core.records import load_results, load_samples
 from senso.report.placement import admire_placement
@@ -128,6 +128,14 @@ def test_fitted_model_file_records_its_training_items(data_dir, models, tmp_path
     overlap = result.results["overlap"]
     assert overlap["training"] == f"the model file {model}" and overlap["n_seen"] == N_SEEN
     assert "unseen" not in result.results  # no gold: what is shared is recorded, nothing is scored
+    evaluated, training, described = fitting.overlap_sides("a", str(model), "xeval", "en", data_dir)
+    rows = overlap_rows(evaluated, training)
+    assert described == f"model file {model}" and len(rows) == N_SEEN
+    assert rows[0].seen_in == ("model file",) and rows[0].sentence is False
+    assert len(rows[0].captions) == 5 and rows[0].captions[0][1] is None  # hashes only: no training image names
+    by_split = overlap_rows(evaluated, fitting.overlap_sides("a", "train+dev", "xeval", "en", data_dir)[1])
+    assert [r.seen_in for r in by_split] == [("train",)] * N_SEEN
+    assert by_split[0].captions[0][1] is not None
 
 
 def test_cross_validated_runs_see_nothing(data_dir, models):
