@@ -396,6 +396,8 @@ def data_overlap(
     likert_task = get_task(task)
     train_items, described = overlap_items(likert_task, Path(train), data_dir)
     eval_path = Path(eval_) if eval_ else likert_task.locate_data(data_dir)
+    if not eval_path.is_file():
+        raise SensoError(f"--eval {eval_path}: no such file (give a data file of {likert_task.name})")
     eval_items = likert_task.load_items(eval_path, require_gold=False)
     print_likert(likert_rows(eval_items, train_items), len(eval_items), str(eval_path), described, likert_task.group_noun)
 

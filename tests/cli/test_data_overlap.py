@@ -83,3 +83,11 @@ def test_supervised_run_records_overlap_and_unseen(task, tmp_path):
     invoke("fit", task, "--system", "embedding-ridge", "--embedder", "st:fake", "-o", model)
     output = invoke("data", "overlap", task, "--train", model)
     assert "9 of the 9 items" in output and "3 shared groups" in output
+
+
+def test_a_missing_file_is_named_with_its_flag(task, tmp_path):
+    result = CliRunner().invoke(app, ["data", "overlap", str(task), "--train", str(tmp_path / "none.csv")])
+    assert result.exit_code != 0 and "--train" in str(result.exception) and "none.csv: no such file" in str(result.exception)
+    result = CliRunner().invoke(app, ["data", "overlap", str(task), "--train", str(task.parent / "items.csv"),
+                                      "--eval", str(tmp_path / "gone.csv")])
+    assert result.exit_code != 0 and "--eval" in str(result.exception) and "gone.csv: no such file" in str(result.exception)

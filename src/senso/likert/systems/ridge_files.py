@@ -154,6 +154,9 @@ def overlap_items(task: LikertTask, path: str | Path, data_dir: str | Path | Non
     """(items, what they are) for `senso data overlap`: a data file of `task` (its columns, gold optional), or a
     model file `senso fit` wrote (the items of its task's data it was trained on, by `train_item_ids`)."""
     path = Path(path)
+    if not path.is_file():
+        raise SensoError(f"--train {path}: no such file (give a data file of {task.name}, or a model file "
+                         "`senso fit` wrote)")
     if path.suffix != ".json":
         return task.load_items(path, require_gold=False), str(path)
     data = read_model_file(path, (RIDGE_FORMAT, decomposed.MODEL_FORMAT))
