@@ -128,6 +128,7 @@ def test_fitted_model_file_records_its_training_items(data_dir, models, tmp_path
     overlap = result.results["overlap"]
     assert overlap["training"] == f"the model file {model}" and overlap["n_seen"] == N_SEEN
     assert "unseen" not in result.results  # no gold: what is shared is recorded, nothing is scored
+    assert "scored with gold, its headline would be the 4 unseen items" in overlap["why"]
     evaluated, training, described = fitting.overlap_sides("a", str(model), "xeval", "en", data_dir)
     rows = overlap_rows(evaluated, training)
     assert described == f"model file {model}" and len(rows) == N_SEEN

@@ -87,9 +87,9 @@ def item_overlap(item: Any, index: TrainingIndex) -> dict[str, Any]:
 FIELD_WORDS = {"compound": "the compound", "sentence": "the sentence", "captions": "identical captions"}
 
 
-def overlap_summary(overlaps: Sequence[dict[str, Any]], index: TrainingIndex) -> dict[str, Any]:
-    """results.json's `overlap` (`senso.core.overlap.overlap_summary`) of AdMIRe items."""
-    return core_summary(overlaps, index.known, index.source, FIELD_WORDS)
+def overlap_summary(overlaps: Sequence[dict[str, Any]], index: TrainingIndex, scored: bool = True) -> dict[str, Any]:
+    """results.json's `overlap` (`senso.core.overlap.overlap_summary`) of AdMIRe items (`scored`: with gold)."""
+    return core_summary(overlaps, index.known, index.source, FIELD_WORDS, scored)
 
 
 @dataclass(frozen=True)

@@ -97,7 +97,7 @@ def overlap_record(items: Sequence[Any], rows: Sequence[dict[str, Any]] | None, 
     """(each item's overlap, results.json's `overlap` and, when `rows` (the items' scored samples) are given,
     `unseen`: the metrics on the items that share nothing with the training data, each with its CI, and `n`)."""
     overlaps = list(overlaps) if overlaps is not None else [item_overlap(item, index) for item in items]
-    record: dict[str, Any] = {"overlap": overlap_summary(overlaps, index)}
+    record: dict[str, Any] = {"overlap": overlap_summary(overlaps, index, scored=rows is not None)}
     if rows is not None:
         unseen = [row for row, o in zip(rows, overlaps) if not is_seen(o)]
         metrics, _ = aggregate(unseen, metric_names, seed=seed)
