@@ -17,7 +17,7 @@ from senso.core.terminal import labelled, terminal
 from senso.likert.data import REQUIRED_COLUMNS, SCORE_COLUMNS
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="senso: graded, context-dependent meaning benchmarks.")
-data_app = typer.Typer(no_args_is_help=True, help="Data sets: statistics and downloads.")
+data_app = typer.Typer(no_args_is_help=True, help="Data sets: statistics, downloads, and what two of them share.")
 app.add_typer(data_app, name="data")
 
 console = terminal(stderr=True)
@@ -365,10 +365,12 @@ def compare(
         _compare_likert(task, run_a, run_b, gold, resamples, seed)
         return
     from senso.admire.paired import compare as compare_sides
-    from senso.admire.tables import comparison_table
+    from senso.admire.tables import calibration_comparison_table, comparison_table
 
     result = compare_sides(task, run_a, run_b, gold=gold, n_resamples=resamples, seed=seed)
     out.print(folded(comparison_table(result)))
+    if result.calibration:
+        out.print(folded(calibration_comparison_table(result)))
     for note in result.notes:
         out.print(note, style="dim", soft_wrap=True)
 
@@ -429,6 +431,40 @@ def data_fetch(
                       "not placed:", style="yellow", soft_wrap=True)
         for name in report.not_placed[:20]:
             console.print(f"  {name}", soft_wrap=True)
+
+
+@data_app.command("overlap")
+def data_overlap(
+    task: str = typer.Argument(..., help="admire-a | admire-b | abricot-abs | abricot-inc | path/to/task.toml"),
+    train: str = typer.Option(..., "--train", help="AdMIRe: split(s), e.g. train+dev; Likert: a data file. Or a model file `senso fit` wrote."),
+    eval_: Optional[str] = typer.Option(None, "--eval", help="AdMIRe: a split, e.g. xeval; Likert: a data file (default: the task's data)."),
+    lang: str = typer.Option("en", "--lang", help="AdMIRe: the language."),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
+) -> None:
+    """What an evaluation set shares with training data: AdMIRe compounds, sentences and identical captions;
+    Likert groups and texts."""
+    if task in ("admire-a", "admire-b"):
+        from senso.admire.overlap import overlap_rows
+        from senso.admire.systems.fitting import overlap_sides
+        from senso.admire.tables import print_overlap
+
+        if not eval_:
+            raise SensoError(f"--eval names the split to check, e.g. `senso data overlap {task} --train train+dev --eval xeval`")
+        evaluated, training, described = overlap_sides(task[-1], train, eval_, lang, data_dir)
+        print_overlap(overlap_rows(evaluated, training), len(evaluated), f"{lang} {eval_}", described)
+        return
+    from senso.likert.overlap import overlap_rows as likert_rows
+    from senso.likert.systems.ridge_files import overlap_items
+    from senso.likert.tables import print_overlap as print_likert
+    from senso.likert.task import get_task
+
+    likert_task = get_task(task)
+    train_items, described = overlap_items(likert_task, Path(train), data_dir)
+    eval_path = Path(eval_) if eval_ else likert_task.locate_data(data_dir)
+    if not eval_path.is_file():
+        raise SensoError(f"--eval {eval_path}: no such file (give a data file of {likert_task.name})")
+    eval_items = likert_task.load_items(eval_path, require_gold=False)
+    print_likert(likert_rows(eval_items, train_items), len(eval_items), str(eval_path), described, likert_task.group_noun)
 
 
 # ---------------------------------------------------------------------------- senso report

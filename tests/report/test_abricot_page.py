@@ -103,7 +103,7 @@ def test_page_is_self_contained_html(abricot_runs, run_copy):
     html = path.read_text(encoding="utf-8")
     assert html.startswith("<!doctype html>")
     assert "<script" not in html and "http://" not in html and "https://" not in html
-    assert html.count('src="data:image/png;base64,') == 1  # the scatter
+    assert html.count('src="data:image/png;base64,') == 2  # the scatter and the reliability diagram
     assert "Il <mark>cane</mark> &lt;abbaia&gt; &amp; corre." in html
     assert "undefined (constant predictions)" in html
     assert "<h2>Per lemma</h2>" in html and "coloured by lemma" in html  # ABRICOT's group_noun

@@ -19,7 +19,11 @@ def test_abricot_comparison_data(abricot_runs):
     assert disagreements[0]["predictions"] == [5, 1] and disagreements[0]["correct"] == [False, True]
     assert "<mark>luce</mark>" in str(disagreements[0]["sentence"])
     tests = {t.metric: t for t in context["tests"]}
-    assert set(tests) == {"pearson", "spearman", "pearson_expected_vs_gold", "pearson_expected_vs_mean", "accuracy"}
+    assert set(tests) == {"pearson", "spearman", "pearson_expected_vs_gold", "pearson_expected_vs_mean", "accuracy",
+                          "ece", "brier", "log_loss"}  # the last three: paired calibration differences
+    brier = [results["calibration"]["metrics"]["brier"]["value"] for results in (r.results for r in runs)]
+    assert tests["brier"].result.difference == pytest.approx(brier[0] - brier[1])
+    assert tests["ece"].result.value_a == pytest.approx(runs[0].results["calibration"]["metrics"]["ece"]["value"])
     gold = [s["gold"] for s in runs[0].samples]
     r_a = pearson([s["prediction"] for s in runs[0].samples], gold)
     r_b = pearson([s["prediction"] for s in runs[1].samples], gold)

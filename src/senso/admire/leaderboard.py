@@ -41,6 +41,7 @@ class Entry:
     published_rank: int | None = None
     run: str | None = None  # run folder, for inserted runs
     exact: tuple[float, ...] | None = None  # a run's unrounded values
+    unranked: str | None = None  # why a run is shown beside the board, not ranked (`unranked_reason`)
 
 
 @dataclass
@@ -53,6 +54,7 @@ class Board:
     rows: list[tuple[int, Entry, bool]] = field(default_factory=list)  # (rank, entry, tied with a published entry)
     references: list[tuple[str, tuple[float, ...]]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    unranked: list[Entry] = field(default_factory=list)  # runs shown beside the board (`unranked_reason`)
 
     @property
     def title(self) -> str:
@@ -94,6 +96,22 @@ def place(entries: Sequence[Entry], scores: Sequence[float]) -> tuple[int, bool]
     return ahead + 1, tied
 
 
+def unranked_reason(results: dict) -> str | None:
+    """The placement rule for fitted systems. The published figures are on all items of the split (xeval: 100),
+    so only a figure on all of them is comparable; a run whose system was fitted on data sharing a compound,
+    sentence or caption with any scored item (`results["overlap"]`, `senso.admire.overlap`) has no such figure:
+    its all-items figure is inflated by the items it saw, and its unseen figure is on fewer, other items. It is
+    shown beside the board, not ranked; this sentence says why."""
+    overlap = results.get("overlap") or {}
+    if not overlap.get("n_seen"):
+        return None
+    unseen = (results.get("unseen") or {}).get("n", overlap.get("n_unseen"))
+    shared = ", ".join(f"{field}: {k}" for field, k in (overlap.get("shared") or {}).items() if k)
+    return (f"Not ranked: the published figures are on all {overlap['n']} items, and this fitted system saw "
+            f"{overlap['n_seen']} of them in training (shared {shared}), so its all-items figure is inflated and "
+            f"its unseen-items figure (n={unseen}) is on other items; it is shown beside the board.")
+
+
 def run_entry(run_dir: str | Path, allow_partial: bool = False) -> tuple[tuple[str, str, str, str], Entry]:
     """((subtask, lang, split, track), entry) for a finished AdMIRe run folder with metrics."""
     results = load_results(run_dir)
@@ -113,7 +131,8 @@ def run_entry(run_dir: str | Path, allow_partial: bool = False) -> tuple[tuple[s
     exact = tuple(float(metrics[m]["value"]) for m in names)
     label = f"▶ {results.get('system')} ({Path(run_dir).name})" + (" [partial]" if n != n_official else "")
     key = (subtask, results.get("lang", "en"), results.get("split"), results.get("track", TEXT_ONLY))
-    return key, Entry(label=label, scores=tuple(round(v, 2) for v in exact), run=str(run_dir), exact=exact)
+    return key, Entry(label=label, scores=tuple(round(v, 2) for v in exact), run=str(run_dir), exact=exact,
+                      unranked=unranked_reason(results))
 
 
 def leaderboards(run_dirs: Sequence[str | Path], allow_partial: bool = False) -> list[Board]:
@@ -134,7 +153,9 @@ def leaderboards(run_dirs: Sequence[str | Path], allow_partial: bool = False) ->
         published = published_entries(subtask, lang, split, track)
         board = Board(subtask, lang, split, track, METRICS[subtask])
         placed = [(e.published_rank, e, False) for e in published]
-        for entry in run_entries:
+        board.unranked = [e for e in run_entries if e.unranked]
+        board.notes += [e.unranked for e in board.unranked]
+        for entry in (e for e in run_entries if not e.unranked):
             rank, tied = place(published, entry.scores)
             placed.append((rank, entry, tied))
         # published entries keep their published order; a run goes after the entries it ties or trails
@@ -191,6 +212,12 @@ def render(board: Board):
         else:
             values = [f"{r:.2f} ({x:.4f})" for r, x in zip(entry.scores, entry.exact or entry.scores)]
             table.add_row(Text(label, style="bold"), Text(entry.label, style="bold green"), *values)
+    for entry in board.unranked:
+        values = [f"{r:.2f} ({x:.4f})" for r, x in zip(entry.scores, entry.exact or entry.scores)]
+        table.add_row(UNRANKED, Text(entry.label, style="bold"), *values)
     for who, scores in board.references:
         table.add_row("", f"human: {who}", *(f"{s:.2f}" for s in scores), style="dim")
     return table
+
+
+UNRANKED = "not ranked"  # the rank cell of a run shown beside a board (`unranked_reason`)

@@ -14,7 +14,8 @@ from typing import Any
 
 from senso.admire.data import AdmireATarget, read_targets
 from senso.core.errors import SensoError
-from senso.core.stats import PairedComparison, UndefinedMetric, paired_permutation_test
+from senso.core.calibration import binary_distribution, paired_calibration_differences
+from senso.core.stats import PairedComparison, PairedDifference, UndefinedMetric, paired_permutation_test
 from senso.core.records import load_results, load_samples
 from senso.admire.scoring import GROUPS, score_item_a, score_item_b
 from senso.admire.submission import read_submission
@@ -26,6 +27,7 @@ class SideData:
     source: Path
     predictions: dict[str, Any]  # compound -> order (A) or (sentence_type, item) (B)
     gold: dict[str, tuple[str, Any]] | None  # compound -> (sentence_type, gold order or item)
+    p_idiomatic: dict[str, float] | None = None  # compound -> the system's P(idiomatic), when every sample has one
 
 
 @dataclass
@@ -36,10 +38,12 @@ class Comparison:
     n: int
     rows: list[tuple[str, str, PairedComparison | None, str | None]] = field(default_factory=list)  # (group, metric, result, reason)
     notes: list[str] = field(default_factory=list)
+    calibration: list[tuple[str, str, PairedDifference]] = field(default_factory=list)  # (group, metric, A - B)
 
     def to_json(self) -> dict[str, Any]:
         return {"task": self.task, "a": str(self.a), "b": str(self.b), "n": self.n, "notes": self.notes,
-                "rows": [{"group": g, "metric": m, **(r.to_json() if r else {"reason": why})} for g, m, r, why in self.rows]}
+                "rows": [{"group": g, "metric": m, **(r.to_json() if r else {"reason": why})} for g, m, r, why in self.rows],
+                "calibration": [{"group": g, "metric": m, **r.to_json()} for g, m, r in self.calibration]}
 
 
 def load_side(path: str | Path, subtask: str) -> SideData:
@@ -51,6 +55,8 @@ def load_side(path: str | Path, subtask: str) -> SideData:
             raise SensoError(f"{path} is a run of {results.get('task')!r}, not {wanted}: `senso compare {wanted}` "
                              f"compares two {wanted} runs (for other runs, `senso report RUN_A RUN_B -o page.html`)")
         samples = load_samples(path)
+        p_idiomatic = {s["compound"]: (s.get("extra") or {}).get("p_idiomatic") for s in samples}
+        p_idiomatic = p_idiomatic if all(p is not None for p in p_idiomatic.values()) else None
         if subtask == "a":
             preds = {s["compound"]: tuple(s["predicted_order"]) for s in samples}
             has_gold = all(s.get("gold_order") and s.get("sentence_type") for s in samples)
@@ -59,7 +65,7 @@ def load_side(path: str | Path, subtask: str) -> SideData:
             preds = {s["compound"]: (s["predicted_sentence_type"], s["predicted_item"]) for s in samples}
             has_gold = all(s.get("gold_item") and s.get("sentence_type") for s in samples)
             gold = {s["compound"]: (s["sentence_type"], s["gold_item"]) for s in samples} if has_gold else None
-        return SideData(path, preds, gold)
+        return SideData(path, preds, gold, p_idiomatic)
     submission = read_submission(path)
     if submission.subtask != subtask:
         raise SensoError(f"{path}: a Subtask {submission.subtask.upper()} submission, not Subtask {subtask.upper()}")
@@ -128,6 +134,8 @@ def compare(task_name: str, a: str | Path, b: str | Path, gold: str | Path | Non
                 result.rows.append((group, metric, outcome, None))
             except UndefinedMetric as exc:
                 result.rows.append((group, metric, None, str(exc)))
+    result.calibration, note = calibration_rows(side_a, side_b, gold_map, n_resamples, seed)
+    result.notes += [note] if note else []
     disagree = [f"{g} {m}" for g, m, r, _ in result.rows
                 if r is not None and ((r.ci_low > 0 or r.ci_high < 0) != (r.p_value < 0.05))]
     if disagree:
@@ -136,3 +144,25 @@ def compare(task_name: str, a: str | Path, b: str | Path, gold: str | Path | Non
                             "ties) they can fall on either side of 0.05. Neither is wrong; report both, and trust "
                             "neither alone on so few items.")
     return result
+
+
+def calibration_rows(side_a: SideData, side_b: SideData, gold: dict[str, tuple[str, Any]], n_resamples: int,
+                     seed: int) -> tuple[list[tuple[str, str, PairedDifference]], str | None]:
+    """A - B in the calibration of P(idiomatic) (`core.calibration.paired_calibration_differences`), over all
+    items and per gold sentence type, when both runs record P(idiomatic) for every item; else why not."""
+    missing = [str(s.source) for s in (side_a, side_b) if s.p_idiomatic is None]
+    if missing:
+        return [], (f"calibration of P(idiomatic) not compared: {', '.join(missing)} records none for some item "
+                    "(a submission file, or a system without a sense decision)")
+    compounds = sorted(side_a.predictions)
+    rows = []
+    for group in ("all", *GROUPS):
+        chosen = [c for c in compounds if group == "all" or gold[c][0] == group]
+        if not chosen:
+            continue
+        outcome = [int(gold[c][0] == "idiomatic") for c in chosen]
+        diffs = paired_calibration_differences(binary_distribution([side_a.p_idiomatic[c] for c in chosen]),
+                                               binary_distribution([side_b.p_idiomatic[c] for c in chosen]),
+                                               outcome, n_resamples=n_resamples, seed=seed)
+        rows += [(group, metric, diff) for metric, diff in diffs.items()]
+    return rows, None

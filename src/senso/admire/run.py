@@ -17,11 +17,15 @@ from typing import Any, Sequence
 from senso.admire.data import load_subtask_a, load_subtask_b, locate_admire, split_file
 from senso.admire.items import AdmireAItem, AdmireBItem
 from senso.admire.run_sense import SensePlan, sense_plan
-from senso.admire.scoring import GROUPS, PARITY_NOTE, aggregate, score_item_a, score_item_b
+from senso.admire.scoring import (GROUPS, PARITY_NOTE, aggregate, compounds_index, overlap_record, score_item_a,
+                                  score_item_b, sense_calibration)
 from senso.admire.submission import submission_text_a, submission_text_b
 from senso.admire.systems.base import Ranker, Ranking, SequenceChoice, SequenceChooser
 from senso.admire.systems.context import SystemContext
-from senso.admire.systems.fitting import FIT_SPLITS, cross_validate, fit_cached, is_fittable, load_fitted_model
+from senso.admire.leaderboard import LEADERBOARD_SPLITS, unranked_reason
+from senso.admire.overlap import TrainingIndex
+from senso.admire.systems.fitting import (FIT_SPLITS, cross_validate, cv_overlaps, fit_cached, is_fittable,
+                                          load_fitted_model, training_items)
 from senso.admire.systems.registry import (AdmireSystem, System, check_system, get_system, system_params,
                                            user_row, wordnet_warnings)
 from senso.admire.task import (
@@ -51,11 +55,13 @@ class AdmireASample:
     sentence_type: str | None
     metrics: dict[str, float] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+    overlap: dict[str, Any] | None = None  # a fitted system's: what the item shares with its training data
 
     def to_json(self) -> dict[str, Any]:
         return {"compound": self.compound, "subset": self.subset, "sentence": self.sentence, "images": self.images,
                 "scores": self.scores, "predicted_order": self.predicted_order, "gold_order": self.gold_order,
-                "sentence_type": self.sentence_type, **self.metrics, **({"extra": self.extra} if self.extra else {})}
+                "sentence_type": self.sentence_type, **self.metrics, **({"extra": self.extra} if self.extra else {}),
+                **({"overlap": self.overlap} if self.overlap is not None else {})}
 
 
 @dataclass
@@ -73,12 +79,14 @@ class AdmireBSample:
     sentence_type: str | None
     metrics: dict[str, float] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+    overlap: dict[str, Any] | None = None  # a fitted system's: what the item shares with its training data
 
     def to_json(self) -> dict[str, Any]:
         return {"compound": self.compound, "subset": self.subset, "images": self.images, "scores": self.scores,
                 "predicted_item": self.predicted_item, "predicted_sentence_type": self.predicted_sentence_type,
                 "gold_item": self.gold_item, "sentence_type": self.sentence_type, **self.metrics,
-                **({"extra": self.extra} if self.extra else {})}
+                **({"extra": self.extra} if self.extra else {}),
+                **({"overlap": self.overlap} if self.overlap is not None else {})}
 
 
 @dataclass(frozen=True)
@@ -243,6 +251,8 @@ class AdmirePlan:
     loaded: Loaded
     family: str = "admire"
     fitting: dict[str, Any] | None = None
+    overlaps: list[dict[str, Any]] | None = None  # a fitted system's, per item (`senso.admire.overlap`)
+    training: TrainingIndex | None = None
 
     def describe_system(self) -> dict[str, Any]:
         return self.predictor.describe()
@@ -250,6 +260,7 @@ class AdmirePlan:
     def predict(self) -> list[Ranking] | list[SequenceChoice]:
         """Rankings (A) or choices (B), checked against the items; a fitted system is fit honestly first."""
         system, items = self.predictor, self.items
+        self.training = None if is_fittable(system) else compounds_index(system)
         if self.admire_task.subtask == "b":
             choices = system.choose(items)
             _check_choices(system, items, choices)
@@ -268,12 +279,32 @@ class AdmirePlan:
         model_file = self.params.get("model")
         if model_file:
             document = load_fitted_model(system, model_file)
+            self.training = TrainingIndex.from_document(document, f"the model file {model_file}")
             return system.rank(items), {"cross_validated": False, "model_file": str(model_file),
                                         "training_data_sha256": document.get("training_data_sha256")}
         if options.lang == "en" and not options.gold and all(split in FIT_SPLITS for split in self.splits):
-            return cross_validate(system, items, options.data_dir, seed=options.seed)
+            rankings, info = cross_validate(system, items, options.data_dir, seed=options.seed)
+            self.training = TrainingIndex(frozenset(), frozenset(), frozenset(),
+                                          "EN train+dev without each fold's compounds (cross-validation)")
+            self.overlaps = cv_overlaps(items, rankings, options.data_dir)
+            return rankings, info
         info = fit_cached(system, options.data_dir, use_cache=options.use_cache)
+        self.training = TrainingIndex.from_items(training_items(options.data_dir), "EN train+dev of the data folder")
         return system.rank(items), {"cross_validated": False, **info}
+
+    def _overlap_record(self, samples: Sequence[AdmireASample | AdmireBSample]) -> dict[str, Any]:
+        """A fitted system's `overlap`, `unseen` (with gold) and, on a leaderboard split it overlaps, the
+        `placement` sentence (`leaderboard.unranked_reason`); each sample's `overlap`. Nothing for a
+        training-free system."""
+        if self.training is None:
+            return {}
+        rows = [s.to_json() for s in samples] if self.loaded.scored else None
+        self.overlaps, record = overlap_record(self.items, rows, self.training, self.admire_task.metrics,
+                                               self.options.seed, overlaps=self.overlaps)
+        for sample, overlap in zip(samples, self.overlaps):
+            sample.overlap = overlap
+        reason = unranked_reason(record) if set(self.splits) & set(LEADERBOARD_SPLITS) else None
+        return {**record, **({"placement": reason} if reason else {})}
 
     def score(self, answers: list[Any]) -> Scored:
         task, options, loaded = self.admire_task, self.options, self.loaded
@@ -301,6 +332,11 @@ class AdmirePlan:
                   "n_official": sum(official_size(task.subtask, options.lang, split) for split in self.splits),
                   "gold": gold, "submission": sub_name, "fingerprints": self._fingerprints(),
                   **({"cross_validated": cross_validated, "fitting": self.fitting} if self.fitting is not None else {})}
+        calibration = sense_calibration([a.extra.get("p_idiomatic") for a in answers],
+                                        [i.sentence_type for i in self.items], seed=options.seed) if loaded.scored else None
+        if calibration is not None:
+            record["calibration"] = calibration
+        record.update(self._overlap_record(samples))
         return Scored(samples=samples, metrics=metrics, metrics_by_group=by_group, record=record,
                       warnings=self._warnings(cross_validated), notes=notes, files={sub_name: text})
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from senso.admire.data import load_subtask_a, locate_admire, read_targets_a, split_file
 from senso.admire.items import AdmireAItem, ImageOption
-from senso.admire.scoring import aggregate
+from senso.admire.scoring import aggregate, compounds_index, overlap_record, sense_calibration
 from senso.admire.systems.sense import SenseClassifier, SenseDecision
 from senso.admire.task import SENSE_TASK, hygiene_warnings, targets_name
 from senso.core.errors import DataNotFound, SensoError
@@ -37,6 +37,7 @@ class SenseSample:
     predicted_sentence_type: str
     p_idiomatic: float
     evidence: dict[str, Any]
+    overlap: dict[str, Any] | None = None  # a fitted classifier's: what the item shares with its training data
 
     @property
     def sense_accuracy(self) -> float:
@@ -45,7 +46,8 @@ class SenseSample:
     def to_json(self) -> dict[str, Any]:
         return {"compound": self.compound, "sentence": self.sentence, "sentence_type": self.sentence_type,
                 "predicted_sentence_type": self.predicted_sentence_type, "p_idiomatic": self.p_idiomatic,
-                "evidence": self.evidence, METRIC: self.sense_accuracy}
+                "evidence": self.evidence, METRIC: self.sense_accuracy,
+                **({"overlap": self.overlap} if self.overlap is not None else {})}
 
 
 def items_from_targets(path: Path, lang: str) -> list[AdmireAItem]:
@@ -101,7 +103,15 @@ class SensePlan:
             warnings.append(f"PARTIAL: the first {len(items)} items (--limit {options.limit}) of {options.lang} "
                             f"{options.split}")
         record = {"lang": options.lang, "split": options.split, "gold": [str(p) for p in self.data_files],
-                  "captions_used": all(all(o.caption for o in i.images) for i in items)}
+                  "captions_used": all(all(o.caption for o in i.images) for i in items),
+                  "calibration": sense_calibration([s.p_idiomatic for s in samples], [s.sentence_type for s in samples],
+                                                   seed=options.seed)}
+        index = compounds_index(self.classifier)
+        if index is not None:  # a fitted classifier: the items whose compound it was not fit on are the headline
+            overlaps, overlap = overlap_record(items, [s.to_json() for s in samples], index, [METRIC], options.seed)
+            for sample, item_overlap in zip(samples, overlaps):
+                sample.overlap = item_overlap
+            record.update(overlap)
         return Scored(samples=samples, metrics=metrics, metrics_by_group=by_group, record=record, warnings=warnings)
 
 

@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from senso.admire.data import AdmireATarget, AdmireBTarget, read_targets
+from senso.admire.overlap import TrainingIndex, is_seen, item_overlap, overlap_summary
 from senso.admire.items import SENTENCE_TYPES
 from senso.core.errors import DataError, SensoError
 from senso.admire.metrics import admire_dcg, admire_top1, exact_match, official_name_corr
+from senso.core.calibration import CALIBRATION_LABELS, binary_distribution, calibration_metrics, reliability_record
 from senso.core.stats import Estimate, bootstrap_estimate, mean
 from senso.admire.submission import check_submission, plausible_sizes, read_submission
 from senso.admire.task import OFFICIAL_SIZES, get_task, parse_targets_name
@@ -55,6 +57,52 @@ def aggregate(
     overall = estimates(per_item)
     by_group = {g: estimates([r for r in per_item if r.get("sentence_type") == g]) for g in GROUPS}
     return overall, by_group
+
+
+def sense_calibration(p_idiomatic: Sequence[float | None], sentence_types: Sequence[str | None],
+                      seed: int = 0) -> dict[str, Any] | None:
+    """results.json's `calibration` of a sense decision: ECE, Brier and log-loss of the distribution
+    [1 - P(idiomatic), P(idiomatic)] against the gold sentence type (`senso.core.calibration`, 95% bootstrap CIs),
+    overall and per gold sentence type, and the reliability bins of P(idiomatic); None when some item has no
+    P(idiomatic) or no gold."""
+    if not p_idiomatic or any(p is None for p in p_idiomatic) or any(t not in GROUPS for t in sentence_types):
+        return None
+    p = [float(v) for v in p_idiomatic]
+    gold = [int(t == "idiomatic") for t in sentence_types]
+    probs = binary_distribution(p)
+    by_group = {}
+    for group in GROUPS:
+        rows = [i for i, t in enumerate(sentence_types) if t == group]
+        if rows:
+            by_group[group] = {k: v.to_json() for k, v in calibration_metrics(probs[rows], [gold[i] for i in rows],
+                                                                             seed=seed).items()}
+    return {"n": len(p), "labels": CALIBRATION_LABELS,
+            "metrics": {k: v.to_json() for k, v in calibration_metrics(probs, gold, seed=seed).items()},
+            "by_group": by_group,
+            "reliability": reliability_record(p, gold, "P(idiomatic) of every item, against whether it is idiomatic")}
+
+
+def compounds_index(system: Any) -> TrainingIndex | None:
+    """The training data of a system that records only the compounds it was fit on (`fitted_compounds`: a
+    fitted sense classifier, a researcher's system), or None for a training-free one."""
+    compounds = frozenset(getattr(system, "fitted_compounds", None) or ())
+    if not compounds:
+        return None
+    return TrainingIndex(compounds, None, None, "the compounds the system was fit on (sentences and captions unknown)")
+
+
+def overlap_record(items: Sequence[Any], rows: Sequence[dict[str, Any]] | None, index: TrainingIndex,
+                   metric_names: Sequence[str], seed: int = 0,
+                   overlaps: Sequence[dict[str, Any]] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """(each item's overlap, results.json's `overlap` and, when `rows` (the items' scored samples) are given,
+    `unseen`: the metrics on the items that share nothing with the training data, each with its CI, and `n`)."""
+    overlaps = list(overlaps) if overlaps is not None else [item_overlap(item, index) for item in items]
+    record: dict[str, Any] = {"overlap": overlap_summary(overlaps, index, scored=rows is not None)}
+    if rows is not None:
+        unseen = [row for row, o in zip(rows, overlaps) if not is_seen(o)]
+        metrics, _ = aggregate(unseen, metric_names, seed=seed)
+        record["unseen"] = {"n": len(unseen), **{k: v.to_json() for k, v in metrics.items()}}
+    return overlaps, record
 
 
 @dataclass

@@ -18,36 +18,68 @@ def print_result(result: Any) -> None:
     (or, without gold, what it wrote), its notes and its submission file (the command line prints warnings)."""
     console, results = terminal(), result.results
     sizes = {g: sum(1 for s in result.samples if s.sentence_type == g) for g in GROUPS}
-    if result.task == SENSE_TASK.name:
-        title = f"{result.task} {results['lang']} {results['split']} | sense {result.system} | n={result.n}"
-        console.print(metrics_table(title, result.metrics, result.metrics_by_group, result.n, sizes))
-        return
-    title = f"{result.task} {results['lang']} {results['split']} | system {result.system} | n={result.n}"
+    unseen = unseen_estimates(results)
+    what = "sense" if result.task == SENSE_TASK.name else "system"
+    title = f"{result.task} {results['lang']} {results['split']} | {what} {result.system} | n={result.n}"
     if result.metrics:
-        console.print(folded(metrics_table(title, result.metrics, result.metrics_by_group, result.n, sizes)))
+        console.print(folded(metrics_table(title, result.metrics, result.metrics_by_group, result.n, sizes,
+                                           unseen=unseen)))
     else:
         console.print(title, soft_wrap=True)
+    if "overlap" in results:
+        console.print(f"overlap with the training data: {results['overlap']['why']}", soft_wrap=True)
+    if result.task == SENSE_TASK.name:
+        print_calibration(results.get("calibration"), sizes)
+        return
+    print_calibration(results.get("calibration"), sizes)
     for note in result.notes:
         console.print(note, style="dim", soft_wrap=True)
     submission = result.run_dir / results["submission"] if result.run_dir else f"{results['submission']} (not written)"
     console.print(f"submission: {submission}", soft_wrap=True)
 
 
+def unseen_estimates(results: Mapping[str, Any]) -> tuple[int, dict[str, Estimate]] | None:
+    """(n, metrics) of results.json's `unseen` (a fitted system's items that share nothing with its training
+    data), or None when the run has none."""
+    unseen = results.get("unseen")
+    if not unseen:
+        return None
+    return unseen["n"], {k: Estimate(**v) for k, v in unseen.items() if k != "n"}
+
+
 def metrics_table(title: str, metrics: Mapping[str, Estimate], by_group: Mapping[str, Mapping[str, Estimate]],
-                  n: int, group_sizes: Mapping[str, int]) -> Table:
-    """One row per metric; columns all / idiomatic / literal, each `value [95% CI]`."""
+                  n: int, group_sizes: Mapping[str, int], labels: Mapping[str, str] = METRIC_LABELS,
+                  unseen: tuple[int, Mapping[str, Estimate]] | None = None) -> Table:
+    """One row per metric; columns all / idiomatic / literal, each `value [95% CI]`; a fitted system's `unseen`
+    items (n, metrics) come first, as the headline."""
     table = Table(title=title)
     table.add_column("metric")
+    if unseen is not None:
+        table.add_column(f"UNSEEN (n={unseen[0]})", justify="right", style="bold")
     table.add_column(f"all (n={n})", justify="right")
     for group in GROUPS:
         table.add_column(f"{group} (n={group_sizes.get(group, 0)})", justify="right")
     for name, estimate in metrics.items():
-        row = [METRIC_LABELS.get(name, name), estimate.format()]
+        row = [labels.get(name, name)]
+        if unseen is not None:
+            row.append(unseen[1][name].format() if name in unseen[1] else "-")
+        row.append(estimate.format())
         for group in GROUPS:
             est = by_group.get(group, {}).get(name)
             row.append(est.format() if est is not None and est.value is not None else "-")
         table.add_row(*row)
     return table
+
+
+def print_calibration(calibration: Mapping[str, Any] | None, group_sizes: Mapping[str, int]) -> None:
+    """The calibration of P(idiomatic) (`admire.scoring.sense_calibration`), when the run has one."""
+    if not calibration:
+        return
+    metrics = {name: Estimate(**est) for name, est in calibration["metrics"].items()}
+    by_group = {g: {name: Estimate(**est) for name, est in ms.items()} for g, ms in calibration["by_group"].items()}
+    table = metrics_table(f"calibration of P(idiomatic) (95% CI, n={calibration['n']})", metrics, by_group,
+                          calibration["n"], group_sizes, labels=calibration["labels"])
+    terminal().print(folded(table))
 
 
 def comparison_table(comparison) -> Table:
@@ -62,4 +94,37 @@ def comparison_table(comparison) -> Table:
             continue
         table.add_row(group, label, str(result.n), f"{result.mean_a:.3f}", f"{result.mean_b:.3f}",
                       f"{result.difference:+.3f} [{result.ci_low:+.3f}, {result.ci_high:+.3f}]", f"{result.p_value:.4f}")
+    return table
+
+
+def print_overlap(rows: list, n_eval: int, evaluated: str, training: str) -> None:
+    """`senso data overlap admire-*`: per evaluation item that shares something with the training side, the
+    compound, where it was seen, whether the sentence is shared, and its identical captions (image = image)."""
+    table = Table(title=f"{len(rows)} of the {n_eval} items of {evaluated} share material with {training}")
+    for column in ("compound", "seen in", "same sentence", "identical captions", f"{evaluated} image = training image"):
+        table.add_column(column, justify="right" if column == "identical captions" else "left", overflow="fold")
+    for row in rows:
+        pairs = ", ".join(f"{mine} = {theirs or '(hash only)'}" for mine, theirs in row.captions)
+        sentence = "unknown" if row.sentence is None else ("yes" if row.sentence else "no")
+        table.add_row(row.compound, ", ".join(row.seen_in) or "-", sentence, str(len(row.captions)), pairs or "-")
+    console = terminal()
+    console.print(folded(table))
+    compounds = sum(1 for r in rows if r.seen_in)
+    console.print(f"{compounds} shared compounds, {sum(bool(r.sentence) for r in rows)} shared sentences, "
+                  f"{sum(len(r.captions) for r in rows)} identical captions.", soft_wrap=True)
+
+
+def calibration_comparison_table(comparison) -> Table:
+    """Rows of `Comparison.calibration`: A and B, A - B [95% CI] and the p-value, per group and metric."""
+    from senso.core.calibration import CALIBRATION_LABELS
+
+    table = Table(title=f"calibration of P(idiomatic): A = {comparison.a}  vs  B = {comparison.b}  (lower is better)")
+    for column in ("group", "metric", "n", "A", "B", "A - B [95% CI]", "p (paired permutation)"):
+        table.add_column(column, justify="left" if column in ("group", "metric") else "right")
+    for group, metric, r in comparison.calibration:
+        if r.difference is None:
+            table.add_row(group, metric, str(r.n), "-", "-", r.reason or "-", "-")
+            continue
+        table.add_row(group, CALIBRATION_LABELS.get(metric, metric).split(" (")[0], str(r.n), f"{r.value_a:.3f}",
+                      f"{r.value_b:.3f}", f"{r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]", f"{r.p_value:.4f}")
     return table

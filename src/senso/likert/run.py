@@ -13,7 +13,9 @@ from senso.core.evaluation import RunContext, Scored
 from senso.core.options import RUN_FIELDS, RunOptions
 from senso.core.params import Params
 from senso.likert.items import LikertItem
-from senso.likert.scoring import likert_metrics, likert_metrics_by_domain
+from senso.core.overlap import is_seen
+from senso.likert.overlap import leave_one_group_out_overlaps, overlap_summary
+from senso.likert.scoring import likert_calibration, likert_metrics, likert_metrics_by_domain
 from senso.likert.systems.context import LikertRunContext, SystemOutput
 from senso.likert.systems.registry import MODEL_FLAGS, LikertSystem, get_system
 from senso.likert.systems.user import user_runner, user_system_name
@@ -161,6 +163,20 @@ class LikertPlan:
             raise SensoError(f"system {self.system} returned {len(predictions)} predictions for {len(self.items)} items")
         return predictions
 
+    def _overlap_record(self, samples: list[LikertSample], scored: list[int],
+                        predictions: list[LikertPrediction]) -> dict[str, Any]:
+        """A supervised (leave-one-group-out) run's `overlap` with each item's training fold, each sample's
+        `overlap`, and `unseen`: the metrics on the scored items that share nothing, each with its CI, and `n`."""
+        overlaps = leave_one_group_out_overlaps(self.items, self.context.pool)
+        for sample, overlap in zip(samples, overlaps):
+            sample.extra["overlap"] = overlap
+        unseen = [i for i in scored if not is_seen(overlaps[i])]
+        metrics = likert_metrics([self.items[i] for i in unseen], [predictions[i] for i in unseen],
+                                 self.likert_task, seed=self.context.options.seed)
+        source = f"the other {self.likert_task.group_noun}s of {self.task} (leave-one-{self.likert_task.group_noun}-out)"
+        return {"overlap": overlap_summary(overlaps, source, self.likert_task.group_noun),
+                "unseen": {"n": len(unseen), **{k: v.to_json() for k, v in metrics.items()}}}
+
     def score(self, predictions: list[LikertPrediction]) -> Scored:
         task, options, info = self.likert_task, self.context.options, dict(self._info)
         # unparseable generated answers (label None) have no prediction to score: metrics cover the rest
@@ -177,7 +193,10 @@ class LikertPlan:
                                 pred.expected, pred.logprobs, dict(pred.extra))
                    for item, pred in zip(self.items, predictions)]
         record = {"likert_task": task.describe(), "dtype": options.dtype, "device": options.device,
-                  "chat_template": options.chat_template, **info}
+                  "chat_template": options.chat_template, **info,
+                  "calibration": likert_calibration(items, answers, task, seed=options.seed)}
+        if info.get("supervised"):
+            record.update(self._overlap_record(samples, scored, predictions))
         return Scored(samples=samples, metrics=likert_metrics(items, answers, task, seed=options.seed),
                       metrics_by_group=likert_metrics_by_domain(items, answers, task, seed=options.seed),
                       record=record, warnings=warnings)

@@ -7,6 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
+from senso.core.calibration import CALIBRATION_LABELS, calibration_metrics, one_hot, reliability_record, softmax
 from senso.core.stats import Estimate, bootstrap_estimate, pearson, spearman
 from senso.likert.items import LikertItem
 from senso.likert.task import LikertPrediction, LikertTask, require_gold
@@ -54,6 +55,39 @@ def likert_metrics_by_domain(items: Sequence[LikertItem], predictions: Sequence[
         domain: likert_metrics([items[i] for i in idx], [predictions[i] for i in idx], task, seed=seed)
         for domain, idx in sorted(groups.items())
     }
+
+
+def label_distribution(prediction: LikertPrediction) -> list[float] | None:
+    """The prediction's probabilities over the task's labels, in label order: the choices' log-probs renormalised
+    (a softmax: likert-lm), or the distribution a researcher's system answered; None for a point answer."""
+    if prediction.logprobs is not None:
+        return list(softmax(prediction.logprobs))
+    given = prediction.extra.get("distribution")
+    return list(given) if given is not None else None
+
+
+def likert_calibration(items: Sequence[LikertItem], predictions: Sequence[LikertPrediction], task: LikertTask,
+                       seed: int = 0) -> dict:
+    """results.json's `calibration` of a Likert run: ECE, Brier and log-loss of the label distributions against
+    the gold labels (`senso.core.calibration`, 95% bootstrap CIs) overall and per domain, and the reliability
+    bins of every (item, label) pair; or, when a system answers points rather than distributions, the reason."""
+    distributions = [label_distribution(p) for p in predictions]
+    if not predictions or any(d is None for d in distributions):
+        return {"reason": "the system answers a point on the scale, not a distribution over the labels: "
+                          "calibration needs probabilities"}
+    labels = list(task.labels)
+    probs = np.asarray(distributions, dtype=float)
+    gold = np.asarray([labels.index(task.gold_label(require_gold(item))) for item in items])
+    domains = sorted({item.domain for item in items} - {""})
+    by_domain = {}
+    for domain in domains:
+        rows = [i for i, item in enumerate(items) if item.domain == domain]
+        by_domain[domain] = {k: v.to_json() for k, v in calibration_metrics(probs[rows], gold[rows], seed=seed).items()}
+    return {"n": len(items), "labels": CALIBRATION_LABELS,
+            "metrics": {k: v.to_json() for k, v in calibration_metrics(probs, gold, seed=seed).items()},
+            "by_domain": by_domain,
+            "reliability": reliability_record(probs.ravel(), one_hot(gold, len(labels)).ravel(),
+                                              "P(label) of every item and label, against whether it is the gold label")}
 
 
 METRIC_LABELS = {

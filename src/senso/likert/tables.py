@@ -18,17 +18,42 @@ def print_result(result: Any) -> None:
     print_summary(result.task, result.system, results, result.metrics, result.metrics_by_group, result.n)
     if "generalisation" in results:
         print_travel(results["generalisation"])
+    if results.get("calibration"):
+        print_calibration(results["calibration"])
 
 
 def print_summary(task_name: str, system: str, info: dict[str, Any], metrics: dict[str, Estimate],
                   by_domain: dict[str, dict[str, Estimate]], n: int) -> None:
     table = Table(title=f"{task_name} · {system} · {info.get('protocol')} · n={n}")
     table.add_column("metric")
+    unseen = info.get("unseen")
+    if unseen:  # a supervised run: the items that share nothing with their training fold are the headline
+        table.add_column(f"UNSEEN (n={unseen['n']})", justify="right", style="bold")
     table.add_column("all", justify="right")
     for domain in by_domain:
         table.add_column(domain, justify="right")
     for name, estimate in metrics.items():
-        table.add_row(name, estimate.format(), *(by_domain[d][name].format() for d in by_domain))
+        headline = [Estimate(**unseen[name]).format()] if unseen and name in unseen else []
+        table.add_row(name, *headline, estimate.format(), *(by_domain[d][name].format() for d in by_domain))
+    _print(table)
+    if "overlap" in info:
+        terminal().print(f"overlap with the training data: {info['overlap']['why']}", soft_wrap=True)
+
+
+def print_calibration(calibration: dict[str, Any]) -> None:
+    """Calibration of the label distributions (`likert.scoring.likert_calibration`), or why there is none."""
+    if "metrics" not in calibration:
+        terminal().print(f"calibration: not measured ({calibration['reason']})", style="dim", soft_wrap=True)
+        return
+    by_domain = calibration.get("by_domain", {})
+    table = Table(title=f"calibration of the label distributions (95% CI, n={calibration['n']})")
+    table.add_column("metric")
+    table.add_column("all", justify="right")
+    for domain in by_domain:
+        table.add_column(domain, justify="right")
+    for name, est in calibration["metrics"].items():
+        table.add_row(calibration["labels"].get(name, name), Estimate(**est).format(),
+                      *(Estimate(**by_domain[d][name]).format() for d in by_domain))
     _print(table)
 
 
@@ -51,3 +76,18 @@ def print_travel(report: dict[str, Any]) -> None:
     for name, est in travel_rows(report):
         table.add_row(name, Estimate(**est).format())
     _print(table)
+
+
+def print_overlap(rows: list, n_eval: int, evaluated: str, training: str, noun: str) -> None:
+    """`senso data overlap` on a Likert task: per evaluation item sharing its group or its text with the
+    training side, the ids of the training items that share them."""
+    table = Table(title=f"{len(rows)} of the {n_eval} items of {evaluated} share a {noun} or a text with {training}")
+    for column in ("id", noun, f"training items of the {noun}", "training items with the same text", "text"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(row.id, row.group, f"{len(row.same_group)}" if row.same_group else "-",
+                      ", ".join(row.same_text) or "-", row.text)
+    _print(table)
+    groups = sorted({r.group for r in rows if r.same_group})
+    terminal().print(f"{len(groups)} shared {noun}s ({', '.join(groups) or 'none'}); "
+                     f"{sum(bool(r.same_text) for r in rows)} items share their text.", soft_wrap=True)

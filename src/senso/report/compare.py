@@ -111,7 +111,8 @@ def _mean_test(a: list[float], b: list[float], n_resamples: int, seed: int) -> P
 def pairwise_tests(runs: Sequence[RunFolder], n_resamples: int = N_RESAMPLES, seed: int = SEED) -> list[PairTest]:
     """For every pair of runs and every metric both report (runs without gold report none):
     A - B with a paired bootstrap 95% CI and a paired permutation p-value. Items are taken in the order
-    of their ids (AdMIRe: compounds, sorted, as `senso compare` does)."""
+    of their ids (AdMIRe: compounds, sorted, as `senso compare` does). Then, for runs with calibration, the
+    paired differences in ECE, Brier and log-loss (`calibration_tests`)."""
     samples = aligned(runs)
     order = sorted(range(len(samples[0])), key=lambda k: runs[0].item_id(samples[0][k]))
     samples = [[run_samples[k] for k in order] for run_samples in samples]
@@ -125,6 +126,51 @@ def pairwise_tests(runs: Sequence[RunFolder], n_resamples: int = N_RESAMPLES, se
                     continue
                 result = metric_difference(test, samples[i], samples[j], n_resamples, seed)
                 out.append(PairTest(letters[i], letters[j], name, result))
+    return out + calibration_tests(runs, samples, n_resamples, seed)
+
+
+def sample_distributions(run: RunFolder, samples: Sequence[dict[str, Any]]) -> tuple[np.ndarray, list[int]] | None:
+    """(each item's probability distribution, its gold label index) as the run's calibration saw them
+    (`results.json` `calibration`): Likert, the softmax of the choices' log-probs or the distribution a
+    researcher's system answered; AdMIRe, [1 - P(idiomatic), P(idiomatic)] against the gold sentence type.
+    None when the run has no calibration or some sample lacks a probability."""
+    from senso.core.calibration import binary_distribution, softmax
+
+    if "metrics" not in (run.results.get("calibration") or {}):
+        return None
+    if run.kind == "likert":
+        labels = list(run.results["likert_task"]["labels"])
+        rows = []
+        for s in samples:
+            if s.get("logprobs") is not None:
+                rows.append(softmax(s["logprobs"]))
+            elif s.get("distribution") is not None:
+                rows.append(np.asarray(s["distribution"], dtype=float))
+            else:
+                return None
+        return np.asarray(rows), [labels.index(s["gold"]) for s in samples]
+    p = [s.get("p_idiomatic", (s.get("extra") or {}).get("p_idiomatic")) for s in samples]
+    if any(v is None for v in p) or any(s.get("sentence_type") is None for s in samples):
+        return None
+    return binary_distribution(p), [int(s["sentence_type"] == "idiomatic") for s in samples]
+
+
+def calibration_tests(runs: Sequence[RunFolder], samples: Sequence[Sequence[dict[str, Any]]], n_resamples: int,
+                      seed: int) -> list[PairTest]:
+    """For every pair of runs that both have calibration: A - B in ECE, Brier and log-loss on the same items
+    (`core.calibration.paired_calibration_differences`)."""
+    from senso.core.calibration import paired_calibration_differences
+
+    letters = run_letters(len(runs))
+    distributions = [sample_distributions(run, run_samples) for run, run_samples in zip(runs, samples)]
+    out = []
+    for i in range(len(runs)):
+        for j in range(i + 1, len(runs)):
+            if distributions[i] is None or distributions[j] is None:
+                continue
+            diffs = paired_calibration_differences(distributions[i][0], distributions[j][0], distributions[i][1],
+                                                   n_resamples=n_resamples, seed=seed)
+            out += [PairTest(letters[i], letters[j], name, result) for name, result in diffs.items()]
     return out
 
 

@@ -96,3 +96,29 @@ def metric_bars(title: str, labels: Sequence[str], values: Sequence[float | None
     ax.set_axisbelow(True)
     fig.tight_layout()
     return to_data_uri(fig)
+
+
+def reliability_diagram(bins: Sequence[dict], title: str, xlabel: str) -> str:
+    """A reliability diagram from results.json's bins (`senso.core.calibration.reliability_bins`): per non-empty
+    bin, the share of events that happened against the mean predicted probability (the diagonal is perfect
+    calibration), the bin's count written beside it; below, how many probabilities fell in each bin."""
+    filled = [b for b in bins if b["n"]]
+    fig, (ax, hist) = plt.subplots(2, 1, figsize=(4.6, 5.2), sharex=True, gridspec_kw={"height_ratios": [3, 1]})
+    ax.plot([0, 1], [0, 1], color="#999999", linestyle="--", linewidth=0.9, label="calibrated")
+    xs = [b["confidence"] for b in filled]
+    ys = [b["frequency"] for b in filled]
+    ax.plot(xs, ys, "-o", color=PALETTE[0], label="this run")
+    for b in filled:
+        ax.annotate(str(b["n"]), (b["confidence"], b["frequency"]), textcoords="offset points", xytext=(5, -9), fontsize=7)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("observed frequency")
+    ax.set_title(title, fontsize=11)
+    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    ax.grid(color="#eeeeee")
+    hist.bar([(b["low"] + b["high"]) / 2 for b in bins], [b["n"] for b in bins],
+             width=[b["high"] - b["low"] for b in bins], color=PALETTE[0], alpha=0.35, edgecolor="white")
+    hist.set_xlabel(xlabel)
+    hist.set_ylabel("count")
+    fig.tight_layout()
+    return to_data_uri(fig)

@@ -58,6 +58,9 @@ def admire_placement(run: RunFolder) -> Placement:
             else:
                 values = [_run_cell(r, x) for r, x in zip(entry.scores, entry.exact or entry.scores)]
                 rows.append(PlacementRow((label, f"this run: {run.system}", *values), is_run=True))
+        rows += [PlacementRow((leaderboard.UNRANKED, f"this run: {run.system}",
+                               *(_run_cell(r, x) for r, x in zip(e.scores, e.exact or e.scores))), is_run=True)
+                 for e in board.unranked]
         rows += [PlacementRow(("", f"human: {who}", *scores), is_reference=True) for who, scores in board.references]
         note = ("Official rule: " + ", then ".join(labels[m] for m in board.metrics) + " (published values are "
                 "rounded to 2 decimals, so the run is ranked on its rounded values; exact in brackets; = marks a tie).")
@@ -65,7 +68,7 @@ def admire_placement(run: RunFolder) -> Placement:
             note += " Human annotators are shown beside the table, unranked."
         out.boards.append(PlacementBoard(
             title=board.title, columns=("rank", "team / run", *(labels[m] for m in board.metrics)), numeric=(0, 2, 3),
-            rows=rows, note=note + "".join(f" {n}." for n in board.notes),
+            rows=rows, note=note + "".join(f" {n.rstrip('.')}." for n in board.notes),
             source="SemEval-2025 Task 1 final official leaderboards (organisers' results page); human performance "
                    "from the task paper. See senso/resources/SOURCES.md."))
     return out

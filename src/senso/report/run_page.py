@@ -8,10 +8,11 @@ from typing import Any
 from senso.admire.metrics import RANDOM_BASELINES as ADMIRE_RANDOM
 from senso.admire.task import METRIC_LABELS as ADMIRE_METRIC_LABELS
 from senso.likert.scoring import METRIC_LABELS as LIKERT_METRIC_LABELS
+from senso.core.calibration import CALIBRATION_LABELS
 from senso.core.output import check_output_file, write_text
 from senso.report.run_folder import RunFolder, header_rows, load_run
 
-METRIC_LABELS = {**LIKERT_METRIC_LABELS, **ADMIRE_METRIC_LABELS}
+METRIC_LABELS = {**LIKERT_METRIC_LABELS, **ADMIRE_METRIC_LABELS, **CALIBRATION_LABELS}
 # What a uniformly random system scores on average (AdMIRe A: exact values from the official DCG formula).
 RANDOM_BASELINES = {name: (value, f"random {value:.4f}".rstrip("0")) for name, value in ADMIRE_RANDOM.items()}
 
@@ -21,13 +22,42 @@ def metric_label(name: str) -> str:
 
 
 def metrics_table(results: dict[str, Any]) -> dict[str, Any]:
-    """Rows per metric, columns "all" then each group (domain, sentence type) with n where known."""
+    """Rows per metric, columns "all" then each group (domain, sentence type) with n where known; a fitted
+    system's `unseen` items (sharing nothing with its training data) come first, as the headline, and
+    `overlap` is the sentence saying why."""
     groups = list(results.get("metrics_by_group", {}))
+    unseen = results.get("unseen")
+    columns = ([f"UNSEEN (n={unseen['n']})", f"all (n={results.get('n')})"] if unseen else ["all"]) + groups
     rows = []
     for name, estimate in results.get("metrics", {}).items():
         cells = [estimate] + [results["metrics_by_group"][g].get(name) for g in groups]
+        if unseen:
+            cells.insert(0, unseen.get(name))
         rows.append({"name": name, "label": metric_label(name), "cells": cells})
-    return {"groups": groups, "rows": rows}
+    return {"groups": groups, "columns": columns, "rows": rows, "headline": bool(unseen),
+            "overlap": (results.get("overlap") or {}).get("why")}
+
+
+def calibration_block(results: dict[str, Any]) -> dict[str, Any] | None:
+    """The page's calibration section: the metrics (all, then per group) and the reliability diagram, or the
+    reason a run has none; None when the run says nothing about calibration."""
+    from senso.report import figures
+
+    calibration = results.get("calibration")
+    if not calibration:
+        return None
+    if "metrics" not in calibration:
+        return {"reason": calibration.get("reason")}
+    by_group = calibration.get("by_domain") or calibration.get("by_group") or {}
+    rows = [{"label": calibration["labels"].get(name, name),
+             "cells": [estimate] + [by_group[g].get(name) for g in by_group]}
+            for name, estimate in calibration["metrics"].items()]
+    reliability = calibration["reliability"]
+    binary = "P(idiomatic)" in reliability["what"]
+    plot = figures.reliability_diagram(reliability["bins"], "reliability diagram",
+                                       "P(idiomatic)" if binary else "predicted probability of a label")
+    return {"reason": None, "n": calibration["n"], "groups": list(by_group), "rows": rows, "plot": plot,
+            "what": reliability["what"], "n_bins": reliability["n_bins"]}
 
 
 def warnings_of(run: RunFolder) -> list[str]:
@@ -144,6 +174,7 @@ def run_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
         "warnings": warnings_of(run),
         "notes": [str(n) for n in run.results.get("notes", [])],
         "metrics": metrics_table(run.results),
+        "calibration": calibration_block(run.results),
         "placement": placement_for(run),
         "model_description": run.results.get("model", {}),
     }

@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 from senso.admire.data import load_subtask_a, split_file
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem
+from senso.admire.overlap import TrainingIndex, item_overlap, training_records
 from senso.core.errors import SensoError
 from senso.core.fingerprint import path_fingerprint
 from senso.core.output import check_output_file, write_text
@@ -61,21 +62,28 @@ def _fit_key(system: Any, data_sha: str) -> str:
 
 def model_document(system: Any, items: Sequence[AdmireAItem], data_sha: str | None) -> dict:
     return {"format": MODEL_FORMAT, "system": system.name, "training_data_sha256": data_sha,
-            "n_items": len(items), "compounds": sorted({i.compound for i in items}), "state": system.state()}
+            "n_items": len(items), "compounds": sorted({i.compound for i in items}),
+            "training_items": training_records(items), "state": system.state()}
 
 
 def load_fitted_model(system: Any, path: Path) -> dict:
     """Load a `senso fit admire-a` file into the system's fitted parts; returns the document."""
     path = Path(path)
+    document = _read_model_document(path, f"--set model={path}")
+    system.load_state(document["state"], str(path))
+    return document
+
+
+def _read_model_document(path: Path, given: str) -> dict:
+    """The JSON of a `senso fit admire-a` file; `given` says where it was named (a flag) in errors."""
     try:
         document = json.loads(path.read_text())
     except FileNotFoundError:
-        raise SensoError(f"--set model={path}: no such file; write one with `senso fit admire-a -o {path}`") from None
+        raise SensoError(f"{given}: no such file; write one with `senso fit admire-a -o {path}`") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise SensoError(f"--set model={path}: not JSON ({err}); write it with `senso fit admire-a -o FILE`") from None
+        raise SensoError(f"{given}: not JSON ({err}); write it with `senso fit admire-a -o FILE`") from None
     if not isinstance(document, dict) or document.get("format") != MODEL_FORMAT:
-        raise SensoError(f"--set model={path}: not a {MODEL_FORMAT} file; write it with `senso fit admire-a -o FILE`")
-    system.load_state(document["state"], str(path))
+        raise SensoError(f"{given}: not a {MODEL_FORMAT} file; write it with `senso fit admire-a -o FILE`")
     return document
 
 
@@ -112,6 +120,35 @@ def cross_validate(system: Any, items: Sequence[AdmireAItem], data_dir: Path, se
     return answers, {"cross_validated": True, "folds": len(fold_sizes), "seed": seed, "grouped_by": "compound",
                      "fit_on": "en train+dev minus the fold's compounds", "n_fit_items_per_fold": fold_sizes,
                      "training_data_sha256": training_fingerprint(data_dir)}
+
+
+def cv_overlaps(items: Sequence[AdmireAItem], answers: Sequence[Any], data_dir: Path) -> list[dict]:
+    """Per item of a `cross_validate` run, what it shares with its own fold's training items (EN train+dev
+    without the fold's compounds)."""
+    pool = training_items(data_dir)
+    folds: dict[int, set[str]] = {}
+    for item, answer in zip(items, answers):
+        folds.setdefault(answer.extra["cv_fold"], set()).add(item.compound)
+    indexes = {k: TrainingIndex.from_items([i for i in pool if i.compound not in held_out], "")
+               for k, held_out in folds.items()}
+    return [item_overlap(item, indexes[answer.extra["cv_fold"]]) for item, answer in zip(items, answers)]
+
+
+def overlap_sides(subtask: str, train: str, eval_split: str, lang: str, data_dir: Path | None
+                  ) -> tuple[list[Any], list[tuple[str, Any]] | TrainingIndex, str]:
+    """`senso data overlap admire-*`: the evaluation split's items, and the training side: (split, item) of the
+    splits `train` (e.g. train+dev) or, when `train` is a model file `senso fit admire-a` wrote, what it recorded."""
+    from senso.admire.data import load_subtask_b
+    from senso.admire.task import TASKS, check_splits
+
+    task = TASKS["admire-a" if subtask == "a" else "admire-b"]
+    load = (lambda split: load_subtask_a(data_dir, lang, split)) if subtask == "a" else (
+        lambda split: load_subtask_b(data_dir, lang, split))
+    evaluated = [i for split in check_splits(task, lang, eval_split) for i in load(split)]
+    if Path(train).suffix == ".json":
+        document = _read_model_document(Path(train), f"--train {train}")
+        return evaluated, TrainingIndex.from_document(document, f"the model file {train}"), f"model file {train}"
+    return evaluated, [(split, i) for split in check_splits(task, lang, train) for i in load(split)], f"{lang} {train}"
 
 
 def fit_to_file(options: Any, cache: Any, out_path: Path, models: Any = None) -> dict:

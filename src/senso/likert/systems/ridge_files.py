@@ -148,3 +148,25 @@ def predict_csv(model_path: str | Path, csv_path: str | Path, out: str | Path,
     return PredictReport(out=out, n_rows=len(rows), pred_column=pred_column, label_column=label_column,
                          seen_rows=seen_rows, warning=warning,
                          unlike_warning=profile.unlike(items) if profile is not None else None)
+
+
+def overlap_items(task: LikertTask, path: str | Path, data_dir: str | Path | None = None) -> tuple[list[LikertItem], str]:
+    """(items, what they are) for `senso data overlap`: a data file of `task` (its columns, gold optional), or a
+    model file `senso fit` wrote (the items of its task's data it was trained on, by `train_item_ids`)."""
+    path = Path(path)
+    if not path.is_file():
+        raise SensoError(f"--train {path}: no such file (give a data file of {task.name}, or a model file "
+                         "`senso fit` wrote)")
+    if path.suffix != ".json":
+        return task.load_items(path, require_gold=False), str(path)
+    data = read_model_file(path, (RIDGE_FORMAT, decomposed.MODEL_FORMAT))
+    model_task = model_file_task(path)
+    ids = data.get("train_item_ids")
+    if not ids:
+        raise SensoError(f"{path}: the model file lists no train_item_ids")
+    by_id = {item.id: item for item in model_task.load_items(model_task.locate_data(data_dir))}
+    missing = [i for i in ids if i not in by_id]
+    if missing:
+        raise SensoError(f"{path}: {len(missing)} training item ids are not in {model_task.name}'s data "
+                         f"({', '.join(missing[:3])}): the model was fitted on other data")
+    return [by_id[i] for i in ids], f"the training items of the model file {path}"
