@@ -1,5 +1,5 @@
 """`senso compare TASK RUN_A RUN_B` for Likert runs (ABRICOT, task files): two runs of one task on the same
-items, per metric overall and per domain, A - B with a paired bootstrap 95% CI (items resampled, both runs on
+items, per metric overall and per domain (calibration too: ECE, Brier, log-loss, where both runs recorded it), A - B with a paired bootstrap 95% CI (items resampled, both runs on
 the same resample) and a paired permutation p-value; a correlation (Pearson r, Spearman rho) is compared on
 the correlation itself. The same tests as the comparison page (`senso report RUN_A RUN_B -o page.html`)."""
 
@@ -11,7 +11,9 @@ from typing import Any
 
 from senso.core.errors import SensoError
 from senso.core.stats import PairedDifference
-from senso.report.compare import METRIC_TESTS, N_RESAMPLES, SEED, aligned, check_comparable, metric_difference
+from senso.report.compare import (
+    METRIC_TESTS, N_RESAMPLES, SEED, aligned, check_comparable, metric_difference, sample_distributions,
+)
 from senso.report.run_folder import RunFolder, load_run
 
 ALL = "all"  # the group of every item (then each domain)
@@ -69,7 +71,19 @@ def compare_likert(task: str, a: str | Path, b: str | Path, n_resamples: int = N
         side_a, side_b = [samples[0][k] for k in idx], [samples[1][k] for k in idx]
         for name, test in tests.items():
             result.rows.append((group, name, metric_difference(test, side_a, side_b, n_resamples, seed)))
+        result.rows += [(group, name, r) for name, r in _calibration(runs, side_a, side_b, n_resamples, seed)]
     return result
+
+
+def _calibration(runs: list[RunFolder], side_a: list[dict[str, Any]], side_b: list[dict[str, Any]],
+                 n_resamples: int, seed: int) -> list[tuple[str, PairedDifference]]:
+    """A - B in ECE, Brier and log-loss on these items, when both runs recorded calibration (as the page does)."""
+    from senso.core.calibration import paired_calibration_differences
+
+    a, b = sample_distributions(runs[0], side_a), sample_distributions(runs[1], side_b)
+    if a is None or b is None:
+        return []
+    return list(paired_calibration_differences(a[0], b[0], a[1], n_resamples=n_resamples, seed=seed).items())
 
 
 def _number(value: float | None, signed: bool = False) -> str:
