@@ -7,30 +7,40 @@ from typing import Any, Mapping
 from rich.table import Table
 
 from senso.core.stats import Estimate
-from senso.core.tables import folded
+from senso.core.tables import Footnotes, metric_tables, print_footnotes
 from senso.core.terminal import terminal
 from senso.admire.scoring import GROUPS
 from senso.admire.task import METRIC_LABELS, SENSE_TASK
 
 
-def print_result(result: Any) -> None:
-    """A finished AdMIRe run (`senso.core.evaluation.EvalResult`) on the terminal: its metrics per sentence type
-    (or, without gold, what it wrote), its notes and its submission file (the command line prints warnings)."""
-    console, results = terminal(), result.results
+def print_result(result: Any, by_group: bool = False) -> None:
+    """A finished AdMIRe run (`senso.core.evaluation.EvalResult`) on the terminal: its metrics (per sentence type
+    where the columns fit, or `by_group`: one table per type), or, without gold, what it wrote; its notes and its
+    submission file (the command line prints warnings)."""
+    console, results, footnotes = terminal(), result.results, Footnotes()
     sizes = {g: sum(1 for s in result.samples if s.sentence_type == g) for g in GROUPS}
-    if result.task == SENSE_TASK.name:
-        title = f"{result.task} {results['lang']} {results['split']} | sense {result.system} | n={result.n}"
-        console.print(metrics_table(title, result.metrics, result.metrics_by_group, result.n, sizes))
-        return
-    title = f"{result.task} {results['lang']} {results['split']} | system {result.system} | n={result.n}"
+    what = "sense" if result.task == SENSE_TASK.name else "system"
+    title = f"{result.task} {results['lang']} {results['split']} | {what} {result.system} | n={result.n}"
     if result.metrics:
-        console.print(folded(metrics_table(title, result.metrics, result.metrics_by_group, result.n, sizes)))
+        for table in metric_tables(console, title, result.metrics, _with_groups(result.metrics_by_group),
+                                   labels=METRIC_LABELS, all_head=f"all (n={result.n})",
+                                   group_heads={g: f"{g} (n={sizes.get(g, 0)})" for g in GROUPS},
+                                   by_group_asked=by_group, footnotes=footnotes):
+            console.print(table)
+        print_footnotes(console, footnotes)
     else:
-        console.print(title, soft_wrap=True)
+        console.print(title)
+    if result.task == SENSE_TASK.name:
+        return
     for note in result.notes:
-        console.print(note, style="dim", soft_wrap=True)
+        console.print(note, style="dim")
     submission = result.run_dir / results["submission"] if result.run_dir else f"{results['submission']} (not written)"
     console.print(f"submission: {submission}", soft_wrap=True)
+
+
+def _with_groups(by_group: Mapping[str, Mapping[str, Estimate]]) -> dict[str, Mapping[str, Estimate]]:
+    """Every sentence type, in GROUPS order (a type with no items has no estimates: its cells are `-`)."""
+    return {group: by_group.get(group, {}) for group in GROUPS}
 
 
 def metrics_table(title: str, metrics: Mapping[str, Estimate], by_group: Mapping[str, Mapping[str, Estimate]],

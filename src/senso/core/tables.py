@@ -1,13 +1,20 @@
-"""Terminal tables that wrap, never cut: at 80 columns a long cell folds onto more lines instead of ending in "…"."""
+"""Terminal tables that read at a glance and never cut: at 80 columns a long cell folds onto more lines instead of
+ending in "…"; an undefined value is one short mark (`undefined¹`) whose reason is printed once, as a footnote;
+per-group columns (domains, sentence types) appear only where they fit, else (when asked) one table per group."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.table import Table
 
+    from senso.core.stats import Estimate
+
 CELL_OVERFLOW = "fold"  # rich's default for a column is "ellipsis", which hides the end of a long name
+UNDEFINED = "undefined"  # the mark of a value that has none; its reason is a footnote
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def folded(table: Table) -> Table:
@@ -15,3 +22,75 @@ def folded(table: Table) -> Table:
     for column in table.columns:
         column.overflow = CELL_OVERFLOW
     return table
+
+
+class Footnotes:
+    """Reasons printed once under a table: `mark(reason)` gives a reason's superscript (the same reason, the
+    same mark), `lines()` the footnotes in order ("¹ the predicted labels are constant ...")."""
+
+    def __init__(self) -> None:
+        self.reasons: list[str] = []
+
+    def mark(self, reason: str) -> str:
+        if reason not in self.reasons:
+            self.reasons.append(reason)
+        return str(self.reasons.index(reason) + 1).translate(_SUPERSCRIPT)
+
+    def cell(self, estimate: Estimate | None, digits: int = 3, ci: bool = True) -> str:
+        """`value [low, high]`, or `undefined¹` (its reason a footnote), or `-` where there is no estimate."""
+        if estimate is None:
+            return "-"
+        if estimate.value is None:
+            return UNDEFINED + self.mark(estimate.reason or "no value")
+        return estimate.format(digits) if ci else f"{estimate.value:.{digits}f}"
+
+    def lines(self) -> list[str]:
+        return [f"{str(k).translate(_SUPERSCRIPT)} {reason}" for k, reason in enumerate(self.reasons, 1)]
+
+
+def fits(console: Console, table: Table) -> bool:
+    """Whether `table` is drawn within the console's width without folding a cell."""
+    from rich.measure import Measurement
+
+    unbounded = console.options.update_width(10 * console.width + 1000)  # a measure is clamped to its options' width
+    return Measurement.get(console, unbounded, table).maximum <= console.width
+
+
+def metric_tables(console: Console, title: str, metrics: Mapping[str, Estimate],
+                  by_group: Mapping[str, Mapping[str, Estimate]], *, labels: Mapping[str, str] | None = None,
+                  all_head: str = "all", group_heads: Mapping[str, str] | None = None, by_group_asked: bool = False,
+                  footnotes: Footnotes) -> list[Table]:
+    """One row per metric, `value [95% CI]`: a column for all items, and one per group where they all fit
+    `console`'s width; where they do not, only the overall column, and (`by_group_asked`) one table per group."""
+    groups = list(by_group)
+    heads = {g: (group_heads or {}).get(g, g) for g in groups}
+    wide = _metric_table(title, metrics, by_group, groups, heads, labels or {}, all_head, Footnotes())
+    if fits(console, wide):
+        return [_metric_table(title, metrics, by_group, groups, heads, labels or {}, all_head, footnotes)]
+    tables = [_metric_table(title, metrics, by_group, [], heads, labels or {}, all_head, footnotes)]
+    if by_group_asked:
+        tables += [_metric_table(f"{title} · {heads[g]}", by_group[g], {}, [], heads, labels or {}, heads[g], footnotes)
+                   for g in groups]
+    return tables
+
+
+def _metric_table(title: str, metrics: Mapping[str, Estimate], by_group: Mapping[str, Mapping[str, Estimate]],
+                  groups: Sequence[str], heads: Mapping[str, str], labels: Mapping[str, str], all_head: str,
+                  footnotes: Footnotes) -> Table:
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    table.add_column("metric")
+    for head in (all_head, *(heads[g] for g in groups)):
+        table.add_column(head, justify="right")
+    for name, estimate in metrics.items():
+        table.add_row(labels.get(name, name), footnotes.cell(estimate),
+                      *(footnotes.cell(by_group[g].get(name)) for g in groups))
+    return folded(table)
+
+
+def print_footnotes(console: Console, footnotes: Footnotes) -> None:
+    """The footnotes of the tables just printed, each once, then forgotten."""
+    for line in footnotes.lines():
+        console.print(line, style="dim")
+    footnotes.reasons.clear()
