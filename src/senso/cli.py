@@ -178,7 +178,7 @@ def _show_result(job, result, display: Display = Display()) -> None:
     """One finished run: its warnings (stderr), then its tables, or (--quiet, --json) its summary line, and
     its run folder; with --json all of it on stderr (stdout holds the JSON alone)."""
     for warning in result.warnings:
-        console.print(labelled("WARNING:", "bold red", warning))
+        console.print(labelled("WARNING:", "bold red", warning), soft_wrap=True)
     if display.quiet or display.as_json:
         _print_summary_line(result.run_dir, console if display.as_json else out)
         return
@@ -246,7 +246,7 @@ def showcase(
 
     def done(job, result) -> None:
         for warning in result.warnings:
-            console.print(labelled("WARNING:", "bold red", warning))
+            console.print(labelled("WARNING:", "bold red", warning), soft_wrap=True)
         console.print(f"{result.task} · {result.system}: done in {result.results['timings']['total_s']:.0f} s")
 
     results = evaluate_many(jobs, progress=True, on_result=done)

@@ -33,7 +33,7 @@ def print_result(result: Any, by_group: bool = False) -> None:
     if result.task == SENSE_TASK.name:
         return
     for note in result.notes:
-        console.print(note, style="dim")
+        console.print(note, style="dim", soft_wrap=True)
     submission = result.run_dir / results["submission"] if result.run_dir else f"{results['submission']} (not written)"
     console.print(f"submission: {submission}", soft_wrap=True)
 

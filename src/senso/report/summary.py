@@ -86,26 +86,41 @@ def summary_line(row: SummaryRow, footnotes: Footnotes) -> str:
     return f"{row.task} · {row.system} · {row.evaluation} · {value}{published}"
 
 
+# The summary's columns: (header, width); with the gap of 2 between them, 80 columns in all.
+SUMMARY_COLUMNS = (("task", 11), ("system", 15), ("evaluated", 19), ("score [95% CI]", 19), ("best pub.", 8))
+
+
 def summary_table(rows: Sequence[SummaryRow], footnotes: Footnotes, title: str | None = None):
     """The runs, one row each: task, system, evaluated, headline [95% CI], best published; 80 columns at most,
-    no cell on more than two lines."""
+    no cell on more than two lines (a long score puts its interval on the second)."""
     from rich import box
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    table.add_column("task", max_width=12)
-    table.add_column("system", no_wrap=True)
-    table.add_column("evaluated", max_width=19)
-    table.add_column("score [95% CI]", justify="right", max_width=19)
-    table.add_column("best pub.", justify="right", max_width=9)
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+                  padding=(0, 1, 0, 0))  # a gap is this padding and the box's blank divider
+    for k, (header, width) in enumerate(SUMMARY_COLUMNS):
+        table.add_column(header, justify="right" if k >= 3 else "left", width=width)
     for row in rows:
-        score = (f"{row.metric} {footnotes.cell(row.estimate, digits=2)}" if row.estimate is not None
-                 else "no gold")
-        published = "—" if row.published is None else row.published
-        if row.published_note:
-            published = published.replace(" (", footnotes.mark(row.published_note) + " (", 1)
-        table.add_row(row.task, row.system, row.evaluation, score, published)
+        task = row.task.replace(" (", "\n").rstrip(")")
+        table.add_row(task, row.system, row.evaluation, _score_cell(row, footnotes), _published_cell(row, footnotes))
     return folded(table)
+
+
+def _score_cell(row: SummaryRow, footnotes: Footnotes) -> str:
+    if row.estimate is None:
+        return "no gold"
+    value = footnotes.cell(row.estimate, digits=2, ci=False)
+    text = f"{row.metric} {footnotes.cell(row.estimate, digits=2)}"
+    width = SUMMARY_COLUMNS[3][1]
+    return text if len(text) <= width else f"{row.metric} {value}\n{text[len(row.metric) + len(value) + 2:]}"
+
+
+def _published_cell(row: SummaryRow, footnotes: Footnotes) -> str:
+    if row.published is None:
+        return "—"
+    mark = footnotes.mark(row.published_note) if row.published_note else ""
+    value, _, what = row.published.partition(" ")
+    return f"{value}{mark}\n{what}" if what else value + mark
 
 
 def run_parent(rows: Sequence[SummaryRow]) -> Path:
