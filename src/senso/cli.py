@@ -647,23 +647,41 @@ def systems(name: Optional[str] = typer.Argument(None, help="A system: list ever
 
 
 def _print_system_options(name: str) -> None:
-    """`senso systems NAME`: the system's options as it declares them (`senso.core.params`)."""
-    from rich.table import Table
+    """`senso systems NAME`: what the system is, then each option it declares (`senso.core.params`) as a short
+    block: how to give it, its type or values and default, then what it does, wrapped under it."""
+    import textwrap
 
     from senso.api import systems as all_systems
 
     found = [s for s in all_systems() if s.name == name]
     if not found:
         raise SensoError(f"unknown system {name!r}; `senso systems` lists them")
-    for system in found:
-        out.print(f"{system.name} ({', '.join(system.tasks)}): {system.description}")
-        table = Table(title=f"options of {system.name}" if len(system.options) else f"{system.name} has no options")
-        for column in ("option", "type", "default", "what it does"):
-            table.add_column(column, overflow="fold")
-        for option in system.options.describe():
-            default = "—" if option["default"] is None else str(option["default"])
-            table.add_row(option["flag"], option["type"], default, option["help"])
-        out.print(folded(table))
+    width = out.width
+    for k, system in enumerate(found):
+        out.print(("\n" if k else "") + f"{system.name} ({', '.join(system.tasks)})", style="bold")
+        out.print(textwrap.fill(system.description, width), soft_wrap=True)
+        options = system.options.describe()
+        if not options:
+            out.print("No options of its own.")
+            continue
+        out.print("\nOptions (a flag of its own, else --set NAME=VALUE):")
+        for option in options:
+            head = f"{option['flag']}  ({option['type']}; default {_shown_default(option['default'])})"
+            out.print(textwrap.fill(head, width, initial_indent="  ", subsequent_indent=" " * 6, break_on_hyphens=False), style="bold",
+                      soft_wrap=True)
+            out.print(textwrap.fill(option["help"], width, initial_indent=" " * 6, subsequent_indent=" " * 6),
+                      soft_wrap=True)
+
+
+def _shown_default(value) -> str:
+    """An option's default as one would type it (`a,b` for a list, `none` for no value, `true`/`false`)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(str, value))
+    return str(value)
 
 
 @app.command("tasks")

@@ -115,3 +115,15 @@ def test_run_help_groups_options_in_panels_and_ends_with_examples():
     assert "--quiet" in result.output and "--json" in result.output and "--by-domain" in result.output
     assert result.output.rstrip().splitlines()[-1].strip().startswith("senso showcase")
     assert max(len(line) for line in result.output.splitlines()) <= WIDTH
+
+
+def test_systems_name_prints_each_option_as_a_block_within_80_columns():
+    result = CliRunner().invoke(app, ["systems", "fitted-pipeline"], terminal_width=WIDTH, env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "fitted-pipeline (admire-a)" and max(map(len, lines)) <= WIDTH
+    assert "  --set hedge=VALUE  (bool; default true)" in lines
+    hedge = lines.index("  --set hedge=VALUE  (bool; default true)")
+    assert lines[hedge + 1].startswith("      the structure ranker hedges")
+    assert "  --sense  (context-similarity | gloss-similarity" in result.output
+    assert "prompt-literal-first" in result.output  # a value is never cut at its hyphens
