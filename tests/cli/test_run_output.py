@@ -127,3 +127,14 @@ def test_systems_name_prints_each_option_as_a_block_within_80_columns():
     assert lines[hedge + 1].startswith("      the structure ranker hedges")
     assert "  --sense  (context-similarity | gloss-similarity" in result.output
     assert "prompt-literal-first" in result.output  # a value is never cut at its hyphens
+
+
+@pytest.mark.parametrize("task, flags", [("admire-a", ["--system", "random"]), ("admire-b", ["--system", "random"]),
+                                         ("admire-sense", ["--sense", "gold"])])
+def test_json_works_for_every_admire_task(own_cache, data_dir, tmp_path, task, flags):
+    out = tmp_path / task
+    result = CliRunner().invoke(app, ["run", task, *flags, "--split", "dev", "--limit", "3", "--data-dir",
+                                      str(data_dir), "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == json.loads((out / "results.json").read_text())
+    assert result.stderr.splitlines()[-1] == f"run folder: {out}"

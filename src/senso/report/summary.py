@@ -61,16 +61,17 @@ def best_published(run: RunFolder) -> tuple[str | None, str | None]:
             return None, None
         model, protocol, source, r = published[0]
         return f"{r:.2f} ({protocol.split()[0]})", None
-    if run.kind != "admire-a":
+    if run.kind not in ("admire-a", "admire-b"):
         return None, None
-    from senso.admire.leaderboard import published_entries
+    from senso.admire.leaderboard import LEADERBOARD_SPLITS, published_entries
 
     lang, split, track = results.get("lang"), results.get("split"), results.get("track")
-    board = split if split in ("test", "xeval") else "test"
-    entries = published_entries("a", lang, board, track)
+    board = split if split in LEADERBOARD_SPLITS else LEADERBOARD_SPLITS[0]
+    entries = published_entries(run.kind[-1], lang, board, track)
     if not entries:
         return None, None
-    note = None if board == split else (f"the best {track} {lang} Top-1 on the test leaderboard "
+    metric = METRIC_SHORT.get(next(iter(results.get("metrics") or {}), ""), "score")
+    note = None if board == split else (f"the best {track} {lang} {metric} on the {board} leaderboard "
                                         f"({entries[0].label}); this run scored {split}, other items")
     return f"{entries[0].scores[0]:.2f} ({board})", note
 
