@@ -256,6 +256,7 @@ def showcase(
 def _print_placements(run_dirs: list[Path]) -> None:
     """Where each run stands beside the published results (ABRICOT's figures, AdMIRe's leaderboards), when it
     can be placed: each board, its rule and its sources once (short labels in the table, explained under it)."""
+    from rich import box
     from rich.table import Table
 
     from senso.report.placement import placement_for
@@ -264,7 +265,8 @@ def _print_placements(run_dirs: list[Path]) -> None:
     for run_dir in run_dirs:
         placement = placement_for(load_run(run_dir))
         for board in placement.boards:
-            table = Table(title=board.title, title_justify="left")
+            table = Table(title=board.title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
+                          pad_edge=False)
             for k, column in enumerate(board.columns):
                 table.add_column(column, justify="right" if k in board.numeric else "left", overflow="fold")
             for row in board.rows:

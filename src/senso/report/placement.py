@@ -99,7 +99,7 @@ def abricot_placement(run: RunFolder) -> Placement:
         protocol = evaluation_label(run)
         from senso.admire.leaderboard import TIE_MARK
 
-        row = PlacementRow((f"{TIE_MARK if tied else ''}{rank}", f"this run: {run.system}", protocol, "this run",
+        row = PlacementRow((f"{TIE_MARK if tied else ''}{rank}", run.system, protocol, "this run",
                             _run_cell(round(exact, 2), exact)), is_run=True)
         # after the published entries it ties or trails
         position = sum(1 for p in published if p[3] >= round(exact, 2))
