@@ -241,7 +241,7 @@ def showcase(
 
     parent = out_dir or Path("runs") / f"{time.strftime('%Y%m%d-%H%M%S')}-showcase"
     jobs = [Job(task_entry(task), RunOptions(task=task, system=system, data_dir=data_dir, no_cache=no_cache,
-                                             out=parent / run_folder(task, system or "default"), **options))
+                                             out=parent / run_folder(task, system), **options))
             for task, system, options in MAIN_JOB]
 
     def done(job, result) -> None:

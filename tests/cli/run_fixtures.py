@@ -48,8 +48,8 @@ def write_run(folder: Path, results: dict) -> Path:
 
 def main_job_runs(parent: Path) -> list[Path]:
     """The five runs of the main job, as fixtures: 0-shot (undefined r), supervised (defined r), AdMIRe."""
-    return [write_run(parent / "abricot-abs-default", likert_results()),
-            write_run(parent / "abricot-inc-default", likert_results("abricot-inc")),
+    return [write_run(parent / "abricot-abs", likert_results()),
+            write_run(parent / "abricot-inc", likert_results("abricot-inc")),
             write_run(parent / "abricot-abs-embedding-ridge",
                       likert_results(system="embedding-ridge", pearson=(0.795, 0.742, 0.840))),
             write_run(parent / "abricot-inc-embedding-ridge",
