@@ -138,3 +138,22 @@ def test_json_works_for_every_admire_task(own_cache, data_dir, tmp_path, task, f
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout) == json.loads((out / "results.json").read_text())
     assert result.stderr.splitlines()[-1] == f"run folder: {out}"
+
+
+def test_showcase_ends_with_the_summary_within_80_columns(own_cache, tiny_model, data_dir, tmp_path, monkeypatch):
+    """The main job's wiring on a small stand-in job list (the real one runs the built-in model on every item)."""
+    import senso.cli
+
+    monkeypatch.setattr(senso.cli, "MAIN_JOB", (
+        ("abricot-abs", None, {"model": f"hf:{tiny_model}", "limit": 5}),
+        ("abricot-inc", None, {"model": f"hf:{tiny_model}", "limit": 5}),
+        ("admire-a", "random", {"lang": "en", "split": "dev"})))
+    out = tmp_path / "showcase"
+    result = CliRunner().invoke(app, ["showcase", "--data-dir", str(data_dir), "--out", str(out)],
+                                env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("senso showcase") and max(map(len, lines)) <= WIDTH, result.stdout
+    assert len(lines) <= 24  # a screen
+    assert sorted(p.name for p in out.iterdir()) == ["abricot-abs", "abricot-inc", "admire-a-random"]
+    assert "abricot-abs · likert-lm: done in" in result.stderr and "training-free" in result.stdout
