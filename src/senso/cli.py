@@ -187,14 +187,15 @@ def _show_result(job, result, display: Display = Display()) -> None:
 
 
 def _print_summary_line(run_dir: Path, where) -> None:
-    """A run in one line (`senso.report.summary`), its footnote if a value is undefined, and its run folder."""
+    """A run in one line (`senso.report.summary`), its footnote if a value is undefined, and its run folder:
+    three lines at most, each one fact however long (a script reads them line by line)."""
     from senso.core.tables import Footnotes, print_footnotes
     from senso.report.run_folder import load_run
     from senso.report.summary import summary_line, summary_row
 
     footnotes = Footnotes()
-    where.print(summary_line(summary_row(load_run(run_dir)), footnotes))
-    print_footnotes(where, footnotes)
+    where.print(summary_line(summary_row(load_run(run_dir)), footnotes), soft_wrap=True)
+    print_footnotes(where, footnotes, soft_wrap=True)
     where.print(f"run folder: {run_dir}", soft_wrap=True)
 
 

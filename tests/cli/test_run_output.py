@@ -157,3 +157,13 @@ def test_showcase_ends_with_the_summary_within_80_columns(own_cache, tiny_model,
     assert len(lines) <= 24  # a screen
     assert sorted(p.name for p in out.iterdir()) == ["abricot-abs", "abricot-inc", "admire-a-random"]
     assert "abricot-abs · likert-lm: done in" in result.stderr and "training-free" in result.stdout
+
+
+def test_a_quiet_run_with_an_undefined_r_is_three_lines(tmp_path, capsys):
+    from senso.cli import _print_summary_line, out
+
+    run = write_run(tmp_path / "run", likert_results())
+    _print_summary_line(run, out)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == ["abricot-abs · likert-lm · 0-shot · r undefined¹ · best published 0.50 (0-shot)",
+                     f"¹ {CONSTANT}", f"run folder: {run}"]

@@ -89,8 +89,9 @@ def _metric_table(title: str, metrics: Mapping[str, Estimate], by_group: Mapping
     return folded(table)
 
 
-def print_footnotes(console: Console, footnotes: Footnotes) -> None:
-    """The footnotes of the tables just printed, each once, then forgotten."""
+def print_footnotes(console: Console, footnotes: Footnotes, soft_wrap: bool = False) -> None:
+    """The footnotes of the tables just printed, each once, then forgotten (`soft_wrap`: each on one line,
+    however long, for a line-per-fact output such as `--quiet`)."""
     for line in footnotes.lines():
-        console.print(line, style="dim")
+        console.print(line, style="dim", soft_wrap=soft_wrap)
     footnotes.reasons.clear()
