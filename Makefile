@@ -1,4 +1,5 @@
-# make run  : set up .venv (user install) and run the main job on the built-in defaults
+# make run  : set up .venv (user install) and run the main job (`senso showcase`: ABRICOT's published 0-shot
+#             protocol on the built-in model, senso's supervised Likert system, AdMIRe's default; one summary table)
 # make test : set up .venv with the test extras and run the whole test suite
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -32,7 +33,7 @@ setup-test: $(PY) $(LLAMA_STAMP)
 	$(PY) -m pip install -q -e ".[test]"
 
 run: setup
-	$(VENV)/bin/senso run abricot-abs abricot-inc --data-dir $(SENSO_DATA_DIR)
+	$(VENV)/bin/senso showcase --data-dir $(SENSO_DATA_DIR)
 
 test: setup-test
 	$(PY) -m pytest -q

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -26,7 +27,8 @@ out = terminal()
 DATA_DIR_HELP = RUN_FIELDS["data_dir"].help
 SYSTEM_HELP = "What predicts (default: the published protocol); `senso systems` describes each."
 # Flags that take no value; `--flag=true|false` (as some wrappers write them) is accepted too.
-BOOL_FLAGS = ("--no-cache", "--chat-template", "--allow-partial", "--no-thumbnails", "--force", "--json")
+BOOL_FLAGS = ("--no-cache", "--chat-template", "--allow-partial", "--no-thumbnails", "--force", "--json", "--quiet",
+              "--by-domain")
 
 
 def _with_signature(function, parameters):
@@ -34,7 +36,8 @@ def _with_signature(function, parameters):
     @functools.wraps(function)
     def command(**values):
         tasks, set_options = values.pop("tasks"), values.pop("set_options")
-        return function(tasks, set_options, **values)
+        display = Display(**{name: values.pop(name) for name in DISPLAY_OPTIONS})
+        return function(tasks, set_options, display, **values)
 
     command.__signature__ = inspect.Signature(parameters())
     del command.__wrapped__
@@ -63,6 +66,32 @@ ALLOW_PARTIAL_IN_RUN = (
 TASKS_HELP = ("One or more of abricot-abs | abricot-inc | admire-a | admire-b | admire-sense | path/to/task.toml "
               "(`senso tasks`); several tasks share one model load")
 SET_HELP = "Any other option of the system, KEY=VALUE (repeatable); `senso systems NAME` lists them."
+# How `senso run` prints (not run options: the run and its folder are the same whatever is printed).
+DISPLAY_OPTIONS = {
+    "quiet": ("--quiet", "Print only each run's summary line and its run folder (warnings still on stderr)."),
+    "as_json": ("--json", "Print the results (the fields of results.json; a list for several tasks) on stdout, "
+                          "for scripts; progress, summary lines and notes go to stderr."),
+    "by_domain": ("--by-domain", "Per-domain (ABRICOT) or per-sentence-type (AdMIRe) figures too: as columns where "
+                                 "they fit the terminal, else one table per group (the report page has them all)."),
+}
+RUN_EXAMPLES = """Examples:
+
+  senso run abricot-abs                    # CALAMITA 0-shot, built-in model
+  senso run abricot-inc --protocol paper   # the paper's 3-shot protocol
+  senso run abricot-abs --system embedding-ridge  # leave-one-lemma-out
+  senso run admire-a --split dev --quiet   # AdMIRe's default, one line
+  senso run abricot-abs --limit 16 --json | python -m json.tool
+  senso systems fitted-pipeline            # a system's options (--set)
+  senso showcase                           # the main job (make run)"""
+
+
+@dataclass(frozen=True)
+class Display:
+    """How `senso run` prints its results (DISPLAY_OPTIONS)."""
+
+    quiet: bool = False
+    as_json: bool = False
+    by_domain: bool = False
 
 
 def _run_parameters() -> list[inspect.Parameter]:
@@ -83,17 +112,30 @@ def _run_parameters() -> list[inspect.Parameter]:
         params.append(inspect.Parameter(param.name, keyword, annotation=annotation, default=option))
     params.append(inspect.Parameter("set_options", keyword, annotation=list[str],
                                     default=typer.Option([], "--set", help=SET_HELP, rich_help_panel="system")))
-    return params
+    for name, (flag, help) in DISPLAY_OPTIONS.items():
+        params.append(inspect.Parameter(name, keyword, annotation=bool,
+                                        default=typer.Option(False, flag, help=help, rich_help_panel="output")))
+    return _in_panel_order(params)
 
 
-def _run(tasks: list[str], set_options: list[str], **values) -> None:
+def _in_panel_order(params: list[inspect.Parameter]) -> list[inspect.Parameter]:
+    """`params` with the options grouped by help panel, in PANELS order (the tasks argument first)."""
+    from senso.core.options import PANELS
+
+    def panel(param: inspect.Parameter) -> int:
+        name = getattr(param.default, "rich_help_panel", None)
+        return PANELS.index(name) if name in PANELS else -1
+
+    return sorted(params, key=panel)
+
+
+def _run(tasks: list[str], set_options: list[str], display: Display, **values) -> None:
     """Run one or more tasks with a system; each writes its run folder."""
     from dataclasses import replace
 
     from senso.admire.systems.parts import FLAGGED
-    from senso.api import Job, evaluate_many, run_folder_name, task_entry
+    from senso.api import Job, task_entry
     from senso.core.options import RUN_FIELDS, RunOptions
-    from senso.core.records import default_run_dir
 
     if len(set(tasks)) != len(tasks):
         raise SensoError(f"a task is named twice in {' '.join(tasks)}: name each task once")
@@ -104,25 +146,118 @@ def _run(tasks: list[str], set_options: list[str], **values) -> None:
         system_options[key] = value
     options = RunOptions(task=tasks[0], system_options=system_options, **{k: values[k] for k in RUN_FIELDS})
     parent = options.out if len(tasks) > 1 else None
-    jobs = [Job(task_entry(task), replace(options, task=task, out=parent / run_folder_name(task) if parent else options.out))
+    jobs = [Job(task_entry(task), replace(options, task=task, out=parent / run_folder(task) if parent else options.out))
             for task in tasks]
-    results = evaluate_many(jobs, progress=True, out=lambda plan: default_run_dir(plan.task, plan.system),
-                            on_result=_show_result)
-    _print_placements([result.run_dir for result in results])
+    results = _evaluate(jobs, display)
+    if display.as_json:
+        data = [result.results for result in results]
+        out.print_json(data=data[0] if len(data) == 1 else data)
+    elif not display.quiet:
+        _print_placements([result.run_dir for result in results])
+        if len(results) > 1:
+            _print_summary([result.run_dir for result in results], title="Summary")
 
 
-def _show_result(job, result) -> None:
+def run_folder(task: str, system: str | None = None) -> str:
+    """A run's folder inside a parent folder: the task (a task file: its stem), then the system if named."""
+    from senso.api import run_folder_name
+
+    return run_folder_name(task) + (f"-{system}" if system else "")
+
+
+def _evaluate(jobs, display: Display) -> list:
+    """The jobs through `evaluate_many`, each result printed as `display` says as it finishes."""
+    from senso.api import evaluate_many
+    from senso.core.records import default_run_dir
+
+    return evaluate_many(jobs, progress=not display.quiet, out=lambda plan: default_run_dir(plan.task, plan.system),
+                         on_result=functools.partial(_show_result, display=display))
+
+
+def _show_result(job, result, display: Display = Display()) -> None:
+    """One finished run: its warnings (stderr), then its tables, or (--quiet, --json) its summary line, and
+    its run folder; with --json all of it on stderr (stdout holds the JSON alone)."""
     for warning in result.warnings:
         console.print(labelled("WARNING:", "bold red", warning), soft_wrap=True)
-    job.entry.show(result)
-    out.print(f"run folder: {result.run_dir}")
+    if display.quiet or display.as_json:
+        _print_summary_line(result.run_dir, console if display.as_json else out)
+        return
+    job.entry.show(result, by_group=display.by_domain)
+    out.print(f"run folder: {result.run_dir}", soft_wrap=True)
 
 
-run = app.command("run")(_with_signature(_run, _run_parameters))
+def _print_summary_line(run_dir: Path, where) -> None:
+    """A run in one line (`senso.report.summary`), its footnote if a value is undefined, and its run folder:
+    three lines at most, each one fact however long (a script reads them line by line)."""
+    from senso.core.tables import Footnotes, print_footnotes
+    from senso.report.run_folder import load_run
+    from senso.report.summary import summary_line, summary_row
+
+    footnotes = Footnotes()
+    where.print(summary_line(summary_row(load_run(run_dir)), footnotes), soft_wrap=True)
+    print_footnotes(where, footnotes, soft_wrap=True)
+    where.print(f"run folder: {run_dir}", soft_wrap=True)
+
+
+def _print_summary(run_dirs: list[Path], title: str) -> None:
+    """The runs in one table (`senso.report.summary`): what each number can be compared with, footnotes,
+    where the folders are."""
+    from senso.core.tables import Footnotes, print_footnotes
+    from senso.report.summary import COMPARE_LINE, describe_runs, summary_rows, summary_table
+
+    footnotes, rows = Footnotes(), summary_rows(run_dirs)
+    out.print(summary_table(rows, footnotes, title=title))
+    if any(row.evaluation.startswith("leave-one-") for row in rows):
+        out.print(COMPARE_LINE)
+    print_footnotes(out, footnotes)
+    out.print(describe_runs(rows), style="dim")
+
+
+run = app.command("run", epilog=RUN_EXAMPLES)(_with_signature(_run, _run_parameters))
+
+# The main job (`senso showcase`, `make run`): the published protocol on the built-in model, then senso's
+# strongest offline systems: (task, system (None: the task's default), options besides the data folder).
+MAIN_JOB = (
+    ("abricot-abs", None, {}),
+    ("abricot-inc", None, {}),
+    ("abricot-abs", "embedding-ridge", {}),
+    ("abricot-inc", "embedding-ridge", {}),
+    ("admire-a", "fitted-pipeline", {"lang": "en", "split": "dev"}),
+)
+
+
+@app.command("showcase")
+def showcase(
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
+    out_dir: Optional[Path] = typer.Option(None, "--out", help="Parent folder of the runs (default "
+                                           "runs/<time>-showcase/)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help=RUN_FIELDS["no_cache"].help),
+) -> None:
+    """The main job (`make run`): ABRICOT's published 0-shot protocol on the built-in model, senso's supervised
+    Likert system (leave-one-lemma-out) and AdMIRe's default system on EN dev, then one summary table."""
+    import time
+
+    from senso.api import Job, evaluate_many, task_entry
+    from senso.core.options import RunOptions
+
+    parent = out_dir or Path("runs") / f"{time.strftime('%Y%m%d-%H%M%S')}-showcase"
+    jobs = [Job(task_entry(task), RunOptions(task=task, system=system, data_dir=data_dir, no_cache=no_cache,
+                                             out=parent / run_folder(task, system), **options))
+            for task, system, options in MAIN_JOB]
+
+    def done(job, result) -> None:
+        for warning in result.warnings:
+            console.print(labelled("WARNING:", "bold red", warning), soft_wrap=True)
+        console.print(f"{result.task} · {result.system}: done in {result.results['timings']['total_s']:.0f} s")
+
+    results = evaluate_many(jobs, progress=True, on_result=done)
+    _print_summary([result.run_dir for result in results], title="senso showcase")
 
 
 def _print_placements(run_dirs: list[Path]) -> None:
-    """Where each run stands beside the published results (ABRICOT's figures, AdMIRe's leaderboards), when it can be placed."""
+    """Where each run stands beside the published results (ABRICOT's figures, AdMIRe's leaderboards), when it
+    can be placed: each board, its rule and its sources once (short labels in the table, explained under it)."""
+    from rich import box
     from rich.table import Table
 
     from senso.report.placement import placement_for
@@ -131,16 +266,19 @@ def _print_placements(run_dirs: list[Path]) -> None:
     for run_dir in run_dirs:
         placement = placement_for(load_run(run_dir))
         for board in placement.boards:
-            table = Table(title=board.title, title_justify="left")
+            table = Table(title=board.title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
+                          pad_edge=False)
             for k, column in enumerate(board.columns):
                 table.add_column(column, justify="right" if k in board.numeric else "left", overflow="fold")
             for row in board.rows:
                 style = "bold" if row.is_run else ("dim" if row.is_reference else None)
                 table.add_row(*(f"{c:.2f}" if isinstance(c, float) else str(c) for c in row.cells), style=style)
             out.print(folded(table))
-            out.print(board.note, style="dim", soft_wrap=True)
+            out.print(board.note, style="dim")
+            if board.source:
+                out.print(f"Sources: {board.source}", style="dim")
         for note in placement.notes:
-            out.print(note, style="dim", soft_wrap=True)
+            out.print(note, style="dim")
 
 
 @data_app.command("stats")
@@ -649,23 +787,41 @@ def systems(name: Optional[str] = typer.Argument(None, help="A system: list ever
 
 
 def _print_system_options(name: str) -> None:
-    """`senso systems NAME`: the system's options as it declares them (`senso.core.params`)."""
-    from rich.table import Table
+    """`senso systems NAME`: what the system is, then each option it declares (`senso.core.params`) as a short
+    block: how to give it, its type or values and default, then what it does, wrapped under it."""
+    import textwrap
 
     from senso.api import systems as all_systems
 
     found = [s for s in all_systems() if s.name == name]
     if not found:
         raise SensoError(f"unknown system {name!r}; `senso systems` lists them")
-    for system in found:
-        out.print(f"{system.name} ({', '.join(system.tasks)}): {system.description}")
-        table = Table(title=f"options of {system.name}" if len(system.options) else f"{system.name} has no options")
-        for column in ("option", "type", "default", "what it does"):
-            table.add_column(column, overflow="fold")
-        for option in system.options.describe():
-            default = "—" if option["default"] is None else str(option["default"])
-            table.add_row(option["flag"], option["type"], default, option["help"])
-        out.print(folded(table))
+    width = out.width
+    for k, system in enumerate(found):
+        out.print(("\n" if k else "") + f"{system.name} ({', '.join(system.tasks)})", style="bold")
+        out.print(textwrap.fill(system.description, width), soft_wrap=True)
+        options = system.options.describe()
+        if not options:
+            out.print("No options of its own.")
+            continue
+        out.print("\nOptions (a flag of its own, else --set NAME=VALUE):")
+        for option in options:
+            head = f"{option['flag']}  ({option['type']}; default {_shown_default(option['default'])})"
+            out.print(textwrap.fill(head, width, initial_indent="  ", subsequent_indent=" " * 6, break_on_hyphens=False), style="bold",
+                      soft_wrap=True)
+            out.print(textwrap.fill(option["help"], width, initial_indent=" " * 6, subsequent_indent=" " * 6),
+                      soft_wrap=True)
+
+
+def _shown_default(value) -> str:
+    """An option's default as one would type it (`a,b` for a list, `none` for no value, `true`/`false`)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(str, value))
+    return str(value)
 
 
 @app.command("tasks")

@@ -7,31 +7,35 @@ from typing import Any, Mapping
 from rich.table import Table
 
 from senso.core.stats import Estimate
-from senso.core.tables import folded
+from senso.core.tables import Footnotes, folded, metric_tables, print_footnotes
 from senso.core.terminal import terminal
 from senso.admire.scoring import GROUPS
 from senso.admire.task import METRIC_LABELS, SENSE_TASK
 
 
-def print_result(result: Any) -> None:
-    """A finished AdMIRe run (`senso.core.evaluation.EvalResult`) on the terminal: its metrics per sentence type
-    (or, without gold, what it wrote), its notes and its submission file (the command line prints warnings)."""
-    console, results = terminal(), result.results
+def print_result(result: Any, by_group: bool = False) -> None:
+    """A finished AdMIRe run (`senso.core.evaluation.EvalResult`) on the terminal: its metrics (per sentence type
+    where the columns fit, or `by_group`: one table per type), or, without gold, what it wrote; its notes and its
+    submission file (the command line prints warnings)."""
+    console, results, footnotes = terminal(), result.results, Footnotes()
     sizes = {g: sum(1 for s in result.samples if s.sentence_type == g) for g in GROUPS}
-    unseen = unseen_estimates(results)
     what = "sense" if result.task == SENSE_TASK.name else "system"
     title = f"{result.task} {results['lang']} {results['split']} | {what} {result.system} | n={result.n}"
+    unseen = unseen_estimates(results)
     if result.metrics:
-        console.print(folded(metrics_table(title, result.metrics, result.metrics_by_group, result.n, sizes,
-                                           unseen=unseen)))
+        for table in metric_tables(console, title, result.metrics, _with_groups(result.metrics_by_group),
+                                   labels=METRIC_LABELS, all_head=f"all (n={result.n})",
+                                   group_heads=_group_heads(sizes), by_group_asked=by_group, footnotes=footnotes,
+                                   leading={f"UNSEEN (n={unseen[0]})": unseen[1]} if unseen else None):
+            console.print(table)
+        print_footnotes(console, footnotes)
     else:
-        console.print(title, soft_wrap=True)
+        console.print(title)
     if "overlap" in results:
         console.print(f"overlap with the training data: {results['overlap']['why']}", soft_wrap=True)
+    print_calibration(results.get("calibration"), sizes, by_group)
     if result.task == SENSE_TASK.name:
-        print_calibration(results.get("calibration"), sizes)
         return
-    print_calibration(results.get("calibration"), sizes)
     for note in result.notes:
         console.print(note, style="dim", soft_wrap=True)
     submission = result.run_dir / results["submission"] if result.run_dir else f"{results['submission']} (not written)"
@@ -45,6 +49,15 @@ def unseen_estimates(results: Mapping[str, Any]) -> tuple[int, dict[str, Estimat
     if not unseen:
         return None
     return unseen["n"], {k: Estimate(**v) for k, v in unseen.items() if k != "n"}
+
+
+def _with_groups(by_group: Mapping[str, Mapping[str, Estimate]]) -> dict[str, Mapping[str, Estimate]]:
+    """Every sentence type, in GROUPS order (a type with no items has no estimates: its cells are `-`)."""
+    return {group: by_group.get(group, {}) for group in GROUPS}
+
+
+def _group_heads(sizes: Mapping[str, int]) -> dict[str, str]:
+    return {g: f"{g} (n={sizes.get(g, 0)})" for g in GROUPS}
 
 
 def metrics_table(title: str, metrics: Mapping[str, Estimate], by_group: Mapping[str, Mapping[str, Estimate]],
@@ -71,15 +84,20 @@ def metrics_table(title: str, metrics: Mapping[str, Estimate], by_group: Mapping
     return table
 
 
-def print_calibration(calibration: Mapping[str, Any] | None, group_sizes: Mapping[str, int]) -> None:
+def print_calibration(calibration: Mapping[str, Any] | None, group_sizes: Mapping[str, int],
+                      by_group: bool = False) -> None:
     """The calibration of P(idiomatic) (`admire.scoring.sense_calibration`), when the run has one."""
     if not calibration:
         return
+    console, footnotes = terminal(), Footnotes()
     metrics = {name: Estimate(**est) for name, est in calibration["metrics"].items()}
-    by_group = {g: {name: Estimate(**est) for name, est in ms.items()} for g, ms in calibration["by_group"].items()}
-    table = metrics_table(f"calibration of P(idiomatic) (95% CI, n={calibration['n']})", metrics, by_group,
-                          calibration["n"], group_sizes, labels=calibration["labels"])
-    terminal().print(folded(table))
+    groups = {g: {name: Estimate(**est) for name, est in ms.items()} for g, ms in calibration["by_group"].items()}
+    for table in metric_tables(console, f"calibration of P(idiomatic) (95% CI, n={calibration['n']})", metrics,
+                               _with_groups(groups), labels=calibration["labels"],
+                               all_head=f"all (n={calibration['n']})", group_heads=_group_heads(group_sizes),
+                               by_group_asked=by_group, footnotes=footnotes):
+        console.print(table)
+    print_footnotes(console, footnotes)
 
 
 def comparison_table(comparison) -> Table:

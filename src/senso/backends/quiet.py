@@ -1,5 +1,6 @@
 """transformers and huggingface_hub print their own progress bars and warnings while a model loads; where
-senso shows no progress (`senso.evaluate(...)` without `progress=True`), they print nothing either."""
+senso shows no progress (`senso.evaluate(...)` without `progress=True`), or stderr is not a terminal (a log
+file, where their carriage-return bars make one long line), they print nothing either."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from senso.core.progress import is_showing
 
 @contextmanager
 def quiet_loading() -> Iterator[None]:
-    """Within the block, transformers' progress bars and warnings are off unless progress is shown; the
-    previous settings come back after it."""
-    if is_showing():
+    """Within the block, transformers' progress bars and warnings are off unless progress is shown on a
+    terminal; the previous settings come back after it."""
+    import sys
+
+    if is_showing() and sys.stderr.isatty():
         yield
         return
     from transformers.utils import logging as hf_logging

@@ -1,4 +1,6 @@
-"""Terminal tables of a Likert run (rich): the metrics overall and per domain; how far a supervised model travels."""
+"""Terminal tables of a Likert run (rich): the metrics overall (per domain where they fit, or asked); how far a
+supervised model travels. Each fits the console's width (80 columns when output is not a terminal); an undefined
+value is one mark, its reason a footnote."""
 
 from __future__ import annotations
 
@@ -6,59 +8,52 @@ from typing import Any
 
 from rich.table import Table
 
-from senso.core.tables import folded
-from senso.core.terminal import terminal
 from senso.core.stats import Estimate
+from senso.core.tables import Footnotes, folded, metric_tables, print_footnotes
+from senso.core.terminal import terminal
 
 
-def print_result(result: Any) -> None:
-    """A finished Likert run (`senso.core.evaluation.EvalResult`) on the terminal: its metrics, and how far a
-    supervised system travels."""
+def print_result(result: Any, by_group: bool = False) -> None:
+    """A finished Likert run (`senso.core.evaluation.EvalResult`) on the terminal: its metrics (`by_group`: per
+    domain too, as columns where they fit, else one table per domain), and how far a supervised system travels."""
     results = result.results
-    print_summary(result.task, result.system, results, result.metrics, result.metrics_by_group, result.n)
+    print_summary(result.task, result.system, results, result.metrics, result.metrics_by_group, result.n, by_group)
     if "generalisation" in results:
         print_travel(results["generalisation"])
     if results.get("calibration"):
-        print_calibration(results["calibration"])
+        print_calibration(results["calibration"], by_group)
 
 
 def print_summary(task_name: str, system: str, info: dict[str, Any], metrics: dict[str, Estimate],
-                  by_domain: dict[str, dict[str, Estimate]], n: int) -> None:
-    table = Table(title=f"{task_name} · {system} · {info.get('protocol')} · n={n}")
-    table.add_column("metric")
-    unseen = info.get("unseen")
-    if unseen:  # a supervised run: the items that share nothing with their training fold are the headline
-        table.add_column(f"UNSEEN (n={unseen['n']})", justify="right", style="bold")
-    table.add_column("all", justify="right")
-    for domain in by_domain:
-        table.add_column(domain, justify="right")
-    for name, estimate in metrics.items():
-        headline = [Estimate(**unseen[name]).format()] if unseen and name in unseen else []
-        table.add_row(name, *headline, estimate.format(), *(by_domain[d][name].format() for d in by_domain))
-    _print(table)
+                  by_domain: dict[str, dict[str, Estimate]], n: int, by_group: bool = False) -> None:
+    console, footnotes = terminal(), Footnotes()
+    protocol = "supervised" if info.get("supervised") else info.get("protocol")
+    title = f"{task_name} · {system} · {protocol} · n={n}"
+    unseen = info.get("unseen")  # a supervised run: the items that share nothing with their training fold lead
+    leading = {f"UNSEEN (n={unseen['n']})": {k: Estimate(**v) for k, v in unseen.items() if k != "n"}} if unseen else None
+    for table in metric_tables(console, title, metrics, by_domain, by_group_asked=by_group, footnotes=footnotes,
+                               leading=leading):
+        console.print(table)
+    print_footnotes(console, footnotes)
     if "overlap" in info:
-        terminal().print(f"overlap with the training data: {info['overlap']['why']}", soft_wrap=True)
+        console.print(f"overlap with the training data: {info['overlap']['why']}", soft_wrap=True)
 
 
-def print_calibration(calibration: dict[str, Any]) -> None:
+def print_calibration(calibration: dict[str, Any], by_group: bool = False) -> None:
     """Calibration of the label distributions (`likert.scoring.likert_calibration`), or why there is none."""
+    console = terminal()
     if "metrics" not in calibration:
-        terminal().print(f"calibration: not measured ({calibration['reason']})", style="dim", soft_wrap=True)
+        console.print(f"calibration: not measured ({calibration['reason']})", style="dim", soft_wrap=True)
         return
-    by_domain = calibration.get("by_domain", {})
-    table = Table(title=f"calibration of the label distributions (95% CI, n={calibration['n']})")
-    table.add_column("metric")
-    table.add_column("all", justify="right")
-    for domain in by_domain:
-        table.add_column(domain, justify="right")
-    for name, est in calibration["metrics"].items():
-        table.add_row(calibration["labels"].get(name, name), Estimate(**est).format(),
-                      *(Estimate(**by_domain[d][name]).format() for d in by_domain))
-    _print(table)
-
-
-def _print(table: Table) -> None:
-    terminal(width=None if terminal().is_terminal else 120).print(folded(table))
+    footnotes = Footnotes()
+    metrics = {name: Estimate(**est) for name, est in calibration["metrics"].items()}
+    by_domain = {d: {name: Estimate(**est) for name, est in ms.items()}
+                 for d, ms in calibration.get("by_domain", {}).items()}
+    for table in metric_tables(console, f"calibration of the label distributions (95% CI, n={calibration['n']})",
+                               metrics, by_domain, labels=calibration["labels"], by_group_asked=by_group,
+                               footnotes=footnotes):
+        console.print(table)
+    print_footnotes(console, footnotes)
 
 
 def travel_rows(report: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -70,12 +65,15 @@ def travel_rows(report: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 def print_travel(report: dict[str, Any]) -> None:
     """How far the model travels (`generalisation.travel_report`), one row per measure: r and its 95% CI."""
-    table = Table(title=f"how far {report['system']} travels (r vs the raw gold, 95% CI, n={report.get('n')})")
+    console, footnotes = terminal(), Footnotes()
+    table = Table(title=f"how far {report['system']} travels (r vs the raw gold, 95% CI, n={report.get('n')})",
+                  title_justify="left")
     table.add_column("measure")
     table.add_column("r", justify="right")
     for name, est in travel_rows(report):
-        table.add_row(name, Estimate(**est).format())
-    _print(table)
+        table.add_row(name, footnotes.cell(Estimate(**est)))
+    console.print(folded(table))
+    print_footnotes(console, footnotes)
 
 
 def print_overlap(rows: list, n_eval: int, evaluated: str, training: str, noun: str) -> None:
@@ -87,7 +85,7 @@ def print_overlap(rows: list, n_eval: int, evaluated: str, training: str, noun: 
     for row in rows:
         table.add_row(row.id, row.group, f"{len(row.same_group)}" if row.same_group else "-",
                       ", ".join(row.same_text) or "-", row.text)
-    _print(table)
+    terminal().print(folded(table))
     groups = sorted({r.group for r in rows if r.same_group})
     terminal().print(f"{len(groups)} shared {noun}s ({', '.join(groups) or 'none'}); "
                      f"{sum(bool(r.same_text) for r in rows)} items share their text.", soft_wrap=True)

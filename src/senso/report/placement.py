@@ -10,6 +10,11 @@ from senso.core.errors import SensoError
 from senso.report.run_folder import RunFolder
 
 ABRICOT_COLUMNS = {"abricot-abs": "pearson_abs", "abricot-inc": "pearson_inc"}
+# The short label a terminal table shows for each source of abricot_results.csv; the legend says it once.
+ABRICOT_SOURCES = {"ABRICOT paper (CLiC-it 2024)": "paper",
+                   "CALAMITA results table (calamita-eval results/results.md)": "CALAMITA"}
+ABRICOT_LEGEND = ("; ".join(f"{label}: {source}" for source, label in ABRICOT_SOURCES.items())
+                  + "; see senso/resources/SOURCES.md.")
 
 
 @dataclass(frozen=True)
@@ -77,14 +82,10 @@ def admire_placement(run: RunFolder) -> Placement:
 def abricot_placement(run: RunFolder) -> Placement:
     """The run's official Pearson r among the published ABRICOT figures for its task (rank = 1 + the number
     of published figures strictly higher, on values rounded to 2 decimals as published)."""
-    from senso.admire.leaderboard import read_resource
-
     column = ABRICOT_COLUMNS.get(run.task)
     if column is None:
         return Placement(notes=[f"No published figures for {run.task}: only ABRICOT's tasks have a leaderboard."])
-    published = [(row["model"], row["protocol"], row["source"], float(row[column]))
-                 for row in read_resource("abricot_results.csv") if row.get(column, "").strip()]
-    published.sort(key=lambda p: -p[3])
+    published = abricot_published(run.task)
     notes = []
     pearson = run.results.get("metrics", {}).get("pearson") or {}
     rows = [PlacementRow((k, model, protocol, source, r)) for k, (model, protocol, source, r) in enumerate(published, 1)]
@@ -98,10 +99,10 @@ def abricot_placement(run: RunFolder) -> Placement:
         exact = float(pearson["value"])
         rank = 1 + sum(1 for p in published if p[3] > round(exact, 2))
         tied = any(p[3] == round(exact, 2) for p in published)
-        protocol = run.results.get("protocol") or "—"
+        protocol = evaluation_label(run)
         from senso.admire.leaderboard import TIE_MARK
 
-        row = PlacementRow((f"{TIE_MARK if tied else ''}{rank}", f"this run: {run.system}", protocol, "this run",
+        row = PlacementRow((f"{TIE_MARK if tied else ''}{rank}", run.system, protocol, "this run",
                             _run_cell(round(exact, 2), exact)), is_run=True)
         # after the published entries it ties or trails
         position = sum(1 for p in published if p[3] >= round(exact, 2))
@@ -112,11 +113,48 @@ def abricot_placement(run: RunFolder) -> Placement:
         note="Published figures come from other models and set-ups (0-shot and 3-shot; the CALAMITA harness run "
              "used --limit 100, vLLM and fp16): the placement is indicative. Published rows keep their own ranks; the "
              "run's rank is 1 + the number of published figures above it (rounded to 2 decimals, as published).",
-        source="ABRICOT paper (CLiC-it 2024) and the CALAMITA results table; see senso/resources/SOURCES.md.")
+        source=ABRICOT_LEGEND)
     return Placement(boards=[board], notes=notes)
+
+
+def abricot_published(task: str) -> list[tuple[str, str, str, float]]:
+    """(model, protocol, short source label, Pearson r) of every published figure for an ABRICOT task, best first."""
+    from senso.admire.leaderboard import read_resource
+
+    column = ABRICOT_COLUMNS[task]
+    published = [(row["model"], row["protocol"], ABRICOT_SOURCES.get(row["source"], row["source"]), float(row[column]))
+                 for row in read_resource("abricot_results.csv") if row.get(column, "").strip()]
+    return sorted(published, key=lambda p: -p[3])
+
+
+def evaluation_label(run: RunFolder) -> str:
+    """How a run was evaluated, in a few words: `0-shot`, `3-shot` (a prompted LM), `leave-one-lemma-out` (a
+    supervised Likert system, by its task's group), or the AdMIRe system's own account of its fitting."""
+    results = run.results
+    if run.kind == "likert":
+        if results.get("supervised"):
+            from senso.report.likert import run_group_noun
+
+            return f"leave-one-{run_group_noun(results)}-out"
+        shots = results.get("shots") or 0
+        return f"{shots}-shot"
+    return admire_evaluation(results)
 
 
 def placement_for(run: RunFolder) -> Placement:
     if run.kind == "likert":
         return abricot_placement(run)
     return admire_placement(run)
+
+
+def admire_evaluation(results: dict[str, Any]) -> str:
+    """How an AdMIRe run's system met gold: training-free, cross-validated by compound, fitted on a split, or
+    loaded from a model file (`results["fitting"]`, `senso.admire.systems.fitting`)."""
+    fitting = results.get("fitting")
+    if fitting is None:
+        return "training-free"
+    if fitting.get("cross_validated"):
+        return f"{fitting.get('folds')}-fold CV by {fitting.get('grouped_by', 'compound')}"
+    if fitting.get("model_file"):
+        return "fitted (model file)"
+    return f"fitted on {str(fitting.get('fit_on', 'gold')).replace('en ', 'EN ')}"
