@@ -133,18 +133,19 @@ def main() -> None:
 
     from senso.admire.data import load_subtask_a
     from senso.admire.systems.pipeline import build_builder
+    from senso.admire.systems.registry import SYSTEMS, system_context
     from senso.admire.systems.roles import assign_roles, rule_marginals
     from senso.core.cache import ResponseCache
     from senso.core.options import RunOptions
 
     options = RunOptions(task="admire-a", data_dir=Path(args.data_dir))
     items = [i for split in args.split.split("+") for i in load_subtask_a(options.data_dir, "en", split)]
-    cache = ResponseCache()
+    context = system_context(SYSTEMS["a"]["sense-pipeline"], options, ResponseCache())
     rows = []
     for spec in args.rule_embedders.split(","):
-        result = score(items, [rule_marginals(assign_roles(e)) for e in build_builder(options, cache, spec).build(items)])
+        result = score(items, [rule_marginals(assign_roles(e)) for e in build_builder(context, spec).build(items)])
         rows.append((f"rules ({spec})", {k: (v.mean(), 0.0, v.mean(), v.mean()) for k, v in result.items()}))
-    learned_builder = build_builder(options, cache, args.embedder)
+    learned_builder = build_builder(context, args.embedder)
     for option in args.learned.split(","):
         if option not in LEARNED_OPTIONS:
             raise SystemExit(f"--learned {option!r}: choose from {', '.join(LEARNED_OPTIONS)}")

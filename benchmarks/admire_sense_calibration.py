@@ -37,15 +37,16 @@ def main() -> None:
 
     from senso.admire.data import load_subtask_a
     from senso.admire.systems.pipeline import build_builder
+    from senso.admire.systems.registry import SYSTEMS, system_context
     from senso.core.cache import ResponseCache
     from senso.core.options import RunOptions
 
     options = RunOptions(task="admire-a", data_dir=Path(args.data_dir), embedder=args.embedder, model=args.model)
-    cache = ResponseCache()
-    builder = build_builder(options, cache)
+    context = system_context(SYSTEMS["a"]["sense-pipeline"], options, ResponseCache())
+    builder = build_builder(context)
     dev = load_subtask_a(options.data_dir, "en", "dev")
     if args.definition:
-        calibrate_definition(options, cache, builder, dev)
+        calibrate_definition(context, builder, dev)
     else:
         calibrate_embedder(args.embedder, builder, dev)
 
@@ -62,10 +63,10 @@ def calibrate_embedder(embedder: str, builder, dev) -> None:
           f"spreads={ {k: round(v, 4) for k, v in spreads.items()} } scale={np.mean(list(spreads.values())):.4f}")
 
 
-def calibrate_definition(options, cache, builder, dev) -> None:
+def calibrate_definition(context, builder, dev) -> None:
     from senso.admire.systems.pipeline import build_definition_sense
 
-    sense = build_definition_sense(options, cache, builder)
+    sense = build_definition_sense(context, builder)
     pmi = np.array([s["pmi"] for s in sense.signals(dev) if s is not None])
     if not len(pmi):
         raise SystemExit(f"no dev item has both a meaning and a literal reading (WordNet: "

@@ -47,7 +47,7 @@ def main() -> None:
     from senso.core.cache import ResponseCache
     from senso.core.options import RunOptions
     from senso.admire.scoring import score_item_a
-    from senso.admire.systems.registry import ADMIRE_A_SYSTEMS
+    from senso.admire.systems.registry import SYSTEMS, build_system
 
     system_options = {k: v for k, v in {"sense": args.sense, "ranker": args.ranker, "meaning": args.meaning,
                                         "members": args.members}.items() if v}
@@ -57,7 +57,7 @@ def main() -> None:
     items = [i for split in args.split.split("+") for i in load_subtask_a(options.data_dir, "en", split)]
     started = time.perf_counter()
     cache = ResponseCache()
-    system = ADMIRE_A_SYSTEMS[args.system](options, cache)
+    system = build_system(SYSTEMS["a"][args.system], options, cache)
     rankings = system.rank(items)
     elapsed = time.perf_counter() - started
     scores = [score_item_a(r.order, i.expected_order) for r, i in zip(rankings, items)]

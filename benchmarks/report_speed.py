@@ -69,13 +69,13 @@ def main() -> None:
             import io
             import os
 
-            from senso.admire.run import run_admire
+            from senso.api import run as run_admire
 
             os.environ.setdefault("SENSO_CACHE_DIR", str(Path(tmp) / "cache"))
             data = write_split(Path(tmp) / "data", args.items)
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
                 run_dir = run_admire(RunOptions(task="admire-a", data_dir=data, out=Path(tmp) / "run", split="dev",
-                                                system="random", use_cache=False))
+                                                system="random", no_cache=True))
         t0 = time.perf_counter()
         page = write_run_report(run_dir, out=Path(tmp) / "report.html")
         seconds = time.perf_counter() - t0

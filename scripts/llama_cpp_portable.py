@@ -96,8 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     version = pinned_requirement()
     root = Path(os.environ.get("SENSO_WHEEL_DIR") or Path.home() / ".cache" / "senso" / "wheels")
     wheel = build_wheel(version, level, root / f"llama-cpp-python-{version}-{level}")
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(wheel)],
-                   check=True)
+    pip = [sys.executable, "-m", "pip", "install", "-q"]
+    subprocess.run([*pip, "--no-deps", "--force-reinstall", str(wheel)], check=True)  # over any other build
+    subprocess.run([*pip, str(wheel)], check=True)  # its own requirements (numpy, diskcache, ...); no rebuild
     print(f"llama-cpp-python {version} ({level}, no AMX) installed from {wheel}")
     return 0
 

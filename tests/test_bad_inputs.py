@@ -228,9 +228,9 @@ CASES = [
     c("limit-0-abricot", f"{ABA} --limit 0", 2, "--limit must be at least 1"),
     c("limit-0-admire-sense", "run admire-sense --limit 0", 2, "--limit must be at least 1"),
     c("set-typo-ensemble", "run admire-a --system ensemble --members caption-similarity,random --set agregator=rrf", 2,
-      "unknown --set key(s) agregator"),
+      "unknown option --set agregator for --system ensemble"),
     c("set-typo-lists-valid", "run admire-a --system ensemble --members caption-similarity,random --set agregator=rrf", 2,
-      "valid keys: aggregator, members"),
+      "valid: --members (comma-separated list); --set aggregator (borda | rrf | mean)"),
     c("shots-without-paper", f"{ABA} --shots 3 --limit 2", 2, "add --protocol paper"),
     c("lang-on-abricot", f"{ABA} --lang pt", 2, "--lang is an AdMIRe option"),
     c("split-on-abricot", f"{ABA} --split train+dev", 2, "--split is an AdMIRe option"),
@@ -247,11 +247,13 @@ CASES = [
     c("generator-on-likert-lm", f"{ABA} --generator hf:x", 2, "--generator is not used by --system likert-lm"),
     c("set-on-local-likert-lm", f"{ABA} --set temperature=0", 2, "unknown option --set temperature for --system likert-lm"),
     c("set-on-ridge", f"{ABA} --system embedding-ridge --set alpha=1", 2, "valid: --set features (comma-separated list); --set kind (query | passage)"),
-    c("set-on-random", f"{ADA} --set seed=3", 2, "valid keys: none"),
-    c("members-on-random", f"{ADA} --members caption-similarity,random", 2, "unknown --set key(s) members"),
-    c("set-on-sense-pipeline", "run admire-a --system sense-pipeline --set hedges=false", 2, "valid keys: fit_split, glossary"),
-    c("set-on-sequence", "run admire-b --system sequence-continuation --set aggregator=rrf", 2, "unknown --set key(s) aggregator"),
-    c("set-on-admire-sense", "run admire-sense --set ranker=caption", 2, "unknown --set key(s) ranker"),
+    c("set-on-random", f"{ADA} --set seed=3", 2, "unknown option --set seed for --system random; valid: none"),
+    c("members-on-random", f"{ADA} --members caption-similarity,random", 2, "unknown option --members for --system random"),
+    c("set-on-sense-pipeline", "run admire-a --system sense-pipeline --set hedges=false", 2,
+      "unknown option --set hedges for --system sense-pipeline; valid: --meaning (auto | wordnet"),
+    c("set-on-sequence", "run admire-b --system sequence-continuation --set aggregator=rrf", 2,
+      "unknown option --set aggregator for --system sequence-continuation"),
+    c("set-on-admire-sense", "run admire-sense --set ranker=caption", 2, "unknown option --ranker for admire-sense"),
     c("ranker-on-admire-sense", "run admire-sense --ranker caption", 2, "for admire-sense"),
     c("set-without-equals", f"{ADA} --set aggregator", 2, "--set expects KEY=VALUE"),
     c("set-twice", f"{ADA} --set a=1 --set a=2", 2, "--set a is given twice"),
@@ -286,6 +288,13 @@ CASES = [
     c("admire-sense-lang", "run admire-sense --lang de", 2, "admire-sense has no language 'de'"),
     c("admire-unknown-split", f"{ADA} --split valid", 2, "unknown AdMIRe split 'valid'"),
     c("admire-split-twice", f"{ADA} --split dev+dev", 2, "names a split twice"),
+    c("admire-sense-split-twice", "run admire-sense admire-a --split dev+dev", 2, "names a split twice"),
+    c("model-on-admire-random", f"{ADA} --model hf:google/gemma-3-270m", 2,
+      "--model is not used by --system random (it reads none of them): leave it out"),
+    c("hedge-not-a-bool", "run admire-a --system sense-pipeline --set hedge=maybe", 2,
+      "--set hedge expects true or false (also yes/no, 1/0, on/off), got 'maybe'"),
+    c("fusion-weights-per-member", "run admire-a --system fusion --set weights=1,2,3", 2,
+      "--set weights gives 3 weights for 2 --members (caption-similarity, clip-rank): give one per member"),
     c("gold-missing-file", f"{ADA} --gold nope_targets.tsv", 2, "--gold nope_targets.tsv: no such file"),
     c("out-is-a-file", f"{ADA} --out {{tmp}}/plainfile", 2, "is a file; give a folder", "empty_folder"),
     c("model-local-missing", f"{ABA} --model hf:./no-such-checkpoint", 2, "no such local folder"),
@@ -440,11 +449,11 @@ def test_no_wordnet_is_a_warning_not_silence(tmp_path, monkeypatch):
 
     (tmp_path / "empty").mkdir()
     monkeypatch.setattr(wordnet, "wordnet_candidates", lambda explicit=None: [tmp_path / "empty"])
-    _, warnings = check_options(RunOptions(task="admire-a", system="sense-pipeline", data_dir=DATA))
+    warnings = check_options(RunOptions(task="admire-a", system="sense-pipeline", data_dir=DATA)).warnings
     assert any(w.startswith("NO WORDNET") and "--set wordnet=FOLDER" in w for w in warnings)
-    _, warnings = check_options(RunOptions(task="admire-a", system="ensemble", data_dir=DATA))  # its members use it
+    warnings = check_options(RunOptions(task="admire-a", system="ensemble", data_dir=DATA)).warnings  # its members use it
     assert any(w.startswith("NO WORDNET") for w in warnings)
-    _, warnings = check_options(RunOptions(task="admire-a", system="random", data_dir=DATA))
+    warnings = check_options(RunOptions(task="admire-a", system="random", data_dir=DATA)).warnings
     assert warnings == []
 
 

@@ -220,7 +220,8 @@ def _systems_help() -> str:
 
     return (f"{SYSTEM_HELP} Likert tasks (abricot-abs, abricot-inc, task files): {', '.join(LIKERT_SYSTEMS)} "
             f"(default {DEFAULT_SYSTEM}). "
-            f"admire-a: {', '.join(ADMIRE_SYSTEMS['a'])}. admire-b: {', '.join(ADMIRE_SYSTEMS['b'])}.")
+            f"admire-a: {', '.join(ADMIRE_SYSTEMS['a'])}. admire-b: {', '.join(ADMIRE_SYSTEMS['b'])}. "
+            f"admire-sense: {', '.join(ADMIRE_SYSTEMS['sense'])} (the classifier --sense names).")
 
 
 def _literal_help(command) -> None:
@@ -405,7 +406,7 @@ def fit(
         from senso.core.options import RunOptions
 
         run_options = RunOptions(task=task, data_dir=data_dir, system=system, embedder=embedder, lang=lang, split=split,
-                                 use_cache=not no_cache, system_options={**({"sense": sense} if sense else {}), **options})
+                                 no_cache=no_cache, system_options={**({"sense": sense} if sense else {}), **options})
         document = fit_admire(run_options, ResponseCache(enabled=not no_cache), out_path)
         out.print(f"fitted {document['system']} on {document['n_items']} items ({len(document['compounds'])} compounds): "
                   f"{out_path}; use it with `senso run admire-a --system {document['system']} --set model={out_path}`")

@@ -15,7 +15,7 @@ from senso.backends.image_text import ImageTextModel
 from senso.cli import app
 from senso.admire.data import load_subtask_a
 from senso.core.errors import SensoError
-from senso.admire.run import run_admire
+from senso.api import run as run_admire
 from senso.core.cache import ResponseCache
 from senso.core.options import RunOptions
 from senso.core.records import load_results, load_samples
@@ -54,7 +54,7 @@ def test_clip_rank_on_real_dev_images(data_dir, tmp_path, tiny_clip):
                                   image_model=tiny_clip, out=tmp_path / "again", batch_size=3))
     assert load_results(again)["cache"]["misses"] == 0
     assert [s["predicted_order"] for s in load_samples(again)] == [s["predicted_order"] for s in samples]
-    uncached = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="clip-rank", use_cache=False,
+    uncached = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="clip-rank", no_cache=True,
                                      image_model=tiny_clip, out=tmp_path / "uncached", batch_size=1, limit=4))
     assert [s["predicted_order"] for s in load_samples(uncached)] == [s["predicted_order"] for s in samples[:4]]
 
@@ -68,7 +68,7 @@ def test_fusion_of_captions_and_images_is_on_the_image_track(data_dir, tmp_path,
     assert len(results["model"]["members"]) == 2 and results["model"]["weights"] == [1.0, 0.5]
     sample = load_samples(out)[0]
     assert set(sample["extra"]["member_scores"]) == {"caption-similarity", "clip-rank"}
-    with pytest.raises(SensoError, match="unknown member"):
+    with pytest.raises(SensoError, match="unknown fusion member 'nope'"):
         run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="fusion", image_model=tiny_clip,
                               out=tmp_path / "bad", system_options={"members": "clip-rank,nope"}))
 
@@ -149,7 +149,7 @@ def test_sense_pipeline_ranks_pictures(data_dir, tmp_path, tiny_clip):
     assert load_results(text)["track"] == "text-only"
     # the sense decision comes from the text evidence either way
     assert [s["extra"]["sense"] for s in load_samples(text)] == [s["extra"]["sense"] for s in samples]
-    with pytest.raises(SensoError, match="unknown modality 'video'"):
+    with pytest.raises(SensoError, match="--modality: unknown value 'video'; choose from captions, images"):
         run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="sense-pipeline",
                               out=tmp_path / "bad", system_options={"modality": "video"}))
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from senso.cli import app
 from senso.core.errors import SensoError
-from senso.admire.run import run_admire
+from senso.api import run as run_admire
 from senso.core.options import RunOptions
 from senso.core.records import load_results, load_samples
 from senso.admire.scoring import score_submission
@@ -128,14 +128,15 @@ class FittedRanker:
         return [Ranking(order=item.image_names) for item in items]
 
 
-def test_split_hygiene_warning(data_dir, tmp_path, monkeypatch, capsys):
-    from senso.admire.systems import registry as admire_registry
+def test_split_hygiene_warning(data_dir, tmp_path):
+    import senso
 
-    monkeypatch.setitem(admire_registry.ADMIRE_A_SYSTEMS, "fitted", lambda options, cache: FittedRanker(["monkey business", "grass roots"]))
-    out = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="fitted", out=tmp_path / "fit"))
-    warnings = load_results(out)["warnings"]
-    assert any(w.startswith("SPLIT HYGIENE") and "2 of the 15 compounds" in w for w in warnings)
-    assert "SPLIT HYGIENE" in capsys.readouterr().err
+    result = senso.evaluate("admire-a", system=FittedRanker(["monkey business", "grass roots"]), split="dev",
+                            data_dir=data_dir, out=tmp_path / "fit")
+    warnings = load_results(tmp_path / "fit")["warnings"]
+    assert warnings == result.warnings
+    assert any(w.startswith("SPLIT HYGIENE") and "system 'user:fitted' was fit on 2 of the 15 compounds" in w
+               for w in warnings)
     clean = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="random", out=tmp_path / "clean"))
     assert load_results(clean)["warnings"] == []
 

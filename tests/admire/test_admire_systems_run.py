@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from senso.backends.default_model import DEFAULT_MODEL_SPEC
 from senso.cli import app
 from senso.core.errors import SensoError
-from senso.admire.run import run_admire
+from senso.api import run as run_admire
 from senso.core.options import RunOptions
 from senso.core.records import load_results, load_samples
 from senso.admire.systems.wordnet import WordNet

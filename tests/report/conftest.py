@@ -109,7 +109,7 @@ def write_admire_data(root: Path) -> Path:
 def admire_runs(tmp_path_factory) -> dict[str, Path]:
     """Runs of the seeded random systems on the small AdMIRe data: "A0", "A1" (Subtask A dev, seeds 0 and 1),
     "B0", "B1" (Subtask B train), made once per session; the data folder is under "data"."""
-    from senso.admire.run import run_admire
+    from senso.api import run as run_admire
 
     root = tmp_path_factory.mktemp("admire_runs")
     data_dir = write_admire_data(root / "data")
@@ -119,5 +119,5 @@ def admire_runs(tmp_path_factory) -> dict[str, Path]:
         for name, task, split, seed in (("A0", "admire-a", "dev", 0), ("A1", "admire-a", "dev", 1),
                                         ("B0", "admire-b", "train", 0), ("B1", "admire-b", "train", 1)):
             runs[name] = run_admire(RunOptions(task=task, data_dir=data_dir, out=root / name, split=split, lang="en",
-                                               system="random", seed=seed, use_cache=False))
+                                               system="random", seed=seed, no_cache=True))
     return runs

@@ -160,7 +160,7 @@ def test_no_placement_for_dev_or_partial_runs(admire_runs, tmp_path):
 def test_portuguese_run_shows_the_captions_it_used(tmp_path, monkeypatch):
     from report_fixtures import A_COLUMNS, write_tsv
 
-    from senso.admire.run import run_admire
+    from senso.api import run as run_admire
     from senso.core.options import RunOptions
 
     monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
@@ -179,7 +179,7 @@ def test_portuguese_run_shows_the_captions_it_used(tmp_path, monkeypatch):
     for caption_lang in ("pt", "en"):
         runs[caption_lang] = run_admire(RunOptions(task="admire-a", data_dir=tmp_path / "data", out=tmp_path / caption_lang,
                                                    lang="pt", split="dev", system="random", caption_lang=caption_lang,
-                                                   use_cache=False))
+                                                   no_cache=True))
     pt_rows = run_context(load_run(runs["pt"]))["admire_a"]["rows"]
     assert {c.caption for c in pt_rows[0].images} == {f"Legenda {n} de pé de meia" for n in range(1, 6)}
     assert all(c.thumbnail is None for c in pt_rows[0].images)  # no image files: captions instead

@@ -9,6 +9,7 @@ image file names, best first), one row per item. Subtask B: columns `compound`, 
 from __future__ import annotations
 
 import csv
+import io
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,12 +47,19 @@ class Submission:
 
 # ---------------------------------------------------------------------------- writing
 
-def _write(path: Path, header: Sequence[str], rows: Sequence[Sequence[str]]) -> Path:
+def _text(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """The tab-separated text of a submission file."""
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer, delimiter="\t", lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def _write(path: Path, text: str) -> Path:
     """The file in a run folder (`--out`), written beside it and renamed."""
     with atomic_file(path, "--out", newline="") as fh:
-        writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(rows)
+        fh.write(text)
     return path
 
 
@@ -60,14 +68,24 @@ def format_order(order: Sequence[str]) -> str:
     return repr([str(name) for name in order])
 
 
+def submission_text_a(predictions: Sequence[tuple[str, Sequence[str]]]) -> str:
+    """(compound, predicted order) pairs as the text of an official Subtask A submission file."""
+    return _text(A_HEADER, [(compound, format_order(order)) for compound, order in predictions])
+
+
+def submission_text_b(predictions: Sequence[tuple[str, str, str]]) -> str:
+    """(compound, sentence_type, expected_item) triples as the text of an official Subtask B submission file."""
+    return _text(B_HEADER, [tuple(p) for p in predictions])
+
+
 def write_submission_a(path: str | Path, predictions: Sequence[tuple[str, Sequence[str]]]) -> Path:
     """Write (compound, predicted order) pairs as an official Subtask A submission file."""
-    return _write(Path(path), A_HEADER, [(compound, format_order(order)) for compound, order in predictions])
+    return _write(Path(path), submission_text_a(predictions))
 
 
 def write_submission_b(path: str | Path, predictions: Sequence[tuple[str, str, str]]) -> Path:
     """Write (compound, sentence_type, expected_item) triples as an official Subtask B submission file."""
-    return _write(Path(path), B_HEADER, [tuple(p) for p in predictions])
+    return _write(Path(path), submission_text_b(predictions))
 
 
 # ---------------------------------------------------------------------------- reading

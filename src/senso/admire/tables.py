@@ -1,14 +1,36 @@
-"""Rich tables for AdMIRe numbers: metrics with CIs by sentence type, paired comparisons."""
+"""Rich tables for AdMIRe numbers: metrics with CIs by sentence type, paired comparisons; a run's summary."""
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
 from rich.table import Table
 
 from senso.core.stats import Estimate
+from senso.core.tables import folded
+from senso.core.terminal import terminal
 from senso.admire.scoring import GROUPS
-from senso.admire.task import METRIC_LABELS
+from senso.admire.task import METRIC_LABELS, SENSE_TASK
+
+
+def print_result(result: Any) -> None:
+    """A finished AdMIRe run (`senso.core.evaluation.EvalResult`) on the terminal: its metrics per sentence type
+    (or, without gold, what it wrote), its notes and its submission file (the command line prints warnings)."""
+    console, results = terminal(), result.results
+    sizes = {g: sum(1 for s in result.samples if s.sentence_type == g) for g in GROUPS}
+    if result.task == SENSE_TASK.name:
+        title = f"{result.task} {results['lang']} {results['split']} | sense {result.system} | n={result.n}"
+        console.print(metrics_table(title, result.metrics, result.metrics_by_group, result.n, sizes))
+        return
+    title = f"{result.task} {results['lang']} {results['split']} | system {result.system} | n={result.n}"
+    if result.metrics:
+        console.print(folded(metrics_table(title, result.metrics, result.metrics_by_group, result.n, sizes)))
+    else:
+        console.print(title, soft_wrap=True)
+    for note in result.notes:
+        console.print(note, style="dim", soft_wrap=True)
+    submission = result.run_dir / results["submission"] if result.run_dir else f"{results['submission']} (not written)"
+    console.print(f"submission: {submission}", soft_wrap=True)
 
 
 def metrics_table(title: str, metrics: Mapping[str, Estimate], by_group: Mapping[str, Mapping[str, Estimate]],

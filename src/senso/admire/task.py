@@ -15,8 +15,6 @@ from senso.core.errors import SensoError
 
 SPLITS = ("train", "dev", "test", "xeval")
 DEFAULT_LANG, DEFAULT_SPLIT = "en", "dev"
-# Options of the ABRICOT prompting protocol that no AdMIRe task reads.
-ABRICOT_ONLY_FLAGS = {"protocol": "--protocol", "shots": "--shots", "chat_template": "--chat-template"}
 
 # Official item counts per (subtask, language, split); the official scorer refuses other row counts.
 OFFICIAL_SIZES: dict[tuple[str, str, str], int] = {
@@ -42,6 +40,9 @@ TASKS: dict[str, AdmireTask] = {
     "admire-a": AdmireTask("admire-a", "a", ("en", "pt"), ("top1", "dcg"), ("official_name_corr",), "fitted-pipeline"),
     "admire-b": AdmireTask("admire-b", "b", ("en",), ("image_accuracy", "sentence_type_accuracy"), (), "random"),
 }
+# The sense classifier alone, scored on Subtask A's gold sentence types (no leaderboard, no submission file).
+SENSE_TASK = AdmireTask("admire-sense", "sense", ("en", "pt"), ("sense_accuracy",), (), "sense-classifier")
+RUN_TASKS: dict[str, AdmireTask] = {**TASKS, SENSE_TASK.name: SENSE_TASK}  # every AdMIRe task `senso run` runs
 
 TEXT_ONLY, TEXT_AND_IMAGES = "text-only", "text+images"  # the leaderboard tracks
 
@@ -66,6 +67,19 @@ def check_lang_split(task: AdmireTask, lang: str, split: str) -> None:
         raise SensoError(f"{task.name} has no language {lang!r}; choose from {', '.join(task.langs)}")
     if split not in SPLITS:
         raise SensoError(f"unknown AdMIRe split {split!r}; choose from {', '.join(SPLITS)}")
+
+
+def check_splits(task: AdmireTask, lang: str, split: str, gold: object = None) -> list[str]:
+    """The splits of `--split A+B` for `task` in `lang`, each named once; `--gold` holds one split's targets."""
+    splits = split.split("+")
+    for name in splits:
+        check_lang_split(task, lang, name)
+    if len(splits) != len(set(splits)):
+        raise SensoError(f"split {split!r} names a split twice")
+    if len(splits) > 1 and gold:
+        raise SensoError("--gold holds one split's targets; combine splits (e.g. train+dev) only when their inputs "
+                         "carry gold")
+    return splits
 
 
 def official_size(subtask: str, lang: str, split: str) -> int:

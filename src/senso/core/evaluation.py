@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
 from senso.core.cache import ResponseCache
+from senso.core.errors import SensoError
 from senso.core.options import RunOptions
 from senso.core.output import write_text
 from senso.core.records import RunRecord, RunWriter, run_config
@@ -84,6 +85,22 @@ class RunContext:
 
 
 Prepare = Callable[[RunOptions, RunContext], Plan]
+
+USER_PREFIX = "user:"  # a run of a researcher's own system object is recorded as system "user:<name>"
+
+
+def user_system_name(system: Any) -> str:
+    """The recorded name of a researcher's system object: `user:` + its `name`, else its class's."""
+    return USER_PREFIX + str(getattr(system, "name", None) or type(system).__name__)
+
+
+def describe_user_system(system: Any) -> dict[str, Any]:
+    """What a run records of a researcher's system: its own `describe()`, its class, and that it is theirs."""
+    described = system.describe() if callable(getattr(system, "describe", None)) else {}
+    if not isinstance(described, dict):
+        raise SensoError(f"{type(system).__name__}.describe() returned {type(described).__name__}, not a dict")
+    return {"name": user_system_name(system), "user_supplied": True,
+            "class": f"{type(system).__module__}.{type(system).__qualname__}", **described}
 
 
 @dataclass

@@ -70,12 +70,15 @@ class Param:
     choices: tuple[str, ...] = ()
     flag: str | None = None
     minimum: float | None = None
+    item: str = "str"  # a list's items: "str", "int" or "float" (then each item is parsed as that number)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"{self.name}: unknown kind {self.kind!r}")
         if (self.kind == "choice") != bool(self.choices):
             raise ValueError(f"{self.name}: kind 'choice' and choices go together")
+        if self.item not in ("str", "int", "float") or (self.item != "str" and self.kind != "list"):
+            raise ValueError(f"{self.name}: items of kind {self.item!r} are for lists of str, int or float")
 
     @property
     def label(self) -> str:
@@ -86,7 +89,7 @@ class Param:
         if self.kind == "choice":
             return " | ".join(self.choices)
         if self.kind == "list":
-            return "comma-separated list"
+            return "comma-separated list" if self.item == "str" else f"comma-separated {self.item}s"
         if self.minimum is not None:
             return f"{self.kind} >= {self.minimum:g}"
         return self.kind
@@ -102,7 +105,8 @@ class Param:
             return self._number(value, label)
         if self.kind == "list":
             items = value.split(",") if isinstance(value, str) else list(value)
-            return tuple(str(v).strip() for v in items if str(v).strip())
+            texts = tuple(str(v).strip() for v in items if str(v).strip())
+            return texts if self.item == "str" else tuple(replace(self, kind=self.item, item="str").parse(v) for v in texts)
         if self.kind == "path":
             return Path(value)
         text = str(value)
@@ -186,13 +190,14 @@ class Params:
         drop = set(names)
         return Params(*(p for p in self if p.name not in drop))
 
-    def check_names(self, given: Iterable[str], owner: str) -> None:
-        """Unknown names are an error listing every valid one with its type."""
+    def check_names(self, given: Iterable[str], owner: str, flags: Mapping[str, str] | None = None) -> None:
+        """Unknown names are an error listing every valid one with its type; `flags` gives the flag of the
+        options the caller knows by one (`sense` -> `--sense`), so an unknown one is named by it."""
         unknown = [name for name in given if name not in self._params]
         if not unknown:
             return
         listed = "; ".join(f"{p.label} ({p.type_name})" for p in self) or "none"
-        what = ", ".join(option_label(n) for n in unknown)
+        what = ", ".join(option_label(n, (flags or {}).get(n)) for n in unknown)
         raise OptionError(f"unknown option{'s' if len(unknown) > 1 else ''} {what} for {owner}; valid: {listed}")
 
     def resolve(self, given: Mapping[str, Any], owner: str) -> dict[str, Any]:

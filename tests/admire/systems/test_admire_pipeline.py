@@ -2,15 +2,19 @@ import pytest
 
 from senso.core.errors import SensoError
 from senso.core.options import RunOptions
+from senso.core.params import OptionError
+from senso.admire.systems.aggregate import AGGREGATORS
+from senso.admire.systems.context import SystemContext
 from senso.admire.systems.evidence import EvidenceBuilder
 from senso.admire.systems.meaning import FallbackMeaning, GlossaryMeaning, WordNetMeaning
-from senso.admire.systems.pipeline import Ensemble, SensePipeline, build_meanings, build_ranker, build_sense
-from senso.admire.systems.registry import system_catalog
+from senso.admire.systems.parts import AGGREGATOR_SUMMARIES, SENSES
+from senso.admire.systems.pipeline import (SENSE_BUILDERS, Ensemble, SensePipeline, build_meanings, build_ranker,
+                                           build_sense, check_builder)
+from senso.admire.systems.registry import SENSE_PIPELINE, SYSTEMS, system_catalog
 from senso.admire.systems.rankers import CaptionRanker, StructureRanker
 from senso.admire.systems.sense import EmbeddingSense, FittedSense, GoldSense
 from senso.admire.systems.sequence import SequenceContinuation
 from senso.admire.systems.wordnet import WordNet
-from senso.admire.systems.registry import ADMIRE_A_SYSTEMS, ADMIRE_B_SYSTEMS
 
 from admire_parts_fixtures import (IDIOMATIC_SENTENCE, LITERAL_SENTENCE, BagOfWordsEmbedder, night_owl_item,
                                    sequence_item, write_wordnet)
@@ -67,38 +71,51 @@ def test_sequence_continuation_on_fixture(wordnet):
     assert choice.extra["sense_evidence"]["mentioned"] == ["night", "owl"]
 
 
+def context(embedder: str | None = "bow", **given) -> SystemContext:
+    """The context a factory of sense-pipeline is given: the run's options and the parts' typed values."""
+    return SystemContext(RunOptions(task="admire-a", embedder=embedder), SENSE_PIPELINE.resolve(given, "test"))
+
+
 def test_options_build_the_named_parts(tmp_path, wordnet):
     glossary = tmp_path / "g.tsv"
     glossary.write_text("bad apple\ta person who spoils a group\n", encoding="utf-8")
-    options = RunOptions(task="admire-a", system_options={"glossary": str(glossary)})
-    chain = build_meanings(options, wordnet, cache=None)
+    chain = build_meanings(context(glossary=str(glossary)), wordnet)
     assert isinstance(chain, FallbackMeaning) and isinstance(chain.sources[0], GlossaryMeaning)
     assert isinstance(chain.sources[1], WordNetMeaning)
-    assert build_meanings(RunOptions(task="admire-a", system_options={"meaning": "none"}), wordnet, None) is None
-    with pytest.raises(SensoError, match="needs --glossary"):
-        build_meanings(RunOptions(task="admire-a", system_options={"meaning": "glossary"}), wordnet, None)
+    assert build_meanings(context(meaning="none"), wordnet) is None
+    with pytest.raises(OptionError, match="needs --glossary"):
+        check_builder(context(meaning="glossary").params)
     with pytest.raises(SensoError, match="no WordNet database"):
-        build_meanings(RunOptions(task="admire-a", system_options={"meaning": "wordnet"}), None, None)
-    with pytest.raises(SensoError, match="unknown meaning source"):
-        build_meanings(RunOptions(task="admire-a", system_options={"meaning": "oracle"}), wordnet, None)
+        build_meanings(context(meaning="wordnet"), None)
+    with pytest.raises(OptionError, match="--meaning: unknown value 'oracle'; choose from auto, wordnet"):
+        context(meaning="oracle")
 
 
 def test_options_sense_and_ranker(builder):
-    opts = lambda **kw: RunOptions(task="admire-a", embedder="bow", system_options=kw)
-    sense = build_sense(opts(sense="gloss-similarity"), None, builder)
+    sense = build_sense(context(sense="gloss-similarity"), builder)
     assert sense.signals == ("gloss",) and [b.embedder.spec for b in sense.builders] == ["bow"]
-    assert isinstance(build_sense(opts(sense="gold"), None, builder), GoldSense)
-    with pytest.raises(SensoError, match="unknown sense classifier"):
-        build_sense(opts(sense="tea-leaves"), None, builder)
-    assert build_ranker(opts(ranker="structure", hedge="false"), builder).hedge is False
-    with pytest.raises(SensoError, match="unknown ranker"):
-        build_ranker(opts(ranker="vibes"), builder)
+    assert isinstance(build_sense(context(sense="gold"), builder), GoldSense)
+    with pytest.raises(OptionError, match="--sense: unknown value 'tea-leaves'"):
+        context(sense="tea-leaves")
+    assert build_ranker(context(ranker="structure", hedge="false"), builder).hedge is False
+    assert build_ranker(context(hedge="off"), builder).hedge is False
+    assert build_ranker(context(), builder).hedge is True
+    with pytest.raises(OptionError, match="--ranker: unknown value 'vibes'"):
+        context(ranker="vibes")
+
+
+def test_every_declared_part_has_a_builder():
+    assert set(SENSE_BUILDERS) == set(SENSES)
+    assert set(AGGREGATORS) == set(AGGREGATOR_SUMMARIES)
 
 
 def test_registry_and_catalog():
-    assert {"random", "caption-similarity", "sense-pipeline", "ensemble"} <= set(ADMIRE_A_SYSTEMS)
-    assert {"random", "sequence-continuation"} <= set(ADMIRE_B_SYSTEMS)
+    assert {"random", "caption-similarity", "sense-pipeline", "ensemble"} <= set(SYSTEMS["a"])
+    assert {"random", "sequence-continuation"} <= set(SYSTEMS["b"]) and set(SYSTEMS["sense"]) == {"sense-classifier"}
+    assert all(row.subtask == subtask and row.name == name for subtask, table in SYSTEMS.items()
+               for name, row in table.items())
     rows = system_catalog()
     names = {(kind, name) for kind, name, _ in rows}
     assert ("admire-a", "sense-pipeline") in names and ("sense (--sense)", "prompt-literal-first") in names
+    assert ("admire-sense", "sense-classifier") in names
     assert all(summary and summary != "-" for _, _, summary in rows)

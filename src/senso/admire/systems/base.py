@@ -3,8 +3,9 @@
 - AdMIRe A (`Ranker`): `rank(items) -> list[Ranking]`
 - AdMIRe B (`SequenceChooser`): `choose(items) -> list[SequenceChoice]`
 
-Every system has `name`, `describe() -> dict` (recorded in the run) and `fitted_compounds`
-(the AdMIRe compounds it was fit on; empty for training-free systems, used for split hygiene).
+Every system has `name`, `describe() -> dict` (recorded in the run), `fitted_compounds` (the AdMIRe
+compounds it was fit on; empty for training-free systems, used for split hygiene) and `uses_images` (the
+leaderboard track of its runs). admire-sense's systems are `senso.admire.systems.sense.SenseClassifier`s.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def ranking_by_scores(names: Sequence[str], scores: Sequence[float | None],
 class Ranker(Protocol):
     name: str
     fitted_compounds: frozenset[str]
+    uses_images: bool  # True: its runs are on the text+images leaderboard track
 
     def describe(self) -> dict[str, Any]: ...
 
@@ -62,6 +64,7 @@ class Ranker(Protocol):
 class SequenceChooser(Protocol):
     name: str
     fitted_compounds: frozenset[str]
+    uses_images: bool
 
     def describe(self) -> dict[str, Any]: ...
 

@@ -114,31 +114,33 @@ def cross_validate(system: Any, items: Sequence[AdmireAItem], data_dir: Path, se
                      "training_data_sha256": training_fingerprint(data_dir)}
 
 
-def fit_to_file(options: Any, cache: Any, out_path: Path) -> dict:
+def fit_to_file(options: Any, cache: Any, out_path: Path, models: Any = None) -> dict:
     """`senso fit admire-a`: fit `options.system` (default fitted-pipeline) on the gold items of
     `options.lang` / `options.split` (e.g. train+dev) of `options.data_dir`, and write the model file."""
     from dataclasses import replace
 
-    from senso.admire.systems.registry import ADMIRE_A_SYSTEMS
+    from senso.admire.systems.context import SystemContext
+    from senso.admire.systems.registry import check_system, get_system, system_params
+    from senso.admire.task import TASKS
 
     options = replace(options, lang=options.lang or DEFAULT_LANG, split=options.split or "+".join(FIT_SPLITS))
-    name = options.system or "fitted-pipeline"
-    if name not in ADMIRE_A_SYSTEMS:
-        raise SensoError(f"unknown admire-a system {name!r}; choose from {', '.join(sorted(ADMIRE_A_SYSTEMS))}")
+    row = get_system(TASKS["admire-a"], options.system or "fitted-pipeline")
+    params = check_system(row, options)
     check_output_file(out_path, "-o")  # before the fit
-    system = ADMIRE_A_SYSTEMS[name](options, cache)
+    system = row.build(SystemContext(options, params, cache, models))
     if not is_fittable(system):
-        raise SensoError(f"system {name!r} has no fitted parts; fit fitted-pipeline, or sense-pipeline with "
+        raise SensoError(f"system {row.name!r} has no fitted parts; fit fitted-pipeline, or sense-pipeline with "
                          "--sense learned or --set roles=learned")
-    items = [i for split in options.split.split("+") for i in load_subtask_a(options.data_dir, options.lang, split)]
+    splits = options.split.split("+")
+    items = [i for split in splits for i in load_subtask_a(options.data_dir, options.lang, split)]
     missing = [i.compound for i in items if i.sentence_type not in SENTENCE_TYPES or i.expected_order is None]
     if missing:
         raise SensoError(f"{options.lang} {options.split}: {len(missing)} items without gold sentence_type/expected_order "
                          f"({', '.join(missing[:3])}); fit on splits with gold (train, dev)")
     system.fit(items)
-    paths = [split_file(options.data_dir, "a", options.lang, split) for split in options.split.split("+")]
+    paths = [split_file(options.data_dir, "a", options.lang, split) for split in splits]
     data_sha = hashlib.sha256("\n".join(path_fingerprint(p) for p in paths).encode()).hexdigest()
-    document = {**model_document(system, items, data_sha), "options": {k: str(v) for k, v in options.system_options.items()},
+    document = {**model_document(system, items, data_sha), "options": system_params(row, options).to_json(params),
                 "description": system.describe()}
     write_text(out_path, json.dumps(document, indent=1, sort_keys=True, default=str), "-o")
     return document

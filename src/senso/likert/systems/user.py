@@ -25,25 +25,10 @@ from numbers import Real
 from typing import Any, Sequence
 
 from senso.core.errors import SensoError
+from senso.core.evaluation import describe_user_system, user_system_name
 from senso.likert.items import LikertItem
 from senso.likert.systems.context import LikertRunContext, SystemOutput
 from senso.likert.task import LikertPrediction, LikertTask
-
-USER_PREFIX = "user:"
-
-
-def user_system_name(system: Any) -> str:
-    return USER_PREFIX + str(getattr(system, "name", None) or type(system).__name__)
-
-
-def describe_user_system(system: Any) -> dict[str, Any]:
-    """What a run records of a researcher's system: its own `describe()`, its class, and that it is theirs."""
-    described = system.describe() if callable(getattr(system, "describe", None)) else {}
-    if not isinstance(described, dict):
-        raise SensoError(f"{type(system).__name__}.describe() returned {type(described).__name__}, not a dict")
-    return {"name": user_system_name(system), "user_supplied": True,
-            "class": f"{type(system).__module__}.{type(system).__qualname__}", **described}
-
 
 def check_user_system(system: Any) -> None:
     if not callable(getattr(system, "predict", None)):

@@ -9,7 +9,7 @@
 - `sequence.ImageSequenceChooser`: Subtask B with the sequence and candidate images;
 - `evidence.ImageEvidenceBuilder`: picture evidence for the pipeline's rankers (`--ranker image`,
   `--modality images`);
-- `factories`: the `(options, cache) -> system` constructors registered in `senso.admire.systems.registry`.
+- `factories`: the `(context) -> system` constructors of rows of `senso.admire.systems.registry`.
 """
 
 from senso.admire.task import TEXT_AND_IMAGES as TRACK

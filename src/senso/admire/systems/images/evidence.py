@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 from senso.backends.image_text import ImageTextModel
 from senso.admire.items import AdmireAItem
+from senso.admire.systems.context import SystemContext
 from senso.admire.systems.evidence import EvidenceBuilder, ItemEvidence
 from senso.admire.systems.meaning import MeaningSource
 from senso.admire.systems.wordnet import WordNet
@@ -62,8 +63,6 @@ class ImageEvidenceBuilder:
         return out
 
 
-def image_evidence_builder(options, cache, text_builder: EvidenceBuilder) -> ImageEvidenceBuilder:
+def image_evidence_builder(context: SystemContext, text_builder: EvidenceBuilder) -> ImageEvidenceBuilder:
     """The picture evidence for `--modality images` / `--ranker image`, sharing the text builder's meanings."""
-    from senso.admire.systems.images.factories import image_model
-
-    return ImageEvidenceBuilder(image_model(options, cache), text_builder.meanings, text_builder.wordnet)
+    return ImageEvidenceBuilder(context.image_model(), text_builder.meanings, text_builder.wordnet)

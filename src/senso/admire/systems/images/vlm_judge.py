@@ -22,6 +22,7 @@ from senso.core.records import text_hash
 from senso.admire.systems.images import TRACK
 from senso.admire.systems.images.similarity import image_path
 from senso.admire.systems.aggregate import ballot_points
+from senso.admire.systems.parts import VLM_MODES
 from senso.admire.systems.base import Ranking, ranking_by_scores
 
 JUDGE_PROMPT = (
@@ -34,7 +35,6 @@ LIST_PROMPT = (
     'meaning of "{compound}" as it is used in the sentence, best first. Answer only with the {n} numbers '
     "separated by commas, for example: {example}."
 )
-MODES = ("pointwise", "list")
 
 
 def rotations(n: int, count: int) -> list[list[int]]:
@@ -69,8 +69,8 @@ class VlmJudgeRanker:
     fitted_compounds: frozenset[str] = frozenset()
 
     def __post_init__(self):
-        if self.mode not in MODES:
-            raise SensoError(f"vlm-judge mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+        if self.mode not in VLM_MODES:
+            raise SensoError(f"vlm-judge mode must be one of {', '.join(VLM_MODES)}, got {self.mode!r}")
 
     def describe(self) -> dict[str, Any]:
         info: dict[str, Any] = {"system": self.name, "track": TRACK, "mode": self.mode, "vlm": self.vlm.describe()}

@@ -1,0 +1,76 @@
+"""What every AdMIRe system factory is given: `SystemContext` (the registry's contract).
+
+A factory (`build` of a row of `senso.admire.systems.registry`) reads the run's options (`options`: data
+folder, seed, batch size, the model flags its row declares) and the typed values of the options its row
+declares (`params`: `hedge` is a bool, `weights` a tuple of floats, `glossary` a Path; parsed once, by
+`senso.core.params.Params.resolve`). Every model comes through `load` (`senso.backends.load.load_model`, with
+the run's response cache and its `ModelPool`, so a model is built once per evaluation session and a model
+the caller provided is used as it is).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+from senso.backends.load import load_model, served_settings
+from senso.backends.pool import ModelPool
+from senso.core.cache import ResponseCache
+from senso.core.options import RunOptions
+
+
+@dataclass(frozen=True)
+class SystemContext:
+    options: RunOptions
+    params: Mapping[str, Any] = field(default_factory=dict)
+    cache: ResponseCache | None = None
+    models: ModelPool | None = None
+
+    def with_options(self, options: RunOptions, params: Mapping[str, Any]) -> "SystemContext":
+        """The context of a member system (ensemble, fusion): its own options and typed values."""
+        return replace(self, options=options, params=params)
+
+    def provided(self, role: str) -> Any:
+        """The model the caller provided for `role` (an object in memory), if any."""
+        return self.models.provided(role) if self.models is not None else None
+
+    def load(self, spec: Any, role: str, **kwargs: Any) -> Any:
+        """The model `spec` names for `role`, loaded once per pool, with the run's response cache."""
+        return load_model(spec, role, cache=self.cache, pool=self.models, **kwargs)
+
+    def _model_settings(self) -> dict[str, Any]:
+        options = self.options
+        return dict(dtype=options.dtype, device=options.device, batch_size=options.batch_size,
+                    settings=served_settings(dict(self.params)))
+
+    @property
+    def embedder_given(self) -> bool:
+        """Whether the run names its embedder (--embedder, or an embedder object the caller provided)."""
+        return bool(self.options.embedder) or self.provided("embedder") is not None
+
+    def embedder(self, spec: str | None = None) -> Any:
+        """The sentence embedder `spec` names (default: --embedder, else the default embedder)."""
+        return self.load(spec or self.options.embedder, "embedder")
+
+    def scored_lm(self) -> Any:
+        """The causal LM of --model/--backend/--base-url (default: the built-in Gemma-3-270M)."""
+        options = self.options
+        return self.load(options.model, "lm", backend=options.backend, base_url=options.base_url,
+                         **self._model_settings())
+
+    def generator(self) -> Any:
+        """The generative model of --generator (default: the converted SmolLM2-135M-Instruct)."""
+        options = self.options
+        return self.load(options.generator, "generator", backend=options.backend, base_url=options.base_url,
+                         **self._model_settings())
+
+    def vision_lm(self, spec: str) -> Any:
+        """The vision-language model `spec` names (a served one reads its settings from `params`)."""
+        options = self.options
+        return self.load(spec, "vlm", backend=options.backend, base_url=options.base_url, **self._model_settings())
+
+    def image_model(self) -> Any:
+        """The image-text model of --image-model (default: CLIP ViT-B/32)."""
+        options = self.options
+        return self.load(options.image_model, "image", dtype=options.dtype, device=options.device,
+                         batch_size=options.batch_size)

@@ -1,0 +1,107 @@
+"""A researcher's own AdMIRe system, run through the same loop as the registered ones.
+
+The protocol is one method per task (plus, optionally, `name`, `describe()`, `fitted_compounds` (the
+AdMIRe compounds it learned from: scoring on them warns SPLIT HYGIENE) and `uses_images` (True: the
+text+images track)):
+
+```python
+class MyRanker:                                   # admire-a
+    def rank(self, items):                        # items: senso AdmireAItem (compound, sentence, images, ...)
+        return [item.image_names for item in items]   # per item: its image names, best first
+```
+
+- admire-a, `rank(items)`: per item a `senso.admire.systems.base.Ranking`, or a sequence of the item's image
+  names best first;
+- admire-b, `choose(items)` (AdmireBItem: sequence captions, candidates): per item a `SequenceChoice`, or a
+  pair (the chosen candidate's image name, "idiomatic" or "literal");
+- admire-sense, `classify(items)` (AdmireAItem): per item a `senso.admire.systems.sense.SenseDecision`,
+  P(idiomatic) as a number in [0, 1], or the label "idiomatic" / "literal".
+
+The run is recorded as user-supplied: system `user:<name>`, with the object's `describe()` (or its class).
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+from typing import Any, Sequence
+
+from senso.admire.items import SENTENCE_TYPES, AdmireAItem, AdmireBItem
+from senso.core.errors import SensoError
+from senso.core.evaluation import describe_user_system, user_system_name
+from senso.admire.systems.base import Ranking, SequenceChoice
+from senso.admire.systems.sense import SenseDecision
+
+METHODS = {"a": "rank", "b": "choose", "sense": "classify"}  # subtask -> the method a system object needs
+ANSWERS = {"a": "a ranking of the item's images", "b": "a chosen candidate and sentence type",
+           "sense": "P(idiomatic) or a sense label"}
+
+
+def check_user_system(system: Any, subtask: str, task: str) -> None:
+    method = METHODS[subtask]
+    if not callable(getattr(system, method, None)):
+        raise SensoError(f"system={type(system).__name__}(...) has no {method}(items) method: a {task} system "
+                         f"returns, per item, {ANSWERS[subtask]}")
+
+
+def to_ranking(item: AdmireAItem, answer: Any) -> Ranking:
+    if isinstance(answer, Ranking):
+        return answer
+    if isinstance(answer, Sequence) and not isinstance(answer, str):
+        return Ranking(order=tuple(str(name) for name in answer))
+    raise SensoError(f"item {item.compound!r}: an admire-a system answers a Ranking or the image names best first, "
+                     f"got {type(answer).__name__}")
+
+
+def to_choice(item: AdmireBItem, answer: Any) -> SequenceChoice:
+    if isinstance(answer, SequenceChoice):
+        return answer
+    if isinstance(answer, Sequence) and not isinstance(answer, str) and len(answer) == 2:
+        return SequenceChoice(expected_item=str(answer[0]), sentence_type=str(answer[1]))
+    raise SensoError(f"item {item.compound!r}: an admire-b system answers a SequenceChoice or a pair (image name, "
+                     f"sentence type), got {answer!r}")
+
+
+def to_decision(item: AdmireAItem, answer: Any) -> SenseDecision:
+    if isinstance(answer, SenseDecision):
+        return answer
+    if isinstance(answer, str) and answer in SENTENCE_TYPES:
+        return SenseDecision(1.0 if answer == "idiomatic" else 0.0, {"label": answer})
+    if isinstance(answer, Real) and not isinstance(answer, bool) and 0.0 <= float(answer) <= 1.0:
+        return SenseDecision(float(answer))
+    if isinstance(answer, Real) and math.isnan(float(answer)):
+        raise SensoError(f"item {item.compound!r}: P(idiomatic) is NaN")
+    raise SensoError(f"item {item.compound!r}: an admire-sense system answers a SenseDecision, P(idiomatic) in "
+                     f"[0, 1] or a label ({', '.join(SENTENCE_TYPES)}), got {answer!r}")
+
+
+CONVERT = {"a": to_ranking, "b": to_choice, "sense": to_decision}
+
+
+class UserSystem:
+    """A researcher's object as a registered system of `subtask` ("a", "b" or "sense") looks."""
+
+    def __init__(self, system: Any, subtask: str, task: str):
+        check_user_system(system, subtask, task)
+        self.system, self.subtask = system, subtask
+        self.name = user_system_name(system)
+        self.fitted_compounds = frozenset(getattr(system, "fitted_compounds", None) or ())
+        self.uses_images = bool(getattr(system, "uses_images", False))
+
+    def describe(self) -> dict[str, Any]:
+        return describe_user_system(self.system)
+
+    def _answers(self, items: Sequence[Any]) -> list[Any]:
+        answers = list(getattr(self.system, METHODS[self.subtask])(list(items)))
+        if len(answers) != len(items):
+            raise SensoError(f"{self.name} returned {len(answers)} answers for {len(items)} items")
+        return [CONVERT[self.subtask](item, answer) for item, answer in zip(items, answers)]
+
+    def rank(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
+        return self._answers(items)
+
+    def choose(self, items: Sequence[AdmireBItem]) -> list[SequenceChoice]:
+        return self._answers(items)
+
+    def classify(self, items: Sequence[AdmireAItem]) -> list[SenseDecision]:
+        return self._answers(items)
