@@ -214,10 +214,37 @@ def tsv_task_file(tmp: Path) -> None:
     (folder / "items.txt").write_text((folder / "items.tsv").read_text(encoding="utf-8"), encoding="utf-8")
 
 
+LMEVAL = Path(__file__).resolve().parent / "fixtures" / "lmeval"  # a real excerpt: 6 documents of each task
+LMEVAL_STAMP = "2026-12-01T23-13-41.427763"
+
+
+def lmeval_logs(tmp: Path) -> None:
+    """lm-eval samples logs gone wrong, made from the real excerpt: cut short, an id the data lacks, four
+    choices, a generate_until task's answers, senso's own samples.jsonl; a results file of another run."""
+    folder = tmp / "lm"
+    folder.mkdir()
+    text = (LMEVAL / f"samples_abricot_abs_{LMEVAL_STAMP}.jsonl").read_text(encoding="utf-8")
+    (folder / "cut.jsonl").write_text(text[: len(text) - 200], encoding="utf-8")
+    records = [json.loads(line) for line in text.splitlines()]
+
+    def edited(name: str, index: int, **changes) -> None:
+        rows = [dict(r) for r in records]
+        rows[index] = {**rows[index], **changes}
+        (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+    edited("unknown.jsonl", 2, doc={**records[2]["doc"], "ID": "NOPE_1"})
+    edited("four.jsonl", 0, filtered_resps=records[0]["filtered_resps"][:4])
+    edited("generated.jsonl", 0, filtered_resps=["Risposta: 3"])
+    (folder / "samples.jsonl").write_text(json.dumps({"id": "OROLOGIO_1", "prediction": 1}) + "\n", encoding="utf-8")
+    results = json.loads((LMEVAL / f"results_{LMEVAL_STAMP}.json").read_text(encoding="utf-8"))
+    (folder / "results_other.json").write_text(json.dumps({**results, "results": {"arc_easy": {}}}), encoding="utf-8")
+
+
 # ---------------------------------------------------------------------------- the catalogue
 
 R = "run"
 ADA, ABA = "run admire-a --system random", "run abricot-abs"
+LMS = "score abricot-abs --out {tmp}/lmrun --lmeval-samples"
 CASES = [
     # silently wrong before #15
     c("typo-data-dir-abricot", f"{ABA} --system embedding-ridge --data-dir ./no-such-dir", 2, "--data-dir no-such-dir does not exist"),
@@ -332,6 +359,10 @@ CASES = [
     c("compare-abricot-runs", "compare admire-a {tmp}/abricot_run {tmp}/abricot_run", 2, "is a run of 'abricot-abs', not admire-a", "other_task_runs"),
     c("compare-b-runs-as-a", "compare admire-a {tmp}/b_run {tmp}/b_run", 2, "is a run of 'admire-b', not admire-a", "other_task_runs"),
     c("compare-unknown-task", "compare admire-c a b", 2, "unknown AdMIRe task 'admire-c'"),
+    c("compare-likert-admire-run", "compare abricot-abs {tmp}/abricot_run {tmp}/b_run", 2,
+      "is a run of 'admire-b', not abricot-abs", "other_task_runs"),
+    c("compare-likert-gold", "compare abricot-abs {tmp}/abricot_run {tmp}/abricot_run --gold x.tsv", 2,
+      "--gold is for AdMIRe comparisons", "other_task_runs"),
     c("report-no-folder", "report {tmp}/nope", 2, "not a folder"),
     c("report-no-results", "report {tmp}/empty", 2, "no results.json", "empty_folder"),
     c("score-missing-file", "score admire-a {tmp}/submission_EN.tsv --gold {data}/admire/reference/a_en_dev_targets.tsv", 2, "submission_EN.tsv"),
@@ -395,6 +426,34 @@ CASES = [
     c("vlm-judge-model-is-not-the-generator", "run admire-a --system vlm-judge --model openai:qwen --base-url "
       "http://127.0.0.1:9/v1", 2, "vlm-judge reads its vision-language model from --generator, not --model"),
     c("allow-partial-on-admire-run", f"{ADA} --limit 2 --allow-partial", 2, "`senso run` does not use it"),
+    # issue #22: lm-eval samples logs in (senso score TASK --lmeval-samples FILE)
+    c("lmeval-truncated-line", f"{LMS} {{tmp}}/lm/cut.jsonl --limit 6", 2,
+      "cut.jsonl, row 6: not valid JSON", "lmeval_logs"),
+    c("lmeval-truncated-line-says-why", f"{LMS} {{tmp}}/lm/cut.jsonl --limit 6", 2,
+      "the last line, cut short: a killed lm-eval run or a partial copy?", "lmeval_logs"),
+    c("lmeval-another-tasks-log", f"{LMS} {LMEVAL}/samples_abricot_inc_{LMEVAL_STAMP}.jsonl --limit 6", 2,
+      "lm-eval's gold (`target`) differs from abricot-abs's gold label on 3 of 6 items"),
+    c("lmeval-missing-items", f"{LMS} {LMEVAL}/samples_abricot_abs_{LMEVAL_STAMP}.jsonl", 2,
+      "the log lacks 121 of the 127 items scored: OROLOGIO_7, MARGHERITA_1"),
+    c("lmeval-missing-items-fix", f"{LMS} {LMEVAL}/samples_abricot_abs_{LMEVAL_STAMP}.jsonl", 2,
+      "give senso the same --limit 6 (the run is then marked PARTIAL)"),
+    c("lmeval-unknown-id", f"{LMS} {{tmp}}/lm/unknown.jsonl --limit 6", 2,
+      "row 3, field 'doc': 1 logged item(s) are not in the data set (NOPE_1)", "lmeval_logs"),
+    c("lmeval-wrong-number-of-choices", f"{LMS} {{tmp}}/lm/four.jsonl --limit 6", 2,
+      "row 1, field 'filtered_resps': item OROLOGIO_1: 4 choices logged, but abricot-abs has 5", "lmeval_logs"),
+    c("lmeval-generate-until-log", f"{LMS} {{tmp}}/lm/generated.jsonl --limit 6", 2,
+      "expected a log-likelihood, got 'Risposta: 3' (a generate_until task's log?", "lmeval_logs"),
+    c("lmeval-not-an-lmeval-log", f"{LMS} {{tmp}}/lm/samples.jsonl", 2,
+      "row 1, field 'doc': no `doc` object: not a samples log written by lm-eval --log_samples", "lmeval_logs"),
+    c("lmeval-results-of-another-run", f"{LMS} {LMEVAL}/samples_abricot_abs_{LMEVAL_STAMP}.jsonl --limit 6 "
+      "--lmeval-results {tmp}/lm/results_other.json", 2, "has no results of task 'abricot_abs'", "lmeval_logs"),
+    c("lmeval-no-such-log", f"{LMS} {{tmp}}/nope.jsonl", 2, "nope.jsonl: no such file"),
+    c("lmeval-on-admire", "score admire-a --lmeval-samples {tmp}/nope.jsonl", 2,
+      "--lmeval-samples is for Likert tasks (abricot-abs, abricot-inc, a task file), not admire-a"),
+    c("lmeval-score-without-a-log", "score abricot-abs", 2, "give --lmeval-samples FILE"),
+    c("lmeval-with-admire-options", f"{LMS} {{tmp}}/nope.jsonl --gold x.tsv", 2,
+      "--gold: AdMIRe submission options; leave them out with --lmeval-samples"),
+    c("score-admire-without-gold", "score admire-a x.tsv", 2, "needs a submission FILE and --gold TARGETS"),
 ]
 
 
@@ -434,6 +493,8 @@ def test_bad_input(case: Case, senso, tmp_path, monkeypatch):
     assert code == case.rc, output
     if args[0] == "run" and code != 0:  # nothing written before the options are known to be valid
         assert not (tmp_path / "runs").exists()
+    if args[0] == "score" and code != 0:  # a log that does not match is refused before the run folder is made
+        assert not (tmp_path / "lmrun").exists() and not (tmp_path / "runs").exists()
 
 
 def test_catalogue_is_large_enough():
@@ -636,7 +697,7 @@ def test_two_runs_into_one_folder_the_second_is_refused(tmp_path, senso):
     first_output = first.communicate(timeout=60)[0]
     assert first.returncode == 0, first_output  # the first run finished unharmed: every record of it is there
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["config.json", "results.json", "samples.jsonl",
-                                                                  "submission_EN.tsv"]
+                                                                  "samples.parquet", "submission_EN.tsv"]
     assert len((tmp_path / "r" / "samples.jsonl").read_text().splitlines()) == 15
     code, output = senso("run", "admire-a", "--system", "random", "--out", str(tmp_path / "r"))
     assert code == 0, output  # the folder is free again

@@ -263,18 +263,38 @@ submission_app = typer.Typer(no_args_is_help=True, help="Official AdMIRe submiss
 app.add_typer(submission_app, name="submission")
 
 ADMIRE_TASK_HELP = "admire-a or admire-b"
+LMEVAL_SAMPLES_HELP = ("lm-evaluation-harness's per-sample log of a Likert task (lm_eval --log_samples: "
+                       "samples_<task>_<date>.jsonl): senso scores its choices' log-likelihoods.")
+LMEVAL_RESULTS_HELP = "lm-eval's results file of the same run (results_<date>.json): version, model and model args recorded."
 
 
 @app.command()
 def score(
-    task: str = typer.Argument(..., help=ADMIRE_TASK_HELP),
-    file: Path = typer.Argument(..., help="Submission file (submission_EN.tsv ...)."),
-    gold: Path = typer.Option(..., "--gold", help="Organisers' targets file, e.g. a_en_dev_targets.tsv."),
+    task: str = typer.Argument(..., help=f"{ADMIRE_TASK_HELP}; with --lmeval-samples: abricot-abs, abricot-inc or a task file"),
+    file: Optional[Path] = typer.Argument(None, help="AdMIRe: submission file (submission_EN.tsv ...)."),
+    gold: Optional[Path] = typer.Option(None, "--gold", help="AdMIRe: organisers' targets file, e.g. a_en_dev_targets.tsv."),
     allow_partial: bool = typer.Option(False, "--allow-partial", help="Score a submission with fewer rows than the official split."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
+    lmeval_samples: Optional[Path] = typer.Option(None, "--lmeval-samples", help=LMEVAL_SAMPLES_HELP),
+    lmeval_results: Optional[Path] = typer.Option(None, "--lmeval-results", help=LMEVAL_RESULTS_HELP),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
+    out_dir: Optional[Path] = typer.Option(None, "--out", help="With --lmeval-samples: the run folder to write (default runs/<time>-<task>-lmeval-samples/)."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="With --lmeval-samples: score the first N items (a log of lm_eval --limit N)."),
 ) -> None:
-    """Score a submission file exactly as the official scorer does (Top-1, DCG; B: image and sentence-type accuracy)."""
+    """Score a submission file exactly as the official scorer does (Top-1, DCG; B: image and sentence-type accuracy);
+    or, with --lmeval-samples, lm-evaluation-harness's logged answers of a Likert task: a senso run folder."""
+    if lmeval_samples is not None or _is_likert(task):
+        _score_lmeval(task, lmeval_samples, lmeval_results, data_dir, out_dir, limit, seed,
+                      [flag for flag, value in (("FILE", file), ("--gold", gold), ("--allow-partial", allow_partial),
+                                                ("--json", as_json)) if value])
+        return
+    if file is None or gold is None:
+        raise SensoError(f"senso score {task} needs a submission FILE and --gold TARGETS")
+    for flag, value in (("--lmeval-results", lmeval_results), ("--data-dir", data_dir), ("--out", out_dir),
+                        ("--limit", limit)):
+        if value is not None:
+            raise SensoError(f"{flag} is for lm-eval logs (--lmeval-samples of a Likert task), not an AdMIRe submission")
     from senso.admire.tables import metrics_table
     from senso.admire.scoring import GROUPS, score_submission
 
@@ -286,6 +306,36 @@ def score(
     out.print(metrics_table(f"{task} | {file.name} vs {gold.name}", report.metrics, report.metrics_by_group, report.n, sizes))
     for note in report.notes:
         out.print(note, style="dim", soft_wrap=True)
+
+
+def _is_likert(task: str) -> bool:
+    from senso.api import task_entry
+
+    return task_entry(task).family == "likert"
+
+
+def _score_lmeval(task: str, samples: Optional[Path], results: Optional[Path], data_dir: Optional[Path],
+                  out_dir: Optional[Path], limit: Optional[int], seed: int, admire_only: list[str]) -> None:
+    """`senso score TASK --lmeval-samples FILE`: a run of the lmeval-samples system, written as any run."""
+    from senso.api import Job, evaluate_many, task_entry
+    from senso.core.options import RunOptions
+    from senso.core.records import default_run_dir
+    from senso.likert.systems.lmeval import SYSTEM_NAME
+    from senso.report import write_report
+
+    entry = task_entry(task)
+    if entry.family != "likert":
+        raise SensoError(f"--lmeval-samples is for Likert tasks (abricot-abs, abricot-inc, a task file), not {task}")
+    if samples is None:
+        raise SensoError(f"senso score {task} scores lm-eval's logged answers: give --lmeval-samples FILE")
+    if admire_only:
+        raise SensoError(f"{', '.join(admire_only)}: AdMIRe submission options; leave them out with --lmeval-samples")
+    options = RunOptions(task=task, system=SYSTEM_NAME, data_dir=data_dir, out=out_dir, limit=limit, seed=seed, no_cache=True,
+                         system_options={"samples": samples, **({"results": results} if results else {})})
+    [result] = evaluate_many([Job(entry, options)], out=lambda plan: default_run_dir(plan.task, plan.system),
+                             on_result=_show_result)
+    out.print(f"report: {write_report([result.run_dir])}", soft_wrap=True)
+    _print_placements([result.run_dir])
 
 
 @submission_app.command("pack")
@@ -303,18 +353,33 @@ def submission_pack(
 
 @app.command()
 def compare(
-    task: str = typer.Argument(..., help=ADMIRE_TASK_HELP),
-    run_a: Path = typer.Argument(..., help="Run folder or submission file A."),
-    run_b: Path = typer.Argument(..., help="Run folder or submission file B."),
-    gold: Optional[Path] = typer.Option(None, "--gold", help="Targets file (default: the gold in the runs' samples)."),
+    task: str = typer.Argument(..., help=f"{ADMIRE_TASK_HELP}, or a Likert task (abricot-abs, abricot-inc, a task file's name)"),
+    run_a: Path = typer.Argument(..., help="Run folder (AdMIRe: or submission file) A."),
+    run_b: Path = typer.Argument(..., help="Run folder (AdMIRe: or submission file) B."),
+    gold: Optional[Path] = typer.Option(None, "--gold", help="AdMIRe: targets file (default: the gold in the runs' samples)."),
     resamples: int = typer.Option(10000, "--resamples", help="Permutation / bootstrap resamples."),
     seed: int = typer.Option(0, "--seed"),
 ) -> None:
     """Paired comparison of two systems on the same items: per metric, A - B with a 95% CI and a permutation p-value."""
+    if not task.startswith("admire-"):
+        _compare_likert(task, run_a, run_b, gold, resamples, seed)
+        return
     from senso.admire.paired import compare as compare_sides
     from senso.admire.tables import comparison_table
 
     result = compare_sides(task, run_a, run_b, gold=gold, n_resamples=resamples, seed=seed)
+    out.print(folded(comparison_table(result)))
+    for note in result.notes:
+        out.print(note, style="dim", soft_wrap=True)
+
+
+def _compare_likert(task: str, run_a: Path, run_b: Path, gold: Optional[Path], resamples: int, seed: int) -> None:
+    """`senso compare` of two Likert runs: overall and per domain, the paired difference of each metric."""
+    from senso.report.compare_likert import compare_likert, comparison_table
+
+    if gold is not None:
+        raise SensoError("--gold is for AdMIRe comparisons; two Likert runs are compared on the gold in their samples")
+    result = compare_likert(task, run_a, run_b, n_resamples=resamples, seed=seed)
     out.print(folded(comparison_table(result)))
     for note in result.notes:
         out.print(note, style="dim", soft_wrap=True)
@@ -378,6 +443,42 @@ def report(
 
     path = write_report(run_dirs, out=out_file, thumbnails=not no_thumbnails)
     out.print(str(path), soft_wrap=True)
+
+
+# ---------------------------------------------------------------------------- senso export (issue #22)
+@app.command("export")
+def export(
+    run_dirs: list[Path] = typer.Argument(..., help="Run folders (any tasks, any models)."),
+    to: Optional[Path] = typer.Option(None, "--to", help="Write a Hugging Face dataset folder here (new or empty): "
+                                      "Parquet per task, the results, a dataset card; datasets.load_dataset(DIR, TASK)."),
+    push_to_hub: Optional[str] = typer.Option(None, "--push-to-hub", help="Upload it as the dataset repository ORG/NAME "
+                                              "(token: HF_TOKEN or `hf auth login`; private unless --public)."),
+    public: bool = typer.Option(False, "--public", help="With --push-to-hub: make a new repository public."),
+    model_index: bool = typer.Option(False, "--model-index", help="Print the model card's model-index: YAML block "
+                                     "(one run per task, of one model)."),
+    model_name: Optional[str] = typer.Option(None, "--model-name", help="With --model-index: the model's name "
+                                             "(default: the runs' model spec)."),
+) -> None:
+    """Results where researchers keep them: a Hugging Face dataset (folder or Hub repository), a model-index block."""
+    from senso.export.publish import export_runs
+
+    if public and not push_to_hub:
+        raise SensoError("--public is for --push-to-hub (a new repository's visibility)")
+    if model_name and not model_index:
+        raise SensoError("--model-name is for --model-index")
+    if to is not None or push_to_hub is not None or not model_index:
+        outcome = export_runs(run_dirs, to=to, push_to_hub=push_to_hub, private=not public)
+        if outcome.folder is not None:
+            console.print(f"wrote {outcome.folder}: configs {', '.join(outcome.configs)}", soft_wrap=True)
+        if outcome.url is not None:
+            console.print(f"uploaded to {outcome.url} ({'public' if public else 'private'})", soft_wrap=True)
+    if model_index:
+        from senso.export.model_index import model_index as build_index, model_index_yaml
+
+        index, notes = build_index(run_dirs, model_name=model_name)
+        sys.stdout.write(model_index_yaml(index))
+        for note in notes:
+            console.print(labelled("note:", "yellow", note), soft_wrap=True)
 
 
 # --- embedding-ridge: fit on ABRICOT, predict new sentences (senso.likert.systems.ridge_files) ---------------

@@ -25,3 +25,18 @@ def test_older_configs_are_read():
     sense = {"task": "admire-sense", "data_files": ["/a/s.tsv"]}
     assert config_data_files(sense) == [{"path": "/a/s.tsv", "sha256": None}]
     assert config_data_files({}) == []
+
+
+def test_samples_parquet_keeps_every_column_even_those_arrow_cannot_store(tmp_path):
+    import pandas as pd
+
+    from senso.core.records import RunWriter
+
+    rows = [{"id": "a", "scores": {}, "mixed": 1, "nested": [{}], "logprobs": [-1.0, -2.0]},
+            {"id": "b", "scores": {}, "mixed": [1, 2], "nested": [{}], "logprobs": None, "late": "x"}]
+    with RunWriter(tmp_path / "run") as writer:
+        writer.write_samples(rows)
+    table = pd.read_parquet(tmp_path / "run" / "samples.parquet")
+    assert list(table.columns) == ["id", "scores", "mixed", "nested", "logprobs", "late"]
+    assert list(table["scores"]) == ["{}", "{}"] and list(table["mixed"]) == ["1", "[1, 2]"]
+    assert list(table["logprobs"][0]) == [-1.0, -2.0] and table["late"][1] == "x"

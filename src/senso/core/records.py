@@ -2,7 +2,7 @@
 
 Layout of a run folder:
 - `config.json`   what was asked (written first, so even a killed run says what it was)
-- `samples.jsonl` one JSON object per item
+- `samples.jsonl` one JSON object per item; `samples.parquet` the same rows and columns, as Parquet
 - `results.json`  metrics (each `{"value", "ci_low", "ci_high"}` or `{"value": null, "reason"}`),
                   n, task, system, model and fingerprints, versions, timings, warnings
 """
@@ -83,7 +83,7 @@ def data_file_entry(path: str | Path) -> dict[str, str]:
 
 
 # What a run writes into its folder (and `senso report` beside it): replaced, never mixed, by a new run there.
-RUN_OUTPUTS = ("config.json", "samples.jsonl", "results.json", "report.html", "submission_*.tsv", "*.tmp")
+RUN_OUTPUTS = ("config.json", "samples.jsonl", "samples.parquet", "results.json", "report.html", "submission_*.tsv", "*.tmp")
 
 
 def run_config(options: Any, system: str, data_files: Iterable[str | Path], **extra: Any) -> dict[str, Any]:
@@ -257,9 +257,13 @@ class RunWriter:
         self._write_json("config.json", _jsonable(config))
 
     def write_samples(self, samples: Iterable[dict[str, Any]]) -> None:
+        """samples.jsonl (one JSON object per item) and samples.parquet beside it (the same rows and columns)."""
+        rows = [_jsonable(sample) for sample in samples]
         with atomic_file(self.dir / "samples.jsonl", self.flag) as fh:
-            for sample in samples:
-                fh.write(json.dumps(_jsonable(sample), ensure_ascii=False) + "\n")
+            for row in rows:
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+        with atomic_file(self.dir / "samples.parquet", self.flag, binary=True) as fh:
+            write_parquet(rows, fh)
 
     def write_results(self, record: RunRecord) -> Path:
         return self._write_json("results.json", record.to_json())
@@ -272,6 +276,43 @@ def write_json_atomically(path: str | Path, data: Any, indent: int | None = None
     """`data` as JSON in `path`, written beside it first and renamed, so no reader sees half a file; an OSError
     is a SensoError naming the path and `flag` (the option that chose it)."""
     return write_text(path, json.dumps(data, indent=indent, ensure_ascii=False) + "\n", flag)
+
+
+def _parquet_writable(kind: Any) -> bool:
+    """Whether Parquet stores an Arrow type: not a struct without fields (an empty dict on every row), at any depth."""
+    import pyarrow as pa
+
+    if pa.types.is_struct(kind):
+        return kind.num_fields > 0 and all(_parquet_writable(kind.field(k).type) for k in range(kind.num_fields))
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return _parquet_writable(kind.value_type)
+    return True
+
+
+def _arrow_column(values: list[Any]) -> Any:
+    """One column as Arrow infers it; where it cannot, or Parquet cannot store it (a field that is a number on
+    one row and a list on another, an empty dict on every row), each value as its JSON text, so no row and no
+    column is dropped."""
+    import pyarrow as pa
+
+    try:
+        column = pa.array(values)
+        if _parquet_writable(column.type):
+            return column
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, OverflowError):
+        pass
+    return pa.array([None if v is None else json.dumps(v, ensure_ascii=False) for v in values], pa.string())
+
+
+def write_parquet(rows: list[dict[str, Any]], fh: Any) -> None:
+    """`rows` (JSON objects) as one Parquet table in the open binary file `fh`: a column per key, in the
+    order keys first appear, None where a row lacks it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    names = list(dict.fromkeys(key for row in rows for key in row))
+    table = pa.table({name: _arrow_column([row.get(name) for row in rows]) for name in names})
+    pq.write_table(table, fh)
 
 
 DAMAGED_FIX = ("copy the folder again from where it came, or rerun the command recorded in its config.json "

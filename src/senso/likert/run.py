@@ -89,7 +89,17 @@ def check_options(options: RunOptions, task: LikertTask, system: LikertSystem) -
                              f"of this {task.name} run is {own} (zero-shot): add --protocol {task.protocols[FEW_SHOT]}")
     if "model" in system.flags:
         described += _check_model(options, system)
-    return system_params(system, options).resolve(options.system_options, described)
+    params = system_params(system, options).resolve(options.system_options, described)
+    if system.check is not None:
+        system.check(task, *_load_items(options, task)[1:], params)
+    return params
+
+
+def _load_items(options: RunOptions, task: LikertTask) -> tuple[Path, list[LikertItem], list[LikertItem]]:
+    """The task's data file, the items scored (the first --limit) and the whole pool."""
+    data_path = task.locate_data(options.data_dir)
+    pool = task.load_items(data_path)
+    return data_path, (pool[: options.limit] if options.limit else pool), pool
 
 
 def check(options: RunOptions, system_object: Any = None) -> None:
@@ -114,9 +124,7 @@ def prepare(options: RunOptions, context: RunContext) -> "LikertPlan":
     else:
         system = get_system(options.system)
         runner, name, params = system.run, system.name, check_options(options, task, system)
-    data_path = task.locate_data(options.data_dir)
-    pool = task.load_items(data_path)
-    items = pool[: options.limit] if options.limit else pool
+    data_path, items, pool = _load_items(options, task)
     run_context = LikertRunContext(options=options, task=task, items=items, pool=pool, cache=context.cache,
                                    models=context.models, params=params)
     warnings = []
@@ -162,6 +170,7 @@ class LikertPlan:
             warnings.append(f"{len(self.items) - len(scored)} of {len(self.items)} answers were unparseable and are "
                             f"left out of the metrics (n_scored = {len(scored)}); see unparseable_ids")
             info["n_scored"] = len(scored)
+        warnings += info.pop("warnings", [])
         items = [self.items[i] for i in scored]
         answers = [predictions[i] for i in scored]
         samples = [LikertSample(item.id, item.domain, item.group, task.gold_label(item.gold), item.gold, pred.label,

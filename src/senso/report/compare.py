@@ -123,14 +123,19 @@ def pairwise_tests(runs: Sequence[RunFolder], n_resamples: int = N_RESAMPLES, se
             for name, test in tests.items():
                 if not all(name in r.results.get("metrics", {}) for r in (runs[i], runs[j])):
                     continue
-                a, b = test.columns(samples[i]), test.columns(samples[j])
-                if test.kind == "mean":
-                    result = _mean_test(a, b, n_resamples, seed)
-                else:
-                    result = paired_statistic_difference(test.statistic, a, b, test.shared(samples[0]),
-                                                         n_resamples=n_resamples, seed=seed)
+                result = metric_difference(test, samples[i], samples[j], n_resamples, seed)
                 out.append(PairTest(letters[i], letters[j], name, result))
     return out
+
+
+def metric_difference(test: MetricTest, samples_a: list[dict[str, Any]], samples_b: list[dict[str, Any]],
+                      n_resamples: int = N_RESAMPLES, seed: int = SEED) -> PairedDifference:
+    """One metric of two runs' aligned samples: A - B, paired bootstrap 95% CI, paired permutation p-value
+    (a correlation on the correlation itself, with the gold of A's samples, which both share)."""
+    a, b = test.columns(samples_a), test.columns(samples_b)
+    if test.kind == "mean":
+        return _mean_test(a, b, n_resamples, seed)
+    return paired_statistic_difference(test.statistic, a, b, test.shared(samples_a), n_resamples=n_resamples, seed=seed)
 
 
 def metrics_rows(runs: Sequence[RunFolder]) -> tuple[list[str], list[dict[str, Any]]]:

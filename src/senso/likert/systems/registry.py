@@ -9,19 +9,22 @@ Each row also declares what its runner reads, so `senso.likert.run.check_options
 option before anything loads: `flags`, the model and prompt options (RunOptions fields, see MODEL_FLAGS;
 "protocol" means the system builds prompts under --protocol/--shots); `params`, the system's own options
 (`senso.core.params.Params`: name, type, default, help; a system that reads --model also takes its backend's
-settings, e.g. openai's); and `backends`, the --model backends it can use.
+settings, e.g. openai's); `backends`, the --model backends it can use; and `check`, a check of the system's
+inputs against the task's items (lmeval-samples: the log), run before the run folder is written.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from senso.core.errors import SensoError
 from senso.core.params import NO_PARAMS, Params
 from senso.likert.systems.context import LikertRunContext, SystemOutput
 from senso.likert.systems.likert_generate import run_likert_generate
 from senso.likert.systems.likert_lm import run_likert_lm
+from senso.likert.systems.lmeval import LMEVAL_PARAMS, check_lmeval, run_lmeval_samples
+from senso.likert.systems.lmeval import SYSTEM_NAME as LMEVAL_SYSTEM
 from senso.likert.systems.ridge import RIDGE_PARAMS
 from senso.likert.systems.supervised import run_decomposed, run_embedding_ridge, run_lexical_prior
 
@@ -34,6 +37,8 @@ class LikertSystem:
     flags: tuple[str, ...] = ()  # RunOptions fields among MODEL_FLAGS that the runner reads
     params: Params = NO_PARAMS  # its own options (besides its model backend's settings)
     backends: tuple[str, ...] = ()  # the --model backends it can use (empty: any the lm role takes)
+    # checks its inputs against the task's items before the run folder is written: (task, items, pool, params)
+    check: Callable[..., Any] | None = None
 
 
 # Model and prompt options (RunOptions fields) a Likert system may read; a row's `flags` names its own.
@@ -59,6 +64,9 @@ LIKERT_SYSTEMS: dict[str, LikertSystem] = {s.name: s for s in (
     LikertSystem("decomposed", "lexical-prior level + a ridge on context embeddings fitted on deviations from each "
                                "group's mean (supervised, leave-one-group-out)", run_decomposed,
                  flags=("embedder",), params=RIDGE_PARAMS),
+    LikertSystem(LMEVAL_SYSTEM, "the answers lm-evaluation-harness logged (lm_eval --log_samples; --set samples=FILE, "
+                                "results=FILE; what `senso score TASK --lmeval-samples FILE` runs), scored by senso",
+                 run_lmeval_samples, params=LMEVAL_PARAMS, check=check_lmeval),
 )}
 
 

@@ -1,0 +1,118 @@
+"""`senso export RUN ... --model-index`: the `model-index:` block of a model card (the YAML the Hub reads to
+show evaluation results), one result per task, built and checked with huggingface_hub's own helpers
+(`EvalResult`, `eval_results_to_model_index`, and `ModelCard`, which parses the block back as the Hub does).
+
+Each result names the task, the data set (its checksum as `revision`: the sha256 of the data file the run
+read), and each metric's type and value; the 95% bootstrap CI is an extra field of the metric (`ci`), which
+the Hub keeps and ignores.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from senso.core.errors import SensoError
+from senso.core.records import config_data_files
+from senso.export.tables import model_of
+from senso.report.run_folder import RunFolder, load_run
+from senso.report.run_page import metric_label
+
+# The Hub's names for senso's metrics where it has one (else senso's own name is the type).
+METRIC_TYPES = {"pearson": "pearsonr", "spearman": "spearmanr", "accuracy": "accuracy"}
+# Each data set senso knows, by its tasks' prefix (a task file's data set is named by its task).
+DATASETS = {"abricot": "ABRICOT (CALAMITA 2024)", "admire": "AdMIRe (SemEval-2025 Task 1)"}
+# The Hub task type of each record shape (a rating of a word in context; choosing images for a sentence).
+TASK_TYPES = {"likert": "text-classification", "admire-a": "zero-shot-image-classification",
+              "admire-b": "zero-shot-image-classification", "admire-sense": "text-classification"}
+CI_METHOD = "95% percentile bootstrap over items"
+
+
+def _config(run: RunFolder) -> str:
+    """The data set's config of a run: the Likert task; AdMIRe's task and language (admire-a-en)."""
+    return run.task if run.kind == "likert" else f"{run.task}-{run.lang}"
+
+
+def _dataset(run: RunFolder) -> dict[str, Any]:
+    prefix = run.task.split("-")[0]
+    files = config_data_files(run.config)
+    name = DATASETS.get(prefix) or (run.results.get("likert_task") or {}).get("description") or run.task
+    return {"dataset_type": prefix if prefix in DATASETS else run.task, "dataset_name": name,
+            "dataset_config": _config(run), "dataset_split": run.split_key,
+            "dataset_revision": f"sha256:{files[0]['sha256']}" if files and files[0].get("sha256") else None}
+
+
+def eval_results(run: RunFolder) -> tuple[list[Any], list[str]]:
+    """The run's metrics as huggingface_hub EvalResults, and a note for each metric left out (no value)."""
+    from huggingface_hub import EvalResult
+
+    results, notes = [], []
+    for name, estimate in (run.results.get("metrics") or {}).items():
+        if not isinstance(estimate, dict) or estimate.get("value") is None:
+            reason = (estimate or {}).get("reason", "no value")
+            notes.append(f"{run.path}: {name} is left out of the model-index: it has no value ({reason})")
+            continue
+        results.append(EvalResult(task_type=TASK_TYPES[run.kind], task_name=run.task, **_dataset(run),
+                                  metric_type=METRIC_TYPES.get(name, name), metric_name=metric_label(name),
+                                  metric_value=estimate["value"]))
+    return results, notes
+
+
+def _check_runs(runs: Sequence[RunFolder], model_name: str | None) -> str:
+    models = {model_of(run) or run.system for run in runs}
+    if model_name is None and len(models) > 1:
+        raise SensoError(f"a model card's model-index is one model's: these runs are of {', '.join(sorted(models))}; "
+                         "give the runs of one model (or name it with --model-name)")
+    seen: dict[str, Path] = {}
+    for run in runs:
+        key = f"{_config(run)}, split {run.split_key}"
+        if key in seen:
+            raise SensoError(f"{run.path} and {seen[key]} are both runs of {key}: "
+                             "the model-index holds one result per task; give one of them")
+        seen[key] = run.path
+    return model_name or models.pop()
+
+
+def _with_ci(index: list[dict[str, Any]], runs: Sequence[RunFolder]) -> None:
+    """The CI of each metric as an extra field, matched by the result's data set (config, split) and metric type."""
+    by_config = {(_config(run), run.split_key): run for run in runs}
+    for result in index[0]["results"]:
+        metrics = by_config[(result["dataset"]["config"], result["dataset"]["split"])].results["metrics"]
+        by_type = {METRIC_TYPES.get(name, name): e for name, e in metrics.items()}
+        for metric in result["metrics"]:
+            estimate = by_type[metric["type"]]
+            if estimate.get("ci_low") is not None:
+                metric["ci"] = {"low": estimate["ci_low"], "high": estimate["ci_high"], "method": CI_METHOD}
+
+
+def model_index(run_dirs: Sequence[str | Path], model_name: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    """The model-index of the runs (one model; one run per task) and the notes of metrics left out."""
+    from huggingface_hub.repocard_data import eval_results_to_model_index
+
+    runs = [load_run(path) for path in run_dirs]
+    if not runs:
+        raise SensoError("give at least one run folder")
+    name = _check_runs(runs, model_name)
+    per_run = [(run, *eval_results(run)) for run in runs]
+    notes = [note for _, _, run_notes in per_run for note in run_notes]
+    usable = [(run, results) for run, results, _ in per_run if results]
+    if not usable:
+        raise SensoError("no metric of these runs has a value: there is nothing to put in a model-index")
+    index = eval_results_to_model_index(name, [r for _, results in usable for r in results])
+    _with_ci(index, [run for run, _ in usable])
+    return index, notes
+
+
+def model_index_yaml(index: list[dict[str, Any]]) -> str:
+    """The block as YAML, checked by parsing it back the way the Hub does (huggingface_hub's ModelCard):
+    every metric read back with its value."""
+    import yaml
+    from huggingface_hub import ModelCard
+
+    text = yaml.safe_dump({"model-index": index}, sort_keys=False, allow_unicode=True)
+    parsed = ModelCard(f"---\n{text}---\n").data.eval_results or []
+    expected = [(m["type"], m["value"]) for result in index[0]["results"] for m in result["metrics"]]
+    if [(r.metric_type, r.metric_value) for r in parsed] != expected:
+        raise SensoError("the model-index block does not read back as written (huggingface_hub's ModelCard); "
+                         "please report this")
+    return text

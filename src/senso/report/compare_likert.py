@@ -1,0 +1,96 @@
+"""`senso compare TASK RUN_A RUN_B` for Likert runs (ABRICOT, task files): two runs of one task on the same
+items, per metric overall and per domain, A - B with a paired bootstrap 95% CI (items resampled, both runs on
+the same resample) and a paired permutation p-value; a correlation (Pearson r, Spearman rho) is compared on
+the correlation itself. The same tests as the comparison page (`senso report RUN_A RUN_B -o page.html`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from senso.core.errors import SensoError
+from senso.core.stats import PairedDifference
+from senso.report.compare import METRIC_TESTS, N_RESAMPLES, SEED, aligned, check_comparable, metric_difference
+from senso.report.run_folder import RunFolder, load_run
+
+ALL = "all"  # the group of every item (then each domain)
+
+
+@dataclass
+class LikertComparison:
+    task: str
+    a: Path
+    b: Path
+    n: int
+    rows: list[tuple[str, str, PairedDifference]] = field(default_factory=list)  # (group, metric, difference)
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"task": self.task, "a": str(self.a), "b": str(self.b), "n": self.n, "notes": self.notes,
+                "rows": [{"group": g, "metric": m, **r.to_json()} for g, m, r in self.rows]}
+
+
+def _load(path: str | Path, task: str) -> RunFolder:
+    run = load_run(path)
+    if run.kind != "likert" or run.task != task:
+        raise SensoError(f"{path} is a run of {run.task!r}, not {task}: `senso compare {task}` compares two runs of "
+                         f"{task} (for other runs, `senso report RUN_A RUN_B -o page.html`)")
+    return run
+
+
+def _check_gold(runs: list[RunFolder], samples: list[list[dict[str, Any]]]) -> None:
+    differ = [s["id"] for s, t in zip(*samples) if (s.get("gold"), s.get("gold_mean")) != (t.get("gold"), t.get("gold_mean"))]
+    if differ:
+        raise SensoError(f"{runs[0].path} and {runs[1].path} carry different gold for {len(differ)} item(s) "
+                         f"({', '.join(differ[:5])}): runs of different data files cannot be compared item by item")
+    unanswered = [s["id"] for side in samples for s in side if s.get("prediction") is None]
+    if unanswered:
+        raise SensoError(f"{len(unanswered)} answer(s) have no label ({', '.join(unanswered[:5])}: unparseable "
+                         "generated answers); a paired comparison needs every item answered by both runs")
+
+
+def compare_likert(task: str, a: str | Path, b: str | Path, n_resamples: int = N_RESAMPLES,
+                   seed: int = SEED) -> LikertComparison:
+    """Every metric both runs report, over all items and per domain: A - B with its paired CI and p-value."""
+    runs = [_load(a, task), _load(b, task)]
+    check_comparable(runs)
+    samples = [sorted(side, key=lambda s: str(s["id"])) for side in aligned(runs)]  # the page's item order
+    _check_gold(runs, samples)
+    groups = {ALL: list(range(len(samples[0])))}
+    for k, sample in enumerate(samples[0]):
+        if sample.get("domain"):
+            groups.setdefault(str(sample["domain"]), []).append(k)
+    result = LikertComparison(task, Path(a), Path(b), len(samples[0]),
+                              notes=["gold: the runs' own samples (the same for both)"])
+    tests = {name: test for name, test in METRIC_TESTS["likert"].items()
+             if all(name in run.results.get("metrics", {}) for run in runs)}
+    for group, idx in groups.items():
+        side_a, side_b = [samples[0][k] for k in idx], [samples[1][k] for k in idx]
+        for name, test in tests.items():
+            result.rows.append((group, name, metric_difference(test, side_a, side_b, n_resamples, seed)))
+    return result
+
+
+def _number(value: float | None, signed: bool = False) -> str:
+    return "-" if value is None else (f"{value:+.3f}" if signed else f"{value:.3f}")
+
+
+def comparison_table(comparison: LikertComparison) -> Any:
+    """The rows as a terminal table: group, metric, n, A, B, A - B [95% CI], p (paired permutation)."""
+    from rich.table import Table
+
+    from senso.report.run_page import metric_label
+
+    table = Table(title=f"{comparison.task}: A = {comparison.a}  vs  B = {comparison.b}  (n={comparison.n})")
+    for column in ("group", "metric", "n", "A", "B", "A - B [95% CI]", "p (paired permutation)"):
+        table.add_column(column, justify="left" if column in ("group", "metric") else "right")
+    for group, metric, r in comparison.rows:
+        if r.difference is None:
+            difference = r.reason or "-"
+        else:
+            interval = f" [{_number(r.ci_low, True)}, {_number(r.ci_high, True)}]" if r.ci_low is not None else ""
+            difference = f"{r.difference:+.3f}{interval}"
+        table.add_row(group, metric_label(metric), str(r.n), _number(r.value_a), _number(r.value_b), difference,
+                      _number(r.p_value))
+    return table
