@@ -1,6 +1,6 @@
 """Start-up: `senso --help`, and a warm start of the default model to its first scored item.
 
-    PYTHONPATH=src python benchmarks/startup_speed.py --pairs 2 [--legacy-dir DIR] [--model SPEC]
+    PYTHONPATH=src python benchmarks/startup_speed.py --pairs 3 [--threads N] [--legacy-dir DIR] [--model SPEC]
     PYTHONPATH=src python benchmarks/startup_speed.py --smoke    # seconds: a tiny random LM, 1 pair
 
 Each measurement is a fresh process (the model folder already converted, the files in the page
@@ -8,7 +8,10 @@ cache after the first run: a warm start). The child reports its own phases: impo
 loading the model (`load_model(spec, "lm")`, the default model unless `--model`), scoring one
 ABRICOT-like item (the first forward pass, model fingerprint included). With `--legacy-dir` (an old
 bfloat16 checkpoint folder, loaded in float32: a cast) each pair also times that folder, for the
-before/after comparison. The children import the senso that this process imports.
+before/after comparison. The children import the senso that this process imports. `--threads N` sets the
+children's OMP_NUM_THREADS (torch's threads): on a machine whose other cores are busy, two threads wait for each
+other at every operation (the first forward pass measured 10x slower), which says nothing about start-up. The
+last lines give the median of each case over the pairs.
 
 In smoke mode the parent has built the tiny model (torch imported), so every child's peak RSS includes
 the parent's pages copied at fork: the smoke's RSS column is not the children's own.
@@ -18,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import statistics
 import sys
 from pathlib import Path
 
@@ -45,15 +50,18 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=2)
     parser.add_argument("--legacy-dir", default=None, help="an old bfloat16 checkpoint folder to time beside")
     parser.add_argument("--model", default=None, help="model spec to time (default: the built-in gemma3-270m)")
+    parser.add_argument("--threads", type=int, default=None, help="the children's OMP_NUM_THREADS (default: unset)")
     add_smoke_option(parser)
     args = smoke(parser.parse_args(), model=tiny_lm_spec, pairs=1)
-    env = senso_env({"TRANSFORMERS_VERBOSITY": "error"})
+    env = senso_env({"TRANSFORMERS_VERBOSITY": "error", **({"OMP_NUM_THREADS": str(args.threads)} if args.threads else {})})
     print(f"PYTHONPATH {env['PYTHONPATH']}; model {args.model or 'the built-in default'}")
     cases = [("senso --help", [sys.executable, "-m", "senso.cli", "--help"]),
              (f"{'--model' if args.model else 'default model'}, warm start", [sys.executable, "-c", CHILD, args.model or ""])]
     if args.legacy_dir:
         cases.append(("legacy bf16 folder, warm start", [sys.executable, "-c", CHILD, f"hf:{args.legacy_dir}"]))
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; threads {args.threads or 'default'}")
     print(f"{'case':32} {'pair':>4} {'wall s':>7} {'CPU s':>6} {'RSS MB':>7}  phases (s)")
+    runs: dict[str, list] = {name: [] for name, _ in cases}
     for pair in range(args.pairs):
         for name, command in cases:
             stats = run_measured(command, env=env)
@@ -63,6 +71,11 @@ def main() -> None:
             detail = " ".join(f"{k}={v:.2f}" for k, v in phases.items())
             print(f"{name:32} {pair:>4} {stats.wall_s:>7.2f} {stats.cpu_s:>6.2f} {stats.peak_rss_mb:>7.0f}  {detail}",
                   flush=True)
+            runs[name].append(stats)
+    for name, stats in runs.items():
+        print(f"median {name}: {statistics.median(s.wall_s for s in stats):.2f} s wall, "
+              f"{statistics.median(s.cpu_s for s in stats):.2f} s CPU over {len(stats)} runs")
+    print(f"load average now {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

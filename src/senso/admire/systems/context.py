@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
+from senso.admire.systems.parts import ADMIRE_EMBEDDER
 from senso.backends.load import load_model, served_settings
 from senso.backends.pool import ModelPool
 from senso.core.cache import ResponseCache
@@ -49,7 +50,10 @@ class SystemContext:
         return bool(self.options.embedder) or self.provided("embedder") is not None
 
     def embedder(self, spec: str | None = None) -> Any:
-        """The sentence embedder `spec` names (default: --embedder, else the default embedder)."""
+        """The sentence embedder `spec` names (default: --embedder, else the one the caller provided, else
+        AdMIRe's default, ADMIRE_EMBEDDER)."""
+        if not spec and not self.embedder_given:
+            spec = ADMIRE_EMBEDDER
         return self.load(spec or self.options.embedder, "embedder")
 
     def scored_lm(self) -> Any:

