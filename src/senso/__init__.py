@@ -4,14 +4,16 @@
 import senso
 result = senso.evaluate("abricot-abs", limit=16)   # typed result: result.metrics["pearson"], result.samples
 ```
-`senso.evaluate`, `senso.tasks`, `senso.systems` and `senso.default_model_path` are `senso.api`'s; they are
-imported on first use, so `import senso` (and the command line's `--help`) stays fast.
+`senso.evaluate` (one task or a list), `senso.compare`, `senso.results_table`, `senso.report`, `senso.export`,
+`senso.model_index`, `senso.placement`, `senso.tasks`, `senso.systems` and `senso.default_model_path` are
+`senso.api`'s; they are imported on first use, so `import senso` (and the command line's `--help`) stays fast.
 """
 
 from senso.core.version import __version__
 
-_API = ("evaluate", "tasks", "systems", "default_model_path")
-__all__ = [*_API, "EvalResult", "ModelPool", "SensoError", "__version__"]
+_API = ("evaluate", "tasks", "systems", "default_model_path", "compare", "report", "export", "model_index",
+        "placement", "results_table", "Result")
+__all__ = [*_API, "EvalResult", "Comparison", "ModelPool", "SensoError", "__version__"]
 
 
 def __getattr__(name: str):
@@ -23,6 +25,10 @@ def __getattr__(name: str):
         from senso.core.evaluation import EvalResult
 
         return EvalResult
+    if name == "Comparison":
+        from senso.core.comparison import Comparison
+
+        return Comparison
     if name == "ModelPool":
         from senso.backends.pool import ModelPool
 

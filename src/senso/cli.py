@@ -491,36 +491,30 @@ def submission_pack(
 
 @app.command()
 def compare(
-    task: str = typer.Argument(..., help=f"{ADMIRE_TASK_HELP}, or a Likert task (abricot-abs, abricot-inc, a task file's name)"),
-    run_a: Path = typer.Argument(..., help="Run folder (AdMIRe: or submission file) A."),
-    run_b: Path = typer.Argument(..., help="Run folder (AdMIRe: or submission file) B."),
+    runs: list[str] = typer.Argument(..., help="RUN_A RUN_B: two run folders of one task (AdMIRe: or submission "
+                                               "files); the task is read from the runs (TASK RUN_A RUN_B also works)."),
     gold: Optional[Path] = typer.Option(None, "--gold", help="AdMIRe: targets file (default: the gold in the runs' samples)."),
     resamples: int = typer.Option(10000, "--resamples", help="Permutation / bootstrap resamples."),
     seed: int = typer.Option(0, "--seed"),
+    as_json: bool = typer.Option(False, "--json", help="Print what senso.compare returns, as JSON."),
 ) -> None:
     """Paired comparison of two systems on the same items: per metric, A - B with a 95% CI and a permutation p-value."""
-    if not task.startswith("admire-"):
-        _compare_likert(task, run_a, run_b, gold, resamples, seed)
+    from senso.api import compare as compare_runs
+    from senso.core.calibration import CALIBRATION_LABELS
+    from senso.core.comparison import comparison_table
+    from senso.report.run_page import METRIC_LABELS
+
+    if len(runs) not in (2, 3):
+        raise SensoError(f"senso compare takes two runs (RUN_A RUN_B), or TASK RUN_A RUN_B; got {len(runs)} arguments")
+    task, (run_a, run_b) = (runs[0] if len(runs) == 3 else None), runs[-2:]
+    result = compare_runs(Path(run_a), Path(run_b), task=task, gold=gold, n_resamples=resamples, seed=seed)
+    if as_json:
+        out.print_json(data=result.to_json())
         return
-    from senso.admire.paired import compare as compare_sides
-    from senso.admire.tables import calibration_comparison_table, comparison_table
-
-    result = compare_sides(task, run_a, run_b, gold=gold, n_resamples=resamples, seed=seed)
-    out.print(folded(comparison_table(result)))
-    if result.calibration:
-        out.print(folded(calibration_comparison_table(result)))
-    for note in result.notes:
-        out.print(note, style="dim", soft_wrap=True)
-
-
-def _compare_likert(task: str, run_a: Path, run_b: Path, gold: Optional[Path], resamples: int, seed: int) -> None:
-    """`senso compare` of two Likert runs: overall and per domain, the paired difference of each metric."""
-    from senso.report.compare_likert import compare_likert, comparison_table
-
-    if gold is not None:
-        raise SensoError("--gold is for AdMIRe comparisons; two Likert runs are compared on the gold in their samples")
-    result = compare_likert(task, run_a, run_b, n_resamples=resamples, seed=seed)
-    out.print(folded(comparison_table(result)))
+    labels = {**METRIC_LABELS, **{k: v.split(" (")[0] for k, v in CALIBRATION_LABELS.items()}}
+    out.print(folded(comparison_table(result, labels)))
+    if any(row.calibration for row in result.differences):
+        out.print(folded(comparison_table(result, labels, calibration=True)))
     for note in result.notes:
         out.print(note, style="dim", soft_wrap=True)
 

@@ -43,7 +43,11 @@ def python_message(text: str, flags: Mapping[str, str]) -> str:
 
 
 class OptionError(SensoError):
-    """A bad option value or an unknown option: the message names the option as the user gave it."""
+    """A bad option value or an unknown option: the message names the option as the user gave it (an unknown
+    one also carries the names given, `unknown`, and the declared options, `declared`)."""
+
+    unknown: tuple[str, ...] = ()
+    declared: tuple["Param", ...] = ()
 
 
 def parse_bool(value: Any, label: str) -> bool:
@@ -198,7 +202,9 @@ class Params:
             return
         listed = "; ".join(f"{p.label} ({p.type_name})" for p in self) or "none"
         what = ", ".join(option_label(n, (flags or {}).get(n)) for n in unknown)
-        raise OptionError(f"unknown option{'s' if len(unknown) > 1 else ''} {what} for {owner}; valid: {listed}")
+        error = OptionError(f"unknown option{'s' if len(unknown) > 1 else ''} {what} for {owner}; valid: {listed}")
+        error.unknown, error.declared = tuple(unknown), tuple(self)  # the Python API lists its keywords from these
+        raise error
 
     def resolve(self, given: Mapping[str, Any], owner: str) -> dict[str, Any]:
         """Every option's typed value: the given ones parsed, the rest their defaults (typed the same way)."""
