@@ -491,7 +491,7 @@ def submission_pack(
 
 @app.command()
 def compare(
-    runs: list[str] = typer.Argument(..., help="RUN_A RUN_B: two run folders of one task (AdMIRe: or submission "
+    runs: list[str] = typer.Argument(..., metavar="RUN_A RUN_B", help="RUN_A RUN_B: two run folders of one task (AdMIRe: or submission "
                                                "files); the task is read from the runs (TASK RUN_A RUN_B also works)."),
     gold: Optional[Path] = typer.Option(None, "--gold", help="AdMIRe: targets file (default: the gold in the runs' samples)."),
     resamples: int = typer.Option(10000, "--resamples", help="Permutation / bootstrap resamples."),
