@@ -38,7 +38,8 @@ PART_DEFAULTS = {"sense": "context-similarity", "meaning": "auto", "ranker": "st
                  "modality": "captions"}
 WHY_ENGLISH = {"meaning": "WordNet is English", "sense": "fit on, or prompting in, English",
                "roles": "fit on AdMIRe's English gold", "ranker": "an English CLIP", "modality": "an English CLIP",
-               "system": "English-only parts"}
+               "fitted-pipeline": "fit on AdMIRe's English train+dev", "clip-rank": "an English CLIP",
+               "vlm-judge": "English prompts"}
 
 
 @dataclass
@@ -117,9 +118,9 @@ def adapt(system: str, system_options: dict[str, Any], embedder: str | None, lan
         return Adapted(dict(system_options), embedder, notes)
     missing = _unserved(declared, languages)
     if missing:
-        raise SensoError(f"--system {system} serves English only ({WHY_ENGLISH['system']}: WordNet, roles fit on "
-                         f"AdMIRe's English gold or an English image model) and this task is in {', '.join(missing)}"
-                         ": use caption-similarity or sense-pipeline, which serve any language")
+        raise SensoError(f"--system {system} serves English only ({WHY_ENGLISH.get(system, 'English-only parts')}) "
+                         f"and this task is in {', '.join(missing)}: use caption-similarity or sense-pipeline, which "
+                         "serve any language")
     return Adapted(dict(system_options), embedder, notes)
 
 
