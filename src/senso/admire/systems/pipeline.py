@@ -293,7 +293,18 @@ class Ensemble:
         fused = aggregate(self.method, per_member)
         for k, ranking in enumerate(fused):
             ranking.extra["members"] = {m.name: list(per_member[j][k].order) for j, m in enumerate(self.members)}
+            ranking.extra.update(members_sense([per_member[j][k] for j in range(len(self.members))]))
         return fused
+
+
+def members_sense(rankings: Sequence[Ranking]) -> dict[str, Any]:
+    """The sense the members decided for an item: the mean of their P(idiomatic), labelled at 0.5 (nothing when
+    no member decides one)."""
+    ps = [r.extra["p_idiomatic"] for r in rankings if isinstance(r.extra.get("p_idiomatic"), (int, float))]
+    if not ps:
+        return {}
+    p = sum(ps) / len(ps)
+    return {"sense": "idiomatic" if p >= 0.5 else "literal", "p_idiomatic": round(p, 6)}
 
 
 def check_ensemble(params: Mapping[str, Any]) -> None:
