@@ -131,3 +131,14 @@ def test_ndcg_and_macro_f1():
     assert ndcg_at(["b", "a", "c", "d", "e"], gold, (3, 1, 0, 0, 0), 1) == pytest.approx(1 / 3)
     assert ndcg_at(["c", "d", "a", "b", "e"], gold, (3, 1, 0, 0, 0), 2) == 0.0
     assert macro_f1(np.array([1.0, 1.0, 0.0, 0.0]), np.array([1.0, 0.0, 0.0, 0.0])) == pytest.approx((2 / 3 + 0.8) / 2)
+
+
+def test_every_registered_system_and_part_declares_its_languages():
+    from senso.admire.rankdefault import PART_LANGUAGES, SYSTEM_LANGUAGES
+    from senso.admire.systems.parts import MEANINGS, MODALITIES, RANKERS, ROLE_MIXES, SENSES
+    from senso.admire.systems.registry import SYSTEMS
+
+    assert set(SYSTEMS["a"]) == set(SYSTEM_LANGUAGES)
+    for part, names in (("sense", SENSES), ("meaning", MEANINGS), ("ranker", RANKERS), ("roles", ROLE_MIXES),
+                        ("modality", MODALITIES)):
+        assert set(PART_LANGUAGES[part]) == set(names), part

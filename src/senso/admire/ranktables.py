@@ -60,6 +60,3 @@ def print_result(result: Any, by_group: bool = False) -> None:
     for pair in result.results.get("paired_languages") or []:
         if "reason" in pair:
             console.print(f"{pair['a']} vs {pair['b']}: {pair['reason']}", style="dim", soft_wrap=True)
-    choice = result.results.get("default_system")
-    if choice:
-        console.print(f"default system {choice['chosen']}: {choice['why']}", soft_wrap=True)
