@@ -54,7 +54,8 @@ def check_language(code: object) -> str:
                                 "639-3 code such as \"yue\", or either with a region such as \"pt-BR\"")
     language, region = match.group("language"), match.group("region")
     if language not in ISO_639_1 and language not in ISO_639_3:
-        raise LanguageCodeError(f"{code + ': ' if region else ''}{language!r} is not an ISO 639-1 code (nor a listed ISO 639-3 code); "
+        where = f"{code}: " if region else ""
+        raise LanguageCodeError(f"{where}{language!r} is not an ISO 639-1 code (nor a listed ISO 639-3 code); "
                                 "e.g. zh (Chinese), ka (Georgian), el (Greek), ig (Igbo), kk (Kazakh), no "
                                 "(Norwegian), pt (Portuguese), ru (Russian), sr (Serbian), sk (Slovak), sl "
                                 "(Slovenian), es (Spanish), tr (Turkish), uz (Uzbek)")

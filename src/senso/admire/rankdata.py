@@ -58,7 +58,7 @@ def _images(task: RankingTask, row: dict[str, str], path: Path, row_no: int, com
                             row=row_no, field=column)
         names.append(name)
         caption = _cell(row, task.column("image_caption", n), path, row_no, "caption")
-        image_path = expression_dir / name if expression_dir is not None and (expression_dir / name).is_file() else None
+        image_path = expression_dir / name if expression_dir and (expression_dir / name).is_file() else None
         if need_images and image_path is None:
             looked = " or ".join(str(folder / f / name) for f in folder_names(compound)) if folder else "(no images folder)"
             raise DataError(path, f"image file missing: {looked}", row=row_no, field=column)

@@ -11,31 +11,28 @@ paired comparison of each two languages on the expressions they share.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
 from senso.admire.items import SENTENCE_TYPES
-from senso.admire.languages import LanguageCodeError, check_language, language_name
+from senso.admire.languages import LanguageCodeError, check_language
 from senso.admire.rankdata import RankingItem, load_entries
 from senso.admire.rankdefault import adapt
 from senso.admire.rankfile import DataFile, RankingTask, load_ranking_task
-from senso.admire.rankmetrics import RANK_METRICS, TYPE_METRICS, estimates, item_metrics
-from senso.admire.rankselect import Candidate, choose_default, selection_metric
+from senso.admire.rankmetrics import item_metrics
+from senso.admire.rankselect import Candidate, choose_default
 from senso.admire.run import AdmireASample
-from senso.admire.scoring import GROUPS
 from senso.admire.submission import submission_text_a, submission_text_ranked
 from senso.admire.systems.base import Ranking
 from senso.admire.systems.context import SystemContext
 from senso.admire.systems.fitting import is_fittable
 from senso.admire.systems.registry import AdmireSystem, check_system, get_system, system_params, user_row
-from senso.admire.task import RUN_TASKS, TEXT_AND_IMAGES, TEXT_ONLY, hygiene_warnings
+from senso.admire.task import RUN_TASKS, hygiene_warnings
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
 from senso.core.fingerprint import path_fingerprint
 from senso.core.options import RunOptions
-from senso.core.stats import UndefinedMetric, paired_permutation_test
 
 ADMIRE_A = RUN_TASKS["admire-a"]
 IMAGE_SYSTEMS = ("clip-rank", "vlm-judge", "fusion")  # they read the pictures: not on a captions-only task

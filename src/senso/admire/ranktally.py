@@ -64,7 +64,8 @@ def tally(plan: Any, samples: Sequence[Any], scored: bool, types: Sequence[str |
     record: dict[str, Any] = {
         "lang": options.lang, "split": options.split, "caption_lang": None,
         "track": TEXT_AND_IMAGES if getattr(plan.predictor, "uses_images", False) else TEXT_ONLY,
-        "ranking_task": task.describe(), "n_by_language": {lang: sum(i.lang == lang for i in items) for lang in languages},
+        "ranking_task": task.describe(),
+        "n_by_language": {lang: sum(i.lang == lang for i in items) for lang in languages},
         "language_names": {lang: language_name(lang) for lang in languages},
         "gold": (", ".join(str(p) for p in plan.data_files) + " (gold columns)") if scored else None}
     if plan.choice is not None:
