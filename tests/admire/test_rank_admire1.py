@@ -29,6 +29,16 @@ def test_the_task_file_gives_the_builtin_samples_and_submission(data_dir, tmp_pa
     assert {k: v.value for k, v in through_file.metrics.items()} == {k: v.value for k, v in builtin.metrics.items()}
 
 
+@pytest.mark.parametrize("split, name", [("test", "submission_EN.tsv"), ("xeval", "submission_XE.tsv")])
+def test_without_gold_the_task_file_writes_the_builtin_submission(data_dir, tmp_path, split, name):
+    builtin = senso.evaluate("admire-a", system="random", split=split, data_dir=data_dir, out=tmp_path / "a")
+    through_file = senso.evaluate(builtin_task_file("admire1-a-en"), system="random", split=split, data_dir=data_dir,
+                                  out=tmp_path / "b")
+    assert not builtin.metrics and not through_file.metrics
+    assert _lines(through_file) == _lines(builtin)
+    assert (tmp_path / "b" / name).read_bytes() == (tmp_path / "a" / name).read_bytes()
+
+
 def test_the_shipped_files_name_every_split(data_dir):
     for lang in ("en", "pt"):
         task = load_ranking_task(builtin_task_file(f"admire1-a-{lang}"))

@@ -38,11 +38,12 @@ def required_columns(task: RankingTask) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _cell(row: dict[str, str], column: str, path: Path, row_no: int, what: str) -> str:
-    value = (row.get(column) or "").strip()
-    if not value:
+def _cell(row: dict[str, str], column: str, path: Path, row_no: int, what: str, raw: bool = False) -> str:
+    """The cell, stripped (`raw`: as written, as AdMIRe's loader keeps sentences and captions); empty is an error."""
+    value = row.get(column) or ""
+    if not value.strip():
         raise DataError(path, f"empty {what}", row=row_no, field=column)
-    return value
+    return value if raw else value.strip()
 
 
 def _images(task: RankingTask, row: dict[str, str], path: Path, row_no: int, compound: str,
@@ -57,7 +58,7 @@ def _images(task: RankingTask, row: dict[str, str], path: Path, row_no: int, com
             raise DataError(path, f"image name {name!r} appears twice; the {N_IMAGES} images must be distinct",
                             row=row_no, field=column)
         names.append(name)
-        caption = _cell(row, task.column("image_caption", n), path, row_no, "caption")
+        caption = _cell(row, task.column("image_caption", n), path, row_no, "caption", raw=True)
         image_path = expression_dir / name if expression_dir and (expression_dir / name).is_file() else None
         if need_images and image_path is None:
             looked = " or ".join(str(folder / f / name) for f in folder_names(compound)) if folder else "(no images folder)"
@@ -93,11 +94,12 @@ def read_entry(task: RankingTask, entry: DataFile, path: Path, images: Path | No
     items = []
     for row_no, row in rows:
         compound = _cell(row, task.column("compound"), path, row_no, "expression")
-        sentence = _cell(row, task.column("sentence"), path, row_no, "sentence")
-        if (compound, sentence) in seen:
-            raise DataError(path, f"duplicate expression and sentence ({compound!r}; first at row "
-                                  f"{seen[(compound, sentence)]})", row=row_no, field=task.column("sentence"))
-        seen[(compound, sentence)] = row_no
+        sentence = _cell(row, task.column("sentence"), path, row_no, "sentence", raw=True)
+        key = (compound, " ".join(sentence.split()))
+        if key in seen:
+            raise DataError(path, f"duplicate expression and sentence ({compound!r}; first at row {seen[key]})",
+                            row=row_no, field=task.column("sentence"))
+        seen[key] = row_no
         options = _images(task, row, path, row_no, compound, images, need_images, entry.language)
         order, sentence_type = _gold(task, row, columns, path, row_no, [o.name for o in options])
         group = _cell(row, task.group, path, row_no, "group") if task.group else compound

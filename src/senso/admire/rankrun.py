@@ -165,7 +165,7 @@ def prepare(options: RunOptions, context: RunContext) -> "RankingPlan":
     config = {"lang": options.lang, "split": options.split, "ranking_task": task.describe(),
               "system_options": system_params(row, options).to_json(params),
               "system_description": system.describe()}
-    return RankingPlan(task=task.reference, system=row.name, items=items, data_files=paths, config=config,
+    return RankingPlan(task=task.name, system=row.name, items=items, data_files=paths, config=config,
                        warnings=[], ranking=task, entries=checked.entries, languages=checked.languages,
                        predictor=system, options=options, notes=notes,
                        choice=choice.record if choice is not None else None)
