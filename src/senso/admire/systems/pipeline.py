@@ -22,7 +22,7 @@ from senso.admire.items import AdmireAItem
 from senso.core.errors import SensoError
 from senso.core.params import OptionError
 from senso.admire.systems.aggregate import aggregate
-from senso.admire.systems.base import Ranker, Ranking
+from senso.admire.systems.base import Ranker, Ranking, members_sense
 from senso.admire.systems.context import SystemContext
 from senso.admire.systems.evidence import EvidenceBuilder
 from senso.admire.systems.meaning import FallbackMeaning, GlossaryMeaning, MeaningSource, WordNetMeaning
@@ -296,15 +296,6 @@ class Ensemble:
             ranking.extra.update(members_sense([per_member[j][k] for j in range(len(self.members))]))
         return fused
 
-
-def members_sense(rankings: Sequence[Ranking]) -> dict[str, Any]:
-    """The sense the members decided for an item: the mean of their P(idiomatic), labelled at 0.5 (nothing when
-    no member decides one)."""
-    ps = [r.extra["p_idiomatic"] for r in rankings if isinstance(r.extra.get("p_idiomatic"), (int, float))]
-    if not ps:
-        return {}
-    p = sum(ps) / len(ps)
-    return {"sense": "idiomatic" if p >= 0.5 else "literal", "p_idiomatic": round(p, 6)}
 
 
 def check_ensemble(params: Mapping[str, Any]) -> None:
