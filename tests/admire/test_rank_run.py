@@ -151,3 +151,15 @@ language = "zh"
     result = senso.evaluate(tmp_path / "xmpie.toml", system=MyRanker())
     assert result.n == 6 and result.metrics["top1"].value is not None
     assert result.results["paired_languages"][0]["n"] == 3
+
+
+def test_the_report_page_shows_each_language_with_its_ci(task, tmp_path):
+    import re
+
+    from senso.report import write_report
+
+    result = senso.evaluate(task, system=MyRanker(), split="train", out=tmp_path / "run")
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", write_report([result.run_dir]).read_text(encoding="utf-8")))
+    ndcg = result.metrics_by_group["zh"]["ndcg"]
+    assert "metric all idiomatic literal ru el zh" in text
+    assert f"{ndcg.value:.3f} [{ndcg.ci_low:.3f}, {ndcg.ci_high:.3f}]" in text
