@@ -91,11 +91,9 @@ class Checked:
     notes: list[str]
 
 
-def _check_row(task: RankingTask, row: AdmireSystem, options: RunOptions, languages: Sequence[str],
-               own: bool) -> tuple[RunOptions, dict[str, Any], list[str]]:
+def _check_row(task: RankingTask, row: AdmireSystem, options: RunOptions,
+               languages: Sequence[str]) -> tuple[RunOptions, dict[str, Any], list[str]]:
     """The options `row` runs with on `languages` (the multilingual alternatives in place), checked."""
-    if own:
-        return options, check_system(row, options), []
     if row.name == "fitted-pipeline":
         raise SensoError("--system fitted-pipeline fits on AdMIRe's English train+dev of the data folder, not on "
                          "this task file: run it as `senso run admire-a`, or choose sense-pipeline")
@@ -130,7 +128,7 @@ def check_options(options: RunOptions, system_object: Any = None) -> Checked:
     if options.system is None:
         return Checked(task, options, entries, languages, None, {}, [])
     row = get_system(ADMIRE_A, options.system)
-    options, params, notes = _check_row(task, row, options, languages, own=False)
+    options, params, notes = _check_row(task, row, options, languages)
     return Checked(task, options, entries, languages, row, params, notes)
 
 
@@ -180,7 +178,7 @@ def _default(task: RankingTask, checked: Checked, context: RunContext) -> Candid
     def candidate(name: str, given: dict[str, Any]) -> Candidate:
         row = get_system(ADMIRE_A, name)
         options = replace(checked.options, system=name, system_options={**checked.options.system_options, **given})
-        options, params, notes = _check_row(task, row, options, checked.languages, own=False)
+        options, params, notes = _check_row(task, row, options, checked.languages)
         return Candidate(name, given, row, options, params, notes)
 
     def rank(c: Candidate, train_items: list[RankingItem]) -> list[Ranking]:
