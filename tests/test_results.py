@@ -131,3 +131,21 @@ def test_compare_admire_runs_typed_and_refuses_other_items(data_dir):
     fewer = senso.evaluate("admire-a", system="random", split="dev", data_dir=data_dir, limit=8)
     with pytest.raises(SensoError, match=r"<in memory: user:FirstListed> and .* are not on the same items \(10 vs 8\)"):
         senso.compare(mine, fewer)
+
+
+def test_senso_export_and_report_stay_the_calls_once_their_subpackages_are_imported(likert_pair, tmp_path):
+    import datasets
+
+    import senso.export.publish  # noqa: F401 (binds no attribute on senso)
+    from senso.report import write_report  # noqa: F401
+
+    oracle, flat = likert_pair
+    assert callable(senso.export) and callable(senso.report)
+    first = senso.export([oracle, flat], to=tmp_path / "first")
+    second = senso.export([oracle], to=tmp_path / "second")
+    assert first.configs == ["abricot-abs", "results"] and second.folder == tmp_path / "second"
+    rows = datasets.load_dataset(str(first.folder), "abricot-abs", split="latest")
+    assert rows.num_rows == 80 and set(rows["system"]) == {"user:oracle", "user:flat"}
+    page = senso.report([oracle, flat], tmp_path / "both.html")
+    assert "user:flat" in page.read_text(encoding="utf-8")
+    assert "model-index" in senso.model_index([oracle], model_name="oracle")

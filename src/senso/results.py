@@ -6,10 +6,11 @@ line does (`senso.report`, `senso.export`) and returns typed values; nothing is 
 never saved is written to a temporary run folder for the call and removed after it.
 
 ```python
-a, b = senso.evaluate(["abricot-abs", "admire-a"], limit=16)
-table = senso.results_table([a, b])            # run, task, system, metric, group, value, ci_low, ci_high, ...
-c = senso.compare(a, a_other)                   # typed paired differences: c["pearson"].p_value; c.to_pandas()
-a.report("abs.html"); senso.export([a, b], to="export/")
+mine = senso.evaluate("admire-a", system=MyRanker(), split="dev")
+chance = senso.evaluate("admire-a", system="random", split="dev")
+c = senso.compare(mine, chance)                 # typed paired differences: c["top1"].p_value; c.to_pandas()
+table = senso.results_table([mine, chance])     # run, task, system, metric, group, value, ci_low, ci_high, reason
+mine.report("mine.html"); senso.export([mine, chance], to="export/")
 ```
 """
 
@@ -26,6 +27,7 @@ from senso.core.comparison import Comparison
 from senso.core.errors import SensoError
 from senso.core.evaluation import EvalResult, calibration_groups
 from senso.core.stats import Estimate
+
 
 class Result(EvalResult):
     """An `EvalResult` that also does what the command line does with a run: `report(path)` writes its page,
