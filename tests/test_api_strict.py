@@ -207,3 +207,11 @@ def test_a_missing_folder_is_not_taken_for_a_hub_id(monkeypatch):
     assert hub_access.is_hub_id("google/gemma-3-270m") and hub_access.is_hub_id("gpt2")
     assert not any(hub_access.is_hub_id(p) for p in ("/tmp/x/model", "./model", "~/model", "a/b/c"))
     hub_access.check_hub_model("/tmp/nothing-here/model")  # no probe: the loader says the folder is missing
+
+
+def test_an_unknown_task_suggests_the_closest_and_models_must_be_a_pool(data_dir, monkeypatch):
+    loop_never_started(monkeypatch)
+    with pytest.raises(SensoError, match=r"^unknown task 'abricot-ab' \(did you mean abricot-abs\?\); choose from"):
+        senso.evaluate("abricot-ab", data_dir=data_dir)
+    with pytest.raises(SensoError, match=r"^models= takes a senso.ModelPool .*got str"):
+        senso.evaluate("abricot-abs", data_dir=data_dir, models="pool")

@@ -95,8 +95,11 @@ def task_entry(task: str | Path) -> TaskEntry:
         return TASKS[str(task)]
     if str(task).endswith(TASK_FILE_SUFFIX):
         return RANKING_FILE_ENTRY if _wing("senso.admire.rankfile", "is_ranking_file")(task) else TASK_FILE_ENTRY
-    raise SensoError(f"unknown task {str(task)!r}; choose from {', '.join(TASKS)}, or give a task file "
-                     "(path/to/task.toml)")
+    import difflib
+
+    close = difflib.get_close_matches(str(task), TASKS, n=1)
+    raise SensoError(f"unknown task {str(task)!r}{f' (did you mean {close[0]}?)' if close else ''}; choose from "
+                     f"{', '.join(TASKS)}, or give a task file (path/to/task.toml)")
 
 
 def run_folder_name(task: str) -> str:
@@ -191,6 +194,8 @@ def evaluate(task: str | Path | Sequence[str | Path], model: Any = None, system:
     names = [task] if isinstance(task, (str, Path)) else list(task)
     try:
         check_call(names, system, progress, options)
+        if models is not None and not callable(getattr(models, "provided", None)):
+            raise SensoError(f"models= takes a senso.ModelPool (shared by several calls), got {type(models).__name__}")
         command = _python_call(task, model, system, options)
         pool = models if models is not None else ModelPool()
         options = dict(options)
