@@ -215,3 +215,11 @@ def test_an_unknown_task_suggests_the_closest_and_models_must_be_a_pool(data_dir
         senso.evaluate("abricot-ab", data_dir=data_dir)
     with pytest.raises(SensoError, match=r"^models= takes a senso.ModelPool .*got str"):
         senso.evaluate("abricot-abs", data_dir=data_dir, models="pool")
+
+
+def test_a_numpy_distribution_is_a_distribution(data_dir):
+    import numpy as np
+
+    result = senso.evaluate("abricot-abs", system=Constant(np.full(5, 0.2, dtype=np.float32)), data_dir=data_dir,
+                            limit=3)
+    assert [s.expected for s in result.samples] == pytest.approx([3.0] * 3)

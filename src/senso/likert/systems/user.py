@@ -21,7 +21,7 @@ class MySystem:
   follow the task's own rules, as for the gold (`task.gold_label`, `task.gold_score`). A number outside the
   scale (a 1-5 label on ABRICOT's 0-1 scale) is an error naming the item, unless the system says `clip = True`;
 - a distribution over the task's labels (ABRICOT: five non-negative numbers for 1..5, summing to 1 within
-  1e-6): the label is the most likely (ties: the lower), the expected score the probability-weighted mean. One
+  1e-6; a list, tuple or numpy array): the label is the most likely (ties: the lower), the expected score the probability-weighted mean. One
   that does not sum to 1 is an error, unless the system says `normalise = True`;
 - a `senso.likert.task.LikertPrediction`, taken as it is.
 
@@ -89,6 +89,8 @@ def to_likert_prediction(item: LikertItem, answer: Any, task: LikertTask, clip: 
     """One answer of a user system as a LikertPrediction (see the module docstring for what it may be)."""
     if isinstance(answer, LikertPrediction):
         return answer
+    if not isinstance(answer, Real) and callable(getattr(answer, "tolist", None)):  # a numpy array or tensor
+        answer = answer.tolist()
     if isinstance(answer, Real) and not isinstance(answer, bool):
         return _from_score(item, float(answer), task, clip)
     if isinstance(answer, Sequence) and not isinstance(answer, str):
