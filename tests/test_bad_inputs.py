@@ -586,7 +586,7 @@ def test_abricot_limit_is_partial_and_not_placed(tmp_path, monkeypatch, capsys):
     from report_fixtures import AnswerModel
 
     from senso.api import evaluate
-    from senso.report.placement import abricot_placement
+    from senso.likert.published import abricot_placement
     from senso.report.run_folder import load_run
 
     monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))

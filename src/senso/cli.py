@@ -11,6 +11,7 @@ from typing import Optional
 
 import typer
 
+from senso.catalog import DATA_SETS, all_tasks, data_set, task_for, tasks_help
 from senso.core.errors import RunInterrupted, SensoError
 from senso.core.options import RUN_FIELDS
 from senso.core.tables import folded
@@ -25,6 +26,7 @@ console = terminal(stderr=True)
 out = terminal()
 
 DATA_DIR_HELP = RUN_FIELDS["data_dir"].help
+DATA_SET_NAMES = tuple(DATA_SETS)
 SYSTEM_HELP = "What predicts (default: the published protocol); `senso systems` describes each."
 # Flags that take no value; `--flag=true|false` (as some wrappers write them) is accepted too.
 BOOL_FLAGS = ("--no-cache", "--chat-template", "--allow-partial", "--no-thumbnails", "--force", "--json", "--quiet",
@@ -63,8 +65,7 @@ ALLOW_PARTIAL_IN_RUN = (
     "--allow-partial is an AdMIRe option of `senso score`, `senso submission pack` and `senso leaderboard` (which "
     "refuse a partial file without it); `senso run` does not use it: a run on part of a split (--limit, or a data "
     "file shorter than the official split) is scored anyway and marked PARTIAL. Leave it out")
-TASKS_HELP = ("One or more of abricot-abs | abricot-inc | admire-a | admire-b | admire-sense | path/to/task.toml "
-              "(`senso tasks`); several tasks share one model load")
+TASKS_HELP = f"One or more of {tasks_help()} (`senso tasks`); several tasks share one model load"
 SET_HELP = "Any other option of the system, KEY=VALUE (repeatable); `senso systems NAME` lists them."
 # How `senso run` prints (not run options: the run and its folder are the same whatever is printed).
 DISPLAY_OPTIONS = {
@@ -134,7 +135,7 @@ def _run(tasks: list[str], set_options: list[str], display: Display, **values) -
     from dataclasses import replace
 
     from senso.admire.systems.parts import FLAGGED
-    from senso.api import Job, task_entry
+    from senso.api import Job
     from senso.core.options import RUN_FIELDS, RunOptions
 
     if len(set(tasks)) != len(tasks):
@@ -146,7 +147,7 @@ def _run(tasks: list[str], set_options: list[str], display: Display, **values) -
         system_options[key] = value
     options = RunOptions(task=tasks[0], system_options=system_options, **{k: values[k] for k in RUN_FIELDS})
     parent = options.out if len(tasks) > 1 else None
-    jobs = [Job(task_entry(task), replace(options, task=task, out=parent / run_folder(task) if parent else options.out))
+    jobs = [Job(task_for(task), replace(options, task=task, out=parent / run_folder(task) if parent else options.out))
             for task in tasks]
     results = _evaluate(jobs, display)
     if display.as_json:
@@ -237,11 +238,11 @@ def showcase(
     Likert system (leave-one-lemma-out) and AdMIRe's default system on EN dev, then one summary table."""
     import time
 
-    from senso.api import Job, evaluate_many, task_entry
+    from senso.api import Job, evaluate_many
     from senso.core.options import RunOptions
 
     parent = out_dir or Path("runs") / f"{time.strftime('%Y%m%d-%H%M%S')}-showcase"
-    jobs = [Job(task_entry(task), RunOptions(task=task, system=system, data_dir=data_dir, no_cache=no_cache,
+    jobs = [Job(task_for(task), RunOptions(task=task, system=system, data_dir=data_dir, no_cache=no_cache,
                                              out=parent / run_folder(task, system), **options))
             for task, system, options in MAIN_JOB]
 
@@ -283,42 +284,12 @@ def _print_placements(run_dirs: list[Path]) -> None:
 
 @data_app.command("stats")
 def data_stats(
-    dataset: str = typer.Argument(..., help="abricot or admire"),
+    dataset: str = typer.Argument(..., help=" or ".join(DATA_SET_NAMES)),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
     out_dir: Path = typer.Option(Path("runs/data"), "--out", help="Folder for the figures."),
 ) -> None:
     """Dataset card: summary tables on the terminal, figures as PNG."""
-    if dataset == "admire":
-        from senso.admire.card import print_admire_card
-
-        out.print(f"figure: {print_admire_card(data_dir, out_dir, out)}")
-        return
-    if dataset != "abricot":
-        raise SensoError(f"unknown dataset {dataset!r} for stats; choose from abricot, admire")
-    from rich.table import Table
-
-    from senso.likert.data import load_abricot, locate_abricot
-    from senso.likert.card import distributions, lemma_stats, plot_distributions
-
-    path = locate_abricot(data_dir)
-    items = load_abricot(path)
-    table = Table(title=f"ABRICOT per lemma ({len(items)} items, {path})")
-    for column in ("lemma", "n", "abs mean", "abs std", "inc mean", "inc std"):
-        table.add_column(column, justify="left" if column == "lemma" else "right")
-    for row in lemma_stats(items):
-        table.add_row(row.lemma, str(row.n), f"{row.abs_mean:.3f}", f"{row.abs_std:.3f}",
-                      f"{row.inc_mean:.3f}", f"{row.inc_std:.3f}")
-    out.print(folded(table))
-    dist = distributions(items)
-    dist_table = Table(title="Items per bin of the raw mean (width .2), and per gold label 1-5")
-    dist_table.add_column("dim")
-    for header in ("<.2", ".2-.4", ".4-.6", ".6-.8", ">=.8", "L1", "L2", "L3", "L4", "L5"):
-        dist_table.add_column(header, justify="right")
-    for dim in ("abs", "inc"):
-        dist_table.add_row(dim, *map(str, dist[dim]["mean_bins"]), *map(str, dist[dim]["gold_labels"]))
-    out.print(folded(dist_table))
-    figure = plot_distributions(items, out_dir / "abricot_distributions.png")
-    out.print(f"figure: {figure}")
+    data_set(dataset, "stats").stats(data_dir, out_dir, out)
 
 
 def _parse_set(pairs: list[str]) -> dict[str, str]:
@@ -353,13 +324,7 @@ def normalise_args(args: list[str]) -> list[str]:
 
 def _systems_help() -> str:
     """Every system name, per task (imported only for `--help`: the registries are slow to import)."""
-    from senso.admire.systems.registry import SYSTEMS as ADMIRE_SYSTEMS
-    from senso.likert.systems.registry import DEFAULT_SYSTEM, LIKERT_SYSTEMS
-
-    return (f"{SYSTEM_HELP} Likert tasks (abricot-abs, abricot-inc, task files): {', '.join(LIKERT_SYSTEMS)} "
-            f"(default {DEFAULT_SYSTEM}). "
-            f"admire-a: {', '.join(ADMIRE_SYSTEMS['a'])}. admire-b: {', '.join(ADMIRE_SYSTEMS['b'])}. "
-            f"admire-sense: {', '.join(ADMIRE_SYSTEMS['sense'])} (the classifier --sense names).")
+    return " ".join([SYSTEM_HELP, *dict.fromkeys(task.systems_help() for task in all_tasks())])
 
 
 def _literal_help(command) -> None:
@@ -422,7 +387,7 @@ def score(
 ) -> None:
     """Score a submission file exactly as the official scorer does (Top-1, DCG; B: image and sentence-type accuracy);
     or, with --lmeval-samples, lm-evaluation-harness's logged answers of a Likert task: a senso run folder."""
-    if lmeval_samples is not None or _is_likert(task):
+    if lmeval_samples is not None or task_for(task).logged_answers is not None:
         _score_lmeval(task, lmeval_samples, lmeval_results, data_dir, out_dir, limit, seed,
                       [flag for flag, value in (("FILE", file), ("--gold", gold), ("--allow-partial", allow_partial),
                                                 ("--json", as_json)) if value])
@@ -446,29 +411,23 @@ def score(
         out.print(note, style="dim", soft_wrap=True)
 
 
-def _is_likert(task: str) -> bool:
-    from senso.api import task_entry
-
-    return task_entry(task).family == "likert"
-
-
 def _score_lmeval(task: str, samples: Optional[Path], results: Optional[Path], data_dir: Optional[Path],
                   out_dir: Optional[Path], limit: Optional[int], seed: int, admire_only: list[str]) -> None:
     """`senso score TASK --lmeval-samples FILE`: a run of the lmeval-samples system, written as any run."""
-    from senso.api import Job, evaluate_many, task_entry
+    from senso.api import Job, evaluate_many
     from senso.core.options import RunOptions
     from senso.core.records import default_run_dir
-    from senso.likert.systems.lmeval import SYSTEM_NAME
     from senso.report import write_report
 
-    entry = task_entry(task)
-    if entry.family != "likert":
-        raise SensoError(f"--lmeval-samples is for Likert tasks (abricot-abs, abricot-inc, a task file), not {task}")
+    entry = task_for(task)
+    if entry.logged_answers is None:
+        logged = ", ".join(t.called or t.name for t in all_tasks() if t.logged_answers is not None)
+        raise SensoError(f"--lmeval-samples is for Likert tasks ({logged}), not {task}")
     if samples is None:
         raise SensoError(f"senso score {task} scores lm-eval's logged answers: give --lmeval-samples FILE")
     if admire_only:
         raise SensoError(f"{', '.join(admire_only)}: AdMIRe submission options; leave them out with --lmeval-samples")
-    options = RunOptions(task=task, system=SYSTEM_NAME, data_dir=data_dir, out=out_dir, limit=limit, seed=seed, no_cache=True,
+    options = RunOptions(task=task, system=entry.logged_answers, data_dir=data_dir, out=out_dir, limit=limit, seed=seed, no_cache=True,
                          system_options={"samples": samples, **({"results": results} if results else {})})
     [result] = evaluate_many([Job(entry, options)], out=lambda plan: default_run_dir(plan.task, plan.system),
                              on_result=_show_result)
@@ -499,30 +458,24 @@ def compare(
     seed: int = typer.Option(0, "--seed"),
 ) -> None:
     """Paired comparison of two systems on the same items: per metric, A - B with a 95% CI and a permutation p-value."""
-    if not task.startswith("admire-"):
-        _compare_likert(task, run_a, run_b, gold, resamples, seed)
-        return
-    from senso.admire.paired import compare as compare_sides
-    from senso.admire.tables import calibration_comparison_table, comparison_table
-
-    result = compare_sides(task, run_a, run_b, gold=gold, n_resamples=resamples, seed=seed)
-    out.print(folded(comparison_table(result)))
-    if result.calibration:
-        out.print(folded(calibration_comparison_table(result)))
-    for note in result.notes:
+    own = task_for(task).compare
+    tables, notes = (own(task, run_a, run_b, gold, resamples, seed) if own is not None
+                     else _compare_runs(task, run_a, run_b, gold, resamples, seed))
+    for table in tables:
+        out.print(folded(table))
+    for note in notes:
         out.print(note, style="dim", soft_wrap=True)
 
 
-def _compare_likert(task: str, run_a: Path, run_b: Path, gold: Optional[Path], resamples: int, seed: int) -> None:
-    """`senso compare` of two Likert runs: overall and per domain, the paired difference of each metric."""
+def _compare_runs(task: str, run_a: Path, run_b: Path, gold: Optional[Path], resamples: int, seed: int):
+    """`senso compare` of two run folders of a task with no comparison of its own: overall and per domain, the
+    paired difference of each metric its task declares a test for (and calibration)."""
     from senso.report.compare_likert import compare_likert, comparison_table
 
     if gold is not None:
-        raise SensoError("--gold is for AdMIRe comparisons; two Likert runs are compared on the gold in their samples")
+        raise SensoError(f"--gold is for AdMIRe comparisons; two {task} runs are compared on the gold in their samples")
     result = compare_likert(task, run_a, run_b, n_resamples=resamples, seed=seed)
-    out.print(folded(comparison_table(result)))
-    for note in result.notes:
-        out.print(note, style="dim", soft_wrap=True)
+    return [comparison_table(result)], result.notes
 
 
 @app.command()
@@ -549,26 +502,7 @@ def data_fetch(
     force: bool = typer.Option(False, "--force", help="Replace existing files that differ."),
 ) -> None:
     """Download a benchmark's official files, verify their checksums and unpack them."""
-    if dataset == "abricot":
-        from senso.likert.data import locate_abricot
-
-        out.print(f"ABRICOT: {locate_abricot(data_dir)}", soft_wrap=True)
-        return
-    if dataset != "admire":
-        raise SensoError(f"unknown dataset {dataset!r}; choose admire or abricot")
-    from senso.admire.fetch import fetch_admire
-
-    report = fetch_admire(data_dir, api_url=api_url, force=force)
-    out.print(f"AdMIRe (doi {report.article.get('doi')}, version {report.article.get('version')}) in {report.root}", soft_wrap=True)
-    out.print(f"downloaded {len(report.downloaded)} file(s), reused {len(report.reused)} verified download(s); "
-              f"{report.copied} file(s) copied, {report.unchanged} already in place", soft_wrap=True)
-    for placed in report.placed:
-        out.print(f"  {placed}", soft_wrap=True)
-    if report.not_placed:
-        console.print(f"{len(report.not_placed)} file(s) of the release are not part of the official layout and were "
-                      "not placed:", style="yellow", soft_wrap=True)
-        for name in report.not_placed[:20]:
-            console.print(f"  {name}", soft_wrap=True)
+    data_set(dataset, "fetch").fetch(data_dir, api_url, force, out, console)
 
 
 @data_app.command("overlap")
@@ -581,28 +515,10 @@ def data_overlap(
 ) -> None:
     """What an evaluation set shares with training data: AdMIRe compounds, sentences and identical captions;
     Likert groups and texts."""
-    if task in ("admire-a", "admire-b"):
-        from senso.admire.overlap import overlap_rows
-        from senso.admire.systems.fitting import overlap_sides
-        from senso.admire.tables import print_overlap
-
-        if not eval_:
-            raise SensoError(f"--eval names the split to check, e.g. `senso data overlap {task} --train train+dev --eval xeval`")
-        evaluated, training, described = overlap_sides(task[-1], train, eval_, lang, data_dir)
-        print_overlap(overlap_rows(evaluated, training), len(evaluated), f"{lang} {eval_}", described)
-        return
-    from senso.likert.overlap import overlap_rows as likert_rows
-    from senso.likert.systems.ridge_files import overlap_items
-    from senso.likert.tables import print_overlap as print_likert
-    from senso.likert.task import get_task
-
-    likert_task = get_task(task)
-    train_items, described = overlap_items(likert_task, Path(train), data_dir)
-    eval_path = Path(eval_) if eval_ else likert_task.locate_data(data_dir)
-    if not eval_path.is_file():
-        raise SensoError(f"--eval {eval_path}: no such file (give a data file of {likert_task.name})")
-    eval_items = likert_task.load_items(eval_path, require_gold=False)
-    print_likert(likert_rows(eval_items, train_items), len(eval_items), str(eval_path), described, likert_task.group_noun)
+    overlap = task_for(task).overlap
+    if overlap is None:
+        raise SensoError(f"senso data overlap: {task} has no training data to compare with")
+    overlap(task, train, eval_, lang, data_dir)
 
 
 # ---------------------------------------------------------------------------- senso report
@@ -672,32 +588,15 @@ def fit(
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the embedding cache."),
 ) -> None:
     """Fit a supervised Likert predictor on all items of a task and save it."""
-    from senso.core.cache import ResponseCache
-    from senso.likert.systems.ridge_files import fit_to_file
-
-    options = _parse_set(option)
-    if task == "admire-a":
-        from senso.admire.systems.fitting import fit_to_file as fit_admire
-        from senso.core.options import RunOptions
-
-        run_options = RunOptions(task=task, data_dir=data_dir, system=system, embedder=embedder, lang=lang, split=split,
-                                 no_cache=no_cache, system_options={**({"sense": sense} if sense else {}), **options})
-        document = fit_admire(run_options, ResponseCache(enabled=not no_cache), out_path)
-        out.print(f"fitted {document['system']} on {document['n_items']} items ({len(document['compounds'])} compounds): "
-                  f"{out_path}; use it with `senso run admire-a --system {document['system']} --set model={out_path}`")
-        return
-    model = fit_to_file(task, out_path, system=system, embedder=embedder, options=options, data_dir=data_dir,
-                        cache=ResponseCache(enabled=not no_cache))
-    info = model.describe()
-    if system is None:
-        import json
-
-        selection = json.loads(out_path.read_text(encoding="utf-8"))["selection"]
-        console.print(f"no --system: {selection['reason']}", soft_wrap=True)
-    alpha = f"alpha={info['alpha']:g}" if info.get("alpha") is not None else "no context model"
-    noun = model.task.group_noun
-    out.print(f"fitted {info['system']} on {info['n_train_items']} items ({len(info['train_lemmas'])} {noun}s), "
-              f"{alpha}: {out_path}")
+    fit_task = task_for(task).fit
+    if fit_task is None:
+        raise SensoError(f"senso fit: {task} has no trainable system (`senso tasks` lists the tasks)")
+    notes, lines = fit_task(task, out_path, system=system, embedder=embedder, data_dir=data_dir,
+                            options=_parse_set(option), no_cache=no_cache, lang=lang, split=split, sense=sense)
+    for note in notes:
+        console.print(note, soft_wrap=True)
+    for line in lines:
+        out.print(line)
 
 
 @app.command("predict")
@@ -773,16 +672,12 @@ def systems(name: Optional[str] = typer.Argument(None, help="A system: list ever
         _print_system_options(name)
         return
 
-    from senso.admire.systems.registry import system_catalog
-    from senso.likert.systems.registry import LIKERT_SYSTEMS
-
     table = Table(title="Systems and parts (senso run TASK --system NAME)")
     for column in ("kind", "name", "what it does"):
         table.add_column(column)
-    for system in LIKERT_SYSTEMS.values():
-        table.add_row("likert (abricot-*, task files)", system.name, system.description)
-    for kind, name, summary in system_catalog():
-        table.add_row(kind, name, summary)
+    for catalog in dict.fromkeys(task.catalog for task in all_tasks()):  # each family's rows once
+        for kind, name, summary in catalog():
+            table.add_row(kind, name, summary)
     out.print(folded(table))
 
 
@@ -829,12 +724,10 @@ def tasks() -> None:
     """List the built-in tasks and what each measures; a path ending .toml is a Likert task file."""
     from rich.table import Table
 
-    from senso.api import TASK_FILE_ENTRY, TASKS
-
     table = Table(title="Tasks (senso run TASK)")
     for column in ("task", "family", "what it is"):
         table.add_column(column)
-    for entry in (*TASKS.values(), TASK_FILE_ENTRY):
+    for entry in all_tasks():
         table.add_row(entry.name, entry.family, entry.description)
     out.print(folded(table))
 

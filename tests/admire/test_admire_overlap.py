@@ -15,7 +15,7 @@ from senso.admire.leaderboard import UNRANKED, leaderboards
 from senso.admire.overlap import TrainingIndex, is_seen, item_overlap, overlap_rows, overlap_summary
 from senso.admire.systems import pipeline
 from senso.core.records import load_results, load_samples
-from senso.report.placement import admire_placement
+from senso.admire.published import admire_placement
 from senso.report.run_page import write_run_report
 from senso.report.run_folder import load_run
 

@@ -3,7 +3,7 @@ import json
 import pytest
 from report_fixtures import A_ITEMS
 
-from senso.report.admire import caption_preview, highlight_phrase, predicted_sense, rank_landing
+from senso.admire.page import caption_preview, highlight_phrase, predicted_sense, rank_landing
 from senso.report.placement import placement_for
 from senso.report.run_folder import load_run
 from senso.report.run_page import run_context, write_run_report

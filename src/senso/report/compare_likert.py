@@ -12,7 +12,7 @@ from typing import Any
 from senso.core.errors import SensoError
 from senso.core.stats import PairedDifference
 from senso.report.compare import (
-    METRIC_TESTS, N_RESAMPLES, SEED, aligned, check_comparable, metric_difference, sample_distributions,
+    N_RESAMPLES, SEED, aligned, check_comparable, metric_difference, metric_tests, sample_distributions,
 )
 from senso.report.run_folder import RunFolder, load_run
 
@@ -35,7 +35,7 @@ class LikertComparison:
 
 def _load(path: str | Path, task: str) -> RunFolder:
     run = load_run(path)
-    if run.kind != "likert" or run.task != task:
+    if run.task != task:
         raise SensoError(f"{path} is a run of {run.task!r}, not {task}: `senso compare {task}` compares two runs of "
                          f"{task} (for other runs, `senso report RUN_A RUN_B -o page.html`)")
     return run
@@ -65,7 +65,7 @@ def compare_likert(task: str, a: str | Path, b: str | Path, n_resamples: int = N
             groups.setdefault(str(sample["domain"]), []).append(k)
     result = LikertComparison(task, Path(a), Path(b), len(samples[0]),
                               notes=["gold: the runs' own samples (the same for both)"])
-    tests = {name: test for name, test in METRIC_TESTS["likert"].items()
+    tests = {name: test for name, test in metric_tests(runs[0].task_def).items()
              if all(name in run.results.get("metrics", {}) for run in runs)}
     for group, idx in groups.items():
         side_a, side_b = [samples[0][k] for k in idx], [samples[1][k] for k in idx]
