@@ -506,7 +506,7 @@ def test_catalogue_is_large_enough():
 def test_no_wordnet_is_a_warning_not_silence(tmp_path, monkeypatch):
     from senso.admire.run import check_options
     from senso.admire.systems import wordnet
-    from senso.core.options import RunOptions
+    from senso.catalog import RunOptions
 
     (tmp_path / "empty").mkdir()
     monkeypatch.setattr(wordnet, "wordnet_candidates", lambda explicit=None: [tmp_path / "empty"])

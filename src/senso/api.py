@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from senso.catalog import all_tasks, run_folder_name, task_for  # noqa: F401  (run_folder_name: the CLI's)
+from senso.catalog import FLAG_NAMES, RUN_FIELDS, RunOptions, all_tasks, run_folder_name, task_for  # noqa: F401
 from senso.core.errors import SensoError
 from senso.core.evaluation import EvalResult
-from senso.core.options import FLAG_NAMES, RUN_FIELDS, RunOptions
 from senso.core.params import python_message
 from senso.core.task import Task
 

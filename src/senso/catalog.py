@@ -9,17 +9,41 @@ or a test's).
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
 from senso.admire.family import DATA_SETS as ADMIRE_DATA, TASKS as ADMIRE_TASKS
 from senso.core.errors import SensoError
+from senso.core.options import RunOptions as CommonOptions, run_fields
 from senso.core.task import DataSet, Task
 from senso.likert.family import DATA_SETS as LIKERT_DATA, TASK_FILE as LIKERT_TASK_FILE, TASKS as LIKERT_TASKS
 
 TASKS: dict[str, Task] = {task.name: task for task in (*LIKERT_TASKS, *ADMIRE_TASKS)}
 TASK_FILE_KINDS: list[Task] = [LIKERT_TASK_FILE]  # tasks named by a file: `matches(argument)` says which
+# The main job (`senso showcase`, `make run`): the published protocol on the built-in model, then senso's
+# strongest offline systems: (task, system (None: the task's default), options besides the data folder).
+SHOWCASE = (
+    ("abricot-abs", None, {}),
+    ("abricot-inc", None, {}),
+    ("abricot-abs", "embedding-ridge", {}),
+    ("abricot-inc", "embedding-ridge", {}),
+    ("admire-a", "fitted-pipeline", {"lang": "en", "split": "dev"}),
+)
 DATA_SETS: dict[str, DataSet] = {data.name: data for data in (*LIKERT_DATA, *ADMIRE_DATA)}  # `senso data NAME`
+
+
+def _run_options() -> type:
+    """RunOptions: the options every task reads (`core.options`), then each family's own (`Task.options`)."""
+    families = tuple(dict.fromkeys(t.options for t in (*TASKS.values(), *TASK_FILE_KINDS) if t.options is not None))
+    joined = dataclasses.make_dataclass("RunOptions", [], bases=(*reversed(families), CommonOptions))
+    joined.__module__, joined.__doc__ = __name__, CommonOptions.__doc__
+    return joined
+
+
+RunOptions = _run_options()
+RUN_FIELDS = run_fields(RunOptions)  # every option of `senso run` and `senso.evaluate`, declared once each
+FLAG_NAMES: dict[str, str] = {spec.flag: spec.name for spec in RUN_FIELDS.values()}  # --data-dir -> data_dir
 
 
 def all_tasks() -> list[Task]:

@@ -11,9 +11,9 @@ from typing import Optional
 
 import typer
 
-from senso.catalog import DATA_SETS, all_tasks, data_set, task_for, tasks_help
+from senso.catalog import DATA_SETS, SHOWCASE, all_tasks, data_set, task_for, tasks_help
 from senso.core.errors import RunInterrupted, SensoError
-from senso.core.options import RUN_FIELDS
+from senso.catalog import RUN_FIELDS
 from senso.core.tables import folded
 from senso.core.terminal import labelled, terminal
 from senso.likert.data import REQUIRED_COLUMNS, SCORE_COLUMNS
@@ -99,7 +99,6 @@ def _run_parameters() -> list[inspect.Parameter]:
     """`senso run`'s options, from their one declaration each: the RunOptions fields (flag, help, panel, type,
     default) and the AdMIRe parts' options that have a flag of their own (`--sense`, ...)."""
     from senso.admire.systems.parts import FLAGGED
-    from senso.core.options import RUN_FIELDS
 
     keyword = inspect.Parameter.KEYWORD_ONLY
     params = [inspect.Parameter("tasks", keyword, annotation=list[str], default=typer.Argument(..., help=TASKS_HELP))]
@@ -136,7 +135,7 @@ def _run(tasks: list[str], set_options: list[str], display: Display, **values) -
 
     from senso.admire.systems.parts import FLAGGED
     from senso.api import Job
-    from senso.core.options import RUN_FIELDS, RunOptions
+    from senso.catalog import RunOptions
 
     if len(set(tasks)) != len(tasks):
         raise SensoError(f"a task is named twice in {' '.join(tasks)}: name each task once")
@@ -216,15 +215,7 @@ def _print_summary(run_dirs: list[Path], title: str) -> None:
 
 run = app.command("run", epilog=RUN_EXAMPLES)(_with_signature(_run, _run_parameters))
 
-# The main job (`senso showcase`, `make run`): the published protocol on the built-in model, then senso's
-# strongest offline systems: (task, system (None: the task's default), options besides the data folder).
-MAIN_JOB = (
-    ("abricot-abs", None, {}),
-    ("abricot-inc", None, {}),
-    ("abricot-abs", "embedding-ridge", {}),
-    ("abricot-inc", "embedding-ridge", {}),
-    ("admire-a", "fitted-pipeline", {"lang": "en", "split": "dev"}),
-)
+MAIN_JOB = SHOWCASE  # the main job (`senso showcase`, `make run`), from the table of tasks
 
 
 @app.command("showcase")
@@ -239,7 +230,7 @@ def showcase(
     import time
 
     from senso.api import Job, evaluate_many
-    from senso.core.options import RunOptions
+    from senso.catalog import RunOptions
 
     parent = out_dir or Path("runs") / f"{time.strftime('%Y%m%d-%H%M%S')}-showcase"
     jobs = [Job(task_for(task), RunOptions(task=task, system=system, data_dir=data_dir, no_cache=no_cache,
@@ -415,7 +406,7 @@ def _score_lmeval(task: str, samples: Optional[Path], results: Optional[Path], d
                   out_dir: Optional[Path], limit: Optional[int], seed: int, admire_only: list[str]) -> None:
     """`senso score TASK --lmeval-samples FILE`: a run of the lmeval-samples system, written as any run."""
     from senso.api import Job, evaluate_many
-    from senso.core.options import RunOptions
+    from senso.catalog import RunOptions
     from senso.core.records import default_run_dir
     from senso.report import write_report
 
@@ -591,8 +582,11 @@ def fit(
     fit_task = task_for(task).fit
     if fit_task is None:
         raise SensoError(f"senso fit: {task} has no trainable system (`senso tasks` lists the tasks)")
-    notes, lines = fit_task(task, out_path, system=system, embedder=embedder, data_dir=data_dir,
-                            options=_parse_set(option), no_cache=no_cache, lang=lang, split=split, sense=sense)
+    from senso.catalog import RunOptions
+
+    options = RunOptions(task=task, data_dir=data_dir, system=system, embedder=embedder, lang=lang, split=split,
+                         no_cache=no_cache, system_options={**({"sense": sense} if sense else {}), **_parse_set(option)})
+    notes, lines = fit_task(options, out_path)
     for note in notes:
         console.print(note, soft_wrap=True)
     for line in lines:

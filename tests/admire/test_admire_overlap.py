@@ -114,7 +114,7 @@ def test_fitted_system_on_xeval_reports_unseen_headline_and_is_not_ranked(data_d
 
 def test_fitted_model_file_records_its_training_items(data_dir, models, tmp_path):
     from senso.admire.systems import fitting
-    from senso.core.options import RunOptions
+    from senso.catalog import RunOptions
 
     model = tmp_path / "model.json"
     document = fitting.fit_to_file(RunOptions(task="admire-a", data_dir=data_dir, split="train",

@@ -161,7 +161,7 @@ def test_portuguese_run_shows_the_captions_it_used(tmp_path, monkeypatch):
     from report_fixtures import A_COLUMNS, write_tsv
 
     from senso.api import run as run_admire
-    from senso.core.options import RunOptions
+    from senso.catalog import RunOptions
 
     monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
     split_dir = tmp_path / "data" / "admire" / "subtask_a" / "pt" / "dev"

@@ -8,16 +8,13 @@ from pathlib import Path
 from typing import Any
 
 
-def fit(task: str, out_path: Path, *, system: str | None, embedder: str | None, data_dir: Path | None,
-        options: dict[str, str], no_cache: bool, lang: str, split: str, sense: str | None) -> tuple[list[str], list[str]]:
+def fit(options: Any, out_path: Path) -> tuple[list[str], list[str]]:
     """Fit an AdMIRe Subtask A system on a split with gold and save it: (notes, lines to print)."""
     from senso.admire.systems.fitting import fit_to_file
     from senso.core.cache import ResponseCache
-    from senso.core.options import RunOptions
 
-    run_options = RunOptions(task=task, data_dir=data_dir, system=system, embedder=embedder, lang=lang, split=split,
-                             no_cache=no_cache, system_options={**({"sense": sense} if sense else {}), **options})
-    document = fit_to_file(run_options, ResponseCache(enabled=not no_cache), out_path)
+    document = fit_to_file(options, ResponseCache(enabled=options.use_cache), out_path)
+    task = options.task
     return [], [f"fitted {document['system']} on {document['n_items']} items ({len(document['compounds'])} compounds): "
                 f"{out_path}; use it with `senso run {task} --system {document['system']} --set model={out_path}`"]
 

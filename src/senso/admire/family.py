@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from senso.admire.metrics import METRICS
+from senso.admire.options import AdmireOptions
 from senso.core.records import config_option
 from senso.core.task import DataSet, ExportInfo, Scope, Section, SystemEntry, Task, template_of
 
@@ -60,7 +61,7 @@ def systems_help() -> str:
             f"admire-sense: {names['sense']} (the classifier --sense names).")
 
 
-COMMON = dict(family=FAMILY, check=_call("run", "check"), prepare=_call("run", "prepare"),
+COMMON = dict(family=FAMILY, options=AdmireOptions, check=_call("run", "check"), prepare=_call("run", "prepare"),
               show=_call("tables", "print_result"), item_key="compound", scope=scope,
               distributions=_call("page", "distributions"), evaluation=_call("published", "admire_evaluation"),
               summary_name=lambda run: f"{run.task} ({run.results.get('lang')} {run.results.get('split')})",

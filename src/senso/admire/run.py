@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from senso.admire.data import load_subtask_a, load_subtask_b, locate_admire, split_file
 from senso.admire.items import AdmireAItem, AdmireBItem
+from senso.admire.options import check_gold_file
 from senso.admire.run_sense import SensePlan, sense_plan
 from senso.admire.scoring import (GROUPS, PARITY_NOTE, aggregate, compounds_index, overlap_record, score_item_a,
                                   score_item_b, sense_calibration)
@@ -107,6 +108,7 @@ def check_options(options: RunOptions, system_object: Any = None) -> Checked:
     language, the splits (each once; --gold for one), the caption language, and the system (registered, or
     the researcher's `system_object`): the model flags and options it reads, their values."""
     options.check_family("admire")
+    check_gold_file(options)
     task = RUN_TASKS.get(options.task)
     if task is None:
         raise SensoError(f"unknown AdMIRe task {options.task!r}; choose from {', '.join(RUN_TASKS)}")

@@ -156,6 +156,7 @@ class Task:
     prepare: Callable[..., Any]
     show: Callable[..., None]
     metrics: tuple[Metric, ...] = ()
+    options: type | None = None  # the family's own RunOptions fields (a dataclass declared with core.options.option)
     item_key: str = "id"
     scope: Callable[[Any], Scope] = recorded_scope
     page: Section | None = None
@@ -173,7 +174,7 @@ class Task:
     catalog: Callable[[], list[tuple[str, str, str]]] = lambda: []  # `senso systems` rows: kind, name, summary
     systems_help: Callable[[], str] = lambda: ""  # the systems, as `senso run --help` lists them
     logged_answers: str | None = None  # the system that scores a harness's logged answers (`senso score`)
-    fit: Callable[..., tuple[list[str], list[str]]] | None = None  # `senso fit`: (notes, lines printed)
+    fit: Callable[..., tuple[list[str], list[str]]] | None = None  # `senso fit`: (options, path) -> (notes, lines)
     overlap: Callable[..., None] | None = None  # `senso data overlap TASK --train ... --eval ...`
     called: str = ""  # how a sentence names it (default: its name)
 

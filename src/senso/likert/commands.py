@@ -9,17 +9,17 @@ from pathlib import Path
 from typing import Any
 
 
-def fit(task: str, out_path: Path, *, system: str | None, embedder: str | None, data_dir: Path | None,
-        options: dict[str, str], no_cache: bool, **admire_only: Any) -> tuple[list[str], list[str]]:
-    """Fit a supervised Likert predictor on every item of `task` and save it: (notes, lines to print)."""
+def fit(options: Any, out_path: Path) -> tuple[list[str], list[str]]:
+    """Fit a supervised Likert predictor on every item of `options.task` and save it: (notes, lines to print)."""
     from senso.core.cache import ResponseCache
     from senso.likert.systems.ridge_files import fit_to_file
 
-    model = fit_to_file(task, out_path, system=system, embedder=embedder, options=options, data_dir=data_dir,
-                        cache=ResponseCache(enabled=not no_cache))
+    model = fit_to_file(options.task, out_path, system=options.system, embedder=options.embedder,
+                        options=options.system_options, data_dir=options.data_dir,
+                        cache=ResponseCache(enabled=options.use_cache))
     info = model.describe()
     notes = []
-    if system is None:
+    if options.system is None:
         selection = json.loads(out_path.read_text(encoding="utf-8"))["selection"]
         notes.append(f"no --system: {selection['reason']}")
     alpha = f"alpha={info['alpha']:g}" if info.get("alpha") is not None else "no context model"

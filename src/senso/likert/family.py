@@ -10,6 +10,7 @@ from typing import Any
 from senso.core.records import config_option
 from senso.core.task import DataSet, ExportInfo, Scope, Section, SystemEntry, Task, template_of
 from senso.likert.metrics import METRICS
+from senso.likert.options import LikertOptions
 
 FAMILY = "likert"
 TASK_FILE_SUFFIX = ".toml"
@@ -94,7 +95,7 @@ def _dataset_name(run: Any) -> str:
 
 
 COMMON = dict(
-    family=FAMILY, kind=FAMILY, check=check, prepare=prepare, show=show, metrics=METRICS, item_key="id", scope=scope,
+    family=FAMILY, kind=FAMILY, options=LikertOptions, check=check, prepare=prepare, show=show, metrics=METRICS, item_key="id", scope=scope,
     page=Section(template_of("senso.likert", "_run.html.j2"), _page("run_section")),
     comparison=Section(template_of("senso.likert", "_compare.html.j2"), _page("disagreements")),
     distributions=_page("distributions"), placement=_published("abricot_placement"),

@@ -10,9 +10,10 @@ from typing import Any, Callable
 
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
-from senso.core.options import RUN_FIELDS, RunOptions
+from senso.core.options import RunOptions, run_fields
 from senso.core.params import Params
 from senso.likert.items import LikertItem
+from senso.likert.options import check_likert_options
 from senso.core.overlap import is_seen
 from senso.likert.overlap import leave_one_group_out_overlaps, overlap_summary
 from senso.likert.scoring import likert_calibration, likert_metrics, likert_metrics_by_domain
@@ -78,10 +79,12 @@ def check_options(options: RunOptions, task: LikertTask, system: LikertSystem) -
     not declare, the protocol and its shots, the model spec, and the system's options (its declared ones,
     plus the openai backend's settings when --model is served by openai). Returns their typed values."""
     options.check_family("likert", task.name)
+    check_likert_options(options)
     for name in MODEL_FLAGS:
         if getattr(options, name) not in (None, False) and name not in system.flags:
-            reads = ", ".join(RUN_FIELDS[f].flag for f in system.flags) or "none of them"
-            raise SensoError(f"{RUN_FIELDS[name].flag} is not used by --system {system.name} (it reads {reads}): "
+            fields = run_fields(type(options))
+            reads = ", ".join(fields[f].flag for f in system.flags) or "none of them"
+            raise SensoError(f"{fields[name].flag} is not used by --system {system.name} (it reads {reads}): "
                              "leave it out")
     described = f"--system {system.name}"
     if "protocol" in system.flags:
@@ -114,6 +117,7 @@ def check(options: RunOptions, system_object: Any = None) -> None:
     if options.system is not None:
         raise SensoError("--system names a registered system, but a system object was given too: give one of them")
     options.check_family("likert", task.name)
+    check_likert_options(options)
 
 
 def prepare(options: RunOptions, context: RunContext) -> "LikertPlan":
