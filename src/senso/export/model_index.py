@@ -53,7 +53,7 @@ def eval_results(run: RunFolder) -> tuple[list[Any], list[str]]:
             notes.append(f"{run.path}: {name} is left out of the model-index: it has no value ({reason})")
             continue
         results.append(EvalResult(task_type=run.task_def.export.hub_task_type, task_name=run.task, **_dataset(run),
-                                  metric_type=metric_type(run, name), metric_name=metric_label(name),
+                                  metric_type=metric_type(run, name), metric_name=metric_label(name, run.task_def),
                                   metric_value=estimate["value"]))
     return results, notes
 

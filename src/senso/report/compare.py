@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import string
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,7 +155,7 @@ def metric_plots(runs: Sequence[RunFolder], names: Sequence[str]) -> list[str]:
         metric = runs[0].task_def.metric(name)
         reference = metric.random_baseline if metric is not None else None
         plots.append(figures.metric_bars(
-            metric_label(name), labels, [e.get("value") for e in estimates], [e.get("ci_low") for e in estimates],
+            metric_label(name, runs[0].task_def), labels, [e.get("value") for e in estimates], [e.get("ci_low") for e in estimates],
             [e.get("ci_high") for e in estimates], reference=reference,
             reference_label=baseline_label(reference) if reference is not None else ""))
     return plots
@@ -167,6 +168,7 @@ def comparison_context(runs: Sequence[RunFolder], thumbnails: bool = True) -> di
 
     check_comparable(runs)
     section = runs[0].task_def.comparison
+    label = functools.partial(metric_label, task=runs[0].task_def)
     names, rows = metrics_rows(runs)
     disagreements = section.data(runs, thumbnails=thumbnails) if section is not None else []
     plotted = [n for n in names if (runs[0].task_def.metric(n) is None or runs[0].task_def.metric(n).plotted)]
@@ -178,10 +180,10 @@ def comparison_context(runs: Sequence[RunFolder], thumbnails: bool = True) -> di
     return {
         "title": f"{runs[0].task} · {runs[0].split} · {len(runs)} runs compared",
         "runs": list(zip(run_letters(len(runs)), runs)), "warnings": warnings,
-        "metric_names": names, "metric_labels": [metric_label(n) for n in names], "metric_rows": rows,
+        "metric_names": names, "metric_labels": [label(n) for n in names], "metric_rows": rows,
         "tests": tests, "shared_method": shared_method,
-        "plots": metric_plots(runs, plotted), "plot_labels": [metric_label(n) for n in plotted],
-        "disagreements": disagreements, "n_items": len(runs[0].samples), "metric_label": metric_label,
+        "plots": metric_plots(runs, plotted), "plot_labels": [label(n) for n in plotted],
+        "disagreements": disagreements, "n_items": len(runs[0].samples), "metric_label": label,
         "model_lines": model_lines, "section_template": section_template(section),
         **(section.helpers() if section is not None else {}),
     }

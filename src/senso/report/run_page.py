@@ -11,8 +11,12 @@ from senso.core.output import check_output_file, write_text
 from senso.report.run_folder import RunFolder, header_rows, load_run
 
 
-def metric_label(name: str) -> str:
-    """A metric's label as its task declares it (the calibration metrics': `core.calibration`), else its name."""
+def metric_label(name: str, task: Any = None) -> str:
+    """A metric's label as `task` (else the first task that has it) declares it (the calibration metrics':
+    `core.calibration`), else its name."""
+    own = task.metric(name) if task is not None else None
+    if own is not None:
+        return own.label
     for task in all_tasks():
         metric = task.metric(name)
         if metric is not None:
@@ -20,7 +24,7 @@ def metric_label(name: str) -> str:
     return CALIBRATION_LABELS.get(name, name)
 
 
-def metrics_table(results: dict[str, Any]) -> dict[str, Any]:
+def metrics_table(results: dict[str, Any], task: Any = None) -> dict[str, Any]:
     """Rows per metric, columns "all" then each group (domain, sentence type) with n where known; a fitted
     system's `unseen` items (sharing nothing with its training data) come first, as the headline, and
     `overlap` is the sentence saying why."""
@@ -32,7 +36,7 @@ def metrics_table(results: dict[str, Any]) -> dict[str, Any]:
         cells = [estimate] + [results["metrics_by_group"][g].get(name) for g in groups]
         if unseen:
             cells.insert(0, unseen.get(name))
-        rows.append({"name": name, "label": metric_label(name), "cells": cells})
+        rows.append({"name": name, "label": metric_label(name, task), "cells": cells})
     return {"groups": groups, "columns": columns, "rows": rows, "headline": bool(unseen),
             "overlap": (results.get("overlap") or {}).get("why")}
 
@@ -75,7 +79,7 @@ def run_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
         "header": header_rows(run),
         "warnings": warnings_of(run),
         "notes": [str(n) for n in run.results.get("notes", [])],
-        "metrics": metrics_table(run.results),
+        "metrics": metrics_table(run.results, task),
         "calibration": calibration_block(run.results),
         "placement": placement_for(run),
         "model_description": run.results.get("model", {}),
