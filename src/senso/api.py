@@ -95,13 +95,13 @@ def evaluate_many(jobs: Sequence[Job], *, models: Any = None, progress: bool = F
     from senso.core.progress import showing
 
     pool = models if models is not None else ModelPool()
-    for job in jobs:
-        job.entry.check(job.options, job.system)
+    checked = [job.entry.check(job.options, job.system) for job in jobs]  # each task's checks, once
     results = []
     with showing(progress):
-        for job in jobs:
+        for job, job_checked in zip(jobs, checked):
             folder = job.options.out if job.options.out is not None else out
-            result = run_loop(job.entry.prepare, job.options, pool, system=job.system, out=folder, command=command)
+            result = run_loop(job.entry.prepare, job.options, pool, system=job.system, out=folder, command=command,
+                              checked=job_checked)
             results.append(result)
             if on_result is not None:
                 on_result(job, result)

@@ -13,7 +13,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from senso.admire.family import DATA_SETS as ADMIRE_DATA, TASKS as ADMIRE_TASKS
+from senso.admire.family import DATA_SETS as ADMIRE_DATA, TASKS as ADMIRE_TASKS, check_name as admire_name
 from senso.core.errors import SensoError
 from senso.core.options import RunOptions as CommonOptions, run_fields
 from senso.core.task import DataSet, Task
@@ -30,6 +30,7 @@ SHOWCASE = (
     ("abricot-inc", "embedding-ridge", {}),
     ("admire-a", "fitted-pipeline", {"lang": "en", "split": "dev"}),
 )
+NAME_CHECKS = [admire_name]  # a family's own error for an unknown name of its form (admire-c)
 DATA_SETS: dict[str, DataSet] = {data.name: data for data in (*LIKERT_DATA, *ADMIRE_DATA)}  # `senso data NAME`
 
 
@@ -76,6 +77,8 @@ def task_for(task: str | Path) -> Task:
     for kind in TASK_FILE_KINDS:
         if kind.matches(name):
             return kind
+    for check_name in NAME_CHECKS:
+        check_name(name)
     forms = ", ".join(f"({kind.name})" for kind in TASK_FILE_KINDS)
     raise SensoError(f"unknown task {name!r}; choose from {', '.join(TASKS)}" +
                      (f", or give a task file {forms}" if forms else ""))

@@ -92,3 +92,11 @@ TASKS = (
                                            dataset_name=DATASET.dataset_name, config=DATASET.config)}),
 )
 DATA_SETS = (DataSet("admire", stats=_call("commands", "stats"), fetch=_call("commands", "fetch")),)
+
+
+def check_name(name: str) -> None:
+    """A task name of AdMIRe's form (admire-...) that is none of its tasks: AdMIRe's own error, listing them."""
+    if name.startswith("admire-"):
+        from senso.admire.task import get_task
+
+        get_task(name)

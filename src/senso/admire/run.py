@@ -128,17 +128,16 @@ def check_options(options: RunOptions, system_object: Any = None) -> Checked:
     return Checked(task, options, splits, row, params, wordnet_warnings(row, options))
 
 
-def check(options: RunOptions, system_object: Any = None) -> None:
-    """Every option of an AdMIRe run, checked before anything slow (the loop's `prepare` checks again)."""
+def check(options: RunOptions, system_object: Any = None) -> Checked:
+    """Every option of an AdMIRe run, checked before anything slow, once."""
     options.validate()
-    check_options(options, system_object)
+    return check_options(options, system_object)
 
 
 def prepare(options: RunOptions, context: RunContext) -> "AdmirePlan | SensePlan":
     """The run of `options.task` with the registered system `options.system` (default: the task's) or the
     researcher's `context.system`: the system built, the items loaded with their gold, nothing predicted."""
-    options.validate()
-    checked = check_options(options, context.system)
+    checked = context.checked or check(options, context.system)
     options, row = checked.options, checked.row
     system = row.build(SystemContext(options, checked.params, context.cache, context.models))
     config = {"lang": options.lang, "split": options.split,
