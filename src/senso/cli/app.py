@@ -4,7 +4,6 @@ for progress and notes), the flags every command shares, and `main` (errors as o
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import typer
 

@@ -12,7 +12,7 @@ from typing import Optional
 import typer
 
 from senso.catalog import RUN_FIELDS, SHOWCASE, task_for, tasks_help
-from senso.cli.app import DATA_DIR_HELP, SYSTEM_HELP, _parse_set, app, console, out
+from senso.cli.app import DATA_DIR_HELP, _parse_set, app, console, out
 from senso.core.errors import SensoError
 from senso.core.tables import folded
 from senso.core.terminal import labelled
