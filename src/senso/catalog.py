@@ -13,14 +13,16 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from senso.admire.family import DATA_SETS as ADMIRE_DATA, TASKS as ADMIRE_TASKS, check_name as admire_name
+from senso.admire.family import (
+    DATA_SETS as ADMIRE_DATA, RANKING_FILE as ADMIRE_RANKING_FILE, TASKS as ADMIRE_TASKS, check_name as admire_name,
+)
 from senso.core.errors import SensoError
 from senso.core.options import RunOptions as CommonOptions, run_fields
 from senso.core.task import DataSet, Task
 from senso.likert.family import DATA_SETS as LIKERT_DATA, TASK_FILE as LIKERT_TASK_FILE, TASKS as LIKERT_TASKS
 
 TASKS: dict[str, Task] = {task.name: task for task in (*LIKERT_TASKS, *ADMIRE_TASKS)}
-TASK_FILE_KINDS: list[Task] = [LIKERT_TASK_FILE]  # tasks named by a file: `matches(argument)` says which
+TASK_FILE_KINDS: list[Task] = [ADMIRE_RANKING_FILE, LIKERT_TASK_FILE]  # tasks named by a file: `matches` says which
 # The main job (`senso showcase`, `make run`): the published protocol on the built-in model, then senso's
 # strongest offline systems: (task, system (None: the task's default), options besides the data folder).
 SHOWCASE = (
@@ -79,9 +81,9 @@ def task_for(task: str | Path) -> Task:
             return kind
     for check_name in NAME_CHECKS:
         check_name(name)
-    forms = ", ".join(f"({kind.name})" for kind in TASK_FILE_KINDS)
+    forms = " or ".join(kind.name for kind in TASK_FILE_KINDS)
     raise SensoError(f"unknown task {name!r}; choose from {', '.join(TASKS)}" +
-                     (f", or give a task file {forms}" if forms else ""))
+                     (f", or give a task file ({forms})" if forms else ""))
 
 
 def task_of_record(results: dict[str, Any]) -> Task:

@@ -4,6 +4,7 @@ modules are imported when a hook is first called, so the table of tasks (`senso.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from senso.admire.metrics import METRICS
@@ -100,3 +101,22 @@ def check_name(name: str) -> None:
         from senso.admire.task import get_task
 
         get_task(name)
+
+
+def is_ranking_file(task: str) -> bool:
+    """A path ending .toml whose file says `kind = "ranking"` (a Likert task file otherwise)."""
+    if not task.endswith(".toml"):
+        return False
+    from senso.admire.rankfile import is_ranking_file as says_ranking
+
+    return says_ranking(task)
+
+
+RANKING_FILE = Task(
+    "path/to/ranking.toml", description="any ranking task file (kind = \"ranking\"): rank 5 images or captions for an "
+                                        "expression in a sentence, in any language",
+    kind="admire-a", check=_call("rankrun", "check"), prepare=_call("rankrun", "prepare"),
+    matches=is_ranking_file, folder_name=lambda task: Path(task).stem, called="a ranking task file",
+    metrics=TASKS[0].metrics, page=TASKS[0].page, comparison=TASKS[0].comparison, placement=TASKS[0].placement,
+    best_published=TASKS[0].best_published,
+    **{**COMMON, "show": _call("ranktables", "print_result")})
