@@ -115,8 +115,8 @@ def is_ranking_file(task: str) -> bool:
 RANKING_FILE = Task(
     "path/to/ranking.toml", description="any ranking task file (kind = \"ranking\"): rank 5 images or captions for an "
                                         "expression in a sentence, in any language",
-    kind="admire-a", check=_call("rankrun", "check"), prepare=_call("rankrun", "prepare"),
-    matches=is_ranking_file, folder_name=lambda task: Path(task).stem, called="a ranking task file",
+    kind="admire-a", matches=is_ranking_file, folder_name=lambda task: Path(task).stem, called="a ranking task file",
     metrics=TASKS[0].metrics, page=TASKS[0].page, comparison=TASKS[0].comparison, placement=TASKS[0].placement,
     best_published=TASKS[0].best_published,
-    **{**COMMON, "show": _call("ranktables", "print_result")})
+    **{**COMMON, "check": _call("rankrun", "check"), "prepare": _call("rankrun", "prepare"),
+       "show": _call("ranktables", "print_result")})
