@@ -9,7 +9,7 @@
 
 Synthetic items of each shape, made from the real rows of --data-dir so that every text is as long as a real one:
 - Likert systems (`likert-lm`, `embedding-ridge`, `lexical-prior`) run `abricot-abs` on N ABRICOT rows taken
-  in turn, spread over --groups lemmas (a lemma renamed per group: `orologio~7`), each sentence made distinct
+  in turn, spread over --groups lemmas (row k in group k mod G, named after a real lemma: `orologio~7`), each sentence made distinct
   by a tag appended after its end (the target's offsets unchanged);
 - AdMIRe systems (`caption-similarity`, `fitted-pipeline`) run `admire-a --split train+dev` on N rows of EN
   train+dev taken in turn (5 in 6 in train), each compound renamed (`elbow grease ab`, also in its sentence) and
@@ -85,9 +85,12 @@ def likert_data(real: Path, out: Path, n: int, groups: int) -> Path:
     made = []
     for k in range(n):
         row = dict(rows[k % len(rows)])
-        group = k % groups
-        row.update(ID=f"S{k}", target_lemma=f"{row['target_lemma']}~{group}", text=f"{row['text'].rstrip()} ({tag(k)})")
+        group = k % groups  # named after the real lemma of its first row: exactly `groups` groups
+        lemma = rows[group % len(rows)]["target_lemma"]
+        row.update(ID=f"S{k}", target_lemma=f"{lemma}~{group}", text=f"{row['text'].rstrip()} ({tag(k)})")
         made.append(row)
+    if len({row["target_lemma"] for row in made}) != min(n, groups):
+        raise SystemExit(f"made {len({row['target_lemma'] for row in made})} groups, not {min(n, groups)}")
     path = out / ABRICOT
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8", newline="") as fh:
