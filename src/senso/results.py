@@ -21,7 +21,7 @@ import re
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from senso.core.comparison import Comparison
 from senso.core.errors import SensoError
@@ -84,39 +84,34 @@ def _recorded(path: Path) -> dict[str, Any] | None:
     return load_results(path) if path.is_dir() else None
 
 
-def _compare_likert(task: str, a: Path, b: Path, gold: Any, n_resamples: int, seed: int) -> Any:
+def _compare_runs(task: str, a: Path, b: Path, gold: Any, n_resamples: int, seed: int) -> Comparison:
+    """Two run folders of a task with no comparison of its own: per metric its task declares a test for (and
+    calibration), overall and per domain."""
     from senso.report.compare_likert import compare_likert
 
     if gold is not None:
-        raise SensoError("a targets file, gold= (--gold) is for AdMIRe comparisons; two Likert runs are compared on "
+        raise SensoError(f"a targets file, gold= (--gold) is for AdMIRe comparisons; two {task} runs are compared on "
                          "the gold in their samples")
-    return compare_likert(task, a, b, n_resamples=n_resamples, seed=seed)
+    return compare_likert(task, a, b, n_resamples=n_resamples, seed=seed).typed()
 
 
-def _compare_admire(task: str, a: Path, b: Path, gold: Any, n_resamples: int, seed: int) -> Any:
-    from senso.admire.paired import compare as compare_sides
+def _task_of(folders: Sequence[Path], labels: Sequence[str], task: str | None) -> tuple[str, Any]:
+    """The task both runs record (and its `senso.core.task.Task`); SensoError naming each run's task when they
+    differ, or the task given (`task`) when a run records another."""
+    from senso.catalog import task_for, task_of_record
 
-    return compare_sides(task, a, b, gold=gold, n_resamples=n_resamples, seed=seed)
-
-
-COMPARERS: dict[str, Callable[..., Any]] = {"likert": _compare_likert, "admire": _compare_admire}  # by family
-
-
-def _task_of(folders: Sequence[Path], labels: Sequence[str], task: str | None) -> tuple[str, str]:
-    """The task both runs record (and its family); SensoError naming each run's task when they differ, or the
-    task given (`task`) when a run records another."""
-    recorded = [_recorded(f) or {} for f in folders]
-    known = [(label, r["task"], r.get("family")) for label, r in zip(labels, recorded) if r.get("task")]
-    if len({t for _, t, _ in known}) > 1:
-        raise SensoError(f"cannot compare runs of different tasks: {known[0][0]} is a run of {known[0][1]}, "
-                         f"{known[1][0]} a run of {known[1][1]} (a comparison needs two runs of one task)")
-    if task is not None and known and task != known[0][1] and not str(task).endswith(".toml"):
-        raise SensoError(f"{known[0][0]} is a run of {known[0][1]}, not {task}")
-    if not known:
-        if task is None:
-            raise SensoError("neither side is a run folder: give the task (task='admire-a') to compare two files")
-        return task, "admire"  # two submission files: only AdMIRe compares those
-    return known[0][1], known[0][2] or "likert"
+    recorded = [(label, r) for label, r in zip(labels, map(_recorded, folders)) if r and r.get("task")]
+    if len({r["task"] for _, r in recorded}) > 1:
+        (first, a), (second, b) = recorded
+        raise SensoError(f"cannot compare runs of different tasks: {first} is a run of {a['task']}, {second} a run "
+                         f"of {b['task']} (a comparison needs two runs of one task)")
+    if task is not None and recorded and task != recorded[0][1]["task"] and not str(task).endswith(".toml"):
+        raise SensoError(f"{recorded[0][0]} is a run of {recorded[0][1]['task']}, not {task}")
+    if recorded:
+        return recorded[0][1]["task"], task_of_record(recorded[0][1])
+    if task is None:
+        raise SensoError("neither side is a run folder: give the task (task='admire-a') to compare two files")
+    return task, task_for(task)
 
 
 def compare(a: Any, b: Any, *, task: str | None = None, gold: str | Path | None = None, n_resamples: int = 10000,
@@ -132,17 +127,16 @@ def compare(a: Any, b: Any, *, task: str | None = None, gold: str | Path | None 
     check_python_value("gold", gold, (Path,), optional=True)
     labels = [_label(a), _label(b)]
     with run_folders([a, b]) as folders:
-        name, family = _task_of(folders, labels, task)
+        name, task_def = _task_of(folders, labels, task)
         try:
-            outcome = COMPARERS[family](name, folders[0], folders[1], gold, n_resamples, seed)
+            typed = (task_def.compare or _compare_runs)(name, folders[0], folders[1], gold, n_resamples, seed)
         except SensoError as exc:  # a temporary folder is named as the result it holds
             message = str(exc)
             for folder, label in zip(folders, labels):
                 message = message.replace(str(folder), label)
             exc.args = (message,) + exc.args[1:]
             raise
-        systems = [(_recorded(f) or {}).get("system") for f in folders]
-    typed = outcome.typed(*systems)
+        typed.system_a, typed.system_b = [(_recorded(f) or {}).get("system") for f in folders]
     typed.a, typed.b = labels
     return typed
 

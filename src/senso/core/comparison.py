@@ -46,6 +46,7 @@ class Comparison:
     differences: list[MetricDifference] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     calibration_of: str = "the runs' probabilities"  # what the calibration rows measure (AdMIRe: P(idiomatic))
+    labels: dict[str, str] = field(default_factory=dict)  # metric -> how its task names it (tables)
 
     def __getitem__(self, metric: str) -> MetricDifference:
         for row in self.differences:
@@ -90,10 +91,9 @@ def _number(value: float | None, signed: bool = False) -> str:
     return "-" if value is None else (f"{value:+.3f}" if signed else f"{value:.3f}")
 
 
-def comparison_table(comparison: Comparison, labels: dict[str, str] | None = None,
-                     calibration: bool = False) -> Any:
-    """The differences (`calibration`: the calibration ones, else the others) as a terminal table: group, metric,
-    n, A, B, A - B [95% CI], p (paired permutation); `labels` names the metrics as the family prints them."""
+def comparison_table(comparison: Comparison, calibration: bool = False) -> Any:
+    """The differences (`calibration`: the calibration ones, else the others) as a terminal table: group, metric
+    (as its task names it, a calibration one shortly), n, A, B, A - B [95% CI], p (paired permutation)."""
     from rich.table import Table
 
     runs = f"A = {comparison.a}  vs  B = {comparison.b}"
@@ -109,6 +109,7 @@ def comparison_table(comparison: Comparison, labels: dict[str, str] | None = Non
         else:
             interval = f" [{_number(r.ci_low, True)}, {_number(r.ci_high, True)}]" if r.ci_low is not None else ""
             difference = f"{r.difference:+.3f}{interval}"
-        table.add_row(r.group, (labels or {}).get(r.metric, r.metric), str(r.n), _number(r.value_a),
+        label = comparison.labels.get(r.metric, r.metric)
+        table.add_row(r.group, label.split(" (")[0] if r.calibration else label, str(r.n), _number(r.value_a),
                       _number(r.value_b), difference, format_p(r.p_value))
     return table

@@ -13,7 +13,7 @@ from senso.core.comparison import Comparison, difference_of
 from senso.core.errors import SensoError
 from senso.core.stats import PairedDifference
 from senso.report.compare import (
-    METRIC_TESTS, N_RESAMPLES, SEED, aligned, check_comparable, metric_difference, sample_distributions,
+    N_RESAMPLES, SEED, aligned, check_comparable, metric_difference, metric_tests, sample_distributions,
 )
 from senso.report.run_folder import RunFolder, load_run
 
@@ -28,6 +28,7 @@ class LikertComparison:
     n: int
     rows: list[tuple[str, str, PairedDifference]] = field(default_factory=list)  # (group, metric, difference)
     notes: list[str] = field(default_factory=list)
+    task_def: Any = None  # the runs' task (`senso.core.task.Task`): its metrics' labels
 
     def to_json(self) -> dict[str, Any]:
         return {"task": self.task, "a": str(self.a), "b": str(self.b), "n": self.n, "notes": self.notes,
@@ -37,14 +38,17 @@ class LikertComparison:
         """The same rows as a `senso.core.comparison.Comparison` (what `senso.compare` returns)."""
         from senso.core.calibration import CALIBRATION_LABELS
 
+        from senso.report.run_page import metric_label
+
         rows = [difference_of(m, g, r, calibration=m in CALIBRATION_LABELS) for g, m, r in self.rows]
+        labels = {m: metric_label(m, self.task_def) for _, m, _ in self.rows}
         return Comparison(self.task, str(self.a), str(self.b), system_a, system_b, self.n, rows, list(self.notes),
-                          calibration_of="the label distributions")
+                          calibration_of="the label distributions", labels=labels)
 
 
 def _load(path: str | Path, task: str | None) -> RunFolder:
     run = load_run(path)
-    if run.kind != "likert" or run.task != (task or run.task):
+    if task is not None and run.task != task:
         raise SensoError(f"{path} is a run of {run.task!r}, not {task}: `senso compare {task}` compares two runs of "
                          f"{task} (for other runs, `senso report RUN_A RUN_B -o page.html`)")
     return run
@@ -73,8 +77,8 @@ def compare_likert(task: str | None, a: str | Path, b: str | Path, n_resamples: 
         if sample.get("domain"):
             groups.setdefault(str(sample["domain"]), []).append(k)
     result = LikertComparison(runs[0].task, Path(a), Path(b), len(samples[0]),
-                              notes=["gold: the runs' own samples (the same for both)"])
-    tests = {name: test for name, test in METRIC_TESTS["likert"].items()
+                              notes=["gold: the runs' own samples (the same for both)"], task_def=runs[0].task_def)
+    tests = {name: test for name, test in metric_tests(runs[0].task_def).items()
              if all(name in run.results.get("metrics", {}) for run in runs)}
     for group, idx in groups.items():
         side_a, side_b = [samples[0][k] for k in idx], [samples[1][k] for k in idx]

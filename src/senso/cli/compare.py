@@ -1,0 +1,57 @@
+"""`senso compare RUN_A RUN_B` (two runs of a task, paired, per metric: what `senso.compare` returns, as tables or
+`--json`) and `senso leaderboard` (where runs would have ranked on AdMIRe's published leaderboards)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from senso.cli.app import app, out
+from senso.core.errors import SensoError
+from senso.core.tables import folded
+
+
+@app.command()
+def compare(
+    runs: list[str] = typer.Argument(..., metavar="RUN_A RUN_B", help="RUN_A RUN_B: two run folders of one task "
+                                     "(AdMIRe: or submission files); the task is read from the runs (TASK RUN_A RUN_B "
+                                     "also works)."),
+    gold: Optional[Path] = typer.Option(None, "--gold", help="AdMIRe: targets file (default: the gold in the runs' samples)."),
+    resamples: int = typer.Option(10000, "--resamples", help="Permutation / bootstrap resamples."),
+    seed: int = typer.Option(0, "--seed"),
+    as_json: bool = typer.Option(False, "--json", help="Print what senso.compare returns, as JSON."),
+) -> None:
+    """Paired comparison of two systems on the same items: per metric, A - B with a 95% CI and a permutation p-value."""
+    from senso.api import compare as compare_runs
+    from senso.core.comparison import comparison_table
+
+    if len(runs) not in (2, 3):
+        raise SensoError(f"senso compare takes two runs (RUN_A RUN_B), or TASK RUN_A RUN_B; got {len(runs)} arguments")
+    task, (run_a, run_b) = (runs[0] if len(runs) == 3 else None), runs[-2:]
+    result = compare_runs(Path(run_a), Path(run_b), task=task, gold=gold, n_resamples=resamples, seed=seed)
+    if as_json:
+        out.print_json(data=result.to_json())
+        return
+    out.print(folded(comparison_table(result)))
+    if any(row.calibration for row in result.differences):
+        out.print(folded(comparison_table(result, calibration=True)))
+    for note in result.notes:
+        out.print(note, style="dim", soft_wrap=True)
+
+
+@app.command()
+def leaderboard(
+    runs: list[Path] = typer.Argument(..., help="Run folders (test or xeval, scored with gold)."),
+    allow_partial: bool = typer.Option(False, "--allow-partial", help="Show runs that scored part of a split."),
+) -> None:
+    """Where the run(s) would have ranked on the published AdMIRe leaderboards."""
+    from senso.admire.leaderboard import leaderboards, rank_notes, render
+
+    for board in leaderboards(runs, allow_partial=allow_partial):
+        out.print(folded(render(board)))
+        for note in [*rank_notes(board), *board.notes]:
+            out.print(note, style="dim", soft_wrap=True)
+    out.print("Official rule: first metric, the second breaking ties, on values rounded to 2 decimals as published; "
+              "each run is placed on its own. Source: senso/resources/SOURCES.md", style="dim", soft_wrap=True)
