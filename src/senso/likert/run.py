@@ -11,7 +11,7 @@ from typing import Any, Callable
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
 from senso.core.options import RUN_FIELDS, RunOptions
-from senso.core.params import Params
+from senso.core.params import NoOptions, Params
 from senso.likert.items import LikertItem
 from senso.core.overlap import is_seen
 from senso.likert.overlap import leave_one_group_out_overlaps, overlap_summary
@@ -93,7 +93,7 @@ def check_options(options: RunOptions, task: LikertTask, system: LikertSystem) -
         described += _check_model(options, system)
     params = system_params(system, options).resolve(options.system_options, described)
     if system.check is not None:
-        system.check(task, *_load_items(options, task)[1:], params)
+        system.check(task, *_load_items(options, task)[1:], system.options.from_values(params))
     return params
 
 
@@ -122,13 +122,14 @@ def prepare(options: RunOptions, context: RunContext) -> "LikertPlan":
     check(options, context.system)
     task = get_task(options.task)
     if context.system is not None:
-        runner, name, params = user_runner(context.system), user_system_name(context.system), {}
+        runner, name, params, typed = user_runner(context.system), user_system_name(context.system), {}, NoOptions()
     else:
         system = get_system(options.system)
         runner, name, params = system.run, system.name, check_options(options, task, system)
+        typed = system.options.from_values(params)
     data_path, items, pool = _load_items(options, task)
     run_context = LikertRunContext(options=options, task=task, items=items, pool=pool, cache=context.cache,
-                                   models=context.models, params=params)
+                                   models=context.models, params=typed, settings=params)
     warnings = []
     if len(items) < len(pool):
         warnings.append(f"PARTIAL: the first {len(items)} of the {len(pool)} items (--limit {options.limit}); "

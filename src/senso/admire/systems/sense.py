@@ -32,6 +32,8 @@ import numpy as np
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem
 from senso.core.errors import SensoError
 from senso.admire.systems.evidence import EvidenceBuilder, ItemEvidence
+from senso.admire.systems.parts import SenseOptions
+from senso.core.params import shared
 
 # From benchmarks/admire_sense_calibration.py on the 15 EN dev items (see the module docstring).
 EMBEDDER_CALIBRATION = {
@@ -111,7 +113,7 @@ class EmbeddingSense:
 
     builders: list[EvidenceBuilder]
     signals: tuple[str, ...] = SIGNALS
-    word_centre: float | None = None  # overrides the calibrated centre (single-embedder use)
+    word_centre: float | None = shared(SenseOptions, "word_centre")  # overrides the calibrated centre
     definition: Any = None  # a DefinitionSense whose standardised pmi joins the mean as one more signal
     name: str = "context-similarity"
     fitted_compounds: frozenset[str] = frozenset()
@@ -202,7 +204,7 @@ class FittedSense:
     """
 
     builder: EvidenceBuilder
-    word_centre: float | None = None
+    word_centre: float | None = shared(SenseOptions, "word_centre")
     l2: float = 1.0
     folds: int = 5
     name: str = "fitted"
