@@ -327,10 +327,6 @@ def declared(cls: type) -> Params:
 class Configurable:
     """scikit-learn's parameter protocol for a dataclass whose options are `param` fields."""
 
-    @classmethod
-    def declared_params(cls) -> Params:
-        return declared(cls)
-
     def get_params(self) -> dict[str, Any]:
         """Every declared option's value, by name."""
         return {name: getattr(self, name) for name in declared(type(self)).names}

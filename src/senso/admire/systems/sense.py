@@ -33,7 +33,7 @@ from senso.admire.items import SENTENCE_TYPES, AdmireAItem
 from senso.core.errors import SensoError
 from senso.admire.systems.evidence import EvidenceBuilder, ItemEvidence
 from senso.admire.systems.parts import SenseOptions
-from senso.core.params import shared
+from senso.core.params import Configurable, shared
 
 # From benchmarks/admire_sense_calibration.py on the 15 EN dev items (see the module docstring).
 EMBEDDER_CALIBRATION = {
@@ -108,7 +108,7 @@ def sense_signals(evidence: ItemEvidence, word_centre: float | None,
 
 
 @dataclass
-class EmbeddingSense:
+class EmbeddingSense(Configurable):
     """Training-free: the mean of the standardised embedding `signals`, over one or more embedders."""
 
     builders: list[EvidenceBuilder]
@@ -196,7 +196,7 @@ def _fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0) -> np.ndarray:
 
 
 @dataclass
-class FittedSense:
+class FittedSense(Configurable):
     """Logistic regression over the embedding signals, fit on training items (their compounds recorded).
 
     `fit(items)` also reports grouped cross-validation by compound (`cv_accuracy`): no compound is ever in
