@@ -3,9 +3,9 @@
 `build_builder`, `build_sense` and `build_ranker` make the parts from a `SystemContext`: the run's options
 (`--embedder`, `--model`, `--generator`, ...) and the system's typed options object (`context.params`: a
 `SensePipelineOptions`, ..., declared once in `senso.admire.systems.parts`: `--sense`, `--meaning`,
-`--glossary`, `--ranker`, `--set KEY=VALUE`); `check_parts` checks how they combine, before anything loads. The constructors `sense_pipeline`,
-`fitted_pipeline`, `ensemble` and `sequence_continuation` are the `build` of rows of
-`senso.admire.systems.registry`.
+`--glossary`, `--ranker`, `--set KEY=VALUE`); `check_parts` checks how they combine, before anything loads.
+The constructors `sense_pipeline`, `fitted_pipeline`, `ensemble` and `sequence_continuation` are the `build`
+of rows of `senso.admire.systems.registry`.
 
 Defaults (training-free: nothing is fit on AdMIRe data):
 - embedder `e5-f32` (ADMIRE_EMBEDDER); meaning: glossary (when given) -> WordNet -> none (the sentence's own context stands in);

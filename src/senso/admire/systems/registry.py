@@ -114,20 +114,20 @@ ROWS = (
     AdmireSystem("clip-rank", "a", "cosine between the sentence and each picture (--image-model, default "
                  "hf:openai/clip-vit-base-patch32)", images.clip_rank, flags=("image_model",)),
     AdmireSystem("vlm-judge", "a", "a vision-language model's P(yes) per picture, or its rankings over rotated orders "
-                 "(--set mode=list)", images.vlm_judge, VlmJudgeOptions, ("generator", "backend", "base_url"), vlm=True,
-                 check=images.check_vlm_judge),
+                 "(--set mode=list)", images.vlm_judge, VlmJudgeOptions, ("generator", "backend", "base_url"),
+                 vlm=True, check=images.check_vlm_judge),
     AdmireSystem("fusion", "a", f"weighted sum of members' per-item z-scores (--members, default "
                  f"{','.join(DEFAULT_FUSION_MEMBERS)})", _composed(images.fusion, "fusion"),
                  FusionOptions, composed=True, check=_params_check(images.check_fusion)),
     AdmireSystem("random", "b", "seeded uniformly random candidate and sense: the chance baseline",
                  lambda context: RandomChooser(seed=context.options.seed)),
     AdmireSystem("sequence-continuation", "b", "sense of the 2-image story, then the candidate that best continues "
-                 "it (--modality images: also by the pictures)", pipeline.sequence_continuation, SequenceContinuationOptions,
-                 SEQUENCE_FLAGS, uses_wordnet=True, check=_params_check(pipeline.check_builder)),
+                 "it (--modality images: also by the pictures)", pipeline.sequence_continuation,
+                 SequenceContinuationOptions, SEQUENCE_FLAGS, uses_wordnet=True, check=_params_check(pipeline.check_builder)),
     AdmireSystem("sense-classifier", "sense", "the sense classifier --sense names (default context-similarity), "
                  "alone; recorded under the classifier's name",
-                 lambda context: pipeline.build_sense(context, pipeline.build_builder(context)), SenseClassifierOptions,
-                 SENSE_FLAGS, uses_wordnet=True, check=_params_check(pipeline.check_parts)),
+                 lambda context: pipeline.build_sense(context, pipeline.build_builder(context)),
+                 SenseClassifierOptions, SENSE_FLAGS, uses_wordnet=True, check=_params_check(pipeline.check_parts)),
 )
 SYSTEMS: dict[str, dict[str, AdmireSystem]] = {subtask: {row.name: row for row in ROWS if row.subtask == subtask}
                                                for subtask in ("a", "b", "sense")}
@@ -193,11 +193,11 @@ def system_params(row: AdmireSystem, options: RunOptions, members: bool = True) 
     if not (members and row.composed):
         return params
     names = row.typed(row.params.resolve(given_values(options, row.params), owner(row))).members
-    declared = {p.name: p for p in params}
+    by_name = {p.name: p for p in params}
     for _, member, member_options in member_rows(row, names, options):
         for param in system_params(member, member_options):
-            declared.setdefault(param.name, param)
-    return Params(*declared.values())
+            by_name.setdefault(param.name, param)
+    return Params(*by_name.values())
 
 
 def system_flags(row: AdmireSystem, options: RunOptions) -> tuple[str, ...]:

@@ -67,4 +67,5 @@ def fusion(context: SystemContext, members: Sequence[Ranker]) -> FusionRanker:
 
 
 def image_sequence_chooser(context: SystemContext, text_chooser: SequenceChooser) -> ImageSequenceChooser:
-    return ImageSequenceChooser(context.image_model(), text_chooser, **context.params.values_for(ImageSequenceChooser))
+    return ImageSequenceChooser(context.image_model(), text_chooser,
+                                **context.params.values_for(ImageSequenceChooser))
