@@ -9,7 +9,6 @@ from typing import Any
 
 from senso.admire.metrics import METRICS
 from senso.admire.options import AdmireOptions
-from senso.core.records import config_option
 from senso.core.task import DataSet, ExportInfo, Scope, Section, SystemEntry, Task, template_of
 
 FAMILY = "admire"
@@ -30,6 +29,8 @@ def _call(module: str, name: str):
 
 def scope(run: Any) -> Scope:
     """The language and split the run recorded (its options when results.json predates them)."""
+    from senso.core.records import config_option
+
     lang = run.results.get("lang") or config_option(run.config, "lang") or "?"
     split = run.results.get("split") or config_option(run.config, "split") or "?"
     return Scope(str(lang), str(split), str(split))
