@@ -144,6 +144,8 @@ def prepare(options: RunOptions, context: RunContext) -> "AdmirePlan | SensePlan
     if checked.task.subtask == "sense":
         return sense_plan(options, checked.splits, system, config, checked.warnings)
     loaded = load_items(checked.task, options, checked.splits, bool(getattr(system, "uses_images", False)))
+    if hasattr(system, "select_items"):  # a system that answers a part of the split (a submission file)
+        loaded = replace(loaded, items=system.select_items(loaded.items))
     return AdmirePlan(task=checked.task.name, system=row.name,
                       items=loaded.items, data_files=[*loaded.data_paths, *loaded.gold_files],
                       config={**config, "system_description": system.describe()}, warnings=checked.warnings,
@@ -369,10 +371,12 @@ class AdmirePlan:
         warnings = [] if cross_validated else hygiene_warnings(self.predictor, [i.compound for i in items],
                                                                options.split)
         n_official = sum(official_size(task.subtask, options.lang, split) for split in self.splits)
-        if len(items) != n_official:
-            warnings.append(
-                f"PARTIAL: {len(items)} of the {n_official} items of the official {options.lang} {options.split} "
-                f"split (--limit {options.limit}); not comparable to the leaderboard" if options.limit is not None
-                else f"PARTIAL: the data file has {self.loaded.n_split} items, the official split {n_official}; "
-                     "not comparable to the leaderboard")
+        selected = getattr(self.predictor, "partial_reason", None) if len(items) < self.loaded.n_split else None
+        if len(items) != n_official and (options.limit is not None or selected):
+            warnings.append(f"PARTIAL: {len(items)} of the {n_official} items of the official {options.lang} "
+                            f"{options.split} split ({f'--limit {options.limit}' if options.limit is not None else selected}); "
+                            "not comparable to the leaderboard")
+        elif len(items) != n_official:
+            warnings.append(f"PARTIAL: the data file has {self.loaded.n_split} items, the official split {n_official}; "
+                            "not comparable to the leaderboard")
         return warnings

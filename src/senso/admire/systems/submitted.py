@@ -1,0 +1,81 @@
+"""`submission`: an official AdMIRe submission file scored by the one evaluation loop (what `senso score` runs).
+
+The system predicts nothing itself: each item's ranking (Subtask A) or choice (B) is the submission file's row
+(`--set file=PATH`), so the run's samples, metrics and record are those of any run. `select_items` gives the
+loop the items the file answers, in its row order, after refusing what the official scorer refuses (an unknown
+compound, an order that is not a permutation of the item's images, a B item that is not a candidate, a row
+count other than the official split's unless `allow_partial`: the run is then marked PARTIAL).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from senso.admire.submission import Submission, check_submission, read_submission
+from senso.admire.systems.base import Ranking, SequenceChoice
+from senso.admire.task import official_size
+from senso.core.errors import DataError, SensoError
+from senso.core.params import Configurable, param
+
+SYSTEM_NAME = "submission"
+
+
+@dataclass
+class SubmissionOptions(Configurable):
+    """`submission`'s options: the file and whether a part of the split may be scored."""
+
+    file: Path | None = param(None, "the official submission file to score (submission_EN.tsv ...)")
+    allow_partial: bool = param(False, "score a submission with fewer rows than the official split (the run is "
+                                       "marked PARTIAL)")
+
+
+class SubmittedAnswers:
+    """The answers of a submission file: its rows, read and checked once, returned per item."""
+
+    uses_images = False
+    fitted_compounds: frozenset[str] = frozenset()
+
+    def __init__(self, subtask: str, params: SubmissionOptions, lang: str, split: str, gold: Path | None):
+        if params.file is None:
+            raise SensoError(f"--system {SYSTEM_NAME} scores a submission file: give it with --set file=PATH "
+                             "(senso score TASK FILE --gold TARGETS)")
+        self.name, self.params, self.lang, self.split, self.gold = SYSTEM_NAME, params, lang, split, gold
+        self.submission: Submission = read_submission(params.file)
+        if self.submission.subtask != subtask:
+            raise DataError(params.file, f"this is a Subtask {self.submission.subtask.upper()} submission, not "
+                                         f"admire-{subtask}")
+        self.rows = self.submission.by_compound()
+        self.partial_reason = f"{params.file.name} holds {len(self.rows)} rows (--allow-partial)"
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": SYSTEM_NAME, "source": "a submission file",
+                "submission_file": {"path": str(Path(self.params.file).resolve())}}
+
+    def select_items(self, items: Sequence[Any]) -> list[Any]:
+        """The items the file answers, in its row order; what the official scorer refuses is a DataError."""
+        by_compound = {item.compound: item for item in items}
+        images = {c: (list(i.image_names) if self.submission.subtask == "a" else [cand.name for cand in i.candidates])
+                  for c, i in by_compound.items()}
+        where = f"from the gold file name {self.gold.name}" if self.gold is not None else "the --split"
+        check_submission(self.submission, images, official_size(self.submission.subtask, self.lang, self.split),
+                         allow_partial=self.params.allow_partial, size_note=f" ({self.lang} {self.split}, {where})")
+        return [by_compound[row.compound] for row in self.submission.rows]
+
+    def rank(self, items: Sequence[Any]) -> list[Ranking]:
+        return [Ranking(tuple(self.rows[item.compound].expected_order)) for item in items]
+
+    def choose(self, items: Sequence[Any]) -> list[SequenceChoice]:
+        return [SequenceChoice(self.rows[item.compound].expected_item, self.rows[item.compound].sentence_type)
+                for item in items]
+
+
+def submitted(subtask: str):
+    """The build of the `submission` row of `subtask`."""
+    def build(context: Any) -> SubmittedAnswers:
+        options = context.options
+        return SubmittedAnswers(subtask, context.params, options.lang, options.split,
+                                Path(options.gold) if options.gold else None)
+
+    return build
