@@ -97,6 +97,18 @@ def empty_folder(tmp: Path) -> None:
     (tmp / "plainfile").write_text("x")
 
 
+def admire_submissions(tmp: Path) -> None:
+    from senso.admire.data import read_targets
+    from senso.admire.submission import write_submission_a, write_submission_b
+
+    targets = read_targets(DATA / "admire" / "reference" / "a_en_dev_targets.tsv")
+    orders = [(t.compound, list(t.expected_order)) for t in targets]
+    write_submission_a(tmp / "partial" / "submission_EN.tsv", orders[:10])
+    orders[3] = (orders[3][0], orders[4][1])  # another item's images
+    write_submission_a(tmp / "order" / "submission_EN.tsv", orders)
+    write_submission_b(tmp / "b" / "submission_EN.tsv", [(targets[0].compound, "literal", "1.png")])
+
+
 def other_task_runs(tmp: Path) -> None:
     for name, task in (("abricot_run", "abricot-abs"), ("b_run", "admire-b")):
         (tmp / name).mkdir()
@@ -387,12 +399,24 @@ CASES = [
       "(--gold) is for AdMIRe comparisons", "other_task_runs"),
     c("report-no-folder", "report {tmp}/nope", 2, "not a folder"),
     c("report-no-results", "report {tmp}/empty", 2, "no results.json", "empty_folder"),
+    c("score-partial-submission", "score admire-a {tmp}/partial/submission_EN.tsv --gold "
+      "{data}/admire/reference/a_en_dev_targets.tsv", 2, "10 rows, but the official split has 15 (en dev, from the gold "
+      "file name a_en_dev_targets.tsv); the official scorer refuses a partial submission", "admire_submissions"),
+    c("score-order-of-other-images", "score admire-a {tmp}/order/submission_EN.tsv --gold "
+      "{data}/admire/reference/a_en_dev_targets.tsv", 2, "row 4, field 'expected_order'", "admire_submissions"),
+    c("score-b-submission-as-a", "score admire-a {tmp}/b/submission_EN.tsv --gold "
+      "{data}/admire/reference/a_en_dev_targets.tsv", 2, "this is a Subtask B submission, not admire-a", "admire_submissions"),
+    c("score-gold-of-unknown-split", "score admire-a {tmp}/partial/submission_EN.tsv --gold {tmp}/gold.tsv", 2,
+      "the language and split are read from the organisers' name of the targets file", "admire_submissions"),
     c("score-missing-file", "score admire-a {tmp}/submission_EN.tsv --gold {data}/admire/reference/a_en_dev_targets.tsv", 2, "submission_EN.tsv"),
     c("leaderboard-no-results", "leaderboard {tmp}/empty", 2, "no results.json", "empty_folder"),
     c("stats-unknown-dataset", "data stats wordnet", 2, "unknown dataset 'wordnet'"),
     c("fetch-unknown-dataset", "data fetch wordnet", 2, "unknown dataset 'wordnet'"),
     # loud, not silent: what a run must say
     c("partial-admire", f"{ADA} --limit 2", 0, "PARTIAL: 2 of the 15 items"),
+    c("partial-submission", "score admire-a {tmp}/partial/submission_EN.tsv --allow-partial --out {tmp}/scored --gold "
+      "{data}/admire/reference/a_en_dev_targets.tsv", 0, "PARTIAL: 10 of the 15 items of the official en dev split "
+      "(submission_EN.tsv holds 10 rows, --allow-partial)", "admire_submissions"),
     c("admire-b-dev-official-gold", "run admire-b --split dev --system random", 0, "the organisers' targets file"),
     c("out-over-an-old-run", f"{ADA} --out {{tmp}}/old", 0, "held an earlier run", "old_run_folder"),
     c("no-cache-equals-true", f"{ADA} --no-cache=true --limit 1", 0, "run folder:"),

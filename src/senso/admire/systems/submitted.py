@@ -47,7 +47,7 @@ class SubmittedAnswers:
             raise DataError(params.file, f"this is a Subtask {self.submission.subtask.upper()} submission, not "
                                          f"admire-{subtask}")
         self.rows = self.submission.by_compound()
-        self.partial_reason = f"{params.file.name} holds {len(self.rows)} rows (--allow-partial)"
+        self.partial_reason = f"{params.file.name} holds {len(self.rows)} rows, --allow-partial"
 
     def describe(self) -> dict[str, Any]:
         return {"name": SYSTEM_NAME, "source": "a submission file",
