@@ -408,6 +408,8 @@ CASES = [
       "{data}/admire/reference/a_en_dev_targets.tsv", 2, "this is a Subtask B submission, not admire-a", "admire_submissions"),
     c("score-gold-of-unknown-split", "score admire-a {tmp}/partial/submission_EN.tsv --gold {tmp}/gold.tsv", 2,
       "the language and split are read from the organisers' name of the targets file", "admire_submissions"),
+    c("submission-system-without-a-file", "run admire-a --system submission", 2,
+      "--system submission scores a submission file: give it with --set submission=PATH"),
     c("score-missing-file", "score admire-a {tmp}/submission_EN.tsv --gold {data}/admire/reference/a_en_dev_targets.tsv", 2, "submission_EN.tsv"),
     c("leaderboard-no-results", "leaderboard {tmp}/empty", 2, "no results.json", "empty_folder"),
     c("stats-unknown-dataset", "data stats wordnet", 2, "unknown dataset 'wordnet'"),

@@ -55,7 +55,7 @@ def test_random_on_dev_end_to_end(data_dir, tmp_path):
     assert [r.compound for r in sub.rows] == [s["compound"] for s in samples]
     report = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="submission",
                                    gold=data_dir / "admire/reference/a_en_dev_targets.tsv", out=tmp_path / "scored",
-                                   system_options={"file": out / "submission_EN.tsv"}))
+                                   system_options={"submission": out / "submission_EN.tsv"}))
     scored = load_results(report)
     assert scored["metrics"] == results["metrics"] and scored["metrics_by_group"] == results["metrics_by_group"]
     assert scored["n"] == 15 and not any(w.startswith("PARTIAL") for w in scored["warnings"])

@@ -12,6 +12,7 @@ from admire_fixtures import a_row, write_a_split
 from senso.admire.data import read_targets
 from senso.admire.task import parse_targets_name
 from senso.core.errors import DataError
+from senso.core.evaluation import EvalResult
 from senso.admire.submission import write_submission_a, write_submission_b
 from senso.admire.systems.baselines import item_rng
 
@@ -30,7 +31,7 @@ def _hand_dcg(predicted, gold):
 def score_submission(task, submission, gold, data_dir, out, allow_partial=False):
     """The run of the `submission` system on the targets file's split (its language and split from its name)."""
     _, lang, split = parse_targets_name(gold.name)
-    return senso.evaluate(task, system="submission", file=submission, allow_partial=allow_partial, gold=gold,
+    return senso.evaluate(task, system="submission", submission=submission, allow_partial=allow_partial, gold=gold,
                           lang=lang, split=split, data_dir=data_dir, out=out)
 
 
@@ -59,7 +60,7 @@ def test_real_gold_and_permutations_score_what_hand_computation_gives(data_dir, 
     predictions = [(t.compound, PERMUTATIONS[kind](t.expected_order, t.compound)) for t in targets]
     sub = write_submission_a(tmp_path / "submission_EN.tsv", predictions)
     report = score_submission("admire-a", sub, gold_path, data_dir, tmp_path / "run")
-    assert report.n == n_expected(report) == n and not partial(report)
+    assert isinstance(report, EvalResult) and report.n == n_expected(report) == n and not partial(report)
     top1 = [float(p[0] == t.expected_order[0]) for (_, p), t in zip(predictions, targets)]
     dcg = [_hand_dcg(p, t.expected_order) for (_, p), t in zip(predictions, targets)]
     assert report.metrics["top1"].value == pytest.approx(sum(top1) / n, abs=1e-12)

@@ -74,7 +74,7 @@ def _score_submission(task: str, file: Path, gold: Path, allow_partial: bool, as
     _, lang, split = parsed
     options = RunOptions(task=task, system=SUBMISSION_SYSTEM, data_dir=data_dir, out=out_dir, seed=seed, lang=lang,
                          split=split, gold=gold, no_cache=True,
-                         system_options={"file": file, "allow_partial": allow_partial})
+                         system_options={"submission": file, "allow_partial": allow_partial})
     [result] = evaluate_many([Job(task_for(task), options)], out=lambda plan: default_run_dir(plan.task, plan.system),
                              on_result=None if as_json else _show_result)  # --json: stdout holds the JSON alone
     if as_json:

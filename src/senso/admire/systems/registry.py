@@ -32,7 +32,7 @@ from senso.admire.systems.parts import (
     SequenceContinuationOptions, VlmJudgeOptions,
 )
 from senso.admire.systems.sense import SenseClassifier
-from senso.admire.systems.submitted import SubmissionOptions, submitted
+from senso.admire.systems.submitted import SubmissionOptions, check_file, submitted
 from senso.admire.systems.user import UserSystem, check_user_system
 from senso.admire.task import RUN_TASKS, AdmireTask
 from senso.backends.embedders import EMBEDDERS
@@ -125,10 +125,10 @@ ROWS = (
     AdmireSystem("sequence-continuation", "b", "sense of the 2-image story, then the candidate that best continues "
                  "it (--modality images: also by the pictures)", pipeline.sequence_continuation,
                  SequenceContinuationOptions, SEQUENCE_FLAGS, uses_wordnet=True, check=_params_check(pipeline.check_builder)),
-    AdmireSystem("submission", "a", "the rankings of an official submission file (--set file=PATH; what `senso "
-                 "score admire-a FILE` runs)", submitted("a"), SubmissionOptions),
-    AdmireSystem("submission", "b", "the answers of an official submission file (--set file=PATH; what `senso "
-                 "score admire-b FILE` runs)", submitted("b"), SubmissionOptions),
+    AdmireSystem("submission", "a", "the rankings of an official submission file (--set submission=PATH; what `senso "
+                 "score admire-a FILE` runs)", submitted("a"), SubmissionOptions, check=_params_check(check_file)),
+    AdmireSystem("submission", "b", "the answers of an official submission file (--set submission=PATH; what `senso "
+                 "score admire-b FILE` runs)", submitted("b"), SubmissionOptions, check=_params_check(check_file)),
     AdmireSystem("sense-classifier", "sense", "the sense classifier --sense names (default context-similarity), "
                  "alone; recorded under the classifier's name",
                  lambda context: pipeline.build_sense(context, pipeline.build_builder(context)),

@@ -1,7 +1,7 @@
 """`submission`: an official AdMIRe submission file scored by the one evaluation loop (what `senso score` runs).
 
 The system predicts nothing itself: each item's ranking (Subtask A) or choice (B) is the submission file's row
-(`--set file=PATH`), so the run's samples, metrics and record are those of any run. `select_items` gives the
+(`--set submission=PATH`), so the run's samples, metrics and record are those of any run. `select_items` gives the
 loop the items the file answers, in its row order, after refusing what the official scorer refuses (an unknown
 compound, an order that is not a permutation of the item's images, a B item that is not a candidate, a row
 count other than the official split's unless `allow_partial`: the run is then marked PARTIAL).
@@ -26,9 +26,16 @@ SYSTEM_NAME = "submission"
 class SubmissionOptions(Configurable):
     """`submission`'s options: the file and whether a part of the split may be scored."""
 
-    file: Path | None = param(None, "the official submission file to score (submission_EN.tsv ...)")
+    submission: Path | None = param(None, "the official submission file to score (submission_EN.tsv ...)")
     allow_partial: bool = param(False, "score a submission with fewer rows than the official split (the run is "
                                        "marked PARTIAL)")
+
+
+def check_file(params: SubmissionOptions) -> None:
+    """The file is given (checked before anything loads)."""
+    if params.submission is None:
+        raise SensoError(f"--system {SYSTEM_NAME} scores a submission file: give it with --set submission=PATH "
+                         "(senso score TASK FILE --gold TARGETS; Python: submission=PATH)")
 
 
 class SubmittedAnswers:
@@ -38,20 +45,18 @@ class SubmittedAnswers:
     fitted_compounds: frozenset[str] = frozenset()
 
     def __init__(self, subtask: str, params: SubmissionOptions, lang: str, split: str, gold: Path | None):
-        if params.file is None:
-            raise SensoError(f"--system {SYSTEM_NAME} scores a submission file: give it with --set file=PATH "
-                             "(senso score TASK FILE --gold TARGETS)")
+        check_file(params)
         self.name, self.params, self.lang, self.split, self.gold = SYSTEM_NAME, params, lang, split, gold
-        self.submission: Submission = read_submission(params.file)
+        self.submission: Submission = read_submission(params.submission)
         if self.submission.subtask != subtask:
-            raise DataError(params.file, f"this is a Subtask {self.submission.subtask.upper()} submission, not "
+            raise DataError(params.submission, f"this is a Subtask {self.submission.subtask.upper()} submission, not "
                                          f"admire-{subtask}")
         self.rows = self.submission.by_compound()
-        self.partial_reason = f"{params.file.name} holds {len(self.rows)} rows, --allow-partial"
+        self.partial_reason = f"{params.submission.name} holds {len(self.rows)} rows, --allow-partial"
 
     def describe(self) -> dict[str, Any]:
         return {"name": SYSTEM_NAME, "source": "a submission file",
-                "submission_file": {"path": str(Path(self.params.file).resolve())}}
+                "submission_file": {"path": str(Path(self.params.submission).resolve())}}
 
     def select_items(self, items: Sequence[Any]) -> list[Any]:
         """The items the file answers, in its row order; what the official scorer refuses is a DataError."""
