@@ -17,6 +17,7 @@ from senso.admire.submission import Submission, check_submission, read_submissio
 from senso.admire.systems.base import Ranking, SequenceChoice
 from senso.admire.task import official_size
 from senso.core.errors import DataError, SensoError
+from senso.core.fingerprint import file_sha256
 from senso.core.params import Configurable, param
 
 SYSTEM_NAME = "submission"
@@ -55,8 +56,9 @@ class SubmittedAnswers:
         self.partial_reason = f"{params.submission.name} holds {len(self.rows)} rows, --allow-partial"
 
     def describe(self) -> dict[str, Any]:
+        path = Path(self.params.submission)
         return {"name": SYSTEM_NAME, "source": "a submission file",
-                "submission_file": {"path": str(Path(self.params.submission).resolve())}}
+                "submission_file": {"path": str(path.resolve()), "sha256": file_sha256(path)}}
 
     def select_items(self, items: Sequence[Any]) -> list[Any]:
         """The items the file answers, in its row order; what the official scorer refuses is a DataError."""
