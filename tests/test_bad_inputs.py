@@ -410,6 +410,8 @@ CASES = [
       "the language and split are read from the organisers' name of the targets file", "admire_submissions"),
     c("submission-system-without-a-file", "run admire-a --system submission", 2,
       "--system submission scores a submission file: give it with --set submission=PATH"),
+    c("submission-system-with-limit", "run admire-a --system submission --set submission={tmp}/partial/submission_EN.tsv "
+      "--limit 3", 2, "scores the rows of a submission file, not the first --limit items", "admire_submissions"),
     c("score-missing-file", "score admire-a {tmp}/submission_EN.tsv --gold {data}/admire/reference/a_en_dev_targets.tsv", 2, "submission_EN.tsv"),
     c("leaderboard-no-results", "leaderboard {tmp}/empty", 2, "no results.json", "empty_folder"),
     c("stats-unknown-dataset", "data stats wordnet", 2, "unknown dataset 'wordnet'"),

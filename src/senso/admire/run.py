@@ -372,10 +372,10 @@ class AdmirePlan:
                                                                options.split)
         n_official = sum(official_size(task.subtask, options.lang, split) for split in self.splits)
         selected = getattr(self.predictor, "partial_reason", None) if len(items) < self.loaded.n_split else None
-        if len(items) != n_official and (options.limit is not None or selected):
+        reason = f"--limit {options.limit}" if options.limit is not None else selected  # fewer items than the data's
+        if len(items) != n_official and reason:
             warnings.append(f"PARTIAL: {len(items)} of the {n_official} items of the official {options.lang} "
-                            f"{options.split} split ({f'--limit {options.limit}' if options.limit is not None else selected}); "
-                            "not comparable to the leaderboard")
+                            f"{options.split} split ({reason}); not comparable to the leaderboard")
         elif len(items) != n_official:
             warnings.append(f"PARTIAL: the data file has {self.loaded.n_split} items, the official split {n_official}; "
                             "not comparable to the leaderboard")

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -17,13 +17,11 @@ submission_app = typer.Typer(no_args_is_help=True, help="Official AdMIRe submiss
 app.add_typer(submission_app, name="submission")
 
 ADMIRE_TASK_HELP = "admire-a or admire-b"
+SUBMISSION_SYSTEM = "submission"  # the AdMIRe system that reads a submission file
 
 
 LMEVAL_SAMPLES_HELP = ("lm-evaluation-harness's per-sample log of a Likert task (lm_eval --log_samples: "
                        "samples_<task>_<date>.jsonl): senso scores its choices' log-likelihoods.")
-
-
-SUBMISSION_SYSTEM = "submission"  # the system that reads an AdMIRe submission file
 
 
 LMEVAL_RESULTS_HELP = "lm-eval's results file of the same run (results_<date>.json): version, model and model args recorded."
@@ -81,7 +79,7 @@ def _score_submission(task: str, file: Path, gold: Path, allow_partial: bool, as
         out.print_json(data=submission_json(result, file, gold))
 
 
-def submission_json(result, file: Path, gold: Path) -> dict:
+def submission_json(result: Any, file: Path, gold: Path) -> dict[str, Any]:
     """`senso score --json`: the submission's metrics and items, and the run folder they were written to."""
     n_expected = result.record.extra.get("n_official")
     return {"task": result.task, "submission": str(file), "gold": str(gold), "n": result.n, "n_expected": n_expected,

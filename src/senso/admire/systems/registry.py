@@ -126,9 +126,9 @@ ROWS = (
                  "it (--modality images: also by the pictures)", pipeline.sequence_continuation,
                  SequenceContinuationOptions, SEQUENCE_FLAGS, uses_wordnet=True, check=_params_check(pipeline.check_builder)),
     AdmireSystem("submission", "a", "the rankings of an official submission file (--set submission=PATH; what `senso "
-                 "score admire-a FILE` runs)", submitted("a"), SubmissionOptions, check=_params_check(check_file)),
+                 "score admire-a FILE` runs)", submitted("a"), SubmissionOptions, check=check_file),
     AdmireSystem("submission", "b", "the answers of an official submission file (--set submission=PATH; what `senso "
-                 "score admire-b FILE` runs)", submitted("b"), SubmissionOptions, check=_params_check(check_file)),
+                 "score admire-b FILE` runs)", submitted("b"), SubmissionOptions, check=check_file),
     AdmireSystem("sense-classifier", "sense", "the sense classifier --sense names (default context-similarity), "
                  "alone; recorded under the classifier's name",
                  lambda context: pipeline.build_sense(context, pipeline.build_builder(context)),

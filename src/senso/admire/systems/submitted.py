@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from senso.admire.submission import Submission, check_submission, read_submission
 from senso.admire.systems.base import Ranking, SequenceChoice
-from senso.admire.task import official_size
+from senso.admire.task import official_size, parse_targets_name
 from senso.core.errors import DataError, SensoError
 from senso.core.fingerprint import file_sha256
 from senso.core.params import Configurable, param
@@ -32,8 +32,11 @@ class SubmissionOptions(Configurable):
                                        "marked PARTIAL)")
 
 
-def check_file(params: SubmissionOptions) -> None:
-    """The file is given (checked before anything loads)."""
+def check_file(options: Any, params: SubmissionOptions) -> None:
+    """The file is given, and no --limit (checked before anything loads)."""
+    if options is not None and options.limit is not None:
+        raise SensoError(f"--system {SYSTEM_NAME} scores the rows of a submission file, not the first --limit items: "
+                         "give a file of those rows with --set allow_partial=true (senso score --allow-partial)")
     if params.submission is None:
         raise SensoError(f"--system {SYSTEM_NAME} scores a submission file: give it with --set submission=PATH "
                          "(senso score TASK FILE --gold TARGETS; Python: submission=PATH)")
@@ -46,12 +49,12 @@ class SubmittedAnswers:
     fitted_compounds: frozenset[str] = frozenset()
 
     def __init__(self, subtask: str, params: SubmissionOptions, lang: str, split: str, gold: Path | None):
-        check_file(params)
+        check_file(None, params)
         self.name, self.params, self.lang, self.split, self.gold = SYSTEM_NAME, params, lang, split, gold
         self.submission: Submission = read_submission(params.submission)
         if self.submission.subtask != subtask:
-            raise DataError(params.submission, f"this is a Subtask {self.submission.subtask.upper()} submission, not "
-                                         f"admire-{subtask}")
+            raise DataError(params.submission,
+                            f"this is a Subtask {self.submission.subtask.upper()} submission, not admire-{subtask}")
         self.rows = self.submission.by_compound()
         self.partial_reason = f"{params.submission.name} holds {len(self.rows)} rows, --allow-partial"
 
@@ -65,9 +68,11 @@ class SubmittedAnswers:
         by_compound = {item.compound: item for item in items}
         images = {c: (list(i.image_names) if self.submission.subtask == "a" else [cand.name for cand in i.candidates])
                   for c, i in by_compound.items()}
-        where = f"from the gold file name {self.gold.name}" if self.gold is not None else "the --split"
-        check_submission(self.submission, images, official_size(self.submission.subtask, self.lang, self.split),
-                         allow_partial=self.params.allow_partial, size_note=f" ({self.lang} {self.split}, {where})")
+        named = self.gold is not None and parse_targets_name(self.gold.name) is not None
+        where = f", from the gold file name {self.gold.name}" if named else ""
+        size = sum(official_size(self.submission.subtask, self.lang, split) for split in self.split.split("+"))
+        check_submission(self.submission, images, size, allow_partial=self.params.allow_partial,
+                         size_note=f" ({self.lang} {self.split}{where})")
         return [by_compound[row.compound] for row in self.submission.rows]
 
     def rank(self, items: Sequence[Any]) -> list[Ranking]:
@@ -78,7 +83,7 @@ class SubmittedAnswers:
                 for item in items]
 
 
-def submitted(subtask: str):
+def submitted(subtask: str) -> Callable[[Any], SubmittedAnswers]:
     """The build of the `submission` row of `subtask`."""
     def build(context: Any) -> SubmittedAnswers:
         options = context.options
