@@ -87,7 +87,8 @@ def test_xeval_writes_the_submission_and_no_metrics(data_dir, tmp_path):
     assert (out / "submission_XE.tsv").exists()
     assert len(read_submission(out / "submission_XE.tsv").rows) == 100
     results = load_results(out)
-    assert results["metrics"] == {} and results["gold"] is None
+    assert results["gold"] is None and results["metrics"]  # an explicit "no gold" result: every metric says why
+    assert all(m["value"] is None and m["reason"].startswith("no gold for en xeval") for m in results["metrics"].values())
     assert any("no gold" in note for note in results["notes"])
     # leaderboard and compare then say that gold is needed
     with pytest.raises(SensoError, match="gold is needed"):

@@ -314,12 +314,32 @@ def _parquet_writable(kind: Any) -> bool:
     return True
 
 
+def _is_number_map(value: Any) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) or v is None for v in value.values())
+
+
+def _as_pairs(values: list[Any]) -> list[Any] | None:
+    """A column whose values are maps from names to numbers (AdMIRe's per-image `scores`: image file name ->
+    score) as lists of {"key", "value"} pairs, so its schema does not change with the names (a struct would have
+    one field per image file); None when the column is not such a column."""
+    present = [v for v in values if v is not None]
+    if not any(present) or not all(_is_number_map(v) for v in present):
+        return None
+    return [None if v is None else [{"key": str(k), "value": None if x is None else float(x)} for k, x in v.items()]
+            for v in values]
+
+
 def _arrow_column(values: list[Any]) -> Any:
-    """One column as Arrow infers it; where it cannot, or Parquet cannot store it (a field that is a number on
-    one row and a list on another, an empty dict on every row), each value as its JSON text, so no row and no
-    column is dropped."""
+    """One column as Arrow infers it (a map from names to numbers as a list of (key, value) pairs); where it
+    cannot, or Parquet cannot store it (a field that is a number on one row and a list on another, an empty dict
+    on every row), each value as its JSON text, so no row and no column is dropped."""
     import pyarrow as pa
 
+    pairs = _as_pairs(values)
+    if pairs is not None:
+        kind = pa.list_(pa.struct([("key", pa.string()), ("value", pa.float64())]))
+        return pa.array(pairs, kind)
     try:
         column = pa.array(values)
         if _parquet_writable(column.type):

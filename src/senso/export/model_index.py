@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from senso.core.errors import SensoError
 from senso.core.records import config_data_files
-from senso.export.tables import model_of
+from senso.export.tables import model_or_system
 from senso.report.run_folder import RunFolder, load_run
 from senso.report.run_page import metric_label
 
@@ -59,7 +59,7 @@ def eval_results(run: RunFolder) -> tuple[list[Any], list[str]]:
 
 
 def _check_runs(runs: Sequence[RunFolder], model_name: str | None) -> str:
-    models = {model_of(run) or run.system for run in runs}
+    models = {model_or_system(run) for run in runs}
     if model_name is None and len(models) > 1:
         raise SensoError(f"a model card's model-index is one model's: these runs are of {', '.join(sorted(models))}; "
                          "give the runs of one model (or name it with --model-name)")
