@@ -1,4 +1,4 @@
-"""The catalogue of bad inputs and faults (issue #15): each a new user's command, its exit code, a phrase the
+"""The catalogue of bad inputs and faults: each a new user's command, its exit code, a phrase the
 message must contain, and never a traceback. Run in-process through `senso.cli.main` (what the `senso`
 script runs), against ../shared/data, with a temporary cache folder (no model is ever loaded: every case that
 names a model fails on validation first)."""
@@ -246,7 +246,7 @@ R = "run"
 ADA, ABA = "run admire-a --system random", "run abricot-abs"
 LMS = "score abricot-abs --out {tmp}/lmrun --lmeval-samples"
 CASES = [
-    # silently wrong before #15
+    # once silently wrong
     c("typo-data-dir-abricot", f"{ABA} --system embedding-ridge --data-dir ./no-such-dir", 2, "--data-dir no-such-dir does not exist"),
     c("typo-data-dir-admire", f"{ADA} --data-dir ./no-such-dir", 2, "does not exist"),
     c("data-dir-is-a-file", f"{ADA} --data-dir {{tmp}}/plainfile", 2, "is a file, not a folder", "empty_folder"),
@@ -377,7 +377,7 @@ CASES = [
     c("version", "--version", 0, "senso 0.1"),
     c("run-help-lists-systems", "run --help", 0, "embedding-ridge"),
     c("predict-help-names-columns", "predict --help", 0, "target_lemma"),
-    # issue #19: a path that cannot be written names the path and the option that chose it, before the slow part
+    # a path that cannot be written names the path and the option that chose it, before the slow part
     c("fit-output-unwritable", "fit abricot-abs --system embedding-ridge -o /proc/abs.model", 2,
       "cannot write /proc/abs.model"),
     c("fit-output-unwritable-fix", "fit abricot-abs --system embedding-ridge -o /proc/abs.model", 2,
@@ -426,7 +426,7 @@ CASES = [
     c("vlm-judge-model-is-not-the-generator", "run admire-a --system vlm-judge --model openai:qwen --base-url "
       "http://127.0.0.1:9/v1", 2, "vlm-judge reads its vision-language model from --generator, not --model"),
     c("allow-partial-on-admire-run", f"{ADA} --limit 2 --allow-partial", 2, "`senso run` does not use it"),
-    # issue #22: lm-eval samples logs in (senso score TASK --lmeval-samples FILE)
+    # lm-eval samples logs in (senso score TASK --lmeval-samples FILE)
     c("lmeval-truncated-line", f"{LMS} {{tmp}}/lm/cut.jsonl --limit 6", 2,
       "cut.jsonl, row 6: not valid JSON", "lmeval_logs"),
     c("lmeval-truncated-line-says-why", f"{LMS} {{tmp}}/lm/cut.jsonl --limit 6", 2,
@@ -619,7 +619,7 @@ def test_tables_wrap_at_80_columns_instead_of_cutting_cells(monkeypatch):
     assert "hf:openai/clip-vit-base-patch32" in last_column  # a long composition is all there, folded across lines
 
 
-# ---------------------------------------------------------------------------- issue #19: what a phrase cannot show
+# ---------------------------------------------------------------------------- what a phrase cannot show ---------
 
 def test_placeholders_in_values_are_not_templates():
     """{word} and {text} are replaced in one pass: a value holding a placeholder is kept as written."""

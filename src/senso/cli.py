@@ -619,7 +619,7 @@ def report(
     out.print(str(path), soft_wrap=True)
 
 
-# ---------------------------------------------------------------------------- senso export (issue #22)
+# ---------------------------------------------------------------------------- senso export ---------
 @app.command("export")
 def export(
     run_dirs: list[Path] = typer.Argument(..., help="Run folders (any tasks, any models)."),
