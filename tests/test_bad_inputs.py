@@ -214,6 +214,28 @@ def tsv_task_file(tmp: Path) -> None:
     (folder / "items.txt").write_text((folder / "items.tsv").read_text(encoding="utf-8"), encoding="utf-8")
 
 
+def ranking_files(tmp: Path) -> None:
+    """A ranking task file in AdMIRe 2's layout (tests/admire/rank_fixtures.py) under rk/, and broken copies of
+    its Russian training file: a missing column, an expression and sentence twice, an order that is not a
+    permutation of the five images; and task files with an unknown language code or a missing [[data]]."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "admire"))
+    from rank_fixtures import COLUMNS, rows, write_dataset, write_rows
+
+    task = write_dataset(tmp / "rk")
+    train = rows("ru", gold=True, which="train")
+    broken = {"nocol": (train, [c for c in COLUMNS if c != "image2_caption"]), "dup": (train + train[:1], COLUMNS),
+              "perm": ([{**train[0], "expected_order": repr(["i1_1.png"] * 4 + ["x.png"])}] + train[1:], COLUMNS),
+              "perm2": ([{**train[0], "expected_order": repr([f"i1_{n}.png" for n in (1, 2, 3, 4, 9)])}] + train[1:],
+                        COLUMNS)}
+    for name, (data, columns) in broken.items():
+        write_rows(tmp / "rk" / "ru" / f"{name}.tsv", data, columns)
+        text = task.read_text(encoding="utf-8").replace('file = "ru/train.tsv"', f'file = "ru/{name}.tsv"')
+        (tmp / "rk" / f"{name}.toml").write_text(text, encoding="utf-8")
+    text = task.read_text(encoding="utf-8")
+    (tmp / "rk" / "lang.toml").write_text(text.replace('language = "el"', 'language = "gr"', 1), encoding="utf-8")
+    (tmp / "rk" / "nodata.toml").write_text(text.split("[[data]]")[0], encoding="utf-8")
+
+
 LMEVAL = Path(__file__).resolve().parent / "fixtures" / "lmeval"  # a real excerpt: 6 documents of each task
 LMEVAL_STAMP = "2026-12-01T23-13-41.427763"
 
@@ -454,6 +476,26 @@ CASES = [
     c("lmeval-with-admire-options", f"{LMS} {{tmp}}/nope.jsonl --gold x.tsv", 2,
       "--gold: AdMIRe submission options; leave them out with --lmeval-samples"),
     c("score-admire-without-gold", "score admire-a x.tsv", 2, "needs a submission FILE and --gold TARGETS"),
+    # ranking task files (AdMIRe 2's layout): every malformed file is named by file, row and field
+    c("ranking-missing-column", "run {tmp}/rk/nocol.toml --system random --split train", 2,
+      "nocol.tsv: missing column(s) image2_caption", "ranking_files"),
+    c("ranking-duplicate-expression-sentence", "run {tmp}/rk/dup.toml --system random --split train", 2,
+      "dup.tsv, row 5, field 'sentence': duplicate expression and sentence ('белая ворона'; first at row 1)",
+      "ranking_files"),
+    c("ranking-order-repeats-an-image", "run {tmp}/rk/perm.toml --system random --split train", 2,
+      "perm.tsv, row 1, field 'expected_order': repeats an image name", "ranking_files"),
+    c("ranking-order-not-a-permutation", "run {tmp}/rk/perm2.toml --system random --split train", 2,
+      "perm2.tsv, row 1, field 'expected_order': not a permutation of the item's images", "ranking_files"),
+    c("ranking-unknown-language-code", "run {tmp}/rk/lang.toml --system random", 2,
+      "lang.toml, key 'data[3].language': 'gr' is not an ISO 639-1 code", "ranking_files"),
+    c("ranking-no-data-table", "run {tmp}/rk/nodata.toml --system random", 2,
+      "nodata.toml, key 'data': expected one [[data]] table per file", "ranking_files"),
+    c("ranking-split-not-in-file", "run {tmp}/rk/task.toml --system random --split dev", 2,
+      "--split dev: ", "ranking_files"),
+    c("ranking-english-only-part", "run {tmp}/rk/task.toml --system sense-pipeline --meaning wordnet --split train",
+      2, "--meaning wordnet serves English only (WordNet is English) and this task is in ru, el, zh", "ranking_files"),
+    c("ranking-captions-flag", "run {tmp}/rk/task.toml --system random --caption-lang pt", 2,
+      "--caption-lang is not read by a ranking task file", "ranking_files"),
 ]
 
 

@@ -77,14 +77,20 @@ TASKS: dict[str, TaskEntry] = {t.name: t for t in (
 )}
 TASK_FILE_ENTRY = TaskEntry("path/to/task.toml", description="any Likert task file: the word's rating in context on "
                                                              "the file's scale (README: task files)", **LIKERT)
+RANKING_FILE_ENTRY = TaskEntry("path/to/ranking.toml", description="any ranking task file (kind = \"ranking\"): rank "
+                               "5 images or captions for an expression in a sentence, in any language",
+                               family="admire", check=_wing("senso.admire.rankrun", "check"),
+                               prepare=_wing("senso.admire.rankrun", "prepare"),
+                               show=_wing("senso.admire.ranktables", "print_result"))
 
 
 def task_entry(task: str | Path) -> TaskEntry:
-    """The table's entry for a built-in task name; a path ending .toml is a Likert task file."""
+    """The table's entry for a built-in task name; a path ending .toml is a task file: a ranking one when it says
+    `kind = "ranking"`, else a Likert one."""
     if str(task) in TASKS:
         return TASKS[str(task)]
     if str(task).endswith(TASK_FILE_SUFFIX):
-        return TASK_FILE_ENTRY
+        return RANKING_FILE_ENTRY if _wing("senso.admire.rankfile", "is_ranking_file")(task) else TASK_FILE_ENTRY
     raise SensoError(f"unknown task {str(task)!r}; choose from {', '.join(TASKS)}, or give a task file "
                      "(path/to/task.toml)")
 

@@ -64,8 +64,10 @@ class AdmireBTarget:
 
 # ---------------------------------------------------------------------------- files and rows
 
-def read_tsv(path: str | Path, required: Sequence[str]) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
-    """Header and (row number, row) pairs of a tab-separated file (UTF-8, optional BOM, CSV quoting).
+def read_tsv(path: str | Path, required: Sequence[str],
+             delimiter: str = "\t") -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    """Header and (row number, row) pairs of a tab-separated file (or `delimiter`-separated; UTF-8, optional BOM,
+    CSV quoting).
 
     Raises DataError for a missing file, missing columns, or a row with more fields than the header.
     """
@@ -73,14 +75,15 @@ def read_tsv(path: str | Path, required: Sequence[str]) -> tuple[list[str], list
     if not path.is_file():
         raise DataError(path, "file not found")
     try:
-        return _read_tsv(path, required)
+        return _read_tsv(path, required, delimiter)
     except UnicodeDecodeError:
         raise not_utf8(path) from None
 
 
-def _read_tsv(path: Path, required: Sequence[str]) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+def _read_tsv(path: Path, required: Sequence[str],
+              delimiter: str) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     with path.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.DictReader(fh, delimiter="\t")
+        reader = csv.DictReader(fh, delimiter=delimiter)
         columns = [c.strip() for c in (reader.fieldnames or [])]
         reader.fieldnames = columns
         missing = [c for c in required if c not in columns]

@@ -233,3 +233,15 @@ def pack(inputs: Sequence[str | Path], out_zip: str | Path, allow_partial: bool 
             zf.write(path, arcname=name)
     return sorted(chosen)
 
+
+
+def submission_text_ranked(predictions: Sequence[tuple[str, str, Sequence[str], str | None]], sentences: bool,
+                           sentence_types: bool) -> str:
+    """(compound, sentence, predicted order, predicted sentence type) rows as a submission file of a ranking task
+    file: Subtask A's columns, with `sentence` when an expression occurs in several sentences and `sentence_type`
+    when the task asks for it (blank where the system decides none)."""
+    header = ("compound",) + (("sentence",) if sentences else ()) + ("expected_order",) + (
+        ("sentence_type",) if sentence_types else ())
+    rows = [(compound,) + ((sentence,) if sentences else ()) + (format_order(order),) + (
+        (kind or "",) if sentence_types else ()) for compound, sentence, order, kind in predictions]
+    return _text(header, rows)

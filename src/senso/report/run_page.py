@@ -96,7 +96,7 @@ def _group_plots(run: RunFolder, names: tuple[str, ...]) -> list[str]:
 
     results = run.results
     groups = list(results.get("metrics_by_group", {}))
-    sizes = {g: sum(1 for s in run.samples if s.get("sentence_type") == g) for g in groups}
+    sizes = {g: sum(1 for s in run.samples if g in (s.get("sentence_type"), s.get("lang"))) for g in groups}
     plots = []
     for name in names:
         if name not in results.get("metrics", {}):

@@ -51,6 +51,16 @@ def ranking_by_scores(names: Sequence[str], scores: Sequence[float | None],
     return Ranking(order=order, scores=dict(zip(names, values)), extra=info)
 
 
+def members_sense(rankings: Sequence[Ranking]) -> dict[str, Any]:
+    """The sense the members decided for an item: the mean of their P(idiomatic), labelled at 0.5 (nothing when
+    no member decides one)."""
+    ps = [r.extra["p_idiomatic"] for r in rankings if isinstance(r.extra.get("p_idiomatic"), (int, float))]
+    if not ps:
+        return {}
+    p = sum(ps) / len(ps)
+    return {"sense": "idiomatic" if p >= 0.5 else "literal", "p_idiomatic": round(p, 6)}
+
+
 class Ranker(Protocol):
     name: str
     fitted_compounds: frozenset[str]

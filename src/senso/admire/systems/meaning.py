@@ -81,7 +81,7 @@ class WordNetMeaning:
         return []
 
     def meaning(self, compound: str, sentence: str | None = None, lang: str = "en") -> Meaning | None:
-        if lang != "en":  # Princeton WordNet is English: a Portuguese *mesa* is not a geological mesa
+        if lang.split("-")[0] != "en":  # WordNet is English (en, en-GB): a Portuguese *mesa* is not a geological mesa
             return None
         found = self.synsets(compound)
         if not found:
@@ -164,7 +164,7 @@ def literal_reading(compound: str, wordnet: WordNet | None, lang: str = "en") ->
     Uses each content word's first noun sense (adjective when it has no noun sense); without WordNet,
     or for words WordNet lacks, or for a language other than English, just the words.
     """
-    if wordnet is None or lang != "en":
+    if wordnet is None or lang.split("-")[0] != "en":
         return compound
     parts = []
     for word in content_words(compound):

@@ -22,7 +22,7 @@ from senso.admire.items import AdmireAItem
 from senso.core.errors import SensoError
 from senso.core.params import OptionError
 from senso.admire.systems.aggregate import aggregate
-from senso.admire.systems.base import Ranker, Ranking
+from senso.admire.systems.base import Ranker, Ranking, members_sense
 from senso.admire.systems.context import SystemContext
 from senso.admire.systems.evidence import EvidenceBuilder
 from senso.admire.systems.meaning import FallbackMeaning, GlossaryMeaning, MeaningSource, WordNetMeaning
@@ -293,7 +293,9 @@ class Ensemble:
         fused = aggregate(self.method, per_member)
         for k, ranking in enumerate(fused):
             ranking.extra["members"] = {m.name: list(per_member[j][k].order) for j, m in enumerate(self.members)}
+            ranking.extra.update(members_sense([per_member[j][k] for j in range(len(self.members))]))
         return fused
+
 
 
 def check_ensemble(params: Mapping[str, Any]) -> None:

@@ -13,7 +13,7 @@ from senso.admire.items import AdmireAItem, ImageOption
 from senso.core.errors import SensoError
 from senso.admire.systems.images import TRACK
 from senso.admire.task import TEXT_ONLY
-from senso.admire.systems.base import Ranker, Ranking, ranking_by_scores
+from senso.admire.systems.base import Ranker, Ranking, members_sense, ranking_by_scores
 from senso.admire.systems.aggregate import zscore_fusion
 
 
@@ -106,5 +106,6 @@ class FusionRanker:
                 rows.append([scores[image.name] for image in item.images])
             member_scores = {member.name: row for member, row in zip(self.members, rows)}
             total = zscore_fusion(rows, self.weights)
-            rankings.append(ranking_by_scores(item.image_names, total.tolist(), {"member_scores": member_scores}))
+            sense = members_sense([results[k] for results in per_member])
+            rankings.append(ranking_by_scores(item.image_names, total.tolist(), {"member_scores": member_scores, **sense}))
         return rankings

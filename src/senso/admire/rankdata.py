@@ -1,0 +1,139 @@
+"""Reading the data files of a ranking task file (`rankfile.py`) into items, validated row by row.
+
+Each row is an expression in a sentence with five images (names and captions) and, where the file carries gold,
+the expected order and the sentence type. Images are looked up in the entry's `images` folder, one folder per
+expression (an apostrophe may be `_` in folder names, as in AdMIRe's releases). Every problem raises a DataError
+naming the file, the row (1 = first data row) and the field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from senso.admire.data import check_permutation, folder_names, image_folder, parse_order, read_tsv
+from senso.admire.languages import base_language
+from senso.admire.items import SENTENCE_TYPES, AdmireAItem, ImageOption
+from senso.admire.rankfile import N_IMAGES, DataFile, RankingTask, RankingTaskFileError
+from senso.core.errors import DataError
+
+
+@dataclass(frozen=True)
+class RankingItem(AdmireAItem):
+    """An AdMIRe A item read from a ranking task file, with the expression group it is cross-validated by, the
+    key that pairs it with the same expression in another language, its split and where it was read."""
+
+    group: str = ""
+    pair: str = ""
+    split: str = ""
+    file: str = ""
+    row: int = 0
+
+
+def required_columns(task: RankingTask) -> list[str]:
+    names = [task.column("compound"), task.column("sentence")]
+    names += [task.column(f, n) for n in range(1, N_IMAGES + 1) for f in ("image_name", "image_caption")]
+    names += [c for c in (task.group, task.pair) if c]
+    return list(dict.fromkeys(names))
+
+
+def _cell(row: dict[str, str], column: str, path: Path, row_no: int, what: str, raw: bool = False) -> str:
+    """The cell, stripped (`raw`: as written, as AdMIRe's loader keeps sentences and captions); empty is an error."""
+    value = row.get(column) or ""
+    if not value.strip():
+        raise DataError(path, f"empty {what}", row=row_no, field=column)
+    return value if raw else value.strip()
+
+
+def _images(task: RankingTask, row: dict[str, str], path: Path, row_no: int, compound: str,
+            folder: Path | None, need_images: bool, language: str) -> tuple[ImageOption, ...]:
+    """The five images of a row; `caption_pt` is the caption itself in Portuguese (what `item.caption` reads)."""
+    images, names = [], []
+    expression_dir = image_folder(folder, compound) if folder is not None else None
+    for n in range(1, N_IMAGES + 1):
+        column = task.column("image_name", n)
+        name = _cell(row, column, path, row_no, "image name")
+        if name in names:
+            raise DataError(path, f"image name {name!r} appears twice; the {N_IMAGES} images must be distinct",
+                            row=row_no, field=column)
+        names.append(name)
+        caption = _cell(row, task.column("image_caption", n), path, row_no, "caption", raw=True)
+        image_path = expression_dir / name if expression_dir and (expression_dir / name).is_file() else None
+        if need_images and image_path is None:
+            looked = " or ".join(str(folder / f / name) for f in folder_names(compound)) if folder else "(no images folder)"
+            raise DataError(path, f"image file missing: {looked}", row=row_no, field=column)
+        images.append(ImageOption(name=name, caption=caption, path=image_path,
+                                  caption_pt=caption if base_language(language) == "pt" else None))
+    return tuple(images)
+
+
+def _gold(task: RankingTask, row: dict[str, str], columns: Sequence[str], path: Path, row_no: int,
+          names: Sequence[str]) -> tuple[tuple[str, ...] | None, str | None]:
+    order, sentence_type = None, None
+    if "expected_order" in task.gold:
+        if task.gold_order == "listed":
+            order = tuple(names)
+        elif task.column("expected_order") in columns and row.get(task.column("expected_order"), "").strip():
+            order = parse_order(row[task.column("expected_order")], path, row_no, field=task.column("expected_order"))
+            check_permutation(order, names, path, row_no, task.column("expected_order"))
+    column = task.column("sentence_type")
+    if "sentence_type" in task.gold and column in columns and row.get(column, "").strip():
+        sentence_type = row[column].strip()
+        if sentence_type not in SENTENCE_TYPES:
+            raise DataError(path, f"unknown sentence type {sentence_type!r}; expected one of "
+                                  f"{', '.join(SENTENCE_TYPES)}", row=row_no, field=column)
+    return order, sentence_type
+
+
+def read_entry(task: RankingTask, entry: DataFile, path: Path, images: Path | None,
+               need_images: bool) -> list[RankingItem]:
+    """The items of one `[[data]]` file, every row validated (gold all there or all absent per field)."""
+    columns, rows = read_tsv(path, required_columns(task), delimiter=task.delimiter_for(path))
+    seen: dict[tuple[str, str], int] = {}
+    items = []
+    for row_no, row in rows:
+        compound = _cell(row, task.column("compound"), path, row_no, "expression")
+        sentence = _cell(row, task.column("sentence"), path, row_no, "sentence", raw=True)
+        key = (compound, " ".join(sentence.split()))
+        if key in seen:
+            raise DataError(path, f"duplicate expression and sentence ({compound!r}; first at row {seen[key]})",
+                            row=row_no, field=task.column("sentence"))
+        seen[key] = row_no
+        options = _images(task, row, path, row_no, compound, images, need_images, entry.language)
+        order, sentence_type = _gold(task, row, columns, path, row_no, [o.name for o in options])
+        group = _cell(row, task.group, path, row_no, "group") if task.group else compound
+        pair = _cell(row, task.pair, path, row_no, "pair key") if task.pair else group
+        items.append(RankingItem(
+            compound=compound, subset=(row.get(task.column("subset")) or "").strip(), sentence=sentence,
+            images=options, lang=entry.language, sentence_type=sentence_type, expected_order=order,
+            caption_lang="en" if entry.language == "en" else None, group=group, pair=pair, split=entry.split,
+            file=str(path), row=row_no))
+    _check_complete(task, items, path)
+    return items
+
+
+def _check_complete(task: RankingTask, items: Sequence[RankingItem], path: Path) -> None:
+    """A gold field is in every row of a file or in none: a row without it, among rows with it, is an error."""
+    for name, column in (("expected_order", task.column("expected_order")),
+                         ("sentence_type", task.column("sentence_type"))):
+        present = [getattr(i, name) is not None for i in items]
+        if any(present) and not all(present):
+            first = items[present.index(False)]
+            raise DataError(path, f"no {name} here, but {sum(present)} other rows of this file have one: give "
+                                  "every row its gold, or none", row=first.row, field=column)
+
+
+def load_entries(task: RankingTask, entries: Sequence[DataFile], data_dir: Any,
+                 need_images: bool) -> tuple[list[RankingItem], list[Path]]:
+    """The items of the chosen `[[data]]` files, in order, and the files read."""
+    items, paths = [], []
+    for entry in entries:
+        path = task.where(entry, "file", data_dir)
+        if need_images and entry.images is None:
+            raise RankingTaskFileError(task.source, f"data[{entry.index}].images", "the system reads the pictures, "
+                                       "and this [[data]] table names no images folder (one folder per expression)")
+        images = task.where(entry, "images", data_dir, required=need_images)
+        items += read_entry(task, entry, path, images, need_images)
+        paths.append(path)
+    return items, paths

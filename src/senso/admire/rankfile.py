@@ -1,0 +1,301 @@
+"""A ranking task is a TOML file (`kind = "ranking"`): a sentence with a potentially idiomatic expression, five
+candidate images with captions, a gold order and a sentence type, in any language (docs/ranking_task_files.md).
+
+```toml
+kind = "ranking"                 # what tells it from a Likert task file
+name = "admire2-a"
+subtask = "images"               # or "captions": rank the captions, no pictures (AdMIRe 2 Subtask B)
+sentence_type = true             # the task asks for each item's sentence type (idiomatic / literal)
+gold = ["expected_order", "sentence_type"]          # the gold fields the data may carry
+metrics = ["top1", "ndcg", "sentence_type_accuracy", "sentence_type_macro_f1"]
+gains = [3, 1, 0, 0, 0]          # DCG's gain of the image at each gold rank (AdMIRe's)
+ndcg_k = 5
+group = "compound"               # the column to cross-validate by (the expression)
+
+[[data]]                         # one table per file: one file, or one per language (and split)
+file = "zh/train.tsv"            # relative to this file (data_from = "data-dir": to the data folder)
+language = "zh"                  # ISO 639 code, optionally with a region (pt-BR)
+split = "train"                  # optional; default "test"
+images = "zh/images"             # optional: a folder holding one folder per expression
+
+[columns]                        # optional: your files' names for the fields
+image_name = "image{n}_name"
+```
+
+Every problem raises a RankingTaskFileError naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from senso.admire.languages import LanguageCodeError, check_language
+from senso.admire.rankmetrics import DEFAULT_GAINS, DEFAULT_METRICS, METRICS, TYPE_METRICS
+from senso.core.errors import DataNotFound, SensoError
+from senso.core.paths import find_data_file
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+KIND = "ranking"
+BUILTIN_DIR = Path(__file__).resolve().parent / "tasks"
+KEYS = ("kind", "name", "description", "subtask", "sentence_type", "gold", "gold_order", "metrics", "gains",
+        "ndcg_k", "group", "pair", "data_from", "delimiter", "data", "columns")
+DATA_KEYS = ("file", "language", "split", "images", "submission")
+SUBTASKS = {"images": "rank the five images", "captions": "rank the five captions, no pictures (text only)"}
+GOLD_FIELDS = ("expected_order", "sentence_type")
+GOLD_ORDERS = ("column", "listed")  # listed: the images as the file lists them, best first (XMPIE's spectrum)
+DATA_FROM = ("task-file", "data-dir")
+DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
+COLUMNS = {"compound": "compound", "sentence": "sentence", "subset": "subset", "sentence_type": "sentence_type",
+           "expected_order": "expected_order", "image_name": "image{n}_name", "image_caption": "image{n}_caption"}
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+DEFAULT_SPLIT = "test"
+N_IMAGES = 5
+
+
+class RankingTaskFileError(SensoError):
+    """A bad ranking task file: names the file and the key, and says what to write instead."""
+
+    def __init__(self, path: str | Path, key: str | None, message: str):
+        super().__init__(f"{path}" + (f", key '{key}'" if key else "") + f": {message}")
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """One `[[data]]` table: the file, its language, its split, its images folder and submission file name."""
+
+    file: str
+    language: str
+    split: str
+    images: str | None
+    submission: str
+    index: int  # its position among the `[[data]]` tables, from 1 (messages say `data[2]`)
+
+
+@dataclass(frozen=True)
+class RankingTask:
+    name: str
+    description: str
+    subtask: str
+    sentence_type: bool
+    gold: tuple[str, ...]
+    gold_order: str
+    metrics: tuple[str, ...]
+    gains: tuple[float, ...]
+    ndcg_k: int
+    group: str | None  # a column; None: the compound column
+    pair: str | None  # a column linking the same expression across languages; None: the group
+    data_from: str
+    delimiter: str | None
+    data: tuple[DataFile, ...]
+    columns: dict[str, str]
+    source: Path
+    builtin: bool = False
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def reference(self) -> str:
+        return self.name if self.builtin else str(self.source)
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(d.language for d in self.data))
+
+    @property
+    def splits(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(d.split for d in self.data))
+
+    def column(self, field_name: str, n: int | None = None) -> str:
+        return self.columns[field_name].replace("{n}", str(n)) if n is not None else self.columns[field_name]
+
+    def delimiter_for(self, path: Path) -> str:
+        return self.delimiter if self.delimiter is not None else ("\t" if path.suffix.lower() == ".tsv" else ",")
+
+    def where(self, entry: DataFile, key: str, data_dir: str | Path | None, required: bool = True) -> Path | None:
+        """The path of an entry's `file` or `images` (relative to the task file, or found in the data folder)."""
+        relative = getattr(entry, key)
+        if relative is None:
+            return None
+        if self.data_from == "task-file":
+            path = (self.source.parent / relative).resolve()
+            if required and not path.exists():
+                raise RankingTaskFileError(self.source, f"data[{entry.index}].{key}",
+                                           f"{path} does not exist (paths are relative to the task file)")
+            return path
+        found = find_data_file(relative, data_dir)
+        if found is None and required:
+            raise DataNotFound(f"{self.source}: no {relative} in the data folder; point senso at it with "
+                               f"--data-dir DIR (or SENSO_DATA_DIR=DIR), where DIR/{relative} is the file")
+        return found
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "task_file": str(self.source), "builtin": self.builtin, "subtask": self.subtask,
+                "sentence_type": self.sentence_type, "gold": list(self.gold), "gold_order": self.gold_order,
+                "metrics": list(self.metrics), "gains": list(self.gains), "ndcg_k": self.ndcg_k,
+                "group": self.group or self.columns["compound"], "pair": self.pair or self.group or
+                self.columns["compound"], "languages": list(self.languages), "columns": dict(self.columns)}
+
+
+def _string(data: dict[str, Any], path: Path, key: str, default: str | None = None) -> str | None:
+    if key not in data:
+        if default is None:
+            raise RankingTaskFileError(path, key, "missing; a ranking task file needs kind, name and [[data]]")
+        return default
+    value = data[key]
+    if not isinstance(value, str) or not value.strip():
+        raise RankingTaskFileError(path, key, f"expected a non-empty string, got {value!r}")
+    return value
+
+
+def _choice(data: dict[str, Any], path: Path, key: str, choices: Any, default: str) -> str:
+    value = _string(data, path, key, default)
+    if value not in choices:
+        raise RankingTaskFileError(path, key, f"{value!r}: choose {' or '.join(map(repr, choices))}")
+    return value
+
+
+def _names(data: dict[str, Any], path: Path, key: str, allowed: tuple[str, ...], default: tuple[str, ...]) -> tuple:
+    value = data.get(key, list(default))
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise RankingTaskFileError(path, key, f"expected a list of names from {', '.join(allowed)}, got {value!r}")
+    unknown = [v for v in value if v not in allowed]
+    if unknown:
+        raise RankingTaskFileError(path, key, f"unknown {unknown[0]!r}; choose from {', '.join(allowed)}")
+    if len(set(value)) != len(value):
+        raise RankingTaskFileError(path, key, f"names one twice: {value}")
+    return tuple(value)
+
+
+def _gains(data: dict[str, Any], path: Path) -> tuple[float, ...]:
+    value = data.get("gains", list(DEFAULT_GAINS))
+    ok = isinstance(value, list) and len(value) == N_IMAGES and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in value)
+    if not ok or not any(value):
+        raise RankingTaskFileError(path, "gains", f"expected {N_IMAGES} gains >= 0, not all 0, for the images at "
+                                                  f"gold ranks 1..{N_IMAGES} (AdMIRe: [3, 1, 0, 0, 0]); got {value!r}")
+    return tuple(float(v) for v in value)
+
+
+def _columns(data: dict[str, Any], path: Path) -> dict[str, str]:
+    raw = data.get("columns", {})
+    if not isinstance(raw, dict):
+        raise RankingTaskFileError(path, "columns", "expected a table: a line [columns], then e.g. compound = \"idiom\"")
+    for key, value in raw.items():
+        if key not in COLUMNS:
+            raise RankingTaskFileError(path, f"columns.{key}", f"unknown field; [columns] maps {', '.join(COLUMNS)}")
+        if not isinstance(value, str) or not value:
+            raise RankingTaskFileError(path, f"columns.{key}", f"expected a column name, got {value!r}")
+        if key.startswith("image_") and "{n}" not in value:
+            raise RankingTaskFileError(path, f"columns.{key}", f"{value!r} has no {{n}}: write the column of image "
+                                                               "n, e.g. \"image{n}_name\"")
+    return {**COLUMNS, **raw}
+
+
+def _data_files(data: dict[str, Any], path: Path) -> tuple[DataFile, ...]:
+    tables = data.get("data")
+    if isinstance(tables, dict):
+        tables = [tables]
+    if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
+        raise RankingTaskFileError(path, "data", "expected one [[data]] table per file, each with file and language")
+    entries, seen = [], set()
+    for index, table in enumerate(tables, start=1):
+        key = f"data[{index}]"
+        unknown = [k for k in table if k not in DATA_KEYS]
+        if unknown:
+            raise RankingTaskFileError(path, f"{key}.{unknown[0]}", f"unknown key; a [[data]] table has "
+                                                                    f"{', '.join(DATA_KEYS)}")
+        for name in ("file", "language"):
+            if not isinstance(table.get(name), str) or not table[name].strip():
+                raise RankingTaskFileError(path, f"{key}.{name}", f"missing or empty; got {table.get(name)!r}")
+        try:
+            language = check_language(table["language"])
+        except LanguageCodeError as exc:
+            raise RankingTaskFileError(path, f"{key}.language", str(exc)) from None
+        split = table.get("split", DEFAULT_SPLIT)
+        images = table.get("images")
+        if not isinstance(split, str) or not NAME_PATTERN.match(split) or "+" in split:
+            raise RankingTaskFileError(path, f"{key}.split", f"{split!r}: one word such as train, dev or test")
+        if images is not None and (not isinstance(images, str) or not images):
+            raise RankingTaskFileError(path, f"{key}.images", f"expected a folder, got {images!r}")
+        if (language, split) in seen:
+            raise RankingTaskFileError(path, key, f"a second file for language {language} and split {split}: "
+                                                  "give each language and split one file")
+        seen.add((language, split))
+        submission = table.get("submission", f"submission_{language.upper()}.tsv")
+        if not isinstance(submission, str) or not re.match(r"^[\w.-]+\.tsv$", submission):
+            raise RankingTaskFileError(path, f"{key}.submission", f"{submission!r}: a file name ending .tsv")
+        entries.append(DataFile(table["file"], language, split, images, submission, index))
+    return tuple(entries)
+
+
+def parse_ranking_task(data: dict[str, Any], path: Path, builtin: bool = False) -> RankingTask:
+    """A RankingTask from the parsed TOML of `path`; RankingTaskFileError for anything wrong."""
+    unknown = [k for k in data if k not in KEYS]
+    if unknown:
+        raise RankingTaskFileError(path, unknown[0], f"unknown key; a ranking task file has the keys {', '.join(KEYS)}")
+    if data.get("kind") != KIND:
+        raise RankingTaskFileError(path, "kind", f"expected \"{KIND}\", got {data.get('kind')!r}")
+    name = _string(data, path, "name")
+    if not NAME_PATTERN.match(name):
+        raise RankingTaskFileError(path, "name", f"{name!r}: use letters, digits, '.', '_' and '-' (it names run folders)")
+    sentence_type = data.get("sentence_type", False)
+    if not isinstance(sentence_type, bool):
+        raise RankingTaskFileError(path, "sentence_type", f"true or false, got {sentence_type!r}")
+    metrics = _names(data, path, "metrics", METRICS, DEFAULT_METRICS + (TYPE_METRICS if sentence_type else ()))
+    gold = _names(data, path, "gold", GOLD_FIELDS, GOLD_FIELDS)
+    if any(m in TYPE_METRICS for m in metrics) and "sentence_type" not in gold:
+        raise RankingTaskFileError(path, "metrics", "sentence-type metrics need \"sentence_type\" in gold")
+    if any(m in TYPE_METRICS for m in metrics) and not sentence_type:
+        raise RankingTaskFileError(path, "metrics", "sentence-type metrics score a predicted sentence type: add "
+                                                    "sentence_type = true")
+    ndcg_k = data.get("ndcg_k", N_IMAGES)
+    if isinstance(ndcg_k, bool) or not isinstance(ndcg_k, int) or not 1 <= ndcg_k <= N_IMAGES:
+        raise RankingTaskFileError(path, "ndcg_k", f"a whole number from 1 to {N_IMAGES}, got {ndcg_k!r}")
+    delimiter = data.get("delimiter")
+    if delimiter is not None and delimiter not in DELIMITERS:
+        raise RankingTaskFileError(path, "delimiter", f"{delimiter!r}: write one of {', '.join(map(repr, DELIMITERS))}")
+    return RankingTask(
+        name=name, description=_string(data, path, "description", ""), sentence_type=sentence_type,
+        subtask=_choice(data, path, "subtask", SUBTASKS, "images"), gold=gold,
+        gold_order=_choice(data, path, "gold_order", GOLD_ORDERS, "column"), metrics=metrics,
+        gains=_gains(data, path), ndcg_k=ndcg_k, group=data.get("group") and _string(data, path, "group"),
+        pair=data.get("pair") and _string(data, path, "pair"),
+        data_from=_choice(data, path, "data_from", DATA_FROM, "task-file"), delimiter=delimiter,
+        data=_data_files(data, path), columns=_columns(data, path), source=path, builtin=builtin)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise RankingTaskFileError(path, None, "not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RankingTaskFileError(path, None, f"not valid TOML ({exc})") from None
+
+
+def is_ranking_file(path: str | Path) -> bool:
+    """Whether `path` is a TOML file that says `kind = "ranking"` (anything else goes to the Likert reader, which
+    says what is wrong with it)."""
+    path = Path(path).expanduser()
+    try:
+        return path.is_file() and _read_toml(path).get("kind") == KIND
+    except SensoError:
+        return False
+
+
+def load_ranking_task(path: str | Path, builtin: bool = False) -> RankingTask:
+    path = Path(path).expanduser().resolve()
+    if not path.is_file():
+        raise RankingTaskFileError(path, None, "no such task file")
+    return parse_ranking_task(_read_toml(path), path, builtin=builtin)
+
+
+def builtin_task_file(name: str) -> Path:
+    return BUILTIN_DIR / f"{name}.toml"

