@@ -241,8 +241,8 @@ LMEVAL_STAMP = "2026-12-01T23-13-41.427763"
 
 
 def lmeval_logs(tmp: Path) -> None:
-    """lm-eval samples logs gone wrong, made from the real excerpt: cut short, an id the data lacks, four
-    choices, a generate_until task's answers, senso's own samples.jsonl; a results file of another run."""
+    """lm-eval samples logs gone wrong, made from the real excerpt: cut short, an id the data lacks, the first
+    document missing, four choices, a generate_until task's answers, senso's own samples.jsonl; a results file of another run."""
     folder = tmp / "lm"
     folder.mkdir()
     text = (LMEVAL / f"samples_abricot_abs_{LMEVAL_STAMP}.jsonl").read_text(encoding="utf-8")
@@ -255,6 +255,9 @@ def lmeval_logs(tmp: Path) -> None:
         (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
     edited("unknown.jsonl", 2, doc={**records[2]["doc"], "ID": "NOPE_1"})
+    inc = (LMEVAL / f"samples_abricot_inc_{LMEVAL_STAMP}.jsonl").read_text(encoding="utf-8")
+    (folder / "renamed.jsonl").write_text(inc, encoding="utf-8")  # abricot-inc's log under a name that says nothing
+    (folder / "gap.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records[1:]), encoding="utf-8")
     edited("four.jsonl", 0, filtered_resps=records[0]["filtered_resps"][:4])
     edited("generated.jsonl", 0, filtered_resps=["Risposta: 3"])
     (folder / "samples.jsonl").write_text(json.dumps({"id": "OROLOGIO_1", "prediction": 1}) + "\n", encoding="utf-8")
@@ -453,12 +456,15 @@ CASES = [
       "cut.jsonl, row 6: not valid JSON", "lmeval_logs"),
     c("lmeval-truncated-line-says-why", f"{LMS} {{tmp}}/lm/cut.jsonl --limit 6", 2,
       "the last line, cut short: a killed lm-eval run or a partial copy?", "lmeval_logs"),
-    c("lmeval-another-tasks-log", f"{LMS} {LMEVAL}/samples_abricot_inc_{LMEVAL_STAMP}.jsonl --limit 6", 2,
-      "lm-eval's gold (`target`) differs from abricot-abs's gold label on 3 of 6 items"),
-    c("lmeval-missing-items", f"{LMS} {LMEVAL}/samples_abricot_abs_{LMEVAL_STAMP}.jsonl", 2,
-      "the log lacks 121 of the 127 items scored: OROLOGIO_7, MARGHERITA_1"),
-    c("lmeval-missing-items-fix", f"{LMS} {LMEVAL}/samples_abricot_abs_{LMEVAL_STAMP}.jsonl", 2,
-      "give senso the same --limit 6 (the run is then marked PARTIAL)"),
+    c("lmeval-another-tasks-log", f"{LMS} {{tmp}}/lm/renamed.jsonl --limit 6", 2,
+      "lm-eval's gold (`target`) differs from abricot-abs's gold label on 3 of 6 items", "lmeval_logs"),
+    c("lmeval-another-tasks-log-by-name", f"{LMS} {LMEVAL}/samples_abricot_inc_{LMEVAL_STAMP}.jsonl --limit 6", 2,
+      "a log of lm-eval's task abricot_inc (by its file name), not of abricot-abs"),
+    c("lmeval-missing-items", f"{LMS} {{tmp}}/lm/gap.jsonl", 2,
+      "the log lacks 122 of the 127 items scored: OROLOGIO_1, OROLOGIO_7", "lmeval_logs"),
+    # a log of `lm_eval --limit 6` (its first 6 documents): scored, and marked PARTIAL as senso's own --limit is
+    c("lmeval-limited-run-is-partial", f"{LMS} {LMEVAL}/samples_abricot_abs_{LMEVAL_STAMP}.jsonl", 0,
+      "PARTIAL: the first 6 of the 127 items (lm-eval's log of a `--limit 6` run)"),
     c("lmeval-unknown-id", f"{LMS} {{tmp}}/lm/unknown.jsonl --limit 6", 2,
       "row 3, field 'doc': 1 logged item(s) are not in the data set (NOPE_1)", "lmeval_logs"),
     c("lmeval-wrong-number-of-choices", f"{LMS} {{tmp}}/lm/four.jsonl --limit 6", 2,
@@ -711,6 +717,8 @@ def _slow_senso(tmp_path: Path, out: Path, sleep: float = 60) -> "subprocess.Pop
     proc = subprocess.Popen([sys.executable, "-c", CHILD, "run", "admire-a", "--system", "random", "--out", str(out)],
                             env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     line = proc.stdout.readline()
+    if line.startswith("admire-a: lang en, split dev (not given"):  # said once, before the run starts
+        line = proc.stdout.readline()
     assert line.startswith("RANKING"), line + proc.stdout.read()
     return proc
 
