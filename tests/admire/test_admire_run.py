@@ -103,6 +103,10 @@ def test_xeval_writes_the_submission_and_no_metrics(data_dir, tmp_path):
     assert results["gold"] is None and results["metrics"]  # an explicit "no gold" result: every metric says why
     assert all(m["value"] is None and m["reason"].startswith("no gold for en xeval") for m in results["metrics"].values())
     assert any("no gold" in note for note in results["notes"])
+    import senso
+
+    r = senso.evaluate("admire-a", system="random", split="xeval", data_dir=data_dir)
+    assert r.metrics["top1"].value is None and r.metrics["top1"].reason.startswith("no gold for en xeval")
     # leaderboard and compare then say that gold is needed
     with pytest.raises(SensoError, match="gold is needed"):
         from senso.admire.leaderboard import leaderboards
