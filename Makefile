@@ -1,12 +1,13 @@
 # make run  : set up .venv (user install) and run the main job (`senso showcase`: ABRICOT's published 0-shot
 #             protocol on the built-in model, senso's supervised Likert system, AdMIRe's default; one summary table)
-# make test : set up .venv with the test extras and run the whole test suite
+# make test : set up .venv with the test extras and run the whole test suite (what CI runs: .ci/run)
+# make test-quick : the suite without the `server` tests, so without compiling llama-cpp-python (a local check)
 VENV ?= .venv
 PY := $(VENV)/bin/python
 SENSO_DATA_DIR ?= ../shared/data
 export SENSO_DATA_DIR
 
-.PHONY: setup setup-test wordnet run test
+.PHONY: setup setup-test setup-quick wordnet run test test-quick
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -42,3 +43,11 @@ run: setup wordnet
 
 test: setup-test wordnet
 	$(PY) -m pytest -q
+
+# The test extras without the llama.cpp build: the `server` tests (llama-cpp-python's server) are deselected.
+setup-quick: $(PY)
+	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e ".[test-quick]"
+
+test-quick: setup-quick wordnet
+	$(PY) -m pytest -q -m "not server"

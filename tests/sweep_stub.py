@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from senso.core.errors import SensoError
-from senso.core.options import RunOptions
+from senso.catalog import RunOptions
 
 
 def stub_run(options: RunOptions) -> Path:

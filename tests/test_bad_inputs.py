@@ -554,7 +554,7 @@ def test_catalogue_is_large_enough():
 def test_no_wordnet_is_a_warning_not_silence(tmp_path, monkeypatch):
     from senso.admire.run import check_options
     from senso.admire.systems import wordnet
-    from senso.core.options import RunOptions
+    from senso.catalog import RunOptions
 
     (tmp_path / "empty").mkdir()
     monkeypatch.setattr(wordnet, "wordnet_candidates", lambda explicit=None: [tmp_path / "empty"])
@@ -634,7 +634,7 @@ def test_abricot_limit_is_partial_and_not_placed(tmp_path, monkeypatch, capsys):
     from report_fixtures import AnswerModel
 
     from senso.api import evaluate
-    from senso.report.placement import abricot_placement
+    from senso.likert.published import abricot_placement
     from senso.report.run_folder import load_run
 
     monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))

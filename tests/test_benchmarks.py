@@ -74,6 +74,7 @@ SMOKES = {
     "openai_agreement.py": Smoke((r"^items: 1$", r"^argmax_agreement: ", r"^mad_renormalised: \d"),
                                  args=("--base-url", "{fake_server}", "--served-name", "tiny")),
     "report_speed.py": Smoke((r": 15 thumbnails, page built in \d",), data=False),
+    "scaling.py": Smoke((r"^ridge alone +12 +3 +\d", r"^embedding-ridge +12 +3 +\d+\.\d +\d", r"^caption-similarity +12 +- +\d+\.\d +\d")),
     "startup_speed.py": Smoke((r"^senso --help +0 ", r"^--model, warm start +0 .* first_item_s="), data=False),
     "vs_lmeval.py": Smoke((r"^   0 senso +\d", r"^senso scored 2 items; lm-eval task folder written \(abricot_abs.yaml, utils.py\)"),
                           args=("--yardstick", "{yardstick}")),

@@ -15,8 +15,8 @@ Every `senso run` option is a keyword of the same name (`senso.core.options.RunO
 (`senso.systems()`). Nothing is printed unless `progress=True` (progress bars on stderr); nothing is written
 unless `out=` names a run folder (or `r.save(...)`). Errors are `senso.SensoError`s naming the argument.
 
-This module holds THE table of tasks (`TASKS`): the only place that dispatches by task. The command line
-(`senso.cli`) is a thin layer over `evaluate_many`.
+Tasks are found in THE table of tasks (`senso.catalog`), each a `senso.core.task.Task` declared in its family's
+folder. The command line (`senso.cli`) is a thin layer over `evaluate_many`.
 """
 
 from __future__ import annotations
@@ -25,79 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from senso.catalog import FLAG_NAMES, RUN_FIELDS, RunOptions, all_tasks, run_folder_name, task_for  # noqa: F401
 from senso.core.errors import SensoError
-from senso.core.evaluation import EvalResult, Prepare
-from senso.core.options import FLAG_NAMES, RUN_FIELDS, RunOptions
+from senso.core.evaluation import EvalResult
 from senso.core.params import python_message
+from senso.core.task import Task
 
-TASK_FILE_SUFFIX = ".toml"
-
-
-def _wing(module: str, name: str) -> Callable[..., Any]:
-    """A function of a wing's module, imported when first called (`senso --help` imports no wing)."""
-    def call(*args: Any, **kwargs: Any) -> Any:
-        import importlib
-
-        return getattr(importlib.import_module(module), name)(*args, **kwargs)
-
-    call.__name__ = name
-    return call
-
-
-@dataclass(frozen=True)
-class TaskEntry:
-    """A task: its family, one line on what it measures, and its wing's functions: `check(options, system)`
-    (every option, before anything slow), `prepare(options, context)` (the loop's Plan) and `show(result)`
-    (its terminal summary, for the command line)."""
-
-    name: str
-    family: str
-    description: str
-    check: Callable[[RunOptions, Any], None]
-    prepare: Prepare
-    show: Callable[[EvalResult], None]
-
-
-LIKERT = dict(family="likert", check=_wing("senso.likert.run", "check"), prepare=_wing("senso.likert.run", "prepare"),
-              show=_wing("senso.likert.tables", "print_result"))
-ADMIRE = dict(family="admire", check=_wing("senso.admire.run", "check"), prepare=_wing("senso.admire.run", "prepare"),
-              show=_wing("senso.admire.tables", "print_result"))
-
-TASKS: dict[str, TaskEntry] = {t.name: t for t in (
-    TaskEntry("abricot-abs", description="ABRICOT abstractness (CALAMITA 2024): how abstract is the noun in this "
-                                         "sentence, 1-5", **LIKERT),
-    TaskEntry("abricot-inc", description="ABRICOT inclusiveness (CALAMITA 2024): how inclusive is the noun in this "
-                                         "sentence, 1-5", **LIKERT),
-    TaskEntry("admire-a", description="AdMIRe Subtask A (SemEval-2025 Task 1): rank 5 images/captions by how well "
-                                      "they show the compound's sense in the sentence", **ADMIRE),
-    TaskEntry("admire-b", description="AdMIRe Subtask B: complete an image sequence, and say whether the compound "
-                                      "is used literally or idiomatically", **ADMIRE),
-    TaskEntry("admire-sense", description="AdMIRe sense classification alone: is the compound literal or idiomatic "
-                                          "in this sentence", **ADMIRE),
-)}
-TASK_FILE_ENTRY = TaskEntry("path/to/task.toml", description="any Likert task file: the word's rating in context on "
-                                                             "the file's scale (README: task files)", **LIKERT)
-RANKING_FILE_ENTRY = TaskEntry("path/to/ranking.toml", description="any ranking task file (kind = \"ranking\"): rank "
-                               "5 images or captions for an expression in a sentence, in any language",
-                               family="admire", check=_wing("senso.admire.rankrun", "check"),
-                               prepare=_wing("senso.admire.rankrun", "prepare"),
-                               show=_wing("senso.admire.ranktables", "print_result"))
-
-
-def task_entry(task: str | Path) -> TaskEntry:
-    """The table's entry for a built-in task name; a path ending .toml is a task file: a ranking one when it says
-    `kind = "ranking"`, else a Likert one."""
-    if str(task) in TASKS:
-        return TASKS[str(task)]
-    if str(task).endswith(TASK_FILE_SUFFIX):
-        return RANKING_FILE_ENTRY if _wing("senso.admire.rankfile", "is_ranking_file")(task) else TASK_FILE_ENTRY
-    raise SensoError(f"unknown task {str(task)!r}; choose from {', '.join(TASKS)}, or give a task file "
-                     "(path/to/task.toml)")
-
-
-def run_folder_name(task: str) -> str:
-    """The folder of one task's run inside a parent `--out` folder: the task's name, or a task file's stem."""
-    return Path(task).stem if str(task).endswith(TASK_FILE_SUFFIX) else str(task)
+task_entry = task_for  # the table's task for what a user typed (a name, or a task file's path)
 
 
 def make_options(task: str | Path, **options: Any) -> RunOptions:
@@ -142,9 +76,9 @@ def _provide_models(pool: Any, model: Any, embedder: Any) -> tuple[str | None, s
 
 @dataclass
 class Job:
-    """One task to evaluate: its entry, options and the researcher's system object (if any)."""
+    """One task to evaluate: the task (`senso.core.task.Task`), options and the researcher's system object (if any)."""
 
-    entry: TaskEntry
+    entry: Task
     options: RunOptions
     system: Any = None
 
@@ -161,13 +95,13 @@ def evaluate_many(jobs: Sequence[Job], *, models: Any = None, progress: bool = F
     from senso.core.progress import showing
 
     pool = models if models is not None else ModelPool()
-    for job in jobs:
-        job.entry.check(job.options, job.system)
+    checked = [job.entry.check(job.options, job.system) for job in jobs]  # each task's checks, once
     results = []
     with showing(progress):
-        for job in jobs:
+        for job, job_checked in zip(jobs, checked):
             folder = job.options.out if job.options.out is not None else out
-            result = run_loop(job.entry.prepare, job.options, pool, system=job.system, out=folder, command=command)
+            result = run_loop(job.entry.prepare, job.options, pool, system=job.system, out=folder, command=command,
+                              checked=job_checked)
             results.append(result)
             if on_result is not None:
                 on_result(job, result)
@@ -244,19 +178,15 @@ class SystemInfo:
 
 
 def tasks() -> list[TaskInfo]:
-    """The built-in tasks, and the task-file form (any path ending .toml)."""
-    return [TaskInfo(t.name, t.family, t.description) for t in (*TASKS.values(), TASK_FILE_ENTRY)]
-
-
-LIKERT_TASKS = ("abricot-abs", "abricot-inc", "path/to/task.toml")
+    """The built-in tasks, and the task-file forms (e.g. any path ending .toml)."""
+    return [TaskInfo(t.name, t.family, t.description) for t in all_tasks()]
 
 
 def systems() -> list[SystemInfo]:
-    """Every registered system of every family, with its declared options."""
-    from senso.admire.systems.registry import SYSTEMS as ADMIRE_SYSTEMS
-    from senso.likert.systems.registry import LIKERT_SYSTEMS
-
-    rows = [SystemInfo(s.name, LIKERT_TASKS, s.description, s.params) for s in LIKERT_SYSTEMS.values()]
-    for subtask, table in ADMIRE_SYSTEMS.items():
-        rows += [SystemInfo(s.name, (f"admire-{subtask}",), s.summary, s.params) for s in table.values()]
-    return rows
+    """Every registered system of every task, with its declared options (one row per registry row, with every
+    task it answers)."""
+    rows: dict[int, tuple[Any, list[str]]] = {}
+    for task in all_tasks():
+        for entry in task.systems():
+            rows.setdefault(id(entry.row if entry.row is not None else entry), (entry, []))[1].append(task.name)
+    return [SystemInfo(entry.name, tuple(names), entry.description, entry.options) for entry, names in rows.values()]

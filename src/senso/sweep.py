@@ -42,7 +42,7 @@ from typing import Any, Callable
 
 from senso.core.errors import RunInterrupted, SensoError
 from senso.core.cache import cache_key
-from senso.core.options import RunOptions
+from senso.catalog import RunOptions
 from senso.core.output import check_output_folder, write_text
 from senso.core.records import load_results, write_json_atomically
 

@@ -10,7 +10,7 @@ import senso
 from senso.admire.systems.registry import SYSTEMS, check_system
 from senso.cli import app
 from senso.core.errors import SensoError
-from senso.core.options import RunOptions
+from senso.catalog import RunOptions
 from senso.core.records import load_results, load_samples
 
 pytestmark = pytest.mark.real_data

@@ -17,7 +17,7 @@ from senso.admire.data import load_subtask_a
 from senso.core.errors import SensoError
 from senso.api import run as run_admire
 from senso.core.cache import ResponseCache
-from senso.core.options import RunOptions
+from senso.catalog import RunOptions
 from senso.core.records import load_results, load_samples
 
 pytestmark = [pytest.mark.images, pytest.mark.real_data]

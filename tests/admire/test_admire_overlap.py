@@ -15,7 +15,7 @@ from senso.admire.leaderboard import UNRANKED, leaderboards
 from senso.admire.overlap import TrainingIndex, is_seen, item_overlap, overlap_rows, overlap_summary
 from senso.admire.systems import pipeline
 from senso.core.records import load_results, load_samples
-from senso.report.placement import admire_placement
+from senso.admire.published import admire_placement
 from senso.report.run_page import write_run_report
 from senso.report.run_folder import load_run
 
@@ -114,7 +114,7 @@ def test_fitted_system_on_xeval_reports_unseen_headline_and_is_not_ranked(data_d
 
 def test_fitted_model_file_records_its_training_items(data_dir, models, tmp_path):
     from senso.admire.systems import fitting
-    from senso.core.options import RunOptions
+    from senso.catalog import RunOptions
 
     model = tmp_path / "model.json"
     document = fitting.fit_to_file(RunOptions(task="admire-a", data_dir=data_dir, split="train",

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from senso.cli import app
 from senso.core.errors import SensoError
 from senso.api import run as run_admire
-from senso.core.options import RunOptions
+from senso.catalog import RunOptions
 from senso.core.records import load_results, load_samples
 from senso.admire.scoring import score_submission
 from senso.admire.submission import read_submission

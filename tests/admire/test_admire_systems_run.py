@@ -13,7 +13,7 @@ from senso.backends.default_model import DEFAULT_MODEL_SPEC
 from senso.cli import app
 from senso.core.errors import SensoError
 from senso.api import run as run_admire
-from senso.core.options import RunOptions
+from senso.catalog import RunOptions
 from senso.core.records import load_results, load_samples
 from senso.admire.systems.wordnet import WordNet
 

@@ -17,7 +17,8 @@ from senso.backends.openai import OpenAICompatLM
 from senso.backends.vlm import TransformersVLM
 from senso.core.cache import ResponseCache
 from senso.core.errors import SensoError
-from senso.core.options import RunOptions, check_batch_size
+from senso.catalog import RunOptions
+from senso.core.options import check_batch_size
 from test_hf import likert_prompts, tiny_model_dir  # noqa: F401  (fixture)
 
 from openai_fakes import MODELS, FakeServer, chat_reply, legacy_topk

@@ -8,7 +8,7 @@ import json
 import pytest
 from transformers import AutoTokenizer
 
-from senso.backends import hf
+from senso.backends import fast_tokenizer, hf
 from senso.backends.fast_tokenizer import FastTokenizer
 from senso.backends.hf import HFCausalLM
 from senso.core.fingerprint import remembered
@@ -39,6 +39,44 @@ def test_fast_tokenizer_scores_as_transformers_tokenizer(tiny_model):
     assert fast.loglikelihood_choices(PROMPTS) == plain.loglikelihood_choices(PROMPTS)
     with_template = HFCausalLM(tiny_model, fast_tokenizer=True, chat_template=True)  # needs transformers' tokenizer
     assert not isinstance(with_template.tokenizer, FastTokenizer)
+
+
+def test_remembered_token_ids_are_the_tokenizers_and_spare_reading_it(tiny_model, monkeypatch, tmp_path):
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+    first = FastTokenizer(tiny_model)
+    ids = {(text, special): first.encode(text, add_special_tokens=special) for text in TEXTS for special in (True, False)}
+    first.save_memo()
+    again = FastTokenizer(tiny_model)
+    assert {key: again.encode(*key) for key in ids} == ids
+    assert again._rust is None  # every text and special token came from the memo: tokenizer.json never read
+    assert [getattr(again, f"{n}_token_id") for n in ("bos", "eos", "pad")] == \
+           [getattr(first, f"{n}_token_id") for n in ("bos", "eos", "pad")]
+    assert again.encode("a text never seen", False) == first._tokenizer.encode("a text never seen", add_special_tokens=False).ids
+    assert again._rust is not None
+    unmemoised = FastTokenizer(tiny_model, memo=False)
+    assert {key: unmemoised.encode(*key) for key in ids} == ids
+
+
+def test_the_token_memo_is_bounded_and_follows_the_tokenizer_file(tiny_model, monkeypatch, tmp_path):
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(fast_tokenizer, "MEMO_IDS", 40)
+    tok = FastTokenizer(tiny_model)
+    for k in range(30):
+        tok.encode(f"testo numero {k} con qualche parola")
+    assert 0 < sum(len(ids) for ids in tok._memo["ids"].values()) <= 40
+    assert "1testo numero 29 con qualche parola" in tok._memo["ids"]  # the most recent are kept
+    tok.save_memo()
+    [memo_file] = (tmp_path / "cache" / "token_ids").glob("*.json")
+    other = tmp_path / "other"
+    other.mkdir()
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        (other / name).write_bytes((tiny_model / name).read_bytes())
+    config = json.loads((other / "tokenizer_config.json").read_text())
+    (other / "tokenizer_config.json").write_text(json.dumps({**config, "model_max_length": 7}))
+    elsewhere = FastTokenizer(other)
+    elsewhere.encode("x")
+    elsewhere.save_memo()
+    assert len(list(memo_file.parent.glob("*.json"))) == 2  # another config: its own memo
 
 
 def test_the_lm_head_check_runs_once_per_checkpoint(tiny_model, monkeypatch, tmp_path):

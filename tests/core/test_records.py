@@ -1,7 +1,7 @@
 """The one run-config schema (`run_config`) and the readers of today's and older config.json files."""
 
 from senso.core.fingerprint import file_sha256
-from senso.core.options import RunOptions
+from senso.catalog import RunOptions
 from senso.core.records import config_data_files, config_option, run_config
 
 

@@ -13,7 +13,7 @@ from report_fixtures import (
 )
 
 from senso.api import evaluate
-from senso.core.options import RunOptions
+from senso.catalog import RunOptions
 from senso.likert.scoring import likert_metrics as ORIGINAL_LIKERT_METRICS
 
 

@@ -6,7 +6,7 @@ from report_fixtures import GOLD
 from typer.testing import CliRunner
 
 from senso.cli import app
-from senso.report.likert import confusion_matrix, highlight, largest_errors, lemma_rows, load_items
+from senso.likert.page import confusion_matrix, highlight, largest_errors, lemma_rows, load_items
 from senso.report.run_folder import load_run
 from senso.report.run_page import run_context, write_run_report
 

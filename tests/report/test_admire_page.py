@@ -3,7 +3,7 @@ import json
 import pytest
 from report_fixtures import A_ITEMS
 
-from senso.report.admire import caption_preview, highlight_phrase, predicted_sense, rank_landing
+from senso.admire.page import caption_preview, highlight_phrase, predicted_sense, rank_landing
 from senso.report.placement import placement_for
 from senso.report.run_folder import load_run
 from senso.report.run_page import run_context, write_run_report
@@ -161,7 +161,7 @@ def test_portuguese_run_shows_the_captions_it_used(tmp_path, monkeypatch):
     from report_fixtures import A_COLUMNS, write_tsv
 
     from senso.api import run as run_admire
-    from senso.core.options import RunOptions
+    from senso.catalog import RunOptions
 
     monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
     split_dir = tmp_path / "data" / "admire" / "subtask_a" / "pt" / "dev"

@@ -3,7 +3,7 @@ import json
 from typer.testing import CliRunner
 
 from senso.cli import app
-from senso.report.run_page import admire_sense_rows
+from senso.admire.page import admire_sense_rows
 
 
 def test_sense_rows_mark_the_compound_and_correctness():

@@ -9,7 +9,7 @@ import numpy as np
 from conftest import write_abricot_data
 
 from senso.backends.embedders import Embedder
-from senso.report.likert import travel_block
+from senso.likert.page import travel_block
 from senso.report.run_folder import load_run
 from senso.report.run_page import run_context, write_run_report
 

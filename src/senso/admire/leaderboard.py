@@ -10,14 +10,12 @@ extra submission).
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
 from senso.core.errors import SensoError
+from senso.core.placement import TIE_MARK, read_resource
 from senso.core.records import load_results
 from senso.admire.task import TASKS, TEXT_ONLY
 
@@ -26,12 +24,6 @@ HUMAN_FILE = "admire_human.csv"
 LEADERBOARD_SPLITS = ("test", "xeval")
 METRICS = {"a": TASKS["admire-a"].metrics, "b": TASKS["admire-b"].metrics}
 _CSV_METRICS = {"a": ("top1", "dcg"), "b": ("image_acc", "sentence_type_acc")}
-
-
-def read_resource(name: str) -> list[dict[str, str]]:
-    """Rows of a CSV shipped in senso/resources."""
-    text = resources.files("senso").joinpath("resources", name).read_text(encoding="utf-8")
-    return list(csv.DictReader(io.StringIO(text)))
 
 
 @dataclass(frozen=True)
@@ -168,7 +160,6 @@ def leaderboards(run_dirs: Sequence[str | Path], allow_partial: bool = False) ->
     return list(boards.values())
 
 
-TIE_MARK = "="  # before a rank several rows share with equal rounded scores, as the run report's placement writes it
 TIE_NOTE = f"{TIE_MARK}N: tied at rank N under the official rule (equal values at 2 decimals)."
 
 

@@ -7,6 +7,8 @@ from typing import Sequence
 
 from scipy import stats
 
+from senso.core.task import Metric, PairedTest, column
+
 
 ADMIRE_DCG_WEIGHTS = (3.0, 1.0, 0.0, 0.0, 0.0)
 
@@ -74,6 +76,27 @@ def admire_expected_random_top1(n_images: int = 5) -> float:
 
 # What a uniformly random Subtask A system scores on average, exactly.
 RANDOM_BASELINES = {"top1": admire_expected_random_top1(), "dcg": admire_expected_random_dcg()}
+
+
+def _mean(key: str) -> PairedTest:
+    return PairedTest("mean", column(key))
+
+
+# Every AdMIRe metric, declared once (`senso.core.task.Metric`); each task lists the ones it reports.
+METRICS = {metric.name: metric for metric in (
+    Metric("top1", "Top-1", "mean(first-ranked image = gold's first)", short="Top-1",
+           random_baseline=RANDOM_BASELINES["top1"], paired=_mean("top1")),
+    Metric("dcg", "DCG", "mean(Σ_p w(image at p) / log2(2 + p)), official weights", random_baseline=RANDOM_BASELINES["dcg"],
+           paired=_mean("dcg")),
+    Metric("official_name_corr", "name_corr* (official scorer's corr, parity only)",
+           "the official scorer's corr, printed for parity", has_ci=False, plotted=False),
+    Metric("image_accuracy", "image accuracy", "mean(chosen image = gold)", short="image acc.",
+           paired=_mean("image_accuracy")),
+    Metric("sentence_type_accuracy", "sentence-type accuracy", "mean(predicted sentence type = gold)",
+           paired=_mean("sentence_type_accuracy")),
+    Metric("sense_accuracy", "sense accuracy", "mean(predicted sense = gold sentence type)", short="sense acc."),
+)}
+METRIC_LABELS = {name: metric.label for name, metric in METRICS.items()}
 
 
 def exact_match(predicted: str, gold: str) -> float:

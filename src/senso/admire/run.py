@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from senso.admire.data import load_subtask_a, load_subtask_b, locate_admire, split_file
 from senso.admire.items import AdmireAItem, AdmireBItem
+from senso.admire.options import check_gold_file
 from senso.admire.run_sense import SensePlan, sense_plan
 from senso.admire.scoring import (GROUPS, PARITY_NOTE, aggregate, compounds_index, overlap_record, score_item_a,
                                   score_item_b, sense_calibration)
@@ -108,6 +109,7 @@ def check_options(options: RunOptions, system_object: Any = None) -> Checked:
     language, the splits (each once; --gold for one), the caption language, and the system (registered, or
     the researcher's `system_object`): the model flags and options it reads, their values."""
     options.check_family("admire")
+    check_gold_file(options)
     task = RUN_TASKS.get(options.task)
     if task is None:
         raise SensoError(f"unknown AdMIRe task {options.task!r}; choose from {', '.join(RUN_TASKS)}")
@@ -127,17 +129,16 @@ def check_options(options: RunOptions, system_object: Any = None) -> Checked:
     return Checked(task, options, splits, row, params, wordnet_warnings(row, options))
 
 
-def check(options: RunOptions, system_object: Any = None) -> None:
-    """Every option of an AdMIRe run, checked before anything slow (the loop's `prepare` checks again)."""
+def check(options: RunOptions, system_object: Any = None) -> Checked:
+    """Every option of an AdMIRe run, checked before anything slow, once."""
     options.validate()
-    check_options(options, system_object)
+    return check_options(options, system_object)
 
 
 def prepare(options: RunOptions, context: RunContext) -> "AdmirePlan | SensePlan":
     """The run of `options.task` with the registered system `options.system` (default: the task's) or the
     researcher's `context.system`: the system built, the items loaded with their gold, nothing predicted."""
-    options.validate()
-    checked = check_options(options, context.system)
+    checked = context.checked or check(options, context.system)
     chosen = {name: getattr(checked.options, name) for name in ("lang", "split") if getattr(options, name) is None}
     options, row = checked.options, checked.row
     if chosen:

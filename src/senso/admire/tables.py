@@ -10,7 +10,8 @@ from senso.core.stats import Estimate
 from senso.core.tables import Footnotes, folded, metric_tables, print_footnotes
 from senso.core.terminal import terminal
 from senso.admire.scoring import GROUPS
-from senso.admire.task import METRIC_LABELS, SENSE_TASK
+from senso.admire.metrics import METRIC_LABELS
+from senso.admire.task import SENSE_TASK
 
 
 def print_result(result: Any, by_group: bool = False) -> None:

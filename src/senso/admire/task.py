@@ -46,15 +46,6 @@ RUN_TASKS: dict[str, AdmireTask] = {**TASKS, SENSE_TASK.name: SENSE_TASK}  # eve
 
 TEXT_ONLY, TEXT_AND_IMAGES = "text-only", "text+images"  # the leaderboard tracks
 
-METRIC_LABELS = {
-    "top1": "Top-1",
-    "dcg": "DCG",
-    "official_name_corr": "name_corr* (official scorer's corr, parity only)",
-    "image_accuracy": "image accuracy",
-    "sentence_type_accuracy": "sentence-type accuracy",
-    "sense_accuracy": "sense accuracy",
-}
-
 
 def get_task(name: str) -> AdmireTask:
     if name not in TASKS:

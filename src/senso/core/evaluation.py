@@ -82,6 +82,7 @@ class RunContext:
     cache: ResponseCache
     models: Any
     system: Any = None
+    checked: Any = None  # what the task's `check` returned, when the caller ran it (prepare does not check again)
 
 
 Prepare = Callable[[RunOptions, RunContext], Plan]
@@ -198,14 +199,15 @@ RunFolder = Callable[[Plan], Path]  # the run folder of a prepared run (e.g. run
 
 
 def evaluate(prepare: Prepare, options: RunOptions, models: Any, system: Any = None,
-             out: str | Path | RunFolder | None = None, command: str | None = None) -> EvalResult:
+             out: str | Path | RunFolder | None = None, command: str | None = None, checked: Any = None) -> EvalResult:
     """Run one task end to end through the one loop; `out`: also write the run folder there (or where
-    `out(plan)` says) as it goes. `command` is what the record says was run (default: this process's argv)."""
+    `out(plan)` says) as it goes. `command` is what the record says was run (default: this process's argv);
+    `checked`, what the task's check returned for these options (then `prepare` does not check again)."""
     started = time.perf_counter()
     cache = ResponseCache(enabled=options.use_cache)
     try:
         cache.check()
-        plan = prepare(options, RunContext(cache=cache, models=models, system=system))
+        plan = prepare(options, RunContext(cache=cache, models=models, system=system, checked=checked))
         config = run_config(options, plan.system, plan.data_files, **plan.config)
         folder = out(plan) if callable(out) else out
         with ExitStack() as stack:

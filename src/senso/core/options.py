@@ -1,12 +1,14 @@
 """Everything a run can be asked, declared once: `RunOptions`, one field per option.
 
-Each field's declaration (`option(...)`) holds its command-line flag, one line of help, its help panel and the
-task families that read it; from it come the `senso run` flags (`senso.cli`), the keyword arguments of
-`senso.evaluate` (`senso.api`), the family checks (`RunOptions.check_family`) and the flag<->keyword names in
-messages (`FLAG_NAMES`). `RunOptions.validate()` checks every generic field (limit, batch size, dtype, device,
-shots, data folder, output folder) before anything slow starts or any run folder is written; task- and
-system-specific checks live in the wings. A system's own options are not fields: each system declares them
-(`senso.core.params`), and `system_options` holds the values given for them.
+Each field's declaration (`option(...)`) holds its command-line flag, one line of help and its help panel; from
+it come the `senso run` flags (`senso.cli`), the keyword arguments of `senso.evaluate` (`senso.api`) and the
+flag<->keyword names in messages (`FLAG_NAMES`). The options every task reads are the fields here; a family's
+own options (AdMIRe's --lang, a Likert task's --protocol ...) are declared with the same helper in its folder
+(`family=` and the `note` another family's run refuses them with), and the table of tasks (`senso.catalog`)
+joins them into the `RunOptions` the command line and the API use. `RunOptions.validate()` checks every
+generic field (limit, batch size, dtype, device, data folder, output folder) before anything slow starts or
+any run folder is written; task- and system-specific checks live in the wings. A system's own options are not
+fields: each system declares them (`senso.core.params`), and `system_options` holds the values given for them.
 """
 
 from __future__ import annotations
@@ -64,21 +66,17 @@ def check_device(device: str) -> None:
         raise SensoError("--device mps: Apple's Metal backend is not available here; use --device cpu")
 
 
-BOTH = ("likert", "admire")
-FAMILY_OPTION_NOTES = {  # why a family's run refuses another family's option
-    "likert": "is an AdMIRe option; {task} does not use it (a Likert task reads one data file, with no languages "
-              "or splits): leave it out",
-    "admire": "is an ABRICOT prompting option; {task} does not use it (leave it out)",
-}
 PANELS = ("data", "system", "model", "protocol", "AdMIRe system parts", "output", "performance")
 
 
-def option(default: Any, flag: str, help: str, panel: str, families: tuple[str, ...] = BOTH) -> Any:
-    """A RunOptions field with its one declaration: command-line flag, one line of help, help panel and the
-    task families that read it (the CLI, the Python API's keywords and the checks all come from these)."""
+def option(default: Any, flag: str, help: str, panel: str, family: str | None = None, note: str = "") -> Any:
+    """A RunOptions field with its one declaration: command-line flag, one line of help, help panel, and for a
+    family's own option the family that reads it and the `note` another family's run refuses it with
+    (`{task}` is the task's name). The CLI, the Python API's keywords and the checks all come from these."""
     if panel not in PANELS:
         raise ValueError(f"unknown panel {panel!r}")
-    return field(default=default, metadata={"flag": flag, "help": help, "panel": panel, "families": families})
+    return field(default=default, metadata={"flag": flag, "help": help, "panel": panel, "family": family,
+                                            "note": note})
 
 
 @dataclass
@@ -89,13 +87,6 @@ class RunOptions:
     task: str
     data_dir: Path | None = option(None, "--data-dir", "Folder holding the data sets (default: $SENSO_DATA_DIR, "
                                    "then ~/.cache/senso/data, then download).", "data")
-    lang: str | None = option(None, "--lang", "AdMIRe language: en (default) or pt.", "data", ("admire",))
-    split: str | None = option(None, "--split", "AdMIRe split: train, dev (default), test, xeval, or A+B.", "data",
-                               ("admire",))
-    gold: Path | None = option(None, "--gold", "AdMIRe: the organisers' targets file to score against.", "data",
-                               ("admire",))
-    caption_lang: str | None = option(None, "--caption-lang", "AdMIRe: en or pt captions (default: the item's "
-                                      "language).", "data", ("admire",))
     limit: int | None = option(None, "--limit", "Score only the first N items.", "data")
     system: str | None = option(None, "--system", "What predicts (default: the published protocol); `senso systems` "
                                 "describes each.", "system")
@@ -109,12 +100,6 @@ class RunOptions:
                                   "model")
     dtype: str = option("float32", "--dtype", f"{', '.join(DTYPES)}.", "model")
     device: str = option("cpu", "--device", "cpu, cuda, cuda:1, mps ...", "model")
-    protocol: str | None = option(None, "--protocol", "Likert: zero-shot (default) or few-shot; ABRICOT calls them "
-                                  "calamita and paper.", "protocol", ("likert",))
-    shots: int | None = option(None, "--shots", "Number of exemplars of the few-shot protocol (default 3).",
-                               "protocol", ("likert",))
-    chat_template: bool = option(False, "--chat-template", "Wrap prompts in the model's chat template.", "protocol",
-                                 ("likert",))
     seed: int = option(0, "--seed", "Seed of the bootstrap intervals, cross-validation folds and random systems.",
                        "protocol")
     out: Path | None = option(None, "--out", "Run folder (default runs/<time>-<task>-<system>/); with several "
@@ -136,23 +121,18 @@ class RunOptions:
         check_limit(self.limit)
         check_batch_size(self.batch_size)
         check_dtype(self.dtype)
-        if self.shots is not None and self.shots < 0:
-            raise SensoError(f"--shots must be 0 or more, got {self.shots}")
         check_data_dir(self.data_dir)
-        if self.gold is not None and not Path(self.gold).is_file():
-            raise SensoError(f"--gold {self.gold}: no such file; give the organisers' targets file "
-                             "(e.g. a_en_dev_targets.tsv)")
         if self.out is not None:
             check_output_folder(self.out, "--out")
             check_free(self.out, "--out")
         check_device(self.device)
 
     def check_family(self, family: str, task_name: str | None = None) -> None:
-        """Options no task of `family` reads are an error (a value other than the default); `task_name` is how
-        the message names the task (a task file's own name, not its path)."""
-        for spec in RUN_FIELDS.values():
-            if family not in spec.families and getattr(self, spec.name) != spec.default:
-                raise SensoError(f"{spec.flag} {FAMILY_OPTION_NOTES[family].format(task=task_name or self.task)}")
+        """Another family's options are an error (a value other than the default); `task_name` is how the
+        message names the task (a task file's own name, not its path)."""
+        for spec in run_fields(type(self)).values():
+            if spec.family not in (None, family) and getattr(self, spec.name) != spec.default:
+                raise SensoError(f"{spec.flag} {spec.note.format(task=task_name or self.task)}")
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -161,30 +141,28 @@ class RunOptions:
 
 @dataclass(frozen=True)
 class RunField:
-    """A RunOptions field as declared: its name (the Python keyword), flag, help, panel, families, default."""
+    """A RunOptions field as declared: its name (the Python keyword), flag, help, panel, the family that reads it
+    (None: every task), the note another family's run refuses it with, its default and type."""
 
     name: str
     flag: str
     help: str
     panel: str
-    families: tuple[str, ...]
+    family: str | None
+    note: str
     default: Any
     type: Any
 
 
-def _run_fields() -> dict[str, RunField]:
+def run_fields(options_class: type) -> dict[str, RunField]:
+    """The declared fields of a RunOptions class (this one, or the table of tasks' with the families' own)."""
     import typing
 
-    hints = typing.get_type_hints(RunOptions)
+    hints = typing.get_type_hints(options_class)
     return {f.name: RunField(f.name, f.metadata["flag"], f.metadata["help"], f.metadata["panel"],
-                             f.metadata["families"], f.default, hints[f.name])
-            for f in dataclasses.fields(RunOptions) if "flag" in f.metadata}
+                             f.metadata["family"], f.metadata["note"], f.default, hints[f.name])
+            for f in dataclasses.fields(options_class) if "flag" in f.metadata}
 
 
-RUN_FIELDS: dict[str, RunField] = _run_fields()
+RUN_FIELDS: dict[str, RunField] = run_fields(RunOptions)  # the options every task reads
 FLAG_NAMES: dict[str, str] = {spec.flag: spec.name for spec in RUN_FIELDS.values()}  # --data-dir -> data_dir
-
-
-def flag_of(name: str) -> str:
-    """The command-line flag of a RunOptions field (`batch_size` -> `--batch-size`)."""
-    return RUN_FIELDS[name].flag

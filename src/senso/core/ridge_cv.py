@@ -6,8 +6,10 @@ X and y are centred on the training rows).
 Nested evaluation (`nested_cv_predict`): the outer folds leave one group (ABRICOT: one lemma) out;
 inside each outer training set, α is chosen by `select_alpha`, itself a leave-one-group-out CV over
 the training groups only, so the outer test group never influences its own prediction.
-Every ridge is computed in dual form (an eigendecomposition of the n×n kernel), which makes the
-20 × 19 fits of a nested leave-one-lemma-out run take a few seconds whatever the feature count.
+Every ridge comes from one eigendecomposition of the smaller of the n×n kernel (dual form, few rows) and
+the p×p Gram matrix (primal form, more rows than features), and in the primal form a fold's Gram matrix
+is that of all rows minus the left-out group's (`Moments`): a nested leave-one-group-out run over G groups
+costs G² decompositions of at most p×p plus O(G·n·p²) sums, linear in the rows n.
 """
 
 from __future__ import annotations
@@ -56,47 +58,99 @@ def group_folds(groups: Sequence[str]) -> list[Fold]:
 
 @dataclass(frozen=True)
 class RidgePath:
-    """A training set in dual form, from which ridge solutions for any α follow cheaply.
+    """A training set decomposed once, from which ridge solutions for any α follow cheaply.
 
-    With Xc, yc the centred training data and K = Xc·Xcᵀ = Q·diag(λ)·Qᵀ, the ridge solution is
-    w(α) = Xcᵀ·a(α) with a(α) = Q·diag(1 / (λ + α))·Qᵀ·yc — the same w as (XcᵀXc + αI)⁻¹Xcᵀyc, but the
-    eigendecomposition is of an n×n matrix (n ≈ 120 rows here) whatever the number of features.
+    Every ridge solution has the form w(α) = B·diag(1 / (λ + α))·c, in one of two forms, chosen by shape:
+    - dual (rows ≤ features): K = Xc·Xcᵀ = Q·diag(λ)·Qᵀ (n×n), B = Xcᵀ·Q, c = Qᵀ·yc;
+    - primal (rows > features): Xcᵀ·Xc = V·diag(λ)·Vᵀ (p×p), B = V, c = Vᵀ·Xcᵀ·yc.
+    Both equal (XcᵀXc + αI)⁻¹Xcᵀyc; the decomposition is of the smaller of the two matrices, so its
+    cost stops growing with the rows once they outnumber the features (Xc, yc: the centred training data).
     """
 
-    x_centred: np.ndarray
     x_mean: np.ndarray
     y_mean: float
     eigvals: np.ndarray
-    eigvecs: np.ndarray
-    q_t_y: np.ndarray  # Qᵀ(y - ȳ)
+    basis: np.ndarray  # B, (p, r)
+    projected_y: np.ndarray  # c, (r,)
 
     @classmethod
     def from_data(cls, x: np.ndarray, y: np.ndarray) -> "RidgePath":
         x = np.asarray(x, dtype=np.float64)
         y = np.asarray(y, dtype=np.float64)
+        if len(x) > x.shape[1]:
+            return cls.from_moments(Moments.of(x, y))
         x_mean = x.mean(axis=0)
         y_mean = float(y.mean())
         x_centred = x - x_mean
         eigvals, eigvecs = np.linalg.eigh(x_centred @ x_centred.T)
-        eigvals = np.clip(eigvals, 0.0, None)  # K is positive semi-definite; clip rounding noise
-        return cls(x_centred=x_centred, x_mean=x_mean, y_mean=y_mean, eigvals=eigvals, eigvecs=eigvecs,
-                   q_t_y=eigvecs.T @ (y - y_mean))
+        return cls(x_mean=x_mean, y_mean=y_mean, eigvals=np.clip(eigvals, 0.0, None),  # K is PSD: clip rounding noise
+                   basis=x_centred.T @ eigvecs, projected_y=eigvecs.T @ (y - y_mean))
 
-    def dual(self, alphas: Sequence[float]) -> np.ndarray:
-        """(n, len(alphas)) dual coefficients a(α), one column per α."""
+    @classmethod
+    def from_moments(cls, moments: "Moments") -> "RidgePath":
+        """Primal form from the sums of a training set (`Moments`): never touches its rows again."""
+        gram, cross = moments.centred()
+        eigvals, eigvecs = np.linalg.eigh(gram)
+        return cls(x_mean=moments.x_mean, y_mean=moments.y_mean, eigvals=np.clip(eigvals, 0.0, None),
+                   basis=eigvecs, projected_y=eigvecs.T @ cross)
+
+    def coefs(self, alphas: Sequence[float]) -> np.ndarray:
+        """(p, len(alphas)) ridge coefficients, one column per α."""
         alphas = np.asarray(alphas, dtype=np.float64)
-        return self.eigvecs @ (self.q_t_y[:, None] / (self.eigvals[:, None] + alphas[None, :]))
+        return self.basis @ (self.projected_y[:, None] / (self.eigvals[:, None] + alphas[None, :]))
 
     def coef(self, alpha: float) -> np.ndarray:
-        return self.x_centred.T @ self.dual([alpha])[:, 0]
+        return self.coefs([alpha])[:, 0]
 
     def intercept(self, coef: np.ndarray) -> float:
         return float(self.y_mean - self.x_mean @ coef)
 
     def predict_many(self, x: np.ndarray, alphas: Sequence[float]) -> np.ndarray:
         """(len(alphas), len(x)) predictions, one row per α."""
-        kernel = (np.asarray(x, dtype=np.float64) - self.x_mean) @ self.x_centred.T  # (m, n)
-        return self.y_mean + (kernel @ self.dual(alphas)).T
+        return self.y_mean + ((np.asarray(x, dtype=np.float64) - self.x_mean) @ self.coefs(alphas)).T
+
+
+@dataclass(frozen=True)
+class Moments:
+    """Sums over a set of rows, of x and y taken relative to a fixed `shift` (a mean of the whole data, so
+    that the centring below subtracts no large numbers): n, Σx, Σy, Σxxᵀ, Σxy. The moments of a training set
+    are those of all rows minus those of the left-out group's rows: O(rows of the group · p²) per fold."""
+
+    n: int
+    sum_x: np.ndarray
+    sum_y: float
+    sum_xx: np.ndarray
+    sum_xy: np.ndarray
+    x_shift: np.ndarray
+    y_shift: float
+
+    @classmethod
+    def of(cls, x: np.ndarray, y: np.ndarray, x_shift: np.ndarray | None = None, y_shift: float | None = None) -> "Moments":
+        x_shift = x.mean(axis=0) if x_shift is None else x_shift
+        y_shift = float(y.mean()) if y_shift is None else y_shift
+        xs, ys = x - x_shift, y - y_shift
+        return cls(n=len(x), sum_x=xs.sum(axis=0), sum_y=float(ys.sum()), sum_xx=xs.T @ xs, sum_xy=xs.T @ ys,
+                   x_shift=x_shift, y_shift=y_shift)
+
+    def without(self, x: np.ndarray, y: np.ndarray) -> "Moments":
+        """The moments of these rows minus those of the rows `x`, `y` (which must be among them)."""
+        part = Moments.of(x, y, self.x_shift, self.y_shift)
+        return Moments(n=self.n - part.n, sum_x=self.sum_x - part.sum_x, sum_y=self.sum_y - part.sum_y,
+                       sum_xx=self.sum_xx - part.sum_xx, sum_xy=self.sum_xy - part.sum_xy,
+                       x_shift=self.x_shift, y_shift=self.y_shift)
+
+    @property
+    def x_mean(self) -> np.ndarray:
+        return self.x_shift + self.sum_x / self.n
+
+    @property
+    def y_mean(self) -> float:
+        return self.y_shift + self.sum_y / self.n
+
+    def centred(self) -> tuple[np.ndarray, np.ndarray]:
+        """Xcᵀ·Xc and Xcᵀ·yc of these rows centred on their own means."""
+        mean_x, mean_y = self.sum_x / self.n, self.sum_y / self.n
+        return self.sum_xx - self.n * np.outer(mean_x, mean_x), self.sum_xy - self.n * mean_x * mean_y
 
 
 @dataclass(frozen=True)
@@ -137,8 +191,13 @@ def select_alpha(x: np.ndarray, y: np.ndarray, groups: Sequence[str], alphas: Se
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     pooled = np.empty((len(alphas), len(y)))
+    primal = len(y) > x.shape[1]
+    moments = Moments.of(x, y) if primal else None
     for fold in group_folds(groups):
-        path = RidgePath.from_data(x[fold.train], y[fold.train])
+        if primal:
+            path = RidgePath.from_moments(moments.without(x[fold.test], y[fold.test]))
+        else:
+            path = RidgePath.from_data(x[fold.train], y[fold.train])
         pooled[:, fold.test] = path.predict_many(x[fold.test], alphas)
     mse = ((pooled - y[None, :]) ** 2).mean(axis=1)
     best = min(range(len(alphas)), key=lambda i: (round(float(mse[i]), 12), -alphas[i]))

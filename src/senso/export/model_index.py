@@ -18,26 +18,26 @@ from senso.export.tables import model_or_system
 from senso.report.run_folder import RunFolder, load_run
 from senso.report.run_page import metric_label
 
-# The Hub's names for senso's metrics where it has one (else senso's own name is the type).
-METRIC_TYPES = {"pearson": "pearsonr", "spearman": "spearmanr", "accuracy": "accuracy"}
-# Each data set senso knows, by its tasks' prefix (a task file's data set is named by its task).
-DATASETS = {"abricot": "ABRICOT (CALAMITA 2024)", "admire": "AdMIRe (SemEval-2025 Task 1)"}
-# The Hub task type of each record shape (a rating of a word in context; choosing images for a sentence).
-TASK_TYPES = {"likert": "text-classification", "admire-a": "zero-shot-image-classification",
-              "admire-b": "zero-shot-image-classification", "admire-sense": "text-classification"}
 CI_METHOD = "95% percentile bootstrap over items"
 
 
+def metric_type(run: RunFolder, name: str) -> str:
+    """The Hub's name for a metric where its task declares one (`Metric.hub_type`), else senso's own name."""
+    metric = run.task_def.metric(name)
+    return (metric.hub_type if metric is not None else None) or name
+
+
 def _config(run: RunFolder) -> str:
-    """The data set's config of a run: the Likert task; AdMIRe's task and language (admire-a-en)."""
-    return run.task if run.kind == "likert" else f"{run.task}-{run.lang}"
+    """The data set's config of a run, as its task says (default: the task's name; AdMIRe: admire-a-en)."""
+    config = run.task_def.export.config
+    return config(run) if config is not None else run.task
 
 
 def _dataset(run: RunFolder) -> dict[str, Any]:
-    prefix = run.task.split("-")[0]
+    info = run.task_def.export
     files = config_data_files(run.config)
-    name = DATASETS.get(prefix) or (run.results.get("likert_task") or {}).get("description") or run.task
-    return {"dataset_type": prefix if prefix in DATASETS else run.task, "dataset_name": name,
+    name = info.dataset_name(run) if info.dataset_name is not None else run.task
+    return {"dataset_type": info.dataset_type or run.task, "dataset_name": name,
             "dataset_config": _config(run), "dataset_split": run.split_key,
             "dataset_revision": f"sha256:{files[0]['sha256']}" if files and files[0].get("sha256") else None}
 
@@ -52,8 +52,8 @@ def eval_results(run: RunFolder) -> tuple[list[Any], list[str]]:
             reason = (estimate or {}).get("reason", "no value")
             notes.append(f"{run.path}: {name} is left out of the model-index: it has no value ({reason})")
             continue
-        results.append(EvalResult(task_type=TASK_TYPES[run.kind], task_name=run.task, **_dataset(run),
-                                  metric_type=METRIC_TYPES.get(name, name), metric_name=metric_label(name),
+        results.append(EvalResult(task_type=run.task_def.export.hub_task_type, task_name=run.task, **_dataset(run),
+                                  metric_type=metric_type(run, name), metric_name=metric_label(name, run.task_def),
                                   metric_value=estimate["value"]))
     return results, notes
 
@@ -77,8 +77,8 @@ def _with_ci(index: list[dict[str, Any]], runs: Sequence[RunFolder]) -> None:
     """The CI of each metric as an extra field, matched by the result's data set (config, split) and metric type."""
     by_config = {(_config(run), run.split_key): run for run in runs}
     for result in index[0]["results"]:
-        metrics = by_config[(result["dataset"]["config"], result["dataset"]["split"])].results["metrics"]
-        by_type = {METRIC_TYPES.get(name, name): e for name, e in metrics.items()}
+        run = by_config[(result["dataset"]["config"], result["dataset"]["split"])]
+        by_type = {metric_type(run, name): e for name, e in run.results["metrics"].items()}
         for metric in result["metrics"]:
             estimate = by_type[metric["type"]]
             if estimate.get("ci_low") is not None:

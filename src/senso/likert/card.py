@@ -72,3 +72,31 @@ def plot_distributions(items: Sequence[AbricotItem], path: Path) -> Path:
         fig.savefig(fh, format="png", dpi=110)
     plt.close(fig)
     return path
+
+
+def print_abricot_card(data_dir: str | Path | None, out_dir: Path, console) -> Path:
+    """`senso data stats abricot`: per-lemma statistics and the distributions on `console`, the figure under
+    `out_dir`; returns the figure's path."""
+    from rich.table import Table
+
+    from senso.core.tables import folded
+    from senso.likert.data import load_abricot, locate_abricot
+
+    path = locate_abricot(data_dir)
+    items = load_abricot(path)
+    table = Table(title=f"ABRICOT per lemma ({len(items)} items, {path})")
+    for column in ("lemma", "n", "abs mean", "abs std", "inc mean", "inc std"):
+        table.add_column(column, justify="left" if column == "lemma" else "right")
+    for row in lemma_stats(items):
+        table.add_row(row.lemma, str(row.n), f"{row.abs_mean:.3f}", f"{row.abs_std:.3f}",
+                      f"{row.inc_mean:.3f}", f"{row.inc_std:.3f}")
+    console.print(folded(table))
+    dist = distributions(items)
+    dist_table = Table(title="Items per bin of the raw mean (width .2), and per gold label 1-5")
+    dist_table.add_column("dim")
+    for header in ("<.2", ".2-.4", ".4-.6", ".6-.8", ">=.8", "L1", "L2", "L3", "L4", "L5"):
+        dist_table.add_column(header, justify="right")
+    for dim in ("abs", "inc"):
+        dist_table.add_row(dim, *map(str, dist[dim]["mean_bins"]), *map(str, dist[dim]["gold_labels"]))
+    console.print(folded(dist_table))
+    return plot_distributions(items, out_dir / "abricot_distributions.png")

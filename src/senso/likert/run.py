@@ -10,9 +10,10 @@ from typing import Any, Callable
 
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
-from senso.core.options import RUN_FIELDS, RunOptions
+from senso.core.options import RunOptions, run_fields
 from senso.core.params import Params
 from senso.likert.items import LikertItem
+from senso.likert.options import check_likert_options
 from senso.core.overlap import is_seen
 from senso.likert.overlap import leave_one_group_out_overlaps, overlap_summary
 from senso.likert.scoring import likert_calibration, likert_metrics, likert_metrics_by_domain
@@ -73,16 +74,20 @@ def _check_model(options: RunOptions, system: LikertSystem) -> str:
     return f" with {'an openai' if spec.backend == 'openai' else 'a local'} model"
 
 
-def check_options(options: RunOptions, task: LikertTask, system: LikertSystem) -> dict[str, Any]:
+def check_options(options: RunOptions, task: LikertTask, system: LikertSystem,
+                  load: Callable[[], Loaded] | None = None) -> dict[str, Any]:
     """The Likert checks, for built-in tasks and task files alike, before any model loads and before a run
     folder is written: options no Likert task reads, model and prompt flags the system's registry row does
     not declare, the protocol and its shots, the model spec, and the system's options (its declared ones,
-    plus the openai backend's settings when --model is served by openai). Returns their typed values."""
+    plus the openai backend's settings when --model is served by openai). Returns their typed values; `load`
+    gives the task's items (read once by the caller)."""
     options.check_family("likert", task.name)
+    check_likert_options(options)
     for name in MODEL_FLAGS:
         if getattr(options, name) not in (None, False) and name not in system.flags:
-            reads = ", ".join(RUN_FIELDS[f].flag for f in system.flags) or "none of them"
-            raise SensoError(f"{RUN_FIELDS[name].flag} is not used by --system {system.name} (it reads {reads}): "
+            fields = run_fields(type(options))
+            reads = ", ".join(fields[f].flag for f in system.flags) or "none of them"
+            raise SensoError(f"{fields[name].flag} is not used by --system {system.name} (it reads {reads}): "
                              "leave it out")
     described = f"--system {system.name}"
     if "protocol" in system.flags:
@@ -94,40 +99,59 @@ def check_options(options: RunOptions, task: LikertTask, system: LikertSystem) -
         described += _check_model(options, system)
     params = system_params(system, options).resolve(options.system_options, described)
     if system.check is not None:
-        system.check(task, *_load_items(options, task)[1:], params)
+        system.check(task, *(load or (lambda: _load_items(options, task)))()[1:], params)
     return params
 
 
-def _load_items(options: RunOptions, task: LikertTask) -> tuple[Path, list[LikertItem], list[LikertItem]]:
+Loaded = tuple[Path, list[LikertItem], list[LikertItem]]  # the data file, the items scored, the whole pool
+
+
+@dataclass
+class Checked:
+    """What a Likert run's checks found, so that `prepare` does not check or read the data again: the task, the
+    registered system (None: the researcher's object), its options' typed values and the loaded items."""
+
+    task: LikertTask
+    system: LikertSystem | None
+    params: dict[str, Any]
+    loaded: Loaded
+
+
+def _load_items(options: RunOptions, task: LikertTask) -> Loaded:
     """The task's data file, the items scored (the first --limit) and the whole pool."""
     data_path = task.locate_data(options.data_dir)
     pool = task.load_items(data_path)
     return data_path, (pool[: options.limit] if options.limit else pool), pool
 
 
-def check(options: RunOptions, system_object: Any = None) -> None:
-    """Every option of a Likert run, checked before anything slow (the loop's `prepare` checks again)."""
+def check(options: RunOptions, system_object: Any = None) -> Checked:
+    """Every option of a Likert run, checked before anything slow, and its items read, once."""
+    import functools
+
     options.validate()
     task = get_task(options.task)
+    load = functools.lru_cache(maxsize=1)(lambda: _load_items(options, task))
     if system_object is None:
-        check_options(options, task, get_system(options.system))
-        return
+        system = get_system(options.system)
+        params = check_options(options, task, system, load)
+        return Checked(task, system, params, load())
     if options.system is not None:
         raise SensoError("--system names a registered system, but a system object was given too: give one of them")
     options.check_family("likert", task.name)
+    check_likert_options(options)
+    return Checked(task, None, {}, load())
 
 
 def prepare(options: RunOptions, context: RunContext) -> "LikertPlan":
     """The run of `options.task` (abricot-abs, abricot-inc or a task file) with the registered system
     `options.system` or the researcher's `context.system`: data loaded, options typed, nothing predicted."""
-    check(options, context.system)
-    task = get_task(options.task)
+    checked = context.checked or check(options, context.system)
+    task, params = checked.task, checked.params
     if context.system is not None:
-        runner, name, params = user_runner(context.system), user_system_name(context.system), {}
+        runner, name = user_runner(context.system), user_system_name(context.system)
     else:
-        system = get_system(options.system)
-        runner, name, params = system.run, system.name, check_options(options, task, system)
-    data_path, items, pool = _load_items(options, task)
+        runner, name = checked.system.run, checked.system.name
+    data_path, items, pool = checked.loaded
     why_partial = f"--limit {options.limit}"
     if context.system is None and name == LMEVAL_SYSTEM and not options.limit:
         logged = logged_limit(task, pool, params)

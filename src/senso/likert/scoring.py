@@ -88,12 +88,3 @@ def likert_calibration(items: Sequence[LikertItem], predictions: Sequence[Likert
             "by_domain": by_domain,
             "reliability": reliability_record(probs.ravel(), one_hot(gold, len(labels)).ravel(),
                                               "P(label) of every item and label, against whether it is the gold label")}
-
-
-METRIC_LABELS = {
-    "pearson": "Pearson r (official: predicted vs gold label)",
-    "spearman": "Spearman ρ (predicted vs gold label)",
-    "pearson_expected_vs_gold": "Pearson r (expected score vs gold label)",
-    "pearson_expected_vs_mean": "Pearson r (expected score vs human mean)",
-    "accuracy": "accuracy (predicted = gold label)",
-}

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import string
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from senso.core.errors import SensoError
 from senso.core.output import check_output_file, write_text
-from senso.core.stats import PairedDifference, paired_statistic_difference, rowwise_pearson, rowwise_spearman
+from senso.core.stats import PairedDifference, paired_statistic_difference
+from senso.core.run_folder import aligned  # noqa: F401  (compare_likert reads it from here)
+from senso.core.task import PairedTest
 from senso.report.run_folder import RunFolder, load_run
 
 
@@ -40,50 +43,14 @@ def check_comparable(runs: Sequence[RunFolder]) -> None:
                 f"{len(only_a)} only in the first, e.g. {only_a[:3]}; {len(only_b)} only in the second, e.g. {only_b[:3]})")
 
 
-def aligned(runs: Sequence[RunFolder]) -> list[list[dict[str, Any]]]:
-    """Per run, its samples in the first run's item order."""
-    order = [runs[0].item_id(s) for s in runs[0].samples]
-    out = []
-    for run in runs:
-        by_id = {run.item_id(s): s for s in run.samples}
-        out.append([by_id[i] for i in order])
-    return out
+MetricTest = PairedTest  # how one metric is compared between two runs (`senso.core.task.PairedTest`)
 
 
-@dataclass(frozen=True)
-class MetricTest:
-    """How one metric is compared between two runs. A correlation (ABRICOT's r and rho) is tested on the
-    correlation itself with `paired_statistic_difference`; a mean of per-item values (accuracy, Top-1, DCG)
-    with `paired_permutation_test`, the test `senso compare` runs, so both give the same numbers."""
-
-    kind: str  # "correlation" or "mean"
-    columns: Callable[[list[dict[str, Any]]], list[float]]  # the system's per-item column
-    shared: Callable[[list[dict[str, Any]]], list[float]] | None = None  # gold column (correlations)
-    statistic: Callable[..., np.ndarray] | None = None  # row-wise correlation
+def metric_tests(task: Any) -> dict[str, PairedTest]:
+    """The paired test of each metric `task` declares one for (a correlation on the correlation itself)."""
+    return {metric.name: metric.paired for metric in task.metrics if metric.paired is not None}
 
 
-def _col(key: str) -> Callable[[list[dict[str, Any]]], list[float]]:
-    return lambda samples: [float(s[key]) for s in samples]
-
-
-def _correct(samples: list[dict[str, Any]]) -> list[float]:
-    return [float(s["prediction"] == s["gold"]) for s in samples]
-
-
-METRIC_TESTS: dict[str, dict[str, MetricTest]] = {
-    "likert": {
-        "pearson": MetricTest("correlation", _col("prediction"), _col("gold"), rowwise_pearson),
-        "spearman": MetricTest("correlation", _col("prediction"), _col("gold"), rowwise_spearman),
-        "pearson_expected_vs_gold": MetricTest("correlation", _col("expected"), _col("gold"), rowwise_pearson),
-        "pearson_expected_vs_mean": MetricTest("correlation", _col("expected"), _col("gold_mean"), rowwise_pearson),
-        "accuracy": MetricTest("mean", _correct),
-    },
-    "admire-a": {"top1": MetricTest("mean", _col("top1")), "dcg": MetricTest("mean", _col("dcg"))},
-    "admire-b": {"image_accuracy": MetricTest("mean", _col("image_accuracy")),
-                 "sentence_type_accuracy": MetricTest("mean", _col("sentence_type_accuracy"))},
-}
-# Printed by the official scorer for parity, but no quality measure: in the table, never plotted.
-PARITY_ONLY = ("official_name_corr",)
 # `senso compare` defaults, so that the page and the command agree
 N_RESAMPLES = 10000
 SEED = 0
@@ -117,7 +84,7 @@ def pairwise_tests(runs: Sequence[RunFolder], n_resamples: int = N_RESAMPLES, se
     order = sorted(range(len(samples[0])), key=lambda k: runs[0].item_id(samples[0][k]))
     samples = [[run_samples[k] for k in order] for run_samples in samples]
     letters = run_letters(len(runs))
-    tests = METRIC_TESTS[runs[0].kind]
+    tests = metric_tests(runs[0].task_def)
     out = []
     for i in range(len(runs)):
         for j in range(i + 1, len(runs)):
@@ -130,29 +97,10 @@ def pairwise_tests(runs: Sequence[RunFolder], n_resamples: int = N_RESAMPLES, se
 
 
 def sample_distributions(run: RunFolder, samples: Sequence[dict[str, Any]]) -> tuple[np.ndarray, list[int]] | None:
-    """(each item's probability distribution, its gold label index) as the run's calibration saw them
-    (`results.json` `calibration`): Likert, the softmax of the choices' log-probs or the distribution a
-    researcher's system answered; AdMIRe, [1 - P(idiomatic), P(idiomatic)] against the gold sentence type.
-    None when the run has no calibration or some sample lacks a probability."""
-    from senso.core.calibration import binary_distribution, softmax
-
-    if "metrics" not in (run.results.get("calibration") or {}):
-        return None
-    if run.kind == "likert":
-        labels = list(run.results["likert_task"]["labels"])
-        rows = []
-        for s in samples:
-            if s.get("logprobs") is not None:
-                rows.append(softmax(s["logprobs"]))
-            elif s.get("distribution") is not None:
-                rows.append(np.asarray(s["distribution"], dtype=float))
-            else:
-                return None
-        return np.asarray(rows), [labels.index(s["gold"]) for s in samples]
-    p = [s.get("p_idiomatic", (s.get("extra") or {}).get("p_idiomatic")) for s in samples]
-    if any(v is None for v in p) or any(s.get("sentence_type") is None for s in samples):
-        return None
-    return binary_distribution(p), [int(s["sentence_type"] == "idiomatic") for s in samples]
+    """(each item's probability distribution, its gold label index) as the run's calibration saw them (the
+    task's `distributions`); None when the run has no calibration or its task none."""
+    hook = run.task_def.distributions
+    return None if hook is None else hook(run, samples)
 
 
 def calibration_tests(runs: Sequence[RunFolder], samples: Sequence[Sequence[dict[str, Any]]], n_resamples: int,
@@ -195,91 +143,35 @@ def metrics_rows(runs: Sequence[RunFolder]) -> tuple[list[str], list[dict[str, A
 
 
 def metric_plots(runs: Sequence[RunFolder], names: Sequence[str]) -> list[str]:
-    from senso.report import figures
-    from senso.report.run_page import RANDOM_BASELINES, metric_label
+    from senso.core import figures
+    from senso.core.task import baseline_label
+    from senso.report.run_page import metric_label
 
     letters = run_letters(len(runs))
     labels = [f"{letter} · {run.system}" for letter, run in zip(letters, runs)]
     plots = []
     for name in names:
         estimates = [run.results.get("metrics", {}).get(name) or {} for run in runs]
-        reference, ref_label = RANDOM_BASELINES.get(name, (None, "")) if runs[0].kind == "admire-a" else (None, "")
+        metric = runs[0].task_def.metric(name)
+        reference = metric.random_baseline if metric is not None else None
         plots.append(figures.metric_bars(
-            metric_label(name), labels, [e.get("value") for e in estimates], [e.get("ci_low") for e in estimates],
-            [e.get("ci_high") for e in estimates], reference=reference, reference_label=ref_label))
+            metric_label(name, runs[0].task_def), labels, [e.get("value") for e in estimates], [e.get("ci_low") for e in estimates],
+            [e.get("ci_high") for e in estimates], reference=reference,
+            reference_label=baseline_label(reference) if reference is not None else ""))
     return plots
 
 
-def likert_disagreements(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
-    """Items whose predicted labels are not all equal, widest spread first (then item id)."""
-    from senso.report.likert import highlight, load_items
-
-    samples = aligned(runs)
-    items, _ = load_items(runs[0].results, runs[0].config, runs[0].path)
-    rows = []
-    for k, first in enumerate(samples[0]):
-        predictions = [run_samples[k]["prediction"] for run_samples in samples]
-        if len(set(predictions)) == 1:
-            continue
-        item = items.get(str(first["id"])) if items else None
-        rows.append({"id": first["id"], "lemma": first["lemma"], "gold": first["gold"], "gold_mean": first["gold_mean"],
-                     "sentence": highlight(item.text, item.begin, item.end) if item else None,
-                     "predictions": predictions, "spread": max(predictions) - min(predictions),
-                     "correct": [p == first["gold"] for p in predictions]})
-    rows.sort(key=lambda r: (-r["spread"], str(r["id"])))
-    return rows
-
-
-def admire_a_disagreements(runs: Sequence[RunFolder], thumbnails: bool = True) -> list[dict[str, Any]]:
-    """Items where the runs' first-ranked images are not all the same, with each run's first choice."""
-    from senso.report.admire import highlight_phrase, image_cells, load_items
-
-    samples = aligned(runs)
-    items, _ = load_items(runs[0].results, runs[0].config, runs[0].path)
-    rows = []
-    for k, first in enumerate(samples[0]):
-        tops = [run_samples[k]["predicted_order"][0] for run_samples in samples]
-        if len(set(tops)) == 1:
-            continue
-        item = items.get(first["compound"]) if items else None
-        gold = first.get("gold_order")
-        cells = [image_cells([top], gold, run_samples[k].get("scores") or {}, item, thumbnails)[0]
-                 for top, run_samples in zip(tops, samples)]
-        gold_first = image_cells([gold[0]], gold, {}, item, thumbnails)[0] if gold else None
-        rows.append({"compound": first["compound"], "sentence": highlight_phrase(first.get("sentence", ""), first["compound"]),
-                     "sentence_type": first.get("sentence_type"), "choices": cells, "gold_first": gold_first,
-                     "dcg": [run_samples[k].get("dcg") for run_samples in samples]})
-    return rows
-
-
-def admire_b_disagreements(runs: Sequence[RunFolder]) -> list[dict[str, Any]]:
-    """Items where the runs chose different candidates or different sentence types."""
-    samples = aligned(runs)
-    rows = []
-    for k, first in enumerate(samples[0]):
-        chosen = [run_samples[k]["predicted_item"] for run_samples in samples]
-        types = [run_samples[k]["predicted_sentence_type"] for run_samples in samples]
-        if len(set(chosen)) == 1 and len(set(types)) == 1:
-            continue
-        rows.append({"compound": first["compound"], "gold_item": first.get("gold_item"),
-                     "sentence_type": first.get("sentence_type"), "chosen": chosen, "types": types})
-    return rows
-
-
 def comparison_context(runs: Sequence[RunFolder], thumbnails: bool = True) -> dict[str, Any]:
-    from senso.report.admire import caption_preview
+    from senso.report.render import section_template
     from senso.report.run_folder import model_lines
     from senso.report.run_page import metric_label
 
     check_comparable(runs)
-    family = runs[0].kind
+    section = runs[0].task_def.comparison
+    label = functools.partial(metric_label, task=runs[0].task_def)
     names, rows = metrics_rows(runs)
-    if family == "likert":
-        disagreements = likert_disagreements(runs)
-    elif family == "admire-a":
-        disagreements = admire_a_disagreements(runs, thumbnails=thumbnails)
-    else:
-        disagreements = admire_b_disagreements(runs)
+    disagreements = section.data(runs, thumbnails=thumbnails) if section is not None else []
+    plotted = [n for n in names if (runs[0].task_def.metric(n) is None or runs[0].task_def.metric(n).plotted)]
     tests = pairwise_tests(runs)
     methods = {t.result.method for t in tests if t.result.difference is not None}
     shared_method = methods.pop() if len(methods) == 1 and all(t.result.difference is not None for t in tests) else None
@@ -287,13 +179,13 @@ def comparison_context(runs: Sequence[RunFolder], thumbnails: bool = True) -> di
                 for w in run.results.get("warnings", [])]
     return {
         "title": f"{runs[0].task} · {runs[0].split} · {len(runs)} runs compared",
-        "family": family, "runs": list(zip(run_letters(len(runs)), runs)), "warnings": warnings,
-        "metric_names": names, "metric_labels": [metric_label(n) for n in names], "metric_rows": rows,
+        "runs": list(zip(run_letters(len(runs)), runs)), "warnings": warnings,
+        "metric_names": names, "metric_labels": [label(n) for n in names], "metric_rows": rows,
         "tests": tests, "shared_method": shared_method,
-        "plots": metric_plots(runs, [n for n in names if n not in PARITY_ONLY]),
-        "plot_labels": [metric_label(n) for n in names if n not in PARITY_ONLY],
-        "disagreements": disagreements, "n_items": len(runs[0].samples), "metric_label": metric_label,
-        "model_lines": model_lines, "caption_preview": caption_preview,
+        "plots": metric_plots(runs, plotted), "plot_labels": [label(n) for n in plotted],
+        "disagreements": disagreements, "n_items": len(runs[0].samples), "metric_label": label,
+        "model_lines": model_lines, "section_template": section_template(section),
+        **(section.helpers() if section is not None else {}),
     }
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from senso.core.errors import SensoError
 from senso.core.stats import PairedDifference
 from senso.report.compare import (
-    METRIC_TESTS, N_RESAMPLES, SEED, aligned, check_comparable, metric_difference, sample_distributions,
+    N_RESAMPLES, SEED, aligned, check_comparable, metric_difference, metric_tests, sample_distributions,
 )
 from senso.report.run_folder import RunFolder, load_run
 
@@ -27,6 +27,7 @@ class LikertComparison:
     n: int
     rows: list[tuple[str, str, PairedDifference]] = field(default_factory=list)  # (group, metric, difference)
     notes: list[str] = field(default_factory=list)
+    task_def: Any = None  # the runs' task (`senso.core.task.Task`): its metrics' labels
 
     def to_json(self) -> dict[str, Any]:
         return {"task": self.task, "a": str(self.a), "b": str(self.b), "n": self.n, "notes": self.notes,
@@ -35,7 +36,7 @@ class LikertComparison:
 
 def _load(path: str | Path, task: str) -> RunFolder:
     run = load_run(path)
-    if run.kind != "likert" or run.task != task:
+    if run.task != task:
         raise SensoError(f"{path} is a run of {run.task!r}, not {task}: `senso compare {task}` compares two runs of "
                          f"{task} (for other runs, `senso report RUN_A RUN_B -o page.html`)")
     return run
@@ -64,8 +65,8 @@ def compare_likert(task: str, a: str | Path, b: str | Path, n_resamples: int = N
         if sample.get("domain"):
             groups.setdefault(str(sample["domain"]), []).append(k)
     result = LikertComparison(task, Path(a), Path(b), len(samples[0]),
-                              notes=["gold: the runs' own samples (the same for both)"])
-    tests = {name: test for name, test in METRIC_TESTS["likert"].items()
+                              notes=["gold: the runs' own samples (the same for both)"], task_def=runs[0].task_def)
+    tests = {name: test for name, test in metric_tests(runs[0].task_def).items()
              if all(name in run.results.get("metrics", {}) for run in runs)}
     for group, idx in groups.items():
         side_a, side_b = [samples[0][k] for k in idx], [samples[1][k] for k in idx]
@@ -105,6 +106,6 @@ def comparison_table(comparison: LikertComparison) -> Any:
         else:
             interval = f" [{_number(r.ci_low, True)}, {_number(r.ci_high, True)}]" if r.ci_low is not None else ""
             difference = f"{r.difference:+.3f}{interval}"
-        table.add_row(group, metric_label(metric), str(r.n), _number(r.value_a), _number(r.value_b), difference,
+        table.add_row(group, metric_label(metric, comparison.task_def), str(r.n), _number(r.value_a), _number(r.value_b), difference,
                       _number(r.p_value))
     return table

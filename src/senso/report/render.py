@@ -59,3 +59,9 @@ def render(template: str, context: dict[str, Any]) -> str:
     from senso.core.version import __version__
 
     return environment().get_template(template).render(senso_version=__version__, **context)
+
+
+def section_template(section: Any) -> jinja2.Template | None:
+    """A task's part of a page (`senso.core.task.Section`) as a template of this environment (its macros and
+    filters), or None when the task has none."""
+    return None if section is None else environment().from_string(section.template())

@@ -15,13 +15,12 @@ from typing import Any, Sequence
 from senso.core.errors import SensoError
 from senso.core.stats import Estimate
 from senso.core.tables import Footnotes, folded
-from senso.report.placement import ABRICOT_COLUMNS, abricot_published, evaluation_label
+from senso.report.placement import evaluation_label
 from senso.report.run_folder import RunFolder, load_run
 
 # Warnings that say a run went without an optional resource and so scores otherwise: the summary row's score
 # carries the warning as a footnote (the run's own output and page show it in full).
 MISSING_RESOURCE_WARNINGS = ("NO WORDNET:",)
-METRIC_SHORT = {"pearson": "r", "top1": "Top-1", "image_accuracy": "image acc.", "sense_accuracy": "sense acc."}
 COMPARE_LINE = ("Compare like with like: a 0-shot r with the published 0-shot figures; a leave-one-lemma-out r "
                 "is a supervised system's, trained on the other lemmas, not a prompted model's.")
 
@@ -47,39 +46,13 @@ def summary_row(run: RunFolder) -> SummaryRow:
     metrics = results.get("metrics") or {}
     name = next(iter(metrics), None)
     estimate = Estimate(**metrics[name]) if name is not None else None
-    published, note = best_published(run)
-    task = run.task if run.kind == "likert" else f"{run.task} ({run.results.get('lang')} {run.results.get('split')})"
+    published, note = run.task_def.best_published(run)
+    metric = run.task_def.metric(name) if name is not None else None
+    short = (metric.short if metric is not None else None) or name or "no gold"
     missing = tuple(w for w in results.get("warnings") or () if str(w).startswith(MISSING_RESOURCE_WARNINGS))
-    return SummaryRow(task=task, system=run.system, evaluation=evaluation_label(run),
-                      metric=METRIC_SHORT.get(name, name or "no gold"), estimate=estimate, published=published,
-                      published_note=note, run_dir=run.path, missing=missing)
-
-
-def best_published(run: RunFolder) -> tuple[str | None, str | None]:
-    """(the best published figure to read beside the run, what to know about it)."""
-    results = run.results
-    if run.kind == "likert":
-        if run.task not in ABRICOT_COLUMNS:
-            return None, None
-        shots = None if results.get("supervised") else (results.get("shots") or 0)
-        published = [p for p in abricot_published(run.task) if shots is None or p[1].startswith(f"{shots}-shot")]
-        if not published:
-            return None, None
-        model, protocol, source, r = published[0]
-        return f"{r:.2f} ({protocol.split()[0]})", None
-    if run.kind not in ("admire-a", "admire-b"):
-        return None, None
-    from senso.admire.leaderboard import LEADERBOARD_SPLITS, published_entries
-
-    lang, split, track = results.get("lang"), results.get("split"), results.get("track")
-    board = split if split in LEADERBOARD_SPLITS else LEADERBOARD_SPLITS[0]
-    entries = published_entries(run.kind[-1], lang, board, track)
-    if not entries:
-        return None, None
-    metric = METRIC_SHORT.get(next(iter(results.get("metrics") or {}), ""), "score")
-    note = None if board == split else (f"the best {track} {lang} {metric} on the {board} leaderboard "
-                                        f"({entries[0].label}); this run scored {split}, other items")
-    return f"{entries[0].scores[0]:.2f} ({board})", note
+    return SummaryRow(task=run.task_def.summary_name(run), system=run.system, evaluation=evaluation_label(run),
+                      metric=short, estimate=estimate, published=published, published_note=note, run_dir=run.path,
+                      missing=missing)
 
 
 def summary_rows(run_dirs: Sequence[Path]) -> list[SummaryRow]:

@@ -1,7 +1,7 @@
 import pytest
 
 from senso.core.errors import SensoError
-from senso.core.options import RunOptions
+from senso.catalog import RunOptions
 from senso.core.params import OptionError
 from senso.admire.systems.aggregate import AGGREGATORS
 from senso.admire.systems.context import SystemContext

@@ -16,7 +16,7 @@ from senso.admire.systems.roles import (ROLES, LearnedRoles, RoleModel, assignme
                                         gold_roles, grouped_folds, rule_marginals)
 from senso.admire.systems.sense import EmbeddingSense, SenseDecision
 from senso.core.errors import SensoError
-from senso.core.options import RunOptions
+from senso.catalog import RunOptions
 
 from admire_parts_fixtures import BagOfWordsEmbedder
 from roles_fixtures import synthetic_items

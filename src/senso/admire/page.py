@@ -13,7 +13,7 @@ from markupsafe import Markup, escape
 from senso.admire.items import AdmireAItem, AdmireBItem
 from senso.core.errors import SensoError
 from senso.core.records import config_option
-from senso.report.thumbnails import prefetch, thumbnail_uri
+from senso.core.thumbnails import prefetch, thumbnail_uri
 
 N_RANKS = 5
 CAPTION_PREVIEW = 220
@@ -174,7 +174,7 @@ def load_items(results: dict[str, Any], config: dict[str, Any],
     """The run's items by compound, read again from the split file(s) the run recorded (found again if they
     moved: captions, image paths, Subtask B sequences); (None, notes) when no file can be read."""
     from senso.admire import data as admire_data
-    from senso.report.run_folder import record_kind, NOT_FOUND_HINT, locate_data_file, recorded_data_files
+    from senso.core.run_folder import NOT_FOUND_HINT, locate_data_file, recorded_data_files
 
     recorded = recorded_data_files(config)
     gold = config_option(config, "gold")
@@ -193,7 +193,7 @@ def load_items(results: dict[str, Any], config: dict[str, Any],
     items = []
     try:
         for path in paths:
-            if record_kind(results) == "admire-a":
+            if (results.get("task_kind") or results.get("task")) == "admire-a":
                 items += admire_data.read_subtask_a(path, lang=lang, caption_lang=results.get("caption_lang"))
             else:
                 items += admire_data.read_subtask_b(path, lang=lang)
@@ -208,3 +208,120 @@ def caption_preview(text: str | None, limit: int = CAPTION_PREVIEW) -> str:
         return ""
     flat = " ".join(text.replace("\\n", " ").replace("**", "").split())
     return flat if len(flat) <= limit else flat[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def group_plots(run: Any, names: tuple[str, ...]) -> list[str]:
+    """One plot per metric: all items, then each sentence type, with CIs and the random baseline."""
+    from senso.admire.metrics import METRICS
+    from senso.core import figures
+    from senso.core.task import baseline_label
+
+    results = run.results
+    groups = list(results.get("metrics_by_group", {}))
+    sizes = {g: sum(1 for s in run.samples if g in (s.get("sentence_type"), s.get("lang"))) for g in groups}
+    plots = []
+    for name in names:
+        if name not in results.get("metrics", {}):
+            continue
+        estimates = [results["metrics"][name]] + [results["metrics_by_group"][g].get(name, {}) for g in groups]
+        labels = [f"all (n={len(run.samples)})"] + [f"{g} (n={sizes[g]})" for g in groups]
+        reference = METRICS[name].random_baseline
+        plots.append(figures.metric_bars(
+            METRICS[name].label, labels, [e.get("value") for e in estimates], [e.get("ci_low") for e in estimates],
+            [e.get("ci_high") for e in estimates], reference=reference,
+            reference_label=baseline_label(reference) if reference is not None else ""))
+    return plots
+
+
+def run_section_a(run: Any, thumbnails: bool = True) -> dict[str, Any]:
+    items, notes = load_items(run.results, run.config, run.path)
+    landing = rank_landing(run.samples)
+    scored = sum(landing[0])
+    return {
+        "notes": notes,
+        "landing": landing,
+        "landing_scored": scored,
+        "group_plots": group_plots(run, ("top1", "dcg")) if scored else [],
+        "rows": admire_a_rows(run.samples, items, thumbnails=thumbnails),
+        "caption_preview": caption_preview,
+    }
+
+
+def run_section_b(run: Any, thumbnails: bool = True) -> dict[str, Any]:
+    items, notes = load_items(run.results, run.config, run.path)
+    return {
+        "notes": notes,
+        "group_plots": group_plots(run, ("image_accuracy", "sentence_type_accuracy")),
+        "rows": admire_b_rows(run.samples, items, thumbnails=thumbnails),
+        "caption_preview": caption_preview,
+    }
+
+
+def admire_sense_rows(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per item: compound, sentence with the compound marked, gold and predicted sense, P(idiomatic)."""
+    return [{
+        "compound": s["compound"],
+        "sentence": highlight_phrase(s.get("sentence", ""), s["compound"]),
+        "gold": s.get("sentence_type"),
+        "predicted": s.get("predicted_sentence_type"),
+        "p_idiomatic": s.get("p_idiomatic"),
+        "correct": None if s.get("sentence_type") is None else s.get("sentence_type") == s.get("predicted_sentence_type"),
+    } for s in samples]
+
+
+def run_section_sense(run: Any, thumbnails: bool = True) -> dict[str, Any]:
+    rows = admire_sense_rows(run.samples)
+    # wrong answers first, the most confident mistakes at the top
+    rows.sort(key=lambda r: (r["correct"] is not False, -abs((r["p_idiomatic"] or 0.5) - 0.5)))
+    return {"group_plots": group_plots(run, ("sense_accuracy",)), "rows": rows}
+
+
+def disagreements_a(runs: Sequence[Any], thumbnails: bool = True) -> list[dict[str, Any]]:
+    """Items where the runs' first-ranked images are not all the same, with each run's first choice."""
+    from senso.core.run_folder import aligned
+
+    samples = aligned(runs)
+    items, _ = load_items(runs[0].results, runs[0].config, runs[0].path)
+    rows = []
+    for k, first in enumerate(samples[0]):
+        tops = [run_samples[k]["predicted_order"][0] for run_samples in samples]
+        if len(set(tops)) == 1:
+            continue
+        item = items.get(first["compound"]) if items else None
+        gold = first.get("gold_order")
+        cells = [image_cells([top], gold, run_samples[k].get("scores") or {}, item, thumbnails)[0]
+                 for top, run_samples in zip(tops, samples)]
+        gold_first = image_cells([gold[0]], gold, {}, item, thumbnails)[0] if gold else None
+        rows.append({"compound": first["compound"], "sentence": highlight_phrase(first.get("sentence", ""), first["compound"]),
+                     "sentence_type": first.get("sentence_type"), "choices": cells, "gold_first": gold_first,
+                     "dcg": [run_samples[k].get("dcg") for run_samples in samples]})
+    return rows
+
+
+def disagreements_b(runs: Sequence[Any], thumbnails: bool = True) -> list[dict[str, Any]]:
+    """Items where the runs chose different candidates or different sentence types."""
+    from senso.core.run_folder import aligned
+
+    samples = aligned(runs)
+    rows = []
+    for k, first in enumerate(samples[0]):
+        chosen = [run_samples[k]["predicted_item"] for run_samples in samples]
+        types = [run_samples[k]["predicted_sentence_type"] for run_samples in samples]
+        if len(set(chosen)) == 1 and len(set(types)) == 1:
+            continue
+        rows.append({"compound": first["compound"], "gold_item": first.get("gold_item"),
+                     "sentence_type": first.get("sentence_type"), "chosen": chosen, "types": types})
+    return rows
+
+
+def distributions(run: Any, samples: Sequence[dict[str, Any]]) -> Any:
+    """[1 - P(idiomatic), P(idiomatic)] of each item against its gold sentence type, as the run's calibration saw
+    them; None when the run has no calibration or some sample lacks a probability or a gold type."""
+    from senso.core.calibration import binary_distribution
+
+    if "metrics" not in (run.results.get("calibration") or {}):
+        return None
+    p = [s.get("p_idiomatic", (s.get("extra") or {}).get("p_idiomatic")) for s in samples]
+    if any(v is None for v in p) or any(s.get("sentence_type") is None for s in samples):
+        return None
+    return binary_distribution(p), [int(s["sentence_type"] == "idiomatic") for s in samples]

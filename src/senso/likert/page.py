@@ -162,7 +162,7 @@ def load_items(results: dict[str, Any], config: dict[str, Any],
     """The run's items by id, read from the data file the run recorded (`data_files`, or the `data_path` of
     older runs; found again if it moved) through its task's columns, and notes for the page (file gone,
     moved, changed since the run). (None, notes) when the file cannot be read."""
-    from senso.report.run_folder import NOT_FOUND_HINT, locate_data_file, recorded_data_files
+    from senso.core.run_folder import NOT_FOUND_HINT, locate_data_file, recorded_data_files
 
     recorded = recorded_data_files(config)
     if not recorded:
@@ -203,3 +203,71 @@ def travel_block(results: dict[str, Any]) -> TravelBlock | None:
         return None
     return TravelBlock(system=report.get("system", results.get("system", "")), n=report.get("n"),
                        rows=travel_rows(report), definitions=report.get("definitions", ""))
+
+
+def run_section(run: Any, thumbnails: bool = True) -> dict[str, Any]:
+    """The Likert part of a run page: scatter against the raw gold, confusion matrix, per-group table, the
+    largest errors and the travel measures."""
+    from senso.core import figures
+
+    check_samples(run.samples, run.path / "samples.jsonl")
+    scale = run_scale(run.results)
+    group_noun = run_group_noun(run.results)
+    items, notes = load_items(run.results, run.config, run.path)
+    gold = [s["gold"] for s in run.samples]
+    predicted = [s["prediction"] for s in run.samples]
+    matrix = confusion_matrix(gold, predicted, scale.labels)
+    return {
+        "notes": notes,
+        "scatter": figures.likert_scatter(run.samples, run.task, scale.labels, scale.edges, scale.gold_range, group_noun),
+        "group_noun": group_noun,
+        "confusion": matrix,
+        "confusion_row_totals": [sum(row) for row in matrix],
+        "confusion_max": max(max(row) for row in matrix) or 1,
+        "lemmas": lemma_rows(run.samples),
+        "errors": largest_errors(run.samples, items),
+        "labels": scale.labels,
+        "gold_headers": [f"gold {k}" for k in scale.labels],
+        "pred_headers": [f"pred {k}" for k in scale.labels],
+        "travel": travel_block(run.results),
+    }
+
+
+def disagreements(runs: Sequence[Any], thumbnails: bool = True) -> list[dict[str, Any]]:
+    """Items whose predicted labels are not all equal, widest spread first (then item id)."""
+    from senso.core.run_folder import aligned
+
+    samples = aligned(runs)
+    items, _ = load_items(runs[0].results, runs[0].config, runs[0].path)
+    rows = []
+    for k, first in enumerate(samples[0]):
+        predictions = [run_samples[k]["prediction"] for run_samples in samples]
+        if len(set(predictions)) == 1:
+            continue
+        item = items.get(str(first["id"])) if items else None
+        rows.append({"id": first["id"], "lemma": first["lemma"], "gold": first["gold"], "gold_mean": first["gold_mean"],
+                     "sentence": highlight(item.text, item.begin, item.end) if item else None,
+                     "predictions": predictions, "spread": max(predictions) - min(predictions),
+                     "correct": [p == first["gold"] for p in predictions]})
+    rows.sort(key=lambda r: (-r["spread"], str(r["id"])))
+    return rows
+
+
+def distributions(run: Any, samples: Sequence[dict[str, Any]]) -> tuple[np.ndarray, list[int]] | None:
+    """(each item's probability distribution, its gold label index) as the run's calibration saw them: the softmax
+    of the choices' log-probs, or the distribution a researcher's system answered. None when the run has no
+    calibration or some sample lacks both."""
+    from senso.core.calibration import softmax
+
+    if "metrics" not in (run.results.get("calibration") or {}):
+        return None
+    labels = list(run.results["likert_task"]["labels"])
+    rows = []
+    for s in samples:
+        if s.get("logprobs") is not None:
+            rows.append(softmax(s["logprobs"]))
+        elif s.get("distribution") is not None:
+            rows.append(np.asarray(s["distribution"], dtype=float))
+        else:
+            return None
+    return np.asarray(rows), [labels.index(s["gold"]) for s in samples]

@@ -1,0 +1,122 @@
+"""The AdMIRe family's tasks as values (`senso.core.task.Task`): Subtask A (rank images), Subtask B (complete a
+sequence) and the sense classification alone, each with everything the rest of senso asks of it. The wing's
+modules are imported when a hook is first called, so the table of tasks (`senso.catalog`) stays light."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from senso.admire.metrics import METRICS
+from senso.admire.options import AdmireOptions
+from senso.core.records import config_option
+from senso.core.task import DataSet, ExportInfo, Scope, Section, SystemEntry, Task, template_of
+
+FAMILY = "admire"
+DATASET = ExportInfo(hub_task_type="zero-shot-image-classification", dataset_type="admire",
+                     dataset_name=lambda run: "AdMIRe (SemEval-2025 Task 1)", config=lambda run: f"{run.task}-{run.lang}")
+
+
+def _call(module: str, name: str):
+    """A function of a module of this wing, imported when first called."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        import importlib
+
+        return getattr(importlib.import_module(f"senso.admire.{module}"), name)(*args, **kwargs)
+
+    call.__name__ = name
+    return call
+
+
+def scope(run: Any) -> Scope:
+    """The language and split the run recorded (its options when results.json predates them)."""
+    lang = run.results.get("lang") or config_option(run.config, "lang") or "?"
+    split = run.results.get("split") or config_option(run.config, "split") or "?"
+    return Scope(str(lang), str(split), str(split))
+
+
+def compare(task: str, a: Any, b: Any, gold: Any, n_resamples: int, seed: int) -> tuple[list[Any], list[str]]:
+    """`senso compare` of two AdMIRe runs or submission files (`admire.paired`): its tables and notes."""
+    from senso.admire.paired import compare as compare_sides
+    from senso.admire.tables import calibration_comparison_table, comparison_table
+
+    result = compare_sides(task, a, b, gold=gold, n_resamples=n_resamples, seed=seed)
+    tables = [comparison_table(result)] + ([calibration_comparison_table(result)] if result.calibration else [])
+    return tables, list(result.notes)
+
+
+def _systems(subtask: str):
+    def systems() -> list[SystemEntry]:
+        from senso.admire.systems.registry import SYSTEMS
+        from senso.admire.task import RUN_TASKS
+
+        default = next(t.default_system for t in RUN_TASKS.values() if t.subtask == subtask)
+        return [SystemEntry(r.name, r.summary, r.params, r.name == default, r) for r in SYSTEMS[subtask].values()]
+
+    return systems
+
+
+def systems_help() -> str:
+    names = {subtask: ", ".join(e.name for e in _systems(subtask)()) for subtask in ("a", "b", "sense")}
+    return (f"admire-a: {names['a']}. admire-b: {names['b']}. "
+            f"admire-sense: {names['sense']} (the classifier --sense names).")
+
+
+COMMON = dict(family=FAMILY, options=AdmireOptions, check=_call("run", "check"), prepare=_call("run", "prepare"),
+              show=_call("tables", "print_result"), item_key="compound", scope=scope,
+              distributions=_call("page", "distributions"), evaluation=_call("published", "admire_evaluation"),
+              summary_name=lambda run: f"{run.task} ({run.results.get('lang')} {run.results.get('split')})",
+              catalog=_call("systems.registry", "system_catalog"), systems_help=systems_help, export=DATASET)
+ON_BOARDS = dict(placement=_call("published", "admire_placement"), best_published=_call("published", "best_published"),
+                 compare=compare, overlap=_call("commands", "overlap"))
+
+TASKS = (
+    Task("admire-a", description="AdMIRe Subtask A (SemEval-2025 Task 1): rank 5 images/captions by how well they "
+                                 "show the compound's sense in the sentence", kind="admire-a",
+         metrics=(METRICS["top1"], METRICS["dcg"], METRICS["official_name_corr"]), systems=_systems("a"),
+         page=Section(template_of("senso.admire", "_run_a.html.j2"), _call("page", "run_section_a")),
+         comparison=Section(template_of("senso.admire", "_compare_a.html.j2"), _call("page", "disagreements_a"),
+                            helpers=lambda: {"caption_preview": _call("page", "caption_preview")}),
+         fit=_call("commands", "fit"), **ON_BOARDS, **COMMON),
+    Task("admire-b", description="AdMIRe Subtask B: complete an image sequence, and say whether the compound is "
+                                 "used literally or idiomatically", kind="admire-b",
+         metrics=(METRICS["image_accuracy"], METRICS["sentence_type_accuracy"]), systems=_systems("b"),
+         page=Section(template_of("senso.admire", "_run_b.html.j2"), _call("page", "run_section_b")),
+         comparison=Section(template_of("senso.admire", "_compare_b.html.j2"), _call("page", "disagreements_b")),
+         **ON_BOARDS, **COMMON),
+    Task("admire-sense", description="AdMIRe sense classification alone: is the compound literal or idiomatic in "
+                                     "this sentence", kind="admire-sense", metrics=(METRICS["sense_accuracy"],),
+         systems=_systems("sense"),
+         page=Section(template_of("senso.admire", "_run_sense.html.j2"), _call("page", "run_section_sense")),
+         placement=_call("published", "admire_placement"), compare=compare,
+         **{**COMMON, "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
+                                           dataset_name=DATASET.dataset_name, config=DATASET.config)}),
+)
+DATA_SETS = (DataSet("admire", stats=_call("commands", "stats"), fetch=_call("commands", "fetch")),)
+
+
+def check_name(name: str) -> None:
+    """A task name of AdMIRe's form (admire-...) that is none of its tasks: AdMIRe's own error, listing them."""
+    if name.startswith("admire-"):
+        from senso.admire.task import get_task
+
+        get_task(name)
+
+
+def is_ranking_file(task: str) -> bool:
+    """A path ending .toml whose file says `kind = "ranking"` (a Likert task file otherwise)."""
+    if not task.endswith(".toml"):
+        return False
+    from senso.admire.rankfile import is_ranking_file as says_ranking
+
+    return says_ranking(task)
+
+
+RANKING_FILE = Task(
+    "path/to/ranking.toml", description="any ranking task file (kind = \"ranking\"): rank 5 images or captions for an "
+                                        "expression in a sentence, in any language",
+    kind="admire-a", matches=is_ranking_file, folder_name=lambda task: Path(task).stem, called="a ranking task file",
+    metrics=TASKS[0].metrics, page=TASKS[0].page, comparison=TASKS[0].comparison, placement=TASKS[0].placement,
+    best_published=TASKS[0].best_published,
+    **{**COMMON, "check": _call("rankrun", "check"), "prepare": _call("rankrun", "prepare"),
+       "show": _call("ranktables", "print_result")})

@@ -1,0 +1,118 @@
+"""THE table of tasks: every built-in task and every task-file kind, as `senso.core.task.Task` values declared
+in their family folders. A benchmark family is one folder plus one row here.
+
+The command line, `senso.tasks()`, the evaluation loop, the report pages, comparisons, exports and placement
+find a task here (`task_for` by what a user typed, `task_of_record` by what a run folder recorded) and ask it;
+none of them branches on a task's name or family. `register` adds a task at run time (a researcher's family,
+or a test's).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from senso.admire.family import (
+    DATA_SETS as ADMIRE_DATA, RANKING_FILE as ADMIRE_RANKING_FILE, TASKS as ADMIRE_TASKS, check_name as admire_name,
+)
+from senso.core.errors import SensoError
+from senso.core.options import RunOptions as CommonOptions, run_fields
+from senso.core.task import DataSet, Task
+from senso.likert.family import DATA_SETS as LIKERT_DATA, TASK_FILE as LIKERT_TASK_FILE, TASKS as LIKERT_TASKS
+
+TASKS: dict[str, Task] = {task.name: task for task in (*LIKERT_TASKS, *ADMIRE_TASKS)}
+TASK_FILE_KINDS: list[Task] = [ADMIRE_RANKING_FILE, LIKERT_TASK_FILE]  # tasks named by a file: `matches` says which
+# The main job (`senso showcase`, `make run`): the published protocol on the built-in model, then senso's
+# strongest offline systems: (task, system (None: the task's default), options besides the data folder).
+SHOWCASE = (
+    ("abricot-abs", None, {}),
+    ("abricot-inc", None, {}),
+    ("abricot-abs", "embedding-ridge", {}),
+    ("abricot-inc", "embedding-ridge", {}),
+    ("admire-a", "fitted-pipeline", {"lang": "en", "split": "dev"}),
+)
+NAME_CHECKS = [admire_name]  # a family's own error for an unknown name of its form (admire-c)
+DATA_SETS: dict[str, DataSet] = {data.name: data for data in (*LIKERT_DATA, *ADMIRE_DATA)}  # `senso data NAME`
+
+
+def _run_options() -> type:
+    """RunOptions: the options every task reads (`core.options`), then each family's own (`Task.options`)."""
+    families = tuple(dict.fromkeys(t.options for t in (*TASKS.values(), *TASK_FILE_KINDS) if t.options is not None))
+    joined = dataclasses.make_dataclass("RunOptions", [], bases=(*reversed(families), CommonOptions))
+    joined.__module__, joined.__doc__ = __name__, CommonOptions.__doc__
+    return joined
+
+
+RunOptions = _run_options()
+RUN_FIELDS = run_fields(RunOptions)  # every option of `senso run` and `senso.evaluate`, declared once each
+FLAG_NAMES: dict[str, str] = {spec.flag: spec.name for spec in RUN_FIELDS.values()}  # --data-dir -> data_dir
+
+
+def all_tasks() -> list[Task]:
+    """The built-in tasks, then the task-file kinds (as `senso tasks` lists them)."""
+    return [*TASKS.values(), *TASK_FILE_KINDS]
+
+
+def register(task: Task) -> Task:
+    """Add `task` to the table (a task-file kind when it has `matches`); SensoError if its name is taken."""
+    if any(known.name == task.name for known in all_tasks()):
+        raise SensoError(f"a task named {task.name!r} is already registered")
+    if task.matches is not None:
+        TASK_FILE_KINDS.append(task)
+    else:
+        TASKS[task.name] = task
+    return task
+
+
+def unregister(name: str) -> None:
+    """Remove the task registered as `name` (a test's toy family, when it is done)."""
+    TASKS.pop(name, None)
+    TASK_FILE_KINDS[:] = [task for task in TASK_FILE_KINDS if task.name != name]
+
+
+def task_for(task: str | Path) -> Task:
+    """The task a user named: a built-in task by name, else the task-file kind whose `matches` accepts it."""
+    name = str(task)
+    if name in TASKS:
+        return TASKS[name]
+    for kind in TASK_FILE_KINDS:
+        if kind.matches(name):
+            return kind
+    for check_name in NAME_CHECKS:
+        check_name(name)
+    forms = " or ".join(kind.name for kind in TASK_FILE_KINDS)
+    raise SensoError(f"unknown task {name!r}; choose from {', '.join(TASKS)}" +
+                     (f", or give a task file ({forms})" if forms else ""))
+
+
+def task_of_record(results: dict[str, Any]) -> Task:
+    """The task of a finished run, from what it recorded: a built-in task by name when its kind (`task_kind`, the
+    shape of its records) agrees, else the task-file kind, else any task of that kind; runs written before the
+    kind was recorded are told by their family. SensoError for a run of no known kind."""
+    name, kind, family = str(results.get("task", "")), results.get("task_kind"), results.get("family")
+    if name in TASKS and (kind is None or TASKS[name].kind == kind):
+        return TASKS[name]
+    known = [*TASK_FILE_KINDS, *TASKS.values()]
+    found = [t for t in known if t.kind == kind] if kind is not None else [t for t in known if t.family == family]
+    if found:
+        return found[0]
+    raise SensoError(f"no report page for a run of kind {kind or name!r} (task {results.get('task')!r}; reports "
+                     f"cover {', '.join(t.called or t.name for t in all_tasks())})")
+
+
+def tasks_help() -> str:
+    """The task argument's help: every task by name, then the task-file forms."""
+    return " | ".join(task.name for task in all_tasks())
+
+
+def run_folder_name(task: str) -> str:
+    """The folder of one task's run inside a parent `--out` folder: the task's name, or a task file's stem."""
+    return task_for(task).folder_name(str(task))
+
+
+def data_set(name: str, command: str) -> DataSet:
+    """The data set `senso data COMMAND NAME` names; SensoError listing the known ones."""
+    if name not in DATA_SETS:
+        raise SensoError(f"unknown dataset {name!r} for {command}; choose from {', '.join(DATA_SETS)}")
+    return DATA_SETS[name]

@@ -1,0 +1,5 @@
+"""`python -m senso.cli`."""
+
+from senso.cli import main
+
+main()

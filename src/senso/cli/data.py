@@ -1,0 +1,52 @@
+"""`senso data stats|fetch|overlap`: a data set's card, its download, and what an evaluation set shares with
+training data (each asked of its data set or task in the table of tasks)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from senso.catalog import DATA_SETS, data_set, task_for
+from senso.cli.app import DATA_DIR_HELP, console, data_app, out
+from senso.core.errors import SensoError
+
+DATA_SET_NAMES = tuple(DATA_SETS)
+
+
+@data_app.command("stats")
+def data_stats(
+    dataset: str = typer.Argument(..., help=" or ".join(DATA_SET_NAMES)),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
+    out_dir: Path = typer.Option(Path("runs/data"), "--out", help="Folder for the figures."),
+) -> None:
+    """Dataset card: summary tables on the terminal, figures as PNG."""
+    data_set(dataset, "stats").stats(data_dir, out_dir, out)
+
+
+@data_app.command("fetch")
+def data_fetch(
+    dataset: str = typer.Argument(..., help="admire (or abricot)"),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="Where to put it (default: $SENSO_DATA_DIR, then ~/.cache/senso/data)."),
+    api_url: Optional[str] = typer.Option(None, "--api-url", help="figshare API base URL (default $SENSO_FIGSHARE_API, then https://api.figshare.com/v2)."),
+    force: bool = typer.Option(False, "--force", help="Replace existing files that differ."),
+) -> None:
+    """Download a benchmark's official files, verify their checksums and unpack them."""
+    data_set(dataset, "fetch").fetch(data_dir, api_url, force, out, console)
+
+
+@data_app.command("overlap")
+def data_overlap(
+    task: str = typer.Argument(..., help="admire-a | admire-b | abricot-abs | abricot-inc | path/to/task.toml"),
+    train: str = typer.Option(..., "--train", help="AdMIRe: split(s), e.g. train+dev; Likert: a data file. Or a model file `senso fit` wrote."),
+    eval_: Optional[str] = typer.Option(None, "--eval", help="AdMIRe: a split, e.g. xeval; Likert: a data file (default: the task's data)."),
+    lang: str = typer.Option("en", "--lang", help="AdMIRe: the language."),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
+) -> None:
+    """What an evaluation set shares with training data: AdMIRe compounds, sentences and identical captions;
+    Likert groups and texts."""
+    overlap = task_for(task).overlap
+    if overlap is None:
+        raise SensoError(f"senso data overlap: {task} has no training data to compare with")
+    overlap(task, train, eval_, lang, data_dir)

@@ -1,0 +1,191 @@
+"""What a task is, in one value: everything the rest of senso asks of it.
+
+A family folder (`senso/likert/`, `senso/admire/`, or a test's toy family) declares its tasks as `Task` values;
+the one table of tasks (`senso.catalog`) holds them. The command line, `senso.tasks()`, the evaluation loop,
+the report pages, comparisons, exports and placement beside published results read a run's `Task` and call
+its hooks; none of them branches on a task's name or family.
+
+A hook that has nothing to say for a task keeps its default (no published results, no report section of its
+own, the run's language and split as recorded), so a small family declares only what it has.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from senso.core.placement import Placement
+
+Samples = list[dict[str, Any]]  # a run's samples.jsonl rows
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    """How one metric is compared between two runs on the same items. A correlation is tested on the
+    correlation itself (`core.stats.paired_statistic_difference`, with the gold column `shared` and the row-wise
+    `statistic`); a mean of per-item values (accuracy, Top-1, DCG) with a paired permutation test."""
+
+    kind: str  # "correlation" or "mean"
+    columns: Callable[[Samples], list[float]]  # the system's per-item column
+    shared: Callable[[Samples], list[float]] | None = None  # gold column (correlations)
+    statistic: Callable[..., Any] | None = None  # row-wise correlation
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A metric as a task declares it, once: its name in results.json, its label, whether higher is better,
+    the formula in one line, whether it has a bootstrap CI, its short name in summary tables, the Hub's name for
+    it (model-index), what a uniformly random system scores, and how two runs are compared on it."""
+
+    name: str
+    label: str
+    formula: str = ""
+    direction: str = "higher"  # "higher" or "lower" is better
+    has_ci: bool = True
+    short: str | None = None
+    hub_type: str | None = None
+    random_baseline: float | None = None
+    paired: PairedTest | None = None
+    plotted: bool = True  # False: printed for parity with an official scorer, not a quality measure
+
+
+def column(key: str) -> Callable[[Samples], list[float]]:
+    """A per-item column of the samples, as floats (a PairedTest's `columns`)."""
+    return lambda samples: [float(s[key]) for s in samples]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a run's items come from, as pages and comparisons show and match it: language, split, and the split
+    key two runs must share to be compared."""
+
+    lang: str
+    split: str
+    split_key: str
+
+
+@dataclass(frozen=True)
+class Section:
+    """A task's own part of a page: the jinja source of its template (`template()`, read when a page is made)
+    and the data it shows (`data(run, thumbnails)` for a run page, `data(runs, thumbnails)` for a comparison).
+    The template reads its data as `section`."""
+
+    template: Callable[[], str]
+    data: Callable[..., Any]
+    helpers: Callable[[], dict[str, Any]] = dict  # functions the template calls, by name
+
+
+def template_of(package: str, name: str) -> Callable[[], str]:
+    """A Section's `template`: the jinja source shipped as `package`'s templates/`name`, read when first asked."""
+    def read() -> str:
+        from importlib import resources
+
+        return resources.files(package).joinpath("templates", name).read_text(encoding="utf-8")
+
+    return read
+
+
+def baseline_label(value: float) -> str:
+    """How a plot marks what a uniformly random system scores: `random 0.2`."""
+    return f"random {value:.4f}".rstrip("0")
+
+
+@dataclass(frozen=True)
+class ExportInfo:
+    """How a task's runs are named where researchers keep results: the Hub's task type and data set (model-index),
+    and the data set's config of a run (`config(run)`; default: the task's name)."""
+
+    hub_task_type: str = "text-classification"
+    dataset_type: str | None = None  # default: the task's name
+    dataset_name: Callable[[Any], str] | None = None  # default: the task's name
+    config: Callable[[Any], str] | None = None
+
+
+@dataclass(frozen=True)
+class SystemEntry:
+    """A registered system that answers a task: its name, one line on what it does, its declared options
+    (`core.params.Params`), whether it is the task's default, and its registry row (the same row for every task
+    it answers)."""
+
+    name: str
+    description: str
+    options: Any
+    default: bool = False
+    row: Any = None
+
+
+def recorded_scope(run: Any) -> Scope:
+    """The language and split a run recorded (results.json, else its options), the split as its own key."""
+    from senso.core.records import config_option
+
+    lang = run.results.get("lang") or config_option(run.config, "lang") or "—"
+    split = run.results.get("split") or config_option(run.config, "split") or "all"
+    return Scope(str(lang), str(split), str(split))
+
+
+def not_placed(run: Any) -> Placement:
+    return Placement(notes=[f"No published results for {run.task}: this run is shown on its own."])
+
+
+@dataclass(frozen=True)
+class Task:
+    """One task. `kind` is the shape of its records (runs of tasks of one kind are read alike); `matches`, for a
+    task-file kind, says which task arguments it answers (e.g. a path ending .toml). `systems()` lists the
+    registered systems that answer it; `catalog()` and `systems_help()` are its family's lines in `senso
+    systems` and `senso run --help`. The hooks:
+
+    - `check(options, system_object)`: every option, before anything slow (once per run);
+    - `prepare(options, context) -> Plan`: the evaluation loop's protocol (`core.evaluation`);
+    - `show(result, by_group=False)`: the terminal tables `senso run` prints;
+    - `scope(run)`, `item_key`: how a run folder's items are placed and matched across runs;
+    - `page`, `comparison`: its sections of a run page and of a comparison page (None: the common parts only);
+    - `distributions(run, samples)`: each item's probability distribution and gold index, for paired
+      calibration (None: no calibration);
+    - `placement(run)`, `best_published(run)`, `evaluation(run)`: where a run stands beside published results,
+      the figure a summary shows beside it, and how it was evaluated in a few words;
+    - `compare(task, a, b, gold, n_resamples, seed) -> (tables, notes)`: the family's own paired comparison
+      (None: the comparison of two run folders on the task's metrics);
+    - `summary_name(run)`: the task as a summary row names it; `folder_name(task)`: its run folder in a parent.
+    """
+
+    name: str
+    family: str
+    description: str
+    kind: str
+    check: Callable[..., None]
+    prepare: Callable[..., Any]
+    show: Callable[..., None]
+    metrics: tuple[Metric, ...] = ()
+    options: type | None = None  # the family's own RunOptions fields (a dataclass declared with core.options.option)
+    item_key: str = "id"
+    scope: Callable[[Any], Scope] = recorded_scope
+    page: Section | None = None
+    comparison: Section | None = None
+    distributions: Callable[[Any, Samples], Any] | None = None
+    placement: Callable[[Any], Placement] = not_placed
+    best_published: Callable[[Any], tuple[str | None, str | None]] = lambda run: (None, None)
+    evaluation: Callable[[Any], str] = lambda run: "—"
+    compare: Callable[..., tuple[list[Any], list[str]]] | None = None
+    summary_name: Callable[[Any], str] = lambda run: str(run.task)
+    folder_name: Callable[[str], str] = str
+    matches: Callable[[str], bool] | None = None
+    export: ExportInfo = ExportInfo()
+    systems: Callable[[], Sequence[SystemEntry]] = lambda: ()
+    catalog: Callable[[], list[tuple[str, str, str]]] = lambda: []  # `senso systems` rows: kind, name, summary
+    systems_help: Callable[[], str] = lambda: ""  # the systems, as `senso run --help` lists them
+    logged_answers: str | None = None  # the system that scores a harness's logged answers (`senso score`)
+    fit: Callable[..., tuple[list[str], list[str]]] | None = None  # `senso fit`: (options, path) -> (notes, lines)
+    overlap: Callable[..., None] | None = None  # `senso data overlap TASK --train ... --eval ...`
+    called: str = ""  # how a sentence names it (default: its name)
+
+    def metric(self, name: str) -> Metric | None:
+        return next((m for m in self.metrics if m.name == name), None)
+
+
+@dataclass(frozen=True)
+class DataSet:
+    """A benchmark's data set as `senso data stats NAME` and `senso data fetch NAME` handle it."""
+
+    name: str
+    stats: Callable[..., None]  # (data_dir, out_dir, console): tables printed, figures written
+    fetch: Callable[..., None]  # (data_dir, api_url, force, console, err_console)

@@ -1,0 +1,119 @@
+"""The Likert family's tasks as values (`senso.core.task.Task`): ABRICOT's two tasks and any task file (a path
+ending .toml), each with everything the rest of senso asks of it. The wing's modules are imported when a hook is
+first called, so the table of tasks (`senso.catalog`) stays light."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from senso.core.records import config_option
+from senso.core.task import DataSet, ExportInfo, Scope, Section, SystemEntry, Task, template_of
+from senso.likert.metrics import METRICS
+from senso.likert.options import LikertOptions
+
+FAMILY = "likert"
+TASK_FILE_SUFFIX = ".toml"
+
+
+def check(options: Any, system_object: Any = None) -> None:
+    from senso.likert.run import check as run_check
+
+    run_check(options, system_object)
+
+
+def prepare(options: Any, context: Any) -> Any:
+    from senso.likert.run import prepare as run_prepare
+
+    return run_prepare(options, context)
+
+
+def show(result: Any, by_group: bool = False) -> None:
+    from senso.likert.tables import print_result
+
+    print_result(result, by_group=by_group)
+
+
+def scope(run: Any) -> Scope:
+    """A Likert task's language (its task file says it; before, only ABRICOT had one: Italian) and its one split:
+    the whole file, or its first N items with --limit."""
+    task = run.results.get("likert_task") or {}
+    if "language" in task:
+        lang = task["language"] or "—"
+    else:
+        lang = "it" if run.task.startswith("abricot-") else "—"
+    limit = run.results.get("limit") or config_option(run.config, "limit")
+    split = f"first {limit} items (--limit)" if limit else "all items (the whole file is the benchmark)"
+    return Scope(lang, split, "all")
+
+
+def _page(name: str):
+    def call(*args: Any, **kwargs: Any) -> Any:
+        from senso.likert import page
+
+        return getattr(page, name)(*args, **kwargs)
+
+    return call
+
+
+def _commands(name: str):
+    def call(*args: Any, **kwargs: Any) -> Any:
+        from senso.likert import commands
+
+        return getattr(commands, name)(*args, **kwargs)
+
+    return call
+
+
+def _published(name: str):
+    def call(*args: Any, **kwargs: Any) -> Any:
+        from senso.likert import published
+
+        return getattr(published, name)(*args, **kwargs)
+
+    return call
+
+
+def systems() -> list[SystemEntry]:
+    from senso.likert.systems.registry import DEFAULT_SYSTEM, LIKERT_SYSTEMS
+
+    return [SystemEntry(s.name, s.description, s.params, s.name == DEFAULT_SYSTEM, s) for s in LIKERT_SYSTEMS.values()]
+
+
+def catalog() -> list[tuple[str, str, str]]:
+    return [("likert (abricot-*, task files)", entry.name, entry.description) for entry in systems()]
+
+
+def systems_help() -> str:
+    default = next(entry.name for entry in systems() if entry.default)
+    return (f"Likert tasks (abricot-abs, abricot-inc, task files): {', '.join(e.name for e in systems())} "
+            f"(default {default}).")
+
+
+def _dataset_name(run: Any) -> str:
+    return (run.results.get("likert_task") or {}).get("description") or run.task
+
+
+COMMON = dict(
+    family=FAMILY, kind=FAMILY, options=LikertOptions, check=check, prepare=prepare, show=show, metrics=METRICS, item_key="id", scope=scope,
+    page=Section(template_of("senso.likert", "_run.html.j2"), _page("run_section")),
+    comparison=Section(template_of("senso.likert", "_compare.html.j2"), _page("disagreements")),
+    distributions=_page("distributions"), placement=_published("abricot_placement"),
+    best_published=_published("best_published"), evaluation=_published("evaluation_label"),
+    systems=systems, catalog=catalog, systems_help=systems_help, logged_answers="lmeval-samples",
+    fit=_commands("fit"), overlap=_commands("overlap"),
+)
+DATA_SETS = (DataSet("abricot", stats=_commands("stats"), fetch=_commands("fetch")),)
+ABRICOT = ExportInfo(hub_task_type="text-classification", dataset_type="abricot",
+                     dataset_name=lambda run: "ABRICOT (CALAMITA 2024)")
+
+TASKS = (
+    Task("abricot-abs", description="ABRICOT abstractness (CALAMITA 2024): how abstract is the noun in this "
+                                    "sentence, 1-5", export=ABRICOT, **COMMON),
+    Task("abricot-inc", description="ABRICOT inclusiveness (CALAMITA 2024): how inclusive is the noun in this "
+                                    "sentence, 1-5", export=ABRICOT, **COMMON),
+)
+TASK_FILE = Task("path/to/task.toml", description="any Likert task file: the word's rating in context on the file's "
+                                                  "scale (README: task files)",
+                 matches=lambda task: task.endswith(TASK_FILE_SUFFIX), folder_name=lambda task: Path(task).stem,
+                 called="a task file", export=ExportInfo(dataset_name=_dataset_name), **COMMON)
