@@ -70,7 +70,7 @@ def test_caption_similarity_end_to_end_and_resumes_from_the_cache(data_dir, tmp_
                     "--data-dir", data_dir, "--out", out)
     assert "PARTIAL: 2 of the 15 items" in result.output
     results = load_results(out)
-    assert results["n"] == 2 and results["model"]["embedder"] == "e5-f32"
+    assert results["n"] == 2 and results["model"]["embedder"] == "e5-f64"
     assert results["cache"]["misses"] > 0
     samples = load_samples(out)
     for sample in samples:
