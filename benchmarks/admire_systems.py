@@ -46,12 +46,13 @@ def main() -> None:
     from senso.core.stats import bootstrap_estimate, mean
     from senso.core.cache import ResponseCache
     from senso.core.options import RunOptions
+    from senso.core.params import Text
     from senso.admire.scoring import score_item_a
     from senso.admire.systems.registry import SYSTEMS, build_system
 
     system_options = {k: v for k, v in {"sense": args.sense, "ranker": args.ranker, "meaning": args.meaning,
                                         "members": args.members}.items() if v}
-    system_options.update(dict(pair.split("=", 1) for pair in args.set))
+    system_options.update({key: Text(value) for key, value in (pair.split("=", 1) for pair in args.set)})
     options = RunOptions(task="admire-a", data_dir=Path(args.data_dir), embedder=args.embedder,
                          system=args.system, system_options=system_options)
     items = [i for split in args.split.split("+") for i in load_subtask_a(options.data_dir, "en", split)]

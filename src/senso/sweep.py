@@ -43,6 +43,7 @@ from typing import Any, Callable
 from senso.core.errors import RunInterrupted, SensoError
 from senso.core.cache import cache_key
 from senso.catalog import RunOptions
+from senso.core.params import Text
 from senso.core.output import check_output_folder, write_text
 from senso.core.records import load_results, write_json_atomically
 
@@ -103,7 +104,8 @@ def _resolve(base: Path, key: str, value: Any) -> Any:
 
 def _make_options(path: Path, base: Path, fixed: dict[str, Any], chosen: dict[str, Any]) -> RunOptions:
     values = {k: _resolve(base, k, v) for k, v in {**fixed, **chosen}.items() if k != "set"}
-    system_options = {**fixed.get("set", {}), **chosen.get("set", {})}  # typed by the system's declared options
+    system_options = {k: Text(v) if isinstance(v, str) else v  # text in a file: parsed as the command line's
+                      for k, v in {**fixed.get("set", {}), **chosen.get("set", {})}.items()}
     if "task" not in values:
         raise SensoError(f"{path}: the sweep sets no task (put `task = [...]` in [grid] or [options])")
     return RunOptions(**values, system_options=system_options)

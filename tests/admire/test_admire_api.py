@@ -11,6 +11,7 @@ from senso.admire.systems.registry import SYSTEMS, check_system
 from senso.cli import app
 from senso.core.errors import SensoError
 from senso.catalog import RunOptions
+from senso.core.params import Text
 from senso.core.records import load_results, load_samples
 
 pytestmark = pytest.mark.real_data
@@ -72,7 +73,7 @@ def test_a_researchers_chooser_and_classifier(data_dir):
 def test_a_set_value_is_typed_once_and_changes_only_itself():
     row = SYSTEMS["a"]["sense-pipeline"]
     default = check_system(row, RunOptions(task="admire-a"))
-    off = check_system(row, RunOptions(task="admire-a", system_options={"hedge": "off"}))
+    off = check_system(row, RunOptions(task="admire-a", system_options={"hedge": Text("off")}))
     assert default["hedge"] is True and off["hedge"] is False
     assert {k: v for k, v in off.items() if k != "hedge"} == {k: v for k, v in default.items() if k != "hedge"}
     fitted = check_system(SYSTEMS["a"]["fitted-pipeline"], RunOptions(task="admire-a"))
@@ -88,10 +89,13 @@ def test_an_unknown_option_lists_the_valid_ones_with_their_types(data_dir):
     message = str(result.exception)
     assert "unknown option --set hedges for --system sense-pipeline; valid: --meaning (auto | wordnet" in message
     assert "--set hedge (bool)" in message and "--set word_centre (float)" in message
+    assert message.endswith("; did you mean --set hedge?")
     with pytest.raises(SensoError, match=r"unknown option hedges for system sense-pipeline; valid: meaning \(auto"):
         senso.evaluate("admire-a", system="sense-pipeline", hedges=False, data_dir=data_dir)
     with pytest.raises(SensoError, match=r"--set weights expects a number, got 'heavy'"):
-        check_system(SYSTEMS["a"]["fusion"], RunOptions(task="admire-a", system_options={"weights": "1,heavy"}))
+        check_system(SYSTEMS["a"]["fusion"], RunOptions(task="admire-a", system_options={"weights": Text("1,heavy")}))
+    with pytest.raises(SensoError, match=r"weights expects a list of floats, got the string '1,2'"):
+        senso.evaluate("admire-a", system="fusion", weights="1,2", data_dir=data_dir)
 
 
 def test_every_task_is_checked_before_the_first_runs(data_dir, tmp_path):

@@ -62,7 +62,7 @@ def test_clip_rank_on_real_dev_images(data_dir, tmp_path, tiny_clip):
 def test_fusion_of_captions_and_images_is_on_the_image_track(data_dir, tmp_path, tiny_clip):
     out = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="fusion", image_model=tiny_clip,
                                 limit=3, out=tmp_path / "fusion",
-                                system_options={"members": "caption-similarity,clip-rank", "weights": "1,0.5"}))
+                                system_options={"members": "caption-similarity,clip-rank", "weights": (1, 0.5)}))
     results = load_results(out)
     assert results["track"] == "text+images"
     assert len(results["model"]["members"]) == 2 and results["model"]["weights"] == [1.0, 0.5]
@@ -193,7 +193,7 @@ def test_vlm_judge_in_process_list_mode_on_real_dev_images(data_dir, tmp_path):
 
     llava = f"hf:{tiny_llava_dir(tmp_path / 'llava')}"
     out = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="vlm-judge", limit=1,
-                                generator=llava, out=tmp_path / "list", system_options={"mode": "list", "orders": "5"}))
+                                generator=llava, out=tmp_path / "list", system_options={"mode": "list", "orders": 5}))
     results = load_results(out)
     assert results["track"] == "text+images" and results["model"]["orders"] == 5 and results["model"]["aggregation"] == "borda"
     [sample] = load_samples(out)

@@ -332,3 +332,27 @@ def test_real_data_leave_one_lemma_out_reaches_r_070(real_results, task, dimensi
     r_means = pearson([p.extra["pred"] for p in preds], [it.score(dimension) for it in items])
     assert r_labels >= 0.70, f"{task}: r(labels, gold labels) = {r_labels:.3f} under leave-one-lemma-out"
     assert r_means >= 0.70, f"{task}: r(prediction, raw means) = {r_means:.3f}"
+
+
+def test_the_ridge_options_are_declared_once_and_checked_from_that_declaration(data_dir):
+    """embedding-ridge, lexical-prior and decomposed read one declaration (RidgeOptions): the registry's options,
+    the classes' defaults and the messages all come from it."""
+    import senso
+    from senso.core.params import OptionError, Text
+    from senso.likert.systems.decomposed import Decomposed
+    from senso.likert.systems.registry import LIKERT_SYSTEMS
+    from senso.likert.systems.ridge import RidgeOptions
+
+    for name in ("embedding-ridge", "lexical-prior", "decomposed"):
+        assert LIKERT_SYSTEMS[name].options is RidgeOptions
+    described = {d["name"]: d for d in LIKERT_SYSTEMS["decomposed"].params.describe()}
+    assert described["kind"]["type"] == "query | passage" and described["features"]["default"] == ["target-sentence"]
+    ridge = EmbeddingRidge(embedder=Embedder("st:fake"))
+    assert ridge.get_params() == RidgeOptions().get_params() == {"features": ("target-sentence",), "kind": "query"}
+    assert ridge.set_params(features=Text("sentence,marked")).features == ("sentence", "marked")
+    assert Decomposed.__dataclass_fields__["kind"].default == RidgeOptions().kind
+    with pytest.raises(OptionError, match="did you mean --set kind"):
+        ridge.set_params(kinds="passage")
+    with pytest.raises(SensoError, match=r"unknown option feature for system embedding-ridge; valid: features "
+                                         r"\(comma-separated list\); kind \(query \| passage\); did you mean features\?"):
+        senso.evaluate("abricot-abs", system="embedding-ridge", feature="sentence", data_dir=data_dir)

@@ -9,7 +9,6 @@ from typing import Any
 
 from senso.admire.metrics import METRICS
 from senso.admire.options import AdmireOptions
-from senso.core.records import config_option
 from senso.core.task import DataSet, ExportInfo, Scope, Section, SystemEntry, Task, template_of
 
 FAMILY = "admire"
@@ -30,19 +29,19 @@ def _call(module: str, name: str):
 
 def scope(run: Any) -> Scope:
     """The language and split the run recorded (its options when results.json predates them)."""
+    from senso.core.records import config_option
+
     lang = run.results.get("lang") or config_option(run.config, "lang") or "?"
     split = run.results.get("split") or config_option(run.config, "split") or "?"
     return Scope(str(lang), str(split), str(split))
 
 
-def compare(task: str, a: Any, b: Any, gold: Any, n_resamples: int, seed: int) -> tuple[list[Any], list[str]]:
-    """`senso compare` of two AdMIRe runs or submission files (`admire.paired`): its tables and notes."""
+def compare(task: str, a: Any, b: Any, gold: Any, n_resamples: int, seed: int) -> Any:
+    """`senso compare` of two AdMIRe runs or submission files (`admire.paired`), typed
+    (`senso.core.comparison.Comparison`)."""
     from senso.admire.paired import compare as compare_sides
-    from senso.admire.tables import calibration_comparison_table, comparison_table
 
-    result = compare_sides(task, a, b, gold=gold, n_resamples=n_resamples, seed=seed)
-    tables = [comparison_table(result)] + ([calibration_comparison_table(result)] if result.calibration else [])
-    return tables, list(result.notes)
+    return compare_sides(task, a, b, gold=gold, n_resamples=n_resamples, seed=seed).typed()
 
 
 def _systems(subtask: str):

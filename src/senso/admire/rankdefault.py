@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from senso.admire.languages import ANY, base_language, serves
-from senso.admire.systems.parts import ADMIRE_EMBEDDER, DEFAULT_SENSE_EMBEDDERS
+from senso.admire.systems.parts import ADMIRE_EMBEDDER, DEFAULT_SENSE_EMBEDDERS, SensePipelineOptions
 from senso.core.errors import SensoError
+from senso.core.params import declared
 
 EN = ("en",)
 # Universal Sentence Encoder multilingual v3's sixteen languages (its model card).
@@ -34,8 +35,8 @@ PART_LANGUAGES: dict[str, dict[str, Any]] = {
     "roles": {"rules": ANY, "learned": EN, "learned+rules": EN},
     "modality": {"captions": ANY, "images": EN},
 }
-PART_DEFAULTS = {"sense": "context-similarity", "meaning": "auto", "ranker": "structure", "roles": "rules",
-                 "modality": "captions"}
+PART_DEFAULTS = {p.name: p.default for p in declared(SensePipelineOptions)
+                 if p.name in ("sense", "meaning", "ranker", "roles", "modality")}
 WHY_ENGLISH = {"meaning": "WordNet is English", "sense": "fit on, or prompting in, English",
                "roles": "fit on AdMIRe's English gold", "ranker": "an English CLIP", "modality": "an English CLIP",
                "fitted-pipeline": "fit on AdMIRe's English train+dev", "clip-rank": "an English CLIP",

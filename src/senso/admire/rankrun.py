@@ -25,9 +25,9 @@ from senso.admire.rankselect import Candidate, choose_default
 from senso.admire.run import AdmireASample
 from senso.admire.submission import submission_text_a, submission_text_ranked
 from senso.admire.systems.base import Ranking
-from senso.admire.systems.context import SystemContext
 from senso.admire.systems.fitting import is_fittable
-from senso.admire.systems.registry import AdmireSystem, check_system, get_system, system_params, user_row
+from senso.admire.systems.registry import (AdmireSystem, check_system, get_system, system_context, system_params,
+                                           user_row)
 from senso.admire.task import RUN_TASKS, hygiene_warnings
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
@@ -138,7 +138,7 @@ def check(options: RunOptions, system_object: Any = None) -> None:
 
 
 def _build(row: AdmireSystem, options: RunOptions, params: dict[str, Any], context: RunContext) -> Any:
-    system = row.build(SystemContext(options, params, context.cache, context.models))
+    system = row.build(system_context(row, options, context.cache, context.models, params))
     if is_fittable(system):
         raise SensoError(f"--system {row.name} fits parts on AdMIRe's English data at run time (a learned sense or "
                          "roles): not on a ranking task file; choose training-free parts")

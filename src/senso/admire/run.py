@@ -22,13 +22,12 @@ from senso.admire.scoring import (GROUPS, PARITY_NOTE, aggregate, compounds_inde
                                   score_item_b, sense_calibration)
 from senso.admire.submission import submission_text_a, submission_text_b
 from senso.admire.systems.base import Ranker, Ranking, SequenceChoice, SequenceChooser
-from senso.admire.systems.context import SystemContext
 from senso.admire.leaderboard import LEADERBOARD_SPLITS, unranked_reason
 from senso.admire.overlap import TrainingIndex
 from senso.admire.systems.fitting import (FIT_SPLITS, cross_validate, cv_overlaps, fit_cached, is_fittable,
                                           load_fitted_model, training_items)
-from senso.admire.systems.registry import (AdmireSystem, System, check_system, get_system, system_params,
-                                           user_row, wordnet_warnings)
+from senso.admire.systems.registry import (AdmireSystem, System, check_system, get_system, system_context,
+                                           system_params, user_row, wordnet_warnings)
 from senso.admire.task import (
     DEFAULT_LANG, DEFAULT_SPLIT, RUN_TASKS, TEXT_AND_IMAGES, TEXT_ONLY, AdmireTask, check_splits, hygiene_warnings,
     official_size, submission_name, targets_name,
@@ -145,7 +144,7 @@ def prepare(options: RunOptions, context: RunContext) -> "AdmirePlan | SensePlan
         from senso.core.progress import note
 
         note(f"{options.task}: {', '.join(f'{k} {v}' for k, v in chosen.items())} (not given: the default)")
-    system = row.build(SystemContext(options, checked.params, context.cache, context.models))
+    system = row.build(system_context(row, options, context.cache, context.models, checked.params))
     config = {"lang": options.lang, "split": options.split, "chosen_by_default": chosen,
               "system_options": system_params(row, options).to_json(checked.params)}
     if checked.task.subtask == "sense":

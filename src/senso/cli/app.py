@@ -50,7 +50,10 @@ ALLOW_PARTIAL_IN_RUN = (
 
 
 def _parse_set(pairs: list[str]) -> dict[str, str]:
-    """`--set KEY=VALUE` pairs (repeatable) as a dict; a key given twice is an error."""
+    """`--set KEY=VALUE` pairs (repeatable) as a dict of `Text` values (parsed by each option's type: `hedge=off`
+    is False); a key given twice is an error."""
+    from senso.core.params import Text
+
     options: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -58,7 +61,7 @@ def _parse_set(pairs: list[str]) -> dict[str, str]:
             raise SensoError(f"--set expects KEY=VALUE, got {pair!r}")
         if key.strip() in options:
             raise SensoError(f"--set {key.strip()} is given twice; keep one")
-        options[key.strip()] = value
+        options[key.strip()] = Text(value)
     return options
 
 

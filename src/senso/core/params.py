@@ -1,11 +1,15 @@
-"""Options declared once, typed (as scikit-learn's estimators declare their parameters).
+"""Options declared once, typed, on the class that reads them (as scikit-learn's estimators declare theirs).
 
-A `Param` says an option's name, type, default, allowed values and one line of help; a `Params` is the
-ordered set a system (or a part of one: sense, meaning, ranker, aggregator, roles, a backend's settings)
-reads. From that one declaration come:
-- parsing and validation of values given as text (`--set KEY=VALUE`, the part flags such as `--sense`) or
-  as Python values (`senso.evaluate(..., hedge=False)`): `Params.resolve`; one yes/no parser, `parse_bool`;
-- the error for an unknown key, listing the valid ones with their types;
+A system, or a part of one (sense, meaning, ranker, aggregator, a backend's settings), declares each of its
+options as a dataclass field made by `param(default, help, ...)`: the field's name and type annotation are
+the option's, so nothing is written twice. `declared(cls)` reads them as a `Params` (`Param`s: name, type,
+default, allowed values, one line of help, a flag where it has one); a class that takes an option another
+class declares uses `shared(OTHER, name)`. `Configurable` gives such a class scikit-learn's `get_params()` /
+`set_params()`. From that one declaration come:
+- parsing and validation of values given as text (`--set KEY=VALUE`, a sweep file: `Text`; the part flags such
+  as `--sense`) or as Python values (`senso.evaluate(..., hedge=False)`; a Python string is never taken for a
+  bool or a number): `Params.resolve`; one yes/no parser, `parse_bool`;
+- the error for an unknown key, listing the valid ones with their types and suggesting the closest;
 - `senso systems NAME` (`Params.describe`) and the run record (the typed values `resolve` returns).
 
 Messages name options as the command line does (`--sense`, `--set hedge`, `--limit`); the Python API
@@ -15,7 +19,13 @@ declarations, so each message is written once and reads right on both surfaces.
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
+import functools
 import re
+import types
+import typing
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
@@ -43,7 +53,20 @@ def python_message(text: str, flags: Mapping[str, str]) -> str:
 
 
 class OptionError(SensoError):
-    """A bad option value or an unknown option: the message names the option as the user gave it."""
+    """A bad option value or an unknown option: the message names the option as the user gave it (an unknown
+    one also carries the names given, `unknown`, and the declared options, `declared`)."""
+
+    unknown: tuple[str, ...] = ()
+    declared: tuple["Param", ...] = ()
+
+
+class Text(str):
+    """A value written as text (`--set KEY=VALUE`, a sweep file): parsed by its option's type (`hedge=off` is
+    False, `orders=3` is 3). A plain Python string is taken as given, never as a bool or a number."""
+
+
+def _python_string(value: Any) -> bool:
+    return isinstance(value, str) and not isinstance(value, Text)
 
 
 def parse_bool(value: Any, label: str) -> bool:
@@ -94,25 +117,48 @@ class Param:
             return f"{self.kind} >= {self.minimum:g}"
         return self.kind
 
+    @property
+    def python_type(self) -> str:
+        """What a Python caller gives (a string is never taken for a bool or a number)."""
+        if self.kind == "list" and self.item != "str":
+            return f"a list of {self.item}s"
+        return {"bool": "True or False", "int": "an integer", "float": "a number"}.get(self.kind, self.type_name)
+
     def parse(self, value: Any) -> Any:
-        """The typed value of `value` (text from the command line, or a Python value); None stays None."""
+        """The typed value of `value` (`Text` from the command line or a sweep file, or a Python value); None
+        stays None. A Python string is never taken for a bool or a number."""
         if value is None:
             return None
         label = self.label
+        if _python_string(value) and (self.kind in ("bool", "int", "float") or self.item != "str"):
+            raise OptionError(f"{label} expects {self.python_type}, got the string {value!r}")
         if self.kind == "bool":
             return parse_bool(value, label)
         if self.kind in ("int", "float"):
             return self._number(value, label)
         if self.kind == "list":
-            items = value.split(",") if isinstance(value, str) else list(value)
-            texts = tuple(str(v).strip() for v in items if str(v).strip())
-            return texts if self.item == "str" else tuple(replace(self, kind=self.item, item="str").parse(v) for v in texts)
+            return self._list(value, label)
+        if not isinstance(value, (str, Path)):
+            raise OptionError(f"{label} expects {'a path' if self.kind == 'path' else 'a string'}, got {value!r}")
         if self.kind == "path":
             return Path(value)
         text = str(value)
         if self.kind == "choice" and text not in self.choices:
             raise OptionError(f"{label}: unknown value {text!r}; choose from {', '.join(self.choices)}")
         return text
+
+    def _list(self, value: Any, label: str) -> tuple[Any, ...]:
+        if isinstance(value, str):
+            items: list[Any] = [Text(v) if isinstance(value, Text) else v for v in value.split(",")]
+        elif isinstance(value, Sequence):
+            items = list(value)
+        else:
+            raise OptionError(f"{label} expects a list (or comma-separated text), got {value!r}")
+        items = [type(v)(v.strip()) if isinstance(v, str) else v for v in items]  # Text stays Text
+        items = [v for v in items if not (isinstance(v, str) and not v)]
+        if self.item == "str":
+            return tuple(str(v) for v in items)
+        return tuple(replace(self, kind=self.item, item="str").parse(v) for v in items)
 
     def _number(self, value: Any, label: str) -> int | float:
         convert = int if self.kind == "int" else float
@@ -198,7 +244,11 @@ class Params:
             return
         listed = "; ".join(f"{p.label} ({p.type_name})" for p in self) or "none"
         what = ", ".join(option_label(n, (flags or {}).get(n)) for n in unknown)
-        raise OptionError(f"unknown option{'s' if len(unknown) > 1 else ''} {what} for {owner}; valid: {listed}")
+        close = [p.label for n in unknown for m in difflib.get_close_matches(n, self.names, n=1) for p in [self[m]]]
+        hint = f"; did you mean {' and '.join(dict.fromkeys(close))}?" if close else ""
+        error = OptionError(f"unknown option{'s' if len(unknown) > 1 else ''} {what} for {owner}; valid: {listed}{hint}")
+        error.unknown, error.declared = tuple(unknown), tuple(self)  # the Python API lists its keywords from these
+        raise error
 
     def resolve(self, given: Mapping[str, Any], owner: str) -> dict[str, Any]:
         """Every option's typed value: the given ones parsed, the rest their defaults (typed the same way)."""
@@ -217,3 +267,96 @@ class Params:
 
 
 NO_PARAMS = Params()
+
+
+# ---------------------------------------------------------------- options declared on the class that reads them
+
+_PARAM = "senso.param"  # the key of a field's metadata that holds its declaration
+
+
+def param(default: Any, help: str, *, choices: Iterable[str] = (), flag: str | None = None,
+          minimum: float | None = None) -> Any:
+    """A dataclass field that declares an option of its class: its name and type annotation are the option's
+    (bool, int, float, str, Path, tuple[str | int | float, ...], each maybe `| None`); `choices` makes a str a
+    choice; `flag` is its own command-line flag (else `--set NAME=VALUE`); `minimum` bounds a number."""
+    if isinstance(default, (list, dict, set)):
+        raise ValueError(f"an option's default is immutable (a tuple for a list), got {default!r}")
+    spec = {"help": help, "choices": tuple(choices), "flag": flag, "minimum": minimum}
+    return dataclasses.field(default=default, metadata={_PARAM: spec})
+
+
+def shared(owner: type, name: str, default: Any = dataclasses.MISSING) -> Any:
+    """The field of option `name`, declared by class `owner`, for another class that takes the same option
+    (declared once); `default` gives that class another default of its own (e.g. fitted-pipeline's parts)."""
+    known = {f.name: f for f in dataclasses.fields(owner)}
+    if name not in known or _PARAM not in known[name].metadata:
+        raise ValueError(f"{owner.__name__} declares no option {name!r}")
+    found = known[name]
+    return dataclasses.field(default=found.default if default is dataclasses.MISSING else default,
+                             metadata=found.metadata)
+
+
+_KINDS = {bool: "bool", int: "int", float: "float", str: "str", Path: "path"}
+
+
+def _kind(hint: Any, name: str, choices: tuple[str, ...]) -> tuple[str, str]:
+    """(kind, item) of a field's type annotation, `X | None` read as X."""
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        kept = [a for a in typing.get_args(hint) if a is not type(None)]
+        if len(kept) != 1:
+            raise ValueError(f"option {name!r}: one type (or it | None), got {hint}")
+        hint = kept[0]
+    args = [a for a in typing.get_args(hint) if a is not Ellipsis]
+    origin = typing.get_origin(hint)
+    if origin in (tuple, Sequence) and len(args) == 1 and args[0] in (str, int, float):
+        return "list", args[0].__name__
+    if hint in _KINDS:
+        kind = _KINDS[hint]
+        return ("choice" if kind == "str" and choices else kind), "str"
+    raise ValueError(f"option {name!r}: no option type for {hint}")
+
+
+@functools.cache
+def declared(cls: type) -> Params:
+    """The options class `cls` declares (its `param` fields, in order) as Params."""
+    hints = typing.get_type_hints(cls)
+    found = []
+    for f in dataclasses.fields(cls):
+        spec = f.metadata.get(_PARAM)
+        if spec is not None:
+            kind, item = _kind(hints[f.name], f.name, spec["choices"])
+            found.append(Param(f.name, kind, f.default, spec["help"], spec["choices"], spec["flag"], spec["minimum"],
+                               item))
+    return Params(*found)
+
+
+class Configurable:
+    """scikit-learn's parameter protocol for a dataclass whose options are `param` fields."""
+
+    def get_params(self) -> dict[str, Any]:
+        """Every declared option's value, by name."""
+        return {name: getattr(self, name) for name in declared(type(self)).names}
+
+    def set_params(self, **values: Any) -> "Configurable":
+        """Sets the given options, each checked by its declaration (an unknown name is an error naming the
+        valid ones); returns the object, as scikit-learn's `set_params` does."""
+        params = declared(type(self))
+        params.check_names(values, type(self).__name__)
+        for name, value in values.items():
+            object.__setattr__(self, name, params[name].parse(value))
+        return self
+
+    def values_for(self, cls: type) -> dict[str, Any]:
+        """This object's values of the options `cls` declares (to build that part with them)."""
+        return {name: getattr(self, name) for name in declared(cls).names}
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any], **others: Any):
+        """An object of `cls` from typed values (`Params.resolve`'s: names it does not declare are left out) and
+        its other fields."""
+        return cls(**{name: values[name] for name in declared(cls).names if name in values}, **others)
+
+
+@dataclass
+class NoOptions(Configurable):
+    """The options of a system that declares none."""

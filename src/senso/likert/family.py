@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from senso.core.records import config_option
 from senso.core.task import DataSet, ExportInfo, Scope, Section, SystemEntry, Task, template_of
 from senso.likert.metrics import METRICS
 from senso.likert.options import LikertOptions
@@ -37,6 +36,8 @@ def show(result: Any, by_group: bool = False) -> None:
 def scope(run: Any) -> Scope:
     """A Likert task's language (its task file says it; before, only ABRICOT had one: Italian) and its one split:
     the whole file, or its first N items with --limit."""
+    from senso.core.records import config_option
+
     task = run.results.get("likert_task") or {}
     if "language" in task:
         lang = task["language"] or "—"

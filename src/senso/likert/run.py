@@ -11,7 +11,7 @@ from typing import Any, Callable
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
 from senso.core.options import RunOptions, run_fields
-from senso.core.params import Params
+from senso.core.params import NoOptions, Params
 from senso.likert.items import LikertItem
 from senso.likert.options import check_likert_options
 from senso.core.overlap import is_seen
@@ -99,7 +99,7 @@ def check_options(options: RunOptions, task: LikertTask, system: LikertSystem,
         described += _check_model(options, system)
     params = system_params(system, options).resolve(options.system_options, described)
     if system.check is not None:
-        system.check(task, *(load or (lambda: _load_items(options, task)))()[1:], params)
+        system.check(task, *(load or (lambda: _load_items(options, task)))()[1:], system.options.from_values(params))
     return params
 
 
@@ -152,12 +152,13 @@ def prepare(options: RunOptions, context: RunContext) -> "LikertPlan":
     else:
         runner, name = checked.system.run, checked.system.name
     data_path, items, pool = checked.loaded
+    typed = checked.system.options.from_values(params) if checked.system is not None else NoOptions()
     why_partial = f"--limit {options.limit}"
     if context.system is None and name == LMEVAL_SYSTEM and not options.limit:
-        logged = logged_limit(task, pool, params)
+        logged = logged_limit(task, pool, typed)
         items, why_partial = (pool[:logged], f"lm-eval's log of a `--limit {logged}` run") if logged else (items, "")
     run_context = LikertRunContext(options=options, task=task, items=items, pool=pool, cache=context.cache,
-                                   models=context.models, params=params)
+                                   models=context.models, params=typed, settings=params)
     warnings = []
     if len(items) < len(pool):
         warnings.append(f"PARTIAL: the first {len(items)} of the {len(pool)} items ({why_partial}); "

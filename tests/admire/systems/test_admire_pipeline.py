@@ -2,7 +2,7 @@ import pytest
 
 from senso.core.errors import SensoError
 from senso.catalog import RunOptions
-from senso.core.params import OptionError
+from senso.core.params import OptionError, Text, declared
 from senso.admire.systems.aggregate import AGGREGATORS
 from senso.admire.systems.context import SystemContext
 from senso.admire.systems.evidence import EvidenceBuilder
@@ -10,7 +10,8 @@ from senso.admire.systems.meaning import FallbackMeaning, GlossaryMeaning, WordN
 from senso.admire.systems.parts import AGGREGATOR_SUMMARIES, SENSES
 from senso.admire.systems.pipeline import (SENSE_BUILDERS, Ensemble, SensePipeline, build_meanings, build_ranker,
                                            build_sense, check_builder)
-from senso.admire.systems.registry import SENSE_PIPELINE, SYSTEMS, system_catalog
+from senso.admire.systems.parts import SensePipelineOptions
+from senso.admire.systems.registry import SYSTEMS, system_catalog
 from senso.admire.systems.rankers import CaptionRanker, StructureRanker
 from senso.admire.systems.sense import EmbeddingSense, FittedSense, GoldSense
 from senso.admire.systems.sequence import SequenceContinuation
@@ -73,7 +74,9 @@ def test_sequence_continuation_on_fixture(wordnet):
 
 def context(embedder: str | None = "bow", **given) -> SystemContext:
     """The context a factory of sense-pipeline is given: the run's options and the parts' typed values."""
-    return SystemContext(RunOptions(task="admire-a", embedder=embedder), SENSE_PIPELINE.resolve(given, "test"))
+    values = declared(SensePipelineOptions).resolve(given, "test")
+    return SystemContext(RunOptions(task="admire-a", embedder=embedder), SensePipelineOptions.from_values(values),
+                         settings=values)
 
 
 def test_options_build_the_named_parts(tmp_path, wordnet):
@@ -97,8 +100,11 @@ def test_options_sense_and_ranker(builder):
     assert isinstance(build_sense(context(sense="gold"), builder), GoldSense)
     with pytest.raises(OptionError, match="--sense: unknown value 'tea-leaves'"):
         context(sense="tea-leaves")
-    assert build_ranker(context(ranker="structure", hedge="false"), builder).hedge is False
-    assert build_ranker(context(hedge="off"), builder).hedge is False
+    assert build_ranker(context(ranker="structure", hedge=Text("false")), builder).hedge is False
+    assert build_ranker(context(hedge=Text("off")), builder).hedge is False
+    assert build_ranker(context(hedge=False), builder).hedge is False
+    with pytest.raises(OptionError, match="--set hedge expects True or False, got the string 'off'"):
+        context(hedge="off")  # a Python string is never taken for a bool
     assert build_ranker(context(), builder).hedge is True
     with pytest.raises(OptionError, match="--ranker: unknown value 'vibes'"):
         context(ranker="vibes")

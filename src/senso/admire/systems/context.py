@@ -1,9 +1,10 @@
 """What every AdMIRe system factory is given: `SystemContext` (the registry's contract).
 
 A factory (`build` of a row of `senso.admire.systems.registry`) reads the run's options (`options`: data
-folder, seed, batch size, the model flags its row declares) and the typed values of the options its row
-declares (`params`: `hedge` is a bool, `weights` a tuple of floats, `glossary` a Path; parsed once, by
-`senso.core.params.Params.resolve`). Every model comes through `load` (`senso.backends.load.load_model`, with
+folder, seed, batch size, the model flags its row declares) and the system's options as typed attributes of
+`params`, an object of the options class its row names (`context.params.hedge` is a bool, `.weights` a tuple of
+floats, `.glossary` a Path; parsed once, by `senso.core.params.Params.resolve`); `settings` holds every typed
+value, a served model's settings among them. Every model comes through `load` (`senso.backends.load.load_model`, with
 the run's response cache and its `ModelPool`, so a model is built once per evaluation session and a model
 the caller provided is used as it is).
 """
@@ -18,18 +19,20 @@ from senso.backends.load import load_model, served_settings
 from senso.backends.pool import ModelPool
 from senso.core.cache import ResponseCache
 from senso.core.options import RunOptions
+from senso.core.params import NoOptions
 
 
 @dataclass(frozen=True)
 class SystemContext:
     options: RunOptions
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: Any = field(default_factory=NoOptions)  # the system's options class, its typed values
     cache: ResponseCache | None = None
     models: ModelPool | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict)  # every typed value, a served model's among them
 
-    def with_options(self, options: RunOptions, params: Mapping[str, Any]) -> "SystemContext":
+    def with_options(self, options: RunOptions, params: Any, settings: Mapping[str, Any]) -> "SystemContext":
         """The context of a member system (ensemble, fusion): its own options and typed values."""
-        return replace(self, options=options, params=params)
+        return replace(self, options=options, params=params, settings=settings)
 
     def provided(self, role: str) -> Any:
         """The model the caller provided for `role` (an object in memory), if any."""
@@ -42,7 +45,7 @@ class SystemContext:
     def _model_settings(self) -> dict[str, Any]:
         options = self.options
         return dict(dtype=options.dtype, device=options.device, batch_size=options.batch_size,
-                    settings=served_settings(dict(self.params)))
+                    settings=served_settings(dict(self.settings)))
 
     @property
     def embedder_given(self) -> bool:
@@ -69,7 +72,7 @@ class SystemContext:
                          **self._model_settings())
 
     def vision_lm(self, spec: str) -> Any:
-        """The vision-language model `spec` names (a served one reads its settings from `params`)."""
+        """The vision-language model `spec` names (a served one reads its settings from `settings`)."""
         options = self.options
         return self.load(spec, "vlm", backend=options.backend, base_url=options.base_url, **self._model_settings())
 

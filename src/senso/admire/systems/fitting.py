@@ -156,15 +156,14 @@ def fit_to_file(options: Any, cache: Any, out_path: Path, models: Any = None) ->
     `options.lang` / `options.split` (e.g. train+dev) of `options.data_dir`, and write the model file."""
     from dataclasses import replace
 
-    from senso.admire.systems.context import SystemContext
-    from senso.admire.systems.registry import check_system, get_system, system_params
+    from senso.admire.systems.registry import check_system, get_system, system_context, system_params
     from senso.admire.task import TASKS
 
     options = replace(options, lang=options.lang or DEFAULT_LANG, split=options.split or "+".join(FIT_SPLITS))
     row = get_system(TASKS["admire-a"], options.system or "fitted-pipeline")
     params = check_system(row, options)
     check_output_file(out_path, "-o")  # before the fit
-    system = row.build(SystemContext(options, params, cache, models))
+    system = row.build(system_context(row, options, cache, models, params))
     if not is_fittable(system):
         raise SensoError(f"system {row.name!r} has no fitted parts; fit fitted-pipeline, or sense-pipeline with "
                          "--sense learned or --set roles=learned")

@@ -1,17 +1,22 @@
-"""The options of the AdMIRe systems and of the parts they are made of, declared once (`senso.core.params`).
+"""The options of the AdMIRe systems and of the parts they are made of, each declared once (`core.params.param`).
 
-Each part declares what it reads: the evidence builder (meaning source, glossary, WordNet), the sense
-classifier, the ranker (with its roles), the fitted pipeline's model file, the ensemble's aggregator and
-members, the image systems' settings. A system's options are the union of its parts' (the registry rows in
-`registry.py` say which). Options with a flag of their own (`--sense`, `--meaning`, `--glossary`, `--members`,
-`--ranker`, `--modality`) are in `FLAGGED`; the command line makes its flags from there. This module imports
+Each part declares what it reads as a dataclass of options: the evidence builder (meaning source, glossary,
+WordNet), the sense classifier, the ranker (with its roles), the fitted pipeline's model file, the ensemble's
+aggregator and members, the image systems' settings. A system's options class joins its parts' (dataclass
+inheritance: `SensePipelineOptions`); the registry row names it, and the class that reads an option takes the
+same declaration (`shared`: `StructureRanker.hedge`), so no default is written twice. Options with a flag
+of their own (`--sense`, `--meaning`, `--glossary`, `--members`, `--ranker`, `--modality`) are in `FLAGGED`;
+the command line makes its flags from there. This module imports
 nothing heavy: the command line reads it to build `senso run --help`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 from senso.backends.specs import DEFAULT_EMBEDDER
-from senso.core.params import Param, Params
+from senso.core.params import Configurable, Params, declared, param, shared
 
 SENSES = {
     "context-similarity": "mean of the embedding signals gloss + captions + words (training-free, default)",
@@ -61,59 +66,118 @@ DEFAULT_SENSE_EMBEDDERS = ("usem3", ADMIRE_EMBEDDER)
 DEFAULT_MEMBERS = ("sense-pipeline", "sense-pipeline@usem3")
 DEFAULT_FUSION_MEMBERS = ("caption-similarity", "clip-rank")
 
-BUILDER = Params(
-    Param("meaning", "choice", "auto", "where the compound's idiomatic meaning comes from", choices=tuple(MEANINGS),
-          flag="--meaning"),
-    Param("glossary", "path", None, "a TSV of compound<TAB>meaning lines (the glossary meaning source)",
-          flag="--glossary"),
-    Param("wordnet", "path", None, "the folder of a WordNet 3.0 database (default: found where installed)"),
-)
-SENSE = Params(
-    Param("sense", "choice", "context-similarity", "the sense classifier (literal or idiomatic)", choices=tuple(SENSES),
-          flag="--sense"),
-    Param("sense_embedders", "list", None, "embedders of the embedding sense signals (default: --embedder when "
-          f"given, else {','.join(DEFAULT_SENSE_EMBEDDERS)})"),
-    Param("word_centre", "float", None, "centre of the word signal (default: the one calibrated on dev)"),
-    Param("fit_split", "choice", "train", "EN split(s) the `fitted` sense is fit on", choices=FIT_SPLITS_CHOICES),
-    Param("sense_roles", "bool", False, "the learned sense also reads the learned roles' evidence (needs "
-          "--set roles=learned)"),
-)
-RANKER = Params(
-    Param("ranker", "choice", "structure", "the ranker", choices=tuple(RANKERS), flag="--ranker"),
-    Param("modality", "choice", "captions", "what the ranker compares with the sentence: the captions or the "
-          "pictures (--image-model)", choices=MODALITIES, flag="--modality"),
-    Param("hedge", "bool", True, "the structure ranker hedges between its two best role assignments when the "
-          "sense is uncertain"),
-    Param("idiom_query", "choice", "meaning", "what stands for the idiomatic sense when roles are assigned",
-          choices=IDIOM_QUERIES),
-    Param("roles", "choice", "rules", "how the structure ranker assigns roles: rules, learned on gold, or both",
-          choices=ROLE_MIXES),
-    Param("role_features", "choice", "auto", "the learned roles' feature set (auto: chosen by inner CV)",
-          choices=ROLE_FEATURES),
-)
-FITTED = Params(
-    Param("model", "path", None, "a model file written by `senso fit admire-a` (default: fit at run time on EN "
-          "train+dev gold, cross-validated by compound when scored on train/dev)"),
-)
-ENSEMBLE = Params(
-    Param("members", "list", DEFAULT_MEMBERS, "member systems, comma-separated; NAME@EMBEDDER runs a member with "
-          "another embedder", flag="--members"),
-    Param("aggregator", "choice", "borda", "how members' rankings are fused", choices=tuple(AGGREGATOR_SUMMARIES)),
-)
-FUSION = Params(
-    Param("members", "list", DEFAULT_FUSION_MEMBERS, "member systems, comma-separated", flag="--members"),
-    Param("weights", "list", None, "one weight per member, comma-separated numbers (default: all 1)", item="float"),
-)
-VLM_JUDGE = Params(
-    Param("mode", "choice", "pointwise", "pointwise: P(yes) per picture; list: rankings over rotated orders, "
-          "aggregated by Borda", choices=VLM_MODES),
-    Param("orders", "int", 5, "image orders of the list mode (1-5: cyclic rotations of the 5 images)", minimum=1),
-)
-SEQUENCE = Params(
-    Param("modality", "choice", "captions", "captions, or images: the candidate also judged by the pictures",
-          choices=MODALITIES, flag="--modality"),
-    Param("text_weight", "float", 1.0, "weight of the text evidence beside the pictures' (--modality images)"),
-)
+
+@dataclass
+class BuilderOptions(Configurable):
+    """The evidence builder's: where the compound's idiomatic meaning comes from."""
+
+    meaning: str = param("auto", "where the compound's idiomatic meaning comes from", choices=tuple(MEANINGS),
+                         flag="--meaning")
+    glossary: Path | None = param(None, "a TSV of compound<TAB>meaning lines (the glossary meaning source)",
+                                  flag="--glossary")
+    wordnet: Path | None = param(None, "the folder of a WordNet 3.0 database (default: found where installed)")
+
+
+@dataclass
+class SenseOptions(Configurable):
+    """The sense classifier's (literal or idiomatic)."""
+
+    sense: str = param("context-similarity", "the sense classifier (literal or idiomatic)", choices=tuple(SENSES),
+                       flag="--sense")
+    sense_embedders: tuple[str, ...] | None = param(
+        None, f"embedders of the embedding sense signals (default: --embedder when given, else "
+              f"{','.join(DEFAULT_SENSE_EMBEDDERS)})")
+    word_centre: float | None = param(None, "centre of the word signal (default: the one calibrated on dev)")
+    fit_split: str = param("train", "EN split(s) the `fitted` sense is fit on", choices=FIT_SPLITS_CHOICES)
+    sense_roles: bool = param(False, "the learned sense also reads the learned roles' evidence (needs "
+                                     "--set roles=learned)")
+
+
+@dataclass
+class RankerOptions(Configurable):
+    """The ranker's (`StructureRanker` shares `hedge` and `idiom_query`)."""
+
+    ranker: str = param("structure", "the ranker", choices=tuple(RANKERS), flag="--ranker")
+    modality: str = param("captions", "what is compared with the sentence: the captions, or the pictures "
+                                      "(--image-model; Subtask B: the candidate judged by them too)",
+                          choices=MODALITIES, flag="--modality")
+    hedge: bool = param(True, "the structure ranker hedges between its two best role assignments when the sense "
+                              "is uncertain")
+    idiom_query: str = param("meaning", "what stands for the idiomatic sense when roles are assigned",
+                             choices=IDIOM_QUERIES)
+    roles: str = param("rules", "how the structure ranker assigns roles: rules, learned on gold, or both",
+                       choices=ROLE_MIXES)
+    role_features: str = param("auto", "the learned roles' feature set (auto: chosen by inner CV)",
+                               choices=ROLE_FEATURES)
+
+
+@dataclass
+class FittedOptions(Configurable):
+    """The fitted parts' model file."""
+
+    model: Path | None = param(None, "a model file written by `senso fit admire-a` (default: fit at run time on EN "
+                                     "train+dev gold, cross-validated by compound when scored on train/dev)")
+
+
+@dataclass
+class SenseClassifierOptions(SenseOptions, BuilderOptions):
+    """`sense-classifier` (admire-sense): the evidence builder and the sense classifier."""
+
+
+@dataclass
+class SensePipelineOptions(FittedOptions, RankerOptions, SenseOptions, BuilderOptions):
+    """`sense-pipeline`: its parts' options, the builder's first."""
+
+
+@dataclass
+class FittedPipelineOptions(SensePipelineOptions):
+    """`fitted-pipeline`: sense-pipeline's options with its learned parts as defaults."""
+
+    sense: str = shared(SenseOptions, "sense", "learned")
+    sense_roles: bool = shared(SenseOptions, "sense_roles", True)
+    roles: str = shared(RankerOptions, "roles", "learned")
+
+
+@dataclass
+class EnsembleOptions(Configurable):
+    """`ensemble` (`Ensemble` shares `aggregator`)."""
+
+    members: tuple[str, ...] = param(DEFAULT_MEMBERS, "member systems, comma-separated; NAME@EMBEDDER runs a "
+                                                      "member with another embedder", flag="--members")
+    aggregator: str = param("borda", "how members' rankings are fused", choices=tuple(AGGREGATOR_SUMMARIES))
+
+
+@dataclass
+class FusionOptions(Configurable):
+    """`fusion` (`FusionRanker` shares `weights`)."""
+
+    members: tuple[str, ...] = shared(EnsembleOptions, "members", DEFAULT_FUSION_MEMBERS)
+    weights: tuple[float, ...] | None = param(None, "one weight per member, comma-separated numbers (default: all 1)")
+
+
+@dataclass
+class VlmJudgeOptions(Configurable):
+    """`vlm-judge` (`VlmJudgeRanker` shares them)."""
+
+    mode: str = param("pointwise", "pointwise: P(yes) per picture; list: rankings over rotated orders, aggregated "
+                                   "by Borda", choices=VLM_MODES)
+    orders: int = param(5, "image orders of the list mode (1-5: cyclic rotations of the 5 images)", minimum=1)
+
+
+@dataclass
+class SequenceOptions(Configurable):
+    """Subtask B's `sequence-continuation` beside its evidence builder's (`ImageSequenceChooser` shares
+    `text_weight`)."""
+
+    modality: str = shared(RankerOptions, "modality")
+    text_weight: float = param(1.0, "weight of the text evidence beside the pictures' (--modality images)")
+
+
+@dataclass
+class SequenceContinuationOptions(SequenceOptions, BuilderOptions):
+    """`sequence-continuation`: the evidence builder's options, then its own."""
+
 
 # The options with a flag of their own (one declaration each, whichever parts share them).
-FLAGGED = Params(*(p for part in (BUILDER, SENSE, RANKER, ENSEMBLE) for p in part if p.flag))
+FLAGGED = Params(*(p for part in (BuilderOptions, SenseOptions, RankerOptions, EnsembleOptions)
+                   for p in declared(part) if p.flag))

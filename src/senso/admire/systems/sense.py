@@ -32,6 +32,8 @@ import numpy as np
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem
 from senso.core.errors import SensoError
 from senso.admire.systems.evidence import EvidenceBuilder, ItemEvidence
+from senso.admire.systems.parts import SenseOptions
+from senso.core.params import Configurable, shared
 
 # From benchmarks/admire_sense_calibration.py on the 15 EN dev items (see the module docstring).
 EMBEDDER_CALIBRATION = {
@@ -107,12 +109,12 @@ def sense_signals(evidence: ItemEvidence, word_centre: float | None,
 
 
 @dataclass
-class EmbeddingSense:
+class EmbeddingSense(Configurable):
     """Training-free: the mean of the standardised embedding `signals`, over one or more embedders."""
 
     builders: list[EvidenceBuilder]
     signals: tuple[str, ...] = SIGNALS
-    word_centre: float | None = None  # overrides the calibrated centre (single-embedder use)
+    word_centre: float | None = shared(SenseOptions, "word_centre")  # overrides the calibrated centre
     definition: Any = None  # a DefinitionSense whose standardised pmi joins the mean as one more signal
     name: str = "context-similarity"
     fitted_compounds: frozenset[str] = frozenset()
@@ -195,7 +197,7 @@ def _fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0) -> np.ndarray:
 
 
 @dataclass
-class FittedSense:
+class FittedSense(Configurable):
     """Logistic regression over the embedding signals, fit on training items (their compounds recorded).
 
     `fit(items)` also reports grouped cross-validation by compound (`cv_accuracy`): no compound is ever in
@@ -203,7 +205,7 @@ class FittedSense:
     """
 
     builder: EvidenceBuilder
-    word_centre: float | None = None
+    word_centre: float | None = shared(SenseOptions, "word_centre")
     l2: float = 1.0
     folds: int = 5
     name: str = "fitted"

@@ -7,6 +7,7 @@ from typing import Any, Sequence
 
 from senso.core.cache import ResponseCache
 from senso.core.options import RunOptions
+from senso.core.params import NoOptions
 from senso.core.progress import bar
 from senso.core.records import text_hash
 from senso.likert.items import LikertItem
@@ -19,8 +20,9 @@ SystemOutput = tuple[list[LikertPrediction], dict[str, Any], dict[str, Any]]
 @dataclass
 class LikertRunContext:
     """A run's inputs: `items` are scored; `pool` is the whole data set (few-shot exemplars, training folds);
-    `params` the typed values of the system's declared options; `models` the run's ModelPool (models shared
-    by the tasks of one call, and the ones the caller provided), through which every model is loaded."""
+    `params` the system's options, an object of the class its registry row names (typed attributes);
+    `settings` every typed value, a served model's settings among them; `models` the run's ModelPool (models
+    shared by the tasks of one call, and the ones the caller provided), through which every model is loaded."""
 
     options: RunOptions
     task: LikertTask
@@ -28,7 +30,8 @@ class LikertRunContext:
     pool: list[LikertItem]
     cache: ResponseCache
     models: Any = None
-    params: dict[str, Any] = field(default_factory=dict)
+    params: Any = field(default_factory=NoOptions)
+    settings: dict[str, Any] = field(default_factory=dict)
 
     def load(self, spec: Any, role: str, **kwargs: Any) -> Any:
         """The model `spec` names for `role`, through `senso.backends.load.load_model` (cache, pool)."""

@@ -34,11 +34,12 @@ from senso.core.cache import ResponseCache
 from senso.core.errors import SensoError
 from senso.core.records import write_json_atomically
 from senso.core.ridge_cv import ALPHA_GRID, RidgeModel, fit_ridge, group_folds, select_alpha
+from senso.core.params import Configurable, shared
 from senso.likert.generalisation import TrainingProfile
 from senso.likert.items import LikertItem, group_key, has_group
 from senso.likert.systems.lexical_prior import LexicalPrior, PriorSettings, get_prior
 from senso.likert.systems.ridge import (
-    DEFAULT_FEATURES, DEFAULT_KIND, EmbeddingRidge, ModelFileWarning, SeenLemmaWarning, seen_lemma_message,
+    EmbeddingRidge, RidgeOptions, ModelFileWarning, SeenLemmaWarning, seen_lemma_message,
     to_prediction, RIDGE_PARAMS, EmbedderLoader, embedder_loader,
 )
 from senso.likert.task import LikertPrediction, LikertTask, as_likert_items, get_task, require_gold
@@ -83,12 +84,12 @@ def calibrate(prior_scores: Sequence[float], lemma_means: Sequence[float]) -> tu
 
 
 @dataclass
-class Decomposed:
+class Decomposed(Configurable):
     """See the module docstring. `context=False` is the `lexical-prior` system."""
 
     embedder: str | Embedder = DEFAULT_EMBEDDER
-    features: tuple[str, ...] = DEFAULT_FEATURES
-    kind: str = DEFAULT_KIND
+    features: tuple[str, ...] = shared(RidgeOptions, "features")
+    kind: str = shared(RidgeOptions, "kind")
     context: bool = True
     cache: ResponseCache | None = None
     seed: int = 0

@@ -56,7 +56,7 @@ def run_likert_generate(ctx: LikertRunContext) -> SystemOutput:
         raise SensoError(f"--system likert-generate needs a chat model behind a server: "
                          f"--model openai:NAME --base-url URL (got {spec})")
     _, protocol = ctx.task.protocol(options.protocol)
-    model = ctx.load(spec, "lm", base_url=options.base_url, settings=ctx.params)
+    model = ctx.load(spec, "lm", base_url=options.base_url, settings=ctx.settings)
     prompts = build_prompts(ctx.items, ctx.task, protocol, shots=options.shots, pool=ctx.pool)
     system = LikertGenerate(model)
     predictions = predict_prompts(system, prompts, f"{ctx.task.name} [{protocol}, generate]")

@@ -9,10 +9,12 @@ The record says where the scores came from: the log's path and sha256 and, with 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
 from senso.core.errors import SensoError
-from senso.core.params import Param, Params
+from senso.core.params import Configurable, param
 from senso.likert.items import LikertItem
 from senso.likert.lmeval_samples import (LmevalLog, logged_prefix, match_items, read_lmeval_results,
                                          read_lmeval_samples)
@@ -21,39 +23,43 @@ from senso.likert.systems.likert_lm import prediction_from_logprobs
 from senso.likert.task import LikertTask
 
 SYSTEM_NAME = "lmeval-samples"
-LMEVAL_PARAMS = Params(
-    Param("samples", "path", help="lm-eval's per-sample log of this task (lm_eval --log_samples: "
-                                  "samples_<task>_<date>.jsonl)"),
-    Param("results", "path", help="lm-eval's results file of the same run (results_<date>.json): its version, "
-                                  "model and model args are recorded"),
-)
 
 
-def _samples_path(params: dict[str, Any]):
-    if params.get("samples") is None:
+@dataclass
+class LmevalOptions(Configurable):
+    """`lmeval-samples`'s options: the files lm-eval wrote."""
+
+    samples: Path | None = param(None, "lm-eval's per-sample log of this task (lm_eval --log_samples: "
+                                       "samples_<task>_<date>.jsonl)")
+    results: Path | None = param(None, "lm-eval's results file of the same run (results_<date>.json): its version, "
+                                       "model and model args are recorded")
+
+
+def _samples_path(params: LmevalOptions) -> Path:
+    if params.samples is None:
         raise SensoError(f"--system {SYSTEM_NAME} scores lm-eval's logged answers: give the log with "
                          "--set samples=FILE (senso score TASK --lmeval-samples FILE)")
-    return params["samples"]
+    return params.samples
 
 
 def read_matched(task: LikertTask, items: Sequence[LikertItem], pool: Sequence[LikertItem],
-                 params: dict[str, Any]) -> tuple[LmevalLog, list[list[float]], list[str], dict[str, Any] | None]:
+                 params: LmevalOptions) -> tuple[LmevalLog, list[list[float]], list[str], dict[str, Any] | None]:
     """The log read and matched to the items (errors name what does not match), and the results file's facts."""
     log = read_lmeval_samples(_samples_path(params), task.columns["id"])
-    results = read_lmeval_results(params["results"], log.path) if params.get("results") is not None else None
+    results = read_lmeval_results(params.results, log.path) if params.results is not None else None
     logged = logged_prefix(log, pool) if len(items) == len(pool) else None
     loglikelihoods, warnings = match_items(log, task, pool[:logged] if logged else items, pool)
     return log, loglikelihoods, warnings, results
 
 
-def logged_limit(task: LikertTask, pool: Sequence[LikertItem], params: dict[str, Any]) -> int | None:
+def logged_limit(task: LikertTask, pool: Sequence[LikertItem], params: "LmevalOptions") -> int | None:
     """k when the log is of an lm-eval run limited to the first k documents (`lm_eval --limit k`): the run then
     scores those k items and is marked PARTIAL, as senso's own --limit is."""
     return logged_prefix(read_lmeval_samples(_samples_path(params), task.columns["id"]), pool)
 
 
 def check_lmeval(task: LikertTask, items: Sequence[LikertItem], pool: Sequence[LikertItem],
-                 params: dict[str, Any]) -> None:
+                 params: LmevalOptions) -> None:
     """The log and results file checked against the task's items before the run folder is written."""
     read_matched(task, items, pool, params)
 

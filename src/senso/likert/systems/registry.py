@@ -8,8 +8,8 @@ their travel measures, `generalisation`).
 Each row also declares what its runner reads, so `senso.likert.run.check_options` can refuse every other
 option before anything loads: `flags`, the model and prompt options (RunOptions fields, see MODEL_FLAGS;
 "protocol" means the system builds prompts under --protocol/--shots); `params`, the system's own options
-(`senso.core.params.Params`: name, type, default, help; a system that reads --model also takes its backend's
-settings, e.g. openai's); `backends`, the --model backends it can use; and `check`, a check of the system's
+(`options`, the class that declares them with `senso.core.params.param`: name, type, default, help; `params`
+reads them as Params; a system that reads --model also takes its backend's settings, e.g. openai's); `backends`, the --model backends it can use; and `check`, a check of the system's
 inputs against the task's items (lmeval-samples: the log), run before the run folder is written.
 """
 
@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from senso.core.errors import SensoError
-from senso.core.params import NO_PARAMS, Params
+from senso.core.params import NoOptions, Params, declared
 from senso.likert.systems.context import LikertRunContext, SystemOutput
 from senso.likert.systems.likert_generate import run_likert_generate
 from senso.likert.systems.likert_lm import run_likert_lm
-from senso.likert.systems.lmeval import LMEVAL_PARAMS, check_lmeval, run_lmeval_samples
+from senso.likert.systems.lmeval import LmevalOptions, check_lmeval, run_lmeval_samples
 from senso.likert.systems.lmeval import SYSTEM_NAME as LMEVAL_SYSTEM
-from senso.likert.systems.ridge import RIDGE_PARAMS
+from senso.likert.systems.ridge import RidgeOptions
 from senso.likert.systems.supervised import run_decomposed, run_embedding_ridge, run_lexical_prior
 
 
@@ -35,10 +35,15 @@ class LikertSystem:
     description: str
     run: Callable[[LikertRunContext], SystemOutput]
     flags: tuple[str, ...] = ()  # RunOptions fields among MODEL_FLAGS that the runner reads
-    params: Params = NO_PARAMS  # its own options (besides its model backend's settings)
+    options: type = NoOptions  # the class declaring its own options (besides its model backend's settings)
     backends: tuple[str, ...] = ()  # the --model backends it can use (empty: any the lm role takes)
-    # checks its inputs against the task's items before the run folder is written: (task, items, pool, params)
+    # checks its inputs against the task's items before the run folder is written: (task, items, pool, options)
     check: Callable[..., Any] | None = None
+
+    @property
+    def params(self) -> Params:
+        """Its own options, as its options class declares them."""
+        return declared(self.options)
 
 
 # Model and prompt options (RunOptions fields) a Likert system may read; a row's `flags` names its own.
@@ -53,20 +58,20 @@ LIKERT_SYSTEMS: dict[str, LikertSystem] = {s.name: s for s in (
                  flags=("model", "backend", "base_url", "protocol", "shots", "chat_template")),
     LikertSystem("embedding-ridge", "ridge regression on sentence embeddings (--embedder), evaluated "
                                     "leave-one-group-out (ABRICOT: leave-one-lemma-out; supervised)", run_embedding_ridge,
-                 flags=("embedder",), params=RIDGE_PARAMS),
+                 flags=("embedder",), options=RidgeOptions),
     LikertSystem("likert-generate", "a chat model (--model openai:NAME) asked for the label, its answer parsed: NOT "
                                     "the official likelihood protocol; for chat-only APIs without log-probs",
                  run_likert_generate, flags=("model", "backend", "base_url", "protocol", "shots"), backends=("openai",)),
     LikertSystem("lexical-prior", "a word's concreteness learned from English norms (Brysbaert et al. 2014) through the "
                                   "multilingual embedder (--embedder), scale/offset calibrated on the training groups' "
                                   "means (supervised, leave-one-group-out)", run_lexical_prior,
-                 flags=("embedder",), params=RIDGE_PARAMS),
+                 flags=("embedder",), options=RidgeOptions),
     LikertSystem("decomposed", "lexical-prior level + a ridge on context embeddings fitted on deviations from each "
                                "group's mean (supervised, leave-one-group-out)", run_decomposed,
-                 flags=("embedder",), params=RIDGE_PARAMS),
+                 flags=("embedder",), options=RidgeOptions),
     LikertSystem(LMEVAL_SYSTEM, "the answers lm-evaluation-harness logged (lm_eval --log_samples; --set samples=FILE, "
                                 "results=FILE; what `senso score TASK --lmeval-samples FILE` runs), scored by senso",
-                 run_lmeval_samples, params=LMEVAL_PARAMS, check=check_lmeval),
+                 run_lmeval_samples, options=LmevalOptions, check=check_lmeval),
 )}
 
 

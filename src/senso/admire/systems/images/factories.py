@@ -7,12 +7,13 @@
   settings (`top_logprobs`, `concurrency`, `timeout`, `max_retries`, `backoff`, `api_key_env`);
 - `fusion`: `--members A,B` (default caption-similarity,clip-rank), `--set weights=1,1`;
 - `sequence-continuation --modality images` (Subtask B): `--set text_weight=1`.
-Their options are declared in `senso.admire.systems.parts` (VLM_JUDGE, FUSION, SEQUENCE) and typed there.
+Their options are declared in `senso.admire.systems.parts` (VlmJudgeOptions, FusionOptions, SequenceOptions)
+and shared by the classes that read them; a factory reads them as `context.params`' typed attributes.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
 from senso.admire.data import N_IMAGES_A
 from senso.core.errors import SensoError
@@ -20,6 +21,7 @@ from senso.core.options import RunOptions
 from senso.core.params import OptionError
 from senso.admire.systems.base import Ranker, SequenceChooser
 from senso.admire.systems.context import SystemContext
+from senso.admire.systems.parts import FusionOptions, VlmJudgeOptions
 from senso.admire.systems.images.sequence import ImageSequenceChooser
 from senso.admire.systems.images.similarity import ClipRanker, FusionRanker
 from senso.admire.systems.images.vlm_judge import VlmJudgeRanker
@@ -29,13 +31,13 @@ def clip_rank(context: SystemContext) -> ClipRanker:
     return ClipRanker(context.image_model())
 
 
-def check_vlm_judge(options: RunOptions, params: Mapping[str, Any] | None = None) -> str:
+def check_vlm_judge(options: RunOptions, params: VlmJudgeOptions | None = None) -> str:
     """The VLM spec of `vlm-judge`: `--generator`, which has no default (a judge is chosen, never guessed) and is
     never taken from `--model` (the flag of the scored LM of other systems); and its list mode's orders (one
     per rotation of the 5 images at most). SensoError saying what to write."""
-    if params is not None and params["orders"] > N_IMAGES_A:
+    if params is not None and params.orders > N_IMAGES_A:
         raise OptionError(f"--set orders must be between 1 and {N_IMAGES_A} (the rotations of an item's "
-                          f"{N_IMAGES_A} images), got {params['orders']}")
+                          f"{N_IMAGES_A} images), got {params.orders}")
     if options.generator:
         return options.generator
     if options.model:
@@ -47,12 +49,12 @@ def check_vlm_judge(options: RunOptions, params: Mapping[str, Any] | None = None
 
 def vlm_judge(context: SystemContext) -> VlmJudgeRanker:
     vlm = context.vision_lm(check_vlm_judge(context.options))
-    return VlmJudgeRanker(vlm, mode=context.params["mode"], orders=context.params["orders"])
+    return VlmJudgeRanker(vlm, **context.params.values_for(VlmJudgeRanker))
 
 
-def check_fusion(params: Mapping[str, Any]) -> None:
+def check_fusion(params: FusionOptions) -> None:
     """One weight per member, when weights are given."""
-    weights, members = params["weights"], params["members"]
+    weights, members = params.weights, params.members
     if weights is not None and len(weights) != len(members):
         raise OptionError(f"--set weights gives {len(weights)} weights for {len(members)} --members "
                           f"({', '.join(members)}): give one per member")
@@ -60,9 +62,10 @@ def check_fusion(params: Mapping[str, Any]) -> None:
 
 def fusion(context: SystemContext, members: Sequence[Ranker]) -> FusionRanker:
     """Fuse the systems named by --members (built by the registry), weighted by --set weights=..."""
-    weights = context.params["weights"]
+    weights = context.params.weights
     return FusionRanker(list(members), weights=None if weights is None else list(weights))
 
 
 def image_sequence_chooser(context: SystemContext, text_chooser: SequenceChooser) -> ImageSequenceChooser:
-    return ImageSequenceChooser(context.image_model(), text_chooser, text_weight=context.params["text_weight"])
+    return ImageSequenceChooser(context.image_model(), text_chooser,
+                                **context.params.values_for(ImageSequenceChooser))

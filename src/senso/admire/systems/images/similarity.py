@@ -15,6 +15,8 @@ from senso.admire.systems.images import TRACK
 from senso.admire.task import TEXT_ONLY
 from senso.admire.systems.base import Ranker, Ranking, members_sense, ranking_by_scores
 from senso.admire.systems.aggregate import zscore_fusion
+from senso.admire.systems.parts import FusionOptions
+from senso.core.params import Configurable, shared
 
 
 def image_path(compound: str, image: ImageOption) -> Path:
@@ -66,7 +68,7 @@ class ClipRanker:
 
 
 @dataclass
-class FusionRanker:
+class FusionRanker(Configurable):
     """Weighted sum of the members' per-item z-scored scores (e.g. caption similarity + image similarity).
 
     z-scoring puts cosines of different models (and probabilities) on one scale per item before the sum;
@@ -74,7 +76,7 @@ class FusionRanker:
     """
 
     members: Sequence[Ranker]
-    weights: Sequence[float] | None = None
+    weights: Sequence[float] | None = shared(FusionOptions, "weights")
     name: str = "fusion"
     fitted_compounds: frozenset[str] = field(init=False)
     uses_images: bool = field(init=False)

@@ -22,7 +22,8 @@ from senso.core.records import text_hash
 from senso.admire.systems.images import TRACK
 from senso.admire.systems.images.similarity import image_path
 from senso.admire.systems.aggregate import ballot_points
-from senso.admire.systems.parts import VLM_MODES
+from senso.admire.systems.parts import VLM_MODES, VlmJudgeOptions
+from senso.core.params import Configurable, shared
 from senso.admire.systems.base import Ranking, ranking_by_scores
 
 JUDGE_PROMPT = (
@@ -60,10 +61,10 @@ def borda(ballots: Sequence[Sequence[int]], n: int) -> list[float]:
 
 
 @dataclass
-class VlmJudgeRanker:
+class VlmJudgeRanker(Configurable):
     vlm: VisionLM
-    mode: str = "pointwise"
-    orders: int = 5
+    mode: str = shared(VlmJudgeOptions, "mode")
+    orders: int = shared(VlmJudgeOptions, "orders")
     name: str = "vlm-judge"
     uses_images: bool = True
     fitted_compounds: frozenset[str] = frozenset()

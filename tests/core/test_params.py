@@ -1,0 +1,134 @@
+"""Options declared once, on the class that reads them (`senso.core.params`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from senso.core.params import _PARAM, Configurable, OptionError, Text, _kind, declared, param, shared
+
+
+@dataclass
+class Toy(Configurable):
+    hedge: bool = param(True, "hedges")
+    mode: str = param("pointwise", "the mode", choices=("pointwise", "list"))
+    orders: int = param(5, "orders", minimum=1)
+    weights: tuple[float, ...] | None = param(None, "weights")
+    members: tuple[str, ...] = param(("a", "b"), "members", flag="--members")
+    glossary: Path | None = param(None, "a file", flag="--glossary")
+
+
+@dataclass
+class Reader(Configurable):
+    source: str
+    hedge: bool = shared(Toy, "hedge")
+    orders: int = shared(Toy, "orders", 3)
+
+
+def test_the_declaration_gives_names_types_defaults_and_flags():
+    described = {d["name"]: d for d in declared(Toy).describe()}
+    assert list(described) == ["hedge", "mode", "orders", "weights", "members", "glossary"]
+    assert described["mode"]["type"] == "pointwise | list" and described["orders"]["type"] == "int >= 1"
+    assert described["weights"]["type"] == "comma-separated floats" and described["members"]["default"] == ["a", "b"]
+    assert described["glossary"]["flag"] == "--glossary" and described["hedge"]["flag"] == "--set hedge=VALUE"
+    assert [(p.name, p.default) for p in declared(Reader)] == [("hedge", True), ("orders", 3)]
+
+
+def test_text_is_parsed_and_python_values_are_taken_strictly():
+    params = declared(Toy)
+    typed = params.resolve({"hedge": Text("off"), "orders": Text("2"), "weights": Text("1, 2"), "members": "x,y"}, "t")
+    assert typed == {"hedge": False, "mode": "pointwise", "orders": 2, "weights": (1.0, 2.0), "members": ("x", "y"),
+                     "glossary": None}
+    assert params.resolve({"weights": [1, 2.5], "hedge": False}, "t")["weights"] == (1.0, 2.5)
+    for given, message in [({"hedge": "off"}, "--set hedge expects True or False, got the string 'off'"),
+                           ({"orders": "3"}, "--set orders expects an integer, got the string '3'"),
+                           ({"weights": "1,2"}, "--set weights expects a list of floats, got the string '1,2'"),
+                           ({"orders": 0}, "--set orders must be at least 1"),
+                           ({"glossary": 3}, "--glossary expects a path, got 3"),
+                           ({"mode": "lists"}, "--set mode: unknown value 'lists'; choose from pointwise, list")]:
+        with pytest.raises(OptionError, match=message):
+            params.resolve(given, "t")
+
+
+def test_an_unknown_option_lists_the_valid_ones_and_suggests_the_closest():
+    with pytest.raises(OptionError) as caught:
+        declared(Toy).resolve({"hedges": True}, "--system toy")
+    message = str(caught.value)
+    assert message.startswith("unknown option --set hedges for --system toy; valid: --set hedge (bool); --set mode "
+                              "(pointwise | list)")
+    assert message.endswith("--glossary (path); did you mean --set hedge?")
+    with pytest.raises(OptionError, match=r"unknown option --set zzz for t; valid: .*\(path\)$"):
+        declared(Toy).resolve({"zzz": 1}, "t")
+
+
+def test_get_params_and_set_params():
+    reader = Reader("s")
+    assert reader.get_params() == {"hedge": True, "orders": 3}
+    assert reader.set_params(hedge=False, orders=Text("4")) is reader and reader.get_params() == {"hedge": False,
+                                                                                                "orders": 4}
+    with pytest.raises(OptionError, match="did you mean --set orders"):
+        reader.set_params(order=2)
+    with pytest.raises(OptionError, match="expects True or False"):
+        reader.set_params(hedge="no")
+    toy = Toy.from_values({"hedge": False, "unrelated": 1})
+    assert toy.hedge is False and Reader("s", **toy.values_for(Reader)).get_params() == {"hedge": False, "orders": 5}
+
+
+def test_declarations_refuse_what_they_cannot_type():
+    with pytest.raises(ValueError, match="immutable"):
+        param([1], "a list default")
+    with pytest.raises(ValueError, match="declares no option 'source'"):
+        shared(Reader, "source")
+
+
+def _classes(package: str) -> list[type]:
+    found = []
+    module = importlib.import_module(package)
+    for info in pkgutil.walk_packages(module.__path__, package + "."):
+        for value in vars(importlib.import_module(info.name)).values():
+            if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == info.name:
+                found.append(value)
+    return found
+
+
+def _option_typed(cls: type, field: dataclasses.Field) -> bool:
+    import typing
+
+    try:
+        _kind(typing.get_type_hints(cls)[field.name], field.name, ())
+    except (ValueError, KeyError, NameError):
+        return False
+    return True
+
+
+# Fields that share an option's name but are another setting (each with why).
+NOT_THE_OPTION = {
+    ("PriorSettings", "kind"): "the lexical prior's own e5 prefix, fixed (part of its cache key); not --set kind",
+}
+
+
+@pytest.mark.parametrize("package", ["senso.admire.systems", "senso.likert.systems"])
+def test_no_option_is_declared_twice(package):
+    """Each option of a family's systems is declared once: every class that takes an option of that name takes
+    the one declaration (`shared`), and none writes a default of its own for it."""
+    classes = _classes(package)
+    declarations: dict[str, dict] = {}
+    for cls in classes:
+        for field in dataclasses.fields(cls):
+            spec = field.metadata.get(_PARAM)
+            if spec is not None:
+                known = declarations.setdefault(field.name, spec)
+                assert known is spec, f"{cls.__name__}.{field.name} declares option {field.name!r} a second time"
+    assert {"hedge", "mode", "orders", "aggregator"} <= set(declarations) or package.startswith("senso.likert")
+    for cls in classes:
+        for field in dataclasses.fields(cls):
+            has_default = field.default is not dataclasses.MISSING or field.default_factory is not dataclasses.MISSING
+            if field.name in declarations and _PARAM not in field.metadata and has_default \
+                    and _option_typed(cls, field) and (cls.__name__, field.name) not in NOT_THE_OPTION:
+                pytest.fail(f"{cls.__module__}.{cls.__name__}.{field.name} writes its own default for option "
+                            f"{field.name!r}: take the declaration with shared()")
