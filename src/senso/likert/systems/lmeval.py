@@ -52,7 +52,7 @@ def read_matched(task: LikertTask, items: Sequence[LikertItem], pool: Sequence[L
     return log, loglikelihoods, warnings, results
 
 
-def logged_limit(task: LikertTask, pool: Sequence[LikertItem], params: "LmevalOptions") -> int | None:
+def logged_limit(task: LikertTask, pool: Sequence[LikertItem], params: LmevalOptions) -> int | None:
     """k when the log is of an lm-eval run limited to the first k documents (`lm_eval --limit k`): the run then
     scores those k items and is marked PARTIAL, as senso's own --limit is."""
     return logged_prefix(read_lmeval_samples(_samples_path(params), task.columns["id"]), pool)
