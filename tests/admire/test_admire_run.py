@@ -73,7 +73,7 @@ def test_caption_similarity_end_to_end_and_resumes_from_the_cache(data_dir, tmp_
                     "--data-dir", data_dir, "--out", out)
     assert "PARTIAL: 2 of the 15 items" in result.output
     results = load_results(out)
-    assert results["n"] == 2 and results["model"]["embedder"] == "e5-f32"
+    assert results["n"] == 2 and results["model"]["embedder"] == "e5-f64"
     assert results["cache"]["misses"] > 0
     samples = load_samples(out)
     for sample in samples:
@@ -85,13 +85,31 @@ def test_caption_similarity_end_to_end_and_resumes_from_the_cache(data_dir, tmp_
     assert load_samples(again) == samples
 
 
+def test_a_split_left_out_is_recorded_as_chosen_and_said_once(data_dir, tmp_path):
+    out = tmp_path / "default-split"
+    result = CliRunner().invoke(app, ["run", "admire-a", "--system", "random", "--limit", "2", "--data-dir", data_dir,
+                                      "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("lang en, split dev (not given: the default)") == 1
+    config = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    assert config["split"] == "dev" and config["chosen_by_default"] == {"lang": "en", "split": "dev"}
+    given = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", lang="en", system="random", limit=2,
+                                  out=tmp_path / "given"))
+    assert json.loads((given / "config.json").read_text(encoding="utf-8"))["chosen_by_default"] == {}
+
+
 def test_xeval_writes_the_submission_and_no_metrics(data_dir, tmp_path):
     out = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="xeval", system="random", out=tmp_path / "xe"))
     assert (out / "submission_XE.tsv").exists()
     assert len(read_submission(out / "submission_XE.tsv").rows) == 100
     results = load_results(out)
-    assert results["metrics"] == {} and results["gold"] is None
+    assert results["gold"] is None and results["metrics"]  # an explicit "no gold" result: every metric says why
+    assert all(m["value"] is None and m["reason"].startswith("no gold for en xeval") for m in results["metrics"].values())
     assert any("no gold" in note for note in results["notes"])
+    import senso
+
+    r = senso.evaluate("admire-a", system="random", split="xeval", data_dir=data_dir)
+    assert r.metrics["top1"].value is None and r.metrics["top1"].reason.startswith("no gold for en xeval")
     # leaderboard and compare then say that gold is needed
     with pytest.raises(SensoError, match="gold is needed"):
         from senso.admire.leaderboard import leaderboards

@@ -32,6 +32,7 @@ from senso.admire.task import (
     DEFAULT_LANG, DEFAULT_SPLIT, RUN_TASKS, TEXT_AND_IMAGES, TEXT_ONLY, AdmireTask, check_splits, hygiene_warnings,
     official_size, submission_name, targets_name,
 )
+from senso.core.stats import Estimate
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
 from senso.core.fingerprint import path_fingerprint
@@ -137,9 +138,14 @@ def prepare(options: RunOptions, context: RunContext) -> "AdmirePlan | SensePlan
     """The run of `options.task` with the registered system `options.system` (default: the task's) or the
     researcher's `context.system`: the system built, the items loaded with their gold, nothing predicted."""
     checked = context.checked or check(options, context.system)
+    chosen = {name: getattr(checked.options, name) for name in ("lang", "split") if getattr(options, name) is None}
     options, row = checked.options, checked.row
+    if chosen:
+        from senso.core.progress import note
+
+        note(f"{options.task}: {', '.join(f'{k} {v}' for k, v in chosen.items())} (not given: the default)")
     system = row.build(system_context(row, options, context.cache, context.models, checked.params))
-    config = {"lang": options.lang, "split": options.split,
+    config = {"lang": options.lang, "split": options.split, "chosen_by_default": chosen,
               "system_options": system_params(row, options).to_json(checked.params)}
     if checked.task.subtask == "sense":
         return sense_plan(options, checked.splits, system, config, checked.warnings)
@@ -328,6 +334,8 @@ class AdmirePlan:
             gold = None
             notes.append(f"no gold for {options.lang} {options.split}: wrote {sub_name} only, no metrics. Score it "
                          f"with `senso score {task.name} {sub_name} --gold <targets file>` or rerun with --gold.")
+            reason = f"no gold for {options.lang} {options.split}: score {sub_name} with `senso score --gold`"
+            metrics = {name: Estimate(None, reason=reason) for name in task.metrics}
         record = {"lang": options.lang, "split": options.split,
                   "caption_lang": (options.caption_lang or options.lang) if task.subtask == "a" else "en",
                   "track": TEXT_AND_IMAGES if getattr(self.predictor, "uses_images", False) else TEXT_ONLY,

