@@ -153,6 +153,7 @@ def test_prefixes_that_share_exemplars_run_the_shared_tokens_once(tiny_model_dir
     prompts = [LikertPrompt(f"item{i}{j}", prefix + f"Assegna un valore alla parola {w}: {w}.\n", shared_prefix=prefix)
                for i, prefix in enumerate(prefixes) for j, w in enumerate(["lupo", "capra"])]
     reuse = HFCausalLM(tiny_model_dir)
+    reuse.prefix_block = 12  # prefixes run in blocks at fixed offsets; these exemplars are 36 tokens
     got = reuse.loglikelihood_choices(prompts, batch_size=2)
     assert_close(got, HFCausalLM(tiny_model_dir, reuse_prefix=False).loglikelihood_choices(prompts, batch_size=2))
     assert_close(got, reuse.loglikelihood_choices(prompts[::-1], batch_size=8)[::-1])
@@ -168,6 +169,19 @@ def test_results_do_not_depend_on_batch_size(tiny_model_dir):
     prompts = likert_prompts() + free_prompts()
     lm = HFCausalLM(tiny_model_dir)
     assert_close(lm.loglikelihood_choices(prompts, batch_size=1), lm.loglikelihood_choices(prompts, batch_size=8))
+
+
+def test_a_rows_scores_do_not_depend_on_which_rows_share_its_call(tiny_model_dir, tmp_path):
+    """Cached, recomputed, resumed and other-batch-size runs give the same floats, to the last bit."""
+    prompts = likert_prompts() + free_prompts()
+    expected = HFCausalLM(tiny_model_dir).loglikelihood_choices(prompts, batch_size=8)
+    assert HFCausalLM(tiny_model_dir).loglikelihood_choices(prompts, batch_size=3) == expected
+    assert HFCausalLM(tiny_model_dir).loglikelihood_choices(prompts[::-1], batch_size=1)[::-1] == expected
+    half = with_cache(HFCausalLM(tiny_model_dir), ResponseCache(tmp_path / "cache.sqlite"))
+    assert half.loglikelihood_choices(prompts[1::2], batch_size=8) == expected[1::2]
+    rest = with_cache(HFCausalLM(tiny_model_dir), ResponseCache(tmp_path / "cache.sqlite"))
+    assert rest.loglikelihood_choices(prompts, batch_size=8) == expected
+    assert 0 < rest.tokens_computed < half.tokens_computed + rest.tokens_computed
 
 
 def test_cache_hit_recomputes_nothing(tiny_model_dir, tmp_path):

@@ -16,9 +16,12 @@ How they are computed is faster, never different (up to float rounding):
 - The key/value cache of a prompt's `shared_prefix` (few-shot exemplars) is computed once and reused
   by every prompt whose token ids start with it; only the rest of each prompt runs. Distinct prefixes
   that begin alike (exemplar sets that differ in one exemplar) compute their common tokens once.
-  A batch reads the prefix cache through views expanded to its rows, never copies of it.
-- Rows are batched sorted by length, right-padded (causal attention never looks at the padding
-  after a token, so no mask is needed, as in lm-eval), so results do not depend on batch size.
+  A row reads the prefix cache through views, never copies of it.
+- Each row runs alone, unpadded, the LM head in blocks of fixed shape, and each shared prefix in blocks at
+  fixed token offsets: a pass's float32 sums follow its shape, so a row's log-likelihoods are a function
+  of that row alone, to the last bit, whatever the batch size and whichever other rows share the call (a
+  run reading part of its items from the response cache, or resumed, gives the numbers of a full
+  recomputation). `batch_size` rows are scored between two `on_batch` calls.
 - The model only computes. Behind `senso.backends.cached.Cached` (what `load_model` gives unless
   `--no-cache`) results are stored after every batch, keyed by the model fingerprint, dtype and exact
   token ids (`loglikelihood_keys`): a rerun, or a run killed midway, recomputes nothing that was finished.
@@ -43,6 +46,8 @@ from senso.backends.default_model import check_local_checkpoint
 CACHE_NAMESPACE = "loglik"
 CHECKS_MEMO = "lm_head_checks.json"  # in the cache folder: the LM-head check's result per exact checkpoint
 WEIGHTS_MEMO = "weights_fingerprints.json"  # in the cache folder: a checkpoint's weights hash per (files, dtype)
+PREFIX_BLOCK = 128  # tokens per pass when a shared prefix's cache is computed
+HEAD_ROWS = 8  # positions per pass of the LM head (a fixed shape: see `_score_rows`)
 HEAD_CHECK_VERSION = "head-check-1"  # part of that record's key: bump when `_check_manual_head` changes
 _DEFAULT_MAX_LENGTH = 2048  # lm-eval's fallback when neither config nor tokenizer says
 
@@ -181,6 +186,7 @@ class HFCausalLM:
         self.name_or_path, self.is_local, self.spec = name_or_path, is_local, spec
         self.reuse_prefix = reuse_prefix
         self.merge_continuations = merge_continuations
+        self.prefix_block = PREFIX_BLOCK
         self.transformers_version = transformers.__version__
         self.model.eval()
         self.device = str(next(self.model.parameters()).device)
@@ -247,7 +253,7 @@ class HFCausalLM:
         }
 
     def reset_counters(self) -> None:
-        self.tokens_in_prompts = self.tokens_computed = self.tokens_padding = self.forward_calls = 0
+        self.tokens_in_prompts = self.tokens_computed = self.forward_calls = 0
 
     def _config_max_length(self) -> int:
         for attr in ("n_positions", "max_position_embeddings", "n_ctx"):
@@ -381,70 +387,68 @@ class HFCausalLM:
         return cache
 
     def _prefix_caches(self, prefixes: Sequence[tuple[int, ...]]) -> Iterator[tuple[tuple[int, ...], object]]:
-        """(prefix, its cache) for each distinct non-empty prefix; tokens that prefixes share are run once.
+        """(prefix, its cache) for each distinct non-empty prefix, each a function of the prefix alone.
 
-        Prefixes are taken in sorted order, so each shares its longest common part with a neighbour; the
-        cache of a common part is kept while the prefixes that start with it are being computed.
+        A prefix runs in blocks of `prefix_block` tokens at fixed offsets (a pass's floats follow its shape, so
+        the same tokens always run in the same passes, whichever other prefixes share the call). Prefixes are
+        taken in sorted order; the caches at the block ends a prefix shares with the next one are kept, so
+        whole blocks that prefixes share are run once.
         """
         ordered = sorted(set(prefixes))
-        trunks: list[tuple[int, object]] = []  # (length, cache), each a token prefix of the current prefix
+        kept: dict[int, object] = {}  # block end -> cache of the current prefix up to it
         for i, prefix in enumerate(ordered):
             back = _common_prefix_len(ordered[i - 1], prefix) if i else 0
             ahead = _common_prefix_len(prefix, ordered[i + 1]) if i + 1 < len(ordered) else 0
-            while trunks and trunks[-1][0] > back:
-                trunks.pop()
-            start, base = trunks[-1] if trunks else (0, None)
-            if start < ahead < len(prefix):  # a branch point the next prefixes will reuse
-                base = self._extend(list(prefix[:ahead]), start, base)
-                start = ahead
-                trunks.append((start, base))
-            cache = self._extend(list(prefix), start, base) if start < len(prefix) else base
-            if ahead == len(prefix):
-                trunks.append((ahead, cache))
-            yield prefix, cache
+            kept = {end: cache for end, cache in kept.items() if end <= back}
+            start = max(kept, default=0)
+            base = kept.get(start)
+            while start + self.prefix_block < len(prefix):
+                base = self._extend(list(prefix[: start + self.prefix_block]), start, base)
+                start += self.prefix_block
+                if start <= ahead:
+                    kept[start] = base
+            yield prefix, self._extend(list(prefix), start, base) if start < len(prefix) else base
 
     def _score_rows(self, rows: list[_Row], prefix_cache) -> list[list[tuple[int, float]]]:
-        """(choice, log-likelihood) for each target of each row; all rows share `prefix_cache` (or none)."""
+        """(choice, log-likelihood) for each target of each row; all rows share `prefix_cache` (or none).
+
+        Each row runs alone, unpadded, and the LM head in blocks of HEAD_ROWS positions: a pass's float32 sums
+        follow its shape (batch rows, padded width), so a row batched with others would score differently by
+        which others share its call (e.g. a run reading some items from the response cache), by a few 1e-7.
+        The head's weights are read once per block, not once per row.
+        """
         torch = self.torch
-        m = rows[0].prefix_len
-        suffixes = [row.tokens[m:] for row in rows]
-        width = max(len(s) for s in suffixes)
-        input_ids = torch.full((len(rows), width), self.pad_token_id, dtype=torch.long)
-        for i, suffix in enumerate(suffixes):
-            input_ids[i, : len(suffix)] = torch.tensor(suffix, dtype=torch.long)
-        input_ids = input_ids.to(self.device)
+        scored = [self._scored_positions(row, prefix_cache) for row in rows]
+        if self._manual_head:
+            hidden = torch.cat(scored)
+            blocks = []
+            for start in range(0, len(hidden), HEAD_ROWS):
+                block = hidden[start: start + HEAD_ROWS]
+                padded = torch.zeros((HEAD_ROWS, block.shape[1]), dtype=block.dtype, device=block.device)
+                padded[: len(block)] = block
+                blocks.append(self._head(padded)[: len(block)])
+            scored = list(torch.cat(blocks).split([row.n_scored for row in rows]))
+        results = []
+        for row, logits in zip(rows, scored):
+            logprobs = torch.log_softmax(logits.float(), dim=-1).cpu()
+            picks = torch.arange(row.n_scored)
+            results.append([(choice, float(logprobs[picks, torch.tensor(targets)].sum()))
+                            for choice, targets in row.targets])
+        return results
+
+    def _scored_positions(self, row: _Row, prefix_cache):
+        """The hidden states (with the manual head) or logits of `row`'s scored positions, from one pass of it alone."""
+        torch = self.torch
+        suffix = row.tokens[row.prefix_len:]
+        input_ids = torch.tensor([suffix], dtype=torch.long, device=self.device)
         kwargs: dict = {"use_cache": False}
         if prefix_cache is not None:
-            kwargs = {"use_cache": True, self._cache_kwarg: _share_cache(prefix_cache, len(rows))}
-
-        # positions (in suffix coordinates) whose logits predict continuation tokens
-        row_index, positions = [], []
-        for i, (row, suffix) in enumerate(zip(rows, suffixes)):
-            for p in range(len(suffix) - row.n_scored, len(suffix)):
-                row_index.append(i)
-                positions.append(p)
-        row_index_t = torch.tensor(row_index, device=self.device)
-        positions_t = torch.tensor(positions, device=self.device)
-        if self._manual_head:
-            hidden = self._base(input_ids=input_ids, **kwargs).last_hidden_state
-            logits = self._head(hidden[row_index_t, positions_t])
-        else:
-            logits = self.model(input_ids=input_ids, **kwargs).logits[row_index_t, positions_t]
-        logprobs = torch.log_softmax(logits.float(), dim=-1).cpu()
+            kwargs = {"use_cache": True, self._cache_kwarg: _share_cache(prefix_cache, 1)}
         self.forward_calls += 1
-        self.tokens_computed += sum(len(s) for s in suffixes)
-        self.tokens_padding += len(rows) * width - sum(len(s) for s in suffixes)
-
-        results, start = [], 0
-        for row in rows:
-            block = logprobs[start: start + row.n_scored]
-            start += row.n_scored
-            scored = []
-            for choice, targets in row.targets:
-                picked = block[torch.arange(row.n_scored), torch.tensor(targets)]
-                scored.append((choice, float(picked.sum())))
-            results.append(scored)
-        return results
+        self.tokens_computed += len(suffix)
+        if self._manual_head:
+            return self._base(input_ids=input_ids, **kwargs).last_hidden_state[0, -row.n_scored:]
+        return self.model(input_ids=input_ids, **kwargs).logits[0, -row.n_scored:]
 
     # ----------------------------------------------------------------- the public scorer
     def _item_key(self, context_enc: list[int], continuation_encs: list[list[int]]) -> str:
