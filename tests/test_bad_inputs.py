@@ -1,4 +1,4 @@
-"""The catalogue of bad inputs and faults (issue #15): each a new user's command, its exit code, a phrase the
+"""The catalogue of bad inputs and faults: each a new user's command, its exit code, a phrase the
 message must contain, and never a traceback. Run in-process through `senso.cli.main` (what the `senso`
 script runs), against ../shared/data, with a temporary cache folder (no model is ever loaded: every case that
 names a model fails on validation first)."""
@@ -95,6 +95,18 @@ def cache_under_a_file(tmp: Path) -> None:
 def empty_folder(tmp: Path) -> None:
     (tmp / "empty").mkdir()
     (tmp / "plainfile").write_text("x")
+
+
+def admire_submissions(tmp: Path) -> None:
+    from senso.admire.data import read_targets
+    from senso.admire.submission import write_submission_a, write_submission_b
+
+    targets = read_targets(DATA / "admire" / "reference" / "a_en_dev_targets.tsv")
+    orders = [(t.compound, list(t.expected_order)) for t in targets]
+    write_submission_a(tmp / "partial" / "submission_EN.tsv", orders[:10])
+    orders[3] = (orders[3][0], orders[4][1])  # another item's images
+    write_submission_a(tmp / "order" / "submission_EN.tsv", orders)
+    write_submission_b(tmp / "b" / "submission_EN.tsv", [(targets[0].compound, "literal", "1.png")])
 
 
 def other_task_runs(tmp: Path) -> None:
@@ -241,8 +253,8 @@ LMEVAL_STAMP = "2026-12-01T23-13-41.427763"
 
 
 def lmeval_logs(tmp: Path) -> None:
-    """lm-eval samples logs gone wrong, made from the real excerpt: cut short, an id the data lacks, four
-    choices, a generate_until task's answers, senso's own samples.jsonl; a results file of another run."""
+    """lm-eval samples logs gone wrong, made from the real excerpt: cut short, an id the data lacks, the first
+    document missing, four choices, a generate_until task's answers, senso's own samples.jsonl; a results file of another run."""
     folder = tmp / "lm"
     folder.mkdir()
     text = (LMEVAL / f"samples_abricot_abs_{LMEVAL_STAMP}.jsonl").read_text(encoding="utf-8")
@@ -255,6 +267,9 @@ def lmeval_logs(tmp: Path) -> None:
         (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
     edited("unknown.jsonl", 2, doc={**records[2]["doc"], "ID": "NOPE_1"})
+    inc = (LMEVAL / f"samples_abricot_inc_{LMEVAL_STAMP}.jsonl").read_text(encoding="utf-8")
+    (folder / "renamed.jsonl").write_text(inc, encoding="utf-8")  # abricot-inc's log under a name that says nothing
+    (folder / "gap.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records[1:]), encoding="utf-8")
     edited("four.jsonl", 0, filtered_resps=records[0]["filtered_resps"][:4])
     edited("generated.jsonl", 0, filtered_resps=["Risposta: 3"])
     (folder / "samples.jsonl").write_text(json.dumps({"id": "OROLOGIO_1", "prediction": 1}) + "\n", encoding="utf-8")
@@ -268,7 +283,7 @@ R = "run"
 ADA, ABA = "run admire-a --system random", "run abricot-abs"
 LMS = "score abricot-abs --out {tmp}/lmrun --lmeval-samples"
 CASES = [
-    # silently wrong before #15
+    # once silently wrong
     c("typo-data-dir-abricot", f"{ABA} --system embedding-ridge --data-dir ./no-such-dir", 2, "--data-dir no-such-dir does not exist"),
     c("typo-data-dir-admire", f"{ADA} --data-dir ./no-such-dir", 2, "does not exist"),
     c("data-dir-is-a-file", f"{ADA} --data-dir {{tmp}}/plainfile", 2, "is a file, not a folder", "empty_folder"),
@@ -378,28 +393,44 @@ CASES = [
     c("admire-missing-columns", f"{ADA} --data-dir {{tmp}}/cols", 2, "missing column(s) subset", "broken_admire"),
     c("predict-missing-model", "predict no.model {data}/abricot/dataset_it.csv -o out.csv", 2, "no.model: not a readable senso model file"),
     # compare, report, score, leaderboard
-    c("compare-abricot-runs", "compare admire-a {tmp}/abricot_run {tmp}/abricot_run", 2, "is a run of 'abricot-abs', not admire-a", "other_task_runs"),
-    c("compare-b-runs-as-a", "compare admire-a {tmp}/b_run {tmp}/b_run", 2, "is a run of 'admire-b', not admire-a", "other_task_runs"),
+    c("compare-abricot-runs", "compare admire-a {tmp}/abricot_run {tmp}/abricot_run", 2, "is a run of abricot-abs, not admire-a", "other_task_runs"),
+    c("compare-b-runs-as-a", "compare admire-a {tmp}/b_run {tmp}/b_run", 2, "is a run of admire-b, not admire-a", "other_task_runs"),
     c("compare-unknown-task", "compare admire-c a b", 2, "unknown AdMIRe task 'admire-c'"),
     c("compare-likert-admire-run", "compare abricot-abs {tmp}/abricot_run {tmp}/b_run", 2,
-      "is a run of 'admire-b', not abricot-abs", "other_task_runs"),
+      "cannot compare runs of different tasks", "other_task_runs"),
     c("compare-likert-gold", "compare abricot-abs {tmp}/abricot_run {tmp}/abricot_run --gold x.tsv", 2,
-      "--gold is for AdMIRe comparisons", "other_task_runs"),
+      "(--gold) is for AdMIRe comparisons", "other_task_runs"),
     c("report-no-folder", "report {tmp}/nope", 2, "not a folder"),
     c("report-no-results", "report {tmp}/empty", 2, "no results.json", "empty_folder"),
+    c("score-partial-submission", "score admire-a {tmp}/partial/submission_EN.tsv --gold "
+      "{data}/admire/reference/a_en_dev_targets.tsv", 2, "10 rows, but the official split has 15 (en dev, from the gold "
+      "file name a_en_dev_targets.tsv); the official scorer refuses a partial submission", "admire_submissions"),
+    c("score-order-of-other-images", "score admire-a {tmp}/order/submission_EN.tsv --gold "
+      "{data}/admire/reference/a_en_dev_targets.tsv", 2, "row 4, field 'expected_order'", "admire_submissions"),
+    c("score-b-submission-as-a", "score admire-a {tmp}/b/submission_EN.tsv --gold "
+      "{data}/admire/reference/a_en_dev_targets.tsv", 2, "this is a Subtask B submission, not admire-a", "admire_submissions"),
+    c("score-gold-of-unknown-split", "score admire-a {tmp}/partial/submission_EN.tsv --gold {tmp}/gold.tsv", 2,
+      "the language and split are read from the organisers' name of the targets file", "admire_submissions"),
+    c("submission-system-without-a-file", "run admire-a --system submission", 2,
+      "--system submission scores a submission file: give it with --set submission=PATH"),
+    c("submission-system-with-limit", "run admire-a --system submission --set submission={tmp}/partial/submission_EN.tsv "
+      "--limit 3", 2, "scores the rows of a submission file, not the first --limit items", "admire_submissions"),
     c("score-missing-file", "score admire-a {tmp}/submission_EN.tsv --gold {data}/admire/reference/a_en_dev_targets.tsv", 2, "submission_EN.tsv"),
     c("leaderboard-no-results", "leaderboard {tmp}/empty", 2, "no results.json", "empty_folder"),
     c("stats-unknown-dataset", "data stats wordnet", 2, "unknown dataset 'wordnet'"),
     c("fetch-unknown-dataset", "data fetch wordnet", 2, "unknown dataset 'wordnet'"),
     # loud, not silent: what a run must say
     c("partial-admire", f"{ADA} --limit 2", 0, "PARTIAL: 2 of the 15 items"),
+    c("partial-submission", "score admire-a {tmp}/partial/submission_EN.tsv --allow-partial --out {tmp}/scored --gold "
+      "{data}/admire/reference/a_en_dev_targets.tsv", 0, "PARTIAL: 10 of the 15 items of the official en dev split "
+      "(submission_EN.tsv holds 10 rows, --allow-partial)", "admire_submissions"),
     c("admire-b-dev-official-gold", "run admire-b --split dev --system random", 0, "the organisers' targets file"),
     c("out-over-an-old-run", f"{ADA} --out {{tmp}}/old", 0, "held an earlier run", "old_run_folder"),
     c("no-cache-equals-true", f"{ADA} --no-cache=true --limit 1", 0, "run folder:"),
     c("version", "--version", 0, "senso 0.1"),
     c("run-help-lists-systems", "run --help", 0, "embedding-ridge"),
     c("predict-help-names-columns", "predict --help", 0, "target_lemma"),
-    # issue #19: a path that cannot be written names the path and the option that chose it, before the slow part
+    # a path that cannot be written names the path and the option that chose it, before the slow part
     c("fit-output-unwritable", "fit abricot-abs --system embedding-ridge -o /proc/abs.model", 2,
       "cannot write /proc/abs.model"),
     c("fit-output-unwritable-fix", "fit abricot-abs --system embedding-ridge -o /proc/abs.model", 2,
@@ -448,17 +479,20 @@ CASES = [
     c("vlm-judge-model-is-not-the-generator", "run admire-a --system vlm-judge --model openai:qwen --base-url "
       "http://127.0.0.1:9/v1", 2, "vlm-judge reads its vision-language model from --generator, not --model"),
     c("allow-partial-on-admire-run", f"{ADA} --limit 2 --allow-partial", 2, "`senso run` does not use it"),
-    # issue #22: lm-eval samples logs in (senso score TASK --lmeval-samples FILE)
+    # lm-eval samples logs in (senso score TASK --lmeval-samples FILE)
     c("lmeval-truncated-line", f"{LMS} {{tmp}}/lm/cut.jsonl --limit 6", 2,
       "cut.jsonl, row 6: not valid JSON", "lmeval_logs"),
     c("lmeval-truncated-line-says-why", f"{LMS} {{tmp}}/lm/cut.jsonl --limit 6", 2,
       "the last line, cut short: a killed lm-eval run or a partial copy?", "lmeval_logs"),
-    c("lmeval-another-tasks-log", f"{LMS} {LMEVAL}/samples_abricot_inc_{LMEVAL_STAMP}.jsonl --limit 6", 2,
-      "lm-eval's gold (`target`) differs from abricot-abs's gold label on 3 of 6 items"),
-    c("lmeval-missing-items", f"{LMS} {LMEVAL}/samples_abricot_abs_{LMEVAL_STAMP}.jsonl", 2,
-      "the log lacks 121 of the 127 items scored: OROLOGIO_7, MARGHERITA_1"),
-    c("lmeval-missing-items-fix", f"{LMS} {LMEVAL}/samples_abricot_abs_{LMEVAL_STAMP}.jsonl", 2,
-      "give senso the same --limit 6 (the run is then marked PARTIAL)"),
+    c("lmeval-another-tasks-log", f"{LMS} {{tmp}}/lm/renamed.jsonl --limit 6", 2,
+      "lm-eval's gold (`target`) differs from abricot-abs's gold label on 3 of 6 items", "lmeval_logs"),
+    c("lmeval-another-tasks-log-by-name", f"{LMS} {LMEVAL}/samples_abricot_inc_{LMEVAL_STAMP}.jsonl --limit 6", 2,
+      "a log of lm-eval's task abricot_inc (by its file name), not of abricot-abs"),
+    c("lmeval-missing-items", f"{LMS} {{tmp}}/lm/gap.jsonl", 2,
+      "the log lacks 122 of the 127 items scored: OROLOGIO_1, OROLOGIO_7", "lmeval_logs"),
+    # a log of `lm_eval --limit 6` (its first 6 documents): scored, and marked PARTIAL as senso's own --limit is
+    c("lmeval-limited-run-is-partial", f"{LMS} {LMEVAL}/samples_abricot_abs_{LMEVAL_STAMP}.jsonl", 0,
+      "PARTIAL: the first 6 of the 127 items (lm-eval's log of a `--limit 6` run)"),
     c("lmeval-unknown-id", f"{LMS} {{tmp}}/lm/unknown.jsonl --limit 6", 2,
       "row 3, field 'doc': 1 logged item(s) are not in the data set (NOPE_1)", "lmeval_logs"),
     c("lmeval-wrong-number-of-choices", f"{LMS} {{tmp}}/lm/four.jsonl --limit 6", 2,
@@ -661,7 +695,7 @@ def test_tables_wrap_at_80_columns_instead_of_cutting_cells(monkeypatch):
     assert "hf:openai/clip-vit-base-patch32" in last_column  # a long composition is all there, folded across lines
 
 
-# ---------------------------------------------------------------------------- issue #19: what a phrase cannot show
+# ---------------------------------------------------------------------------- what a phrase cannot show ---------
 
 def test_placeholders_in_values_are_not_templates():
     """{word} and {text} are replaced in one pass: a value holding a placeholder is kept as written."""
@@ -711,6 +745,8 @@ def _slow_senso(tmp_path: Path, out: Path, sleep: float = 60) -> "subprocess.Pop
     proc = subprocess.Popen([sys.executable, "-c", CHILD, "run", "admire-a", "--system", "random", "--out", str(out)],
                             env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     line = proc.stdout.readline()
+    if line.startswith("admire-a: lang en, split dev (not given"):  # said once, before the run starts
+        line = proc.stdout.readline()
     assert line.startswith("RANKING"), line + proc.stdout.read()
     return proc
 

@@ -66,6 +66,7 @@ SMOKES = {
     "fewshot_cost.py": Smoke((r"^rep 0 paper +\d", r"^3-shot / 0-shot per item, pair by pair: \d")),
     "gpu_path.py": Smoke((r"^exactness paper +batch 32 on cpu: max \|log-prob difference\| vs CPU \d", r"^exactness: worst .* \(within ",
                           r"^throughput paper 3-shot: 2 items in ", r"^against: a 256\^3 float32 matrix product")),
+    "host_agreement.py": Smoke((r"^4 texts; hosts: default, avx2-1t$", r"^e5-f64 +default vs avx2-1t +0\.00e\+00 +0/4$")),
     "image_embed_speed.py": Smoke((r"^tiny CLIP \(random weights\)", r"; 2 images: .*; 2 texts: "),
                                   marks=(pytest.mark.images,)),
     "llama_cpp_builds.py": Smoke((r"^installed: CPU : .*AVX2 = 1", r"^  AMX instructions in libggml-cpu.so: (no|objdump missing)",

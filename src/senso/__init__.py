@@ -4,14 +4,19 @@
 import senso
 result = senso.evaluate("abricot-abs", limit=16)   # typed result: result.metrics["pearson"], result.samples
 ```
-`senso.evaluate`, `senso.tasks`, `senso.systems` and `senso.default_model_path` are `senso.api`'s; they are
-imported on first use, so `import senso` (and the command line's `--help`) stays fast.
+`senso.evaluate` (one task or a list), `senso.compare`, `senso.results_table`, `senso.report`, `senso.export`,
+`senso.model_index`, `senso.placement`, `senso.tasks`, `senso.systems` and `senso.default_model_path` are
+`senso.api`'s; they are imported on first use, so `import senso` (and the command line's `--help`) stays fast.
 """
+
+import sys
+import types
 
 from senso.core.version import __version__
 
-_API = ("evaluate", "tasks", "systems", "default_model_path")
-__all__ = [*_API, "EvalResult", "ModelPool", "SensoError", "__version__"]
+_API = ("evaluate", "tasks", "systems", "default_model_path", "compare", "report", "export", "model_index",
+        "placement", "results_table", "Result")
+__all__ = [*_API, "EvalResult", "Comparison", "ModelPool", "SensoError", "__version__"]
 
 
 def __getattr__(name: str):
@@ -23,6 +28,10 @@ def __getattr__(name: str):
         from senso.core.evaluation import EvalResult
 
         return EvalResult
+    if name == "Comparison":
+        from senso.core.comparison import Comparison
+
+        return Comparison
     if name == "ModelPool":
         from senso.backends.pool import ModelPool
 
@@ -32,3 +41,27 @@ def __getattr__(name: str):
 
         return SensoError
     raise AttributeError(f"module 'senso' has no attribute {name!r}")
+
+
+class _Senso(types.ModuleType):
+    """`senso.report` and `senso.export` are the Python API's calls, though subpackages of the same names exist:
+    importing those (`from senso.export.publish import ...`, through sys.modules) binds no attribute here."""
+
+    def _api_call(name: str):
+        def get(self):
+            from senso import api
+
+            return getattr(api, name)
+
+        def keep(self, module):  # the import system binding the subpackage: reached through sys.modules
+            if not isinstance(module, types.ModuleType):
+                raise AttributeError(f"senso.{name} is the Python API's call; it cannot be replaced")
+
+        return property(get, keep)
+
+    report = _api_call("report")
+    export = _api_call("export")
+    del _api_call
+
+
+sys.modules[__name__].__class__ = _Senso

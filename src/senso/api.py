@@ -27,9 +27,13 @@ from typing import Any, Callable, Sequence
 
 from senso.catalog import FLAG_NAMES, RUN_FIELDS, RunOptions, all_tasks, run_folder_name, task_for  # noqa: F401
 from senso.core.errors import SensoError
-from senso.core.evaluation import EvalResult
-from senso.core.params import python_message
+from senso.core.evaluation import EvalResult, describe_user_system
+from senso.core.options import check_param_value, check_python_value, check_run_values
+from senso.core.params import OptionError, python_message
 from senso.core.task import Task
+from senso.results import (  # noqa: F401 (compare ... results_table: `senso.compare` and the others are these)
+    Result, as_result, compare, export, model_index, placement, report, results_table,
+)
 
 task_entry = task_for  # the table's task for what a user typed (a name, or a task file's path)
 
@@ -108,27 +112,103 @@ def evaluate_many(jobs: Sequence[Job], *, models: Any = None, progress: bool = F
     return results
 
 
-def evaluate(task: str | Path, model: Any = None, system: Any = None, *, progress: bool = False,
-             models: Any = None, **options: Any) -> EvalResult:
+def evaluate(task: str | Path | Sequence[str | Path], model: Any = None, system: Any = None, *,
+             progress: bool = False, models: Any = None, **options: Any) -> Result | list[Result]:
     """Evaluate `system` (a registered name, a researcher's object, or None: the task's published protocol or
-    default) on `task` and return the typed result. `model` is a spec, a (transformers model, tokenizer) pair
-    or an object with `loglikelihood_choices`; `models`, a `senso.backends.pool.ModelPool` to share loaded
-    models between calls; `options`, any `senso run` option and any option the system declares."""
+    default) on `task` and return the typed result; several tasks (a list) give one result per task, in order,
+    sharing one ModelPool, every task's options checked before the first starts. `model` is a spec, a
+    (transformers model, tokenizer) pair or an object with `loglikelihood_choices`; `models`, a
+    `senso.backends.pool.ModelPool` to share loaded models between calls; `options`, any `senso run` option and
+    any option the system declares, each checked for its type before anything runs (a str is never a number)."""
     from senso.backends.pool import ModelPool
 
+    names = [task] if isinstance(task, (str, Path)) else list(task)
     try:
+        check_call(names, system, progress, options)
+        if models is not None and not callable(getattr(models, "provided", None)):
+            raise SensoError(f"models= takes a senso.ModelPool (shared by several calls), got {type(models).__name__}")
         command = _python_call(task, model, system, options)
         pool = models if models is not None else ModelPool()
         options = dict(options)
         spec, embedder = _provide_models(pool, model, options.pop("embedder", None))
         named = system if isinstance(system, str) or system is None else None
-        run_options = make_options(task, model=spec, embedder=embedder, system=named, **options)
-        job = Job(task_entry(task), run_options, None if named is not None or system is None else system)
-        [result] = evaluate_many([job], models=pool, progress=progress, command=command)
-        return result
+        parent = options.pop("out", None) if len(names) > 1 else None
+        jobs = [Job(task_entry(name), make_options(name, model=spec, embedder=embedder, system=named, **options,
+                                                   **({"out": Path(parent) / run_folder_name(name)} if parent else {})),
+                    None if named is not None or system is None else system) for name in names]
+        results = [as_result(r) for r in evaluate_many(jobs, models=pool, progress=progress, command=command)]
+    except OptionError as exc:
+        if not exc.unknown:
+            exc.args = (python_message(str(exc), _flag_names()),) + exc.args[1:]
+            raise
+        raise unknown_keywords(exc.unknown, names[0], system, exc.declared) from None
     except SensoError as exc:
         exc.args = (python_message(str(exc), _flag_names()),) + exc.args[1:]
         raise
+    return results[0] if isinstance(task, (str, Path)) else results
+
+
+EVALUATE_KEYWORDS = ("model", "system", "progress", "models")  # evaluate's own, besides the run options
+
+
+def check_call(tasks: Sequence[Any], system: Any, progress: Any, options: dict[str, Any]) -> None:
+    """Every argument of `evaluate` of its type, before anything runs: the tasks named, `system` a name or an
+    instance (not a class), the run options' values of their declared types, the system's options of theirs;
+    a keyword no task nor system reads is an error naming the valid ones."""
+    if not tasks or not all(isinstance(t, (str, Path)) for t in tasks):
+        raise SensoError(f"task= takes a task name, a task file's path or a list of them; got {tasks!r}")
+    if len(set(map(str, tasks))) != len(tasks):
+        raise SensoError(f"a task is named twice in {[str(t) for t in tasks]}: name each task once")
+    if isinstance(system, type):
+        raise SensoError(f"system={system.__name__} is a class; pass an instance of it: system={system.__name__}()")
+    if system is not None and not isinstance(system, str):
+        describe_user_system(system)  # describe() returns a dict, or says so now
+    check_python_value("progress", progress, (bool,))
+    check_run_values({k: v for k, v in options.items() if k not in ("embedder",)}, RUN_FIELDS)
+    own = {k: v for k, v in options.items() if k not in RUN_FIELDS}
+    for name in tasks:
+        task_entry(name)
+        if own and system is not None and not isinstance(system, str):
+            raise unknown_keywords(tuple(own), name, system, ())
+        for key, value in own.items():
+            param = declared_param(str(name), system, key)
+            if param is not None:
+                check_param_value(param, value)
+
+
+def declared_param(task: str, system: Any, key: str) -> Any:
+    """The declaration of option `key` for this task and system (None: the system of the task that reads it, when
+    all agree on its kind), or of a model backend's settings; None when nothing declares it."""
+    from senso.backends.openai import OPENAI_PARAMS
+    from senso.backends.vlm import VLM_PARAMS
+    from senso.core.options import PARAM_KINDS
+
+    entry = task_entry(task)
+    rows = [s for s in systems() if entry.name in s.tasks and (system is None or s.name == system)]
+    found = [params[key] for params in (*(s.options for s in rows), OPENAI_PARAMS, VLM_PARAMS) if key in params]
+    if not found or len({PARAM_KINDS[p.kind] for p in found}) > 1:
+        return None
+    return found[0]
+
+
+def unknown_keywords(unknown: Sequence[str], task: Any, system: Any, declared: Sequence[Any]) -> SensoError:
+    """The error for keywords nothing reads: each named, the closest valid one suggested (difflib), every valid
+    keyword of this task and system listed."""
+    import difflib
+
+    family = task_entry(task).family
+    run_keywords = [k for k, spec in RUN_FIELDS.items() if spec.family in (None, family) and k not in EVALUATE_KEYWORDS]
+    valid = [*EVALUATE_KEYWORDS, *run_keywords, *(p.name for p in declared)]
+    hints = []
+    for name in unknown:
+        close = difflib.get_close_matches(name, valid, n=1)
+        hints.append(f"{name}= (did you mean {close[0]}=?)" if close else f"{name}=")
+    shown = f"system {system}" if isinstance(system, str) else (
+        "the default system" if system is None else f"system {type(system).__name__}")
+    listed = "; ".join(f"{p.name} ({p.type_name})" for p in declared)
+    own = f"{shown}'s own: {listed}" if declared else f"{shown} takes none of its own"
+    return SensoError(f"unknown keyword{'s' if len(unknown) > 1 else ''} {'; '.join(hints)} for {task}; valid "
+                      f"keywords: {', '.join(valid[:len(EVALUATE_KEYWORDS) + len(run_keywords)])} ({own})")
 
 
 def _python_call(task: Any, model: Any, system: Any, options: dict[str, Any]) -> str:

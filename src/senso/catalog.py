@@ -81,9 +81,12 @@ def task_for(task: str | Path) -> Task:
             return kind
     for check_name in NAME_CHECKS:
         check_name(name)
+    import difflib
+
     forms = " or ".join(kind.name for kind in TASK_FILE_KINDS)
-    raise SensoError(f"unknown task {name!r}; choose from {', '.join(TASKS)}" +
-                     (f", or give a task file ({forms})" if forms else ""))
+    close = difflib.get_close_matches(name, TASKS, n=1)
+    raise SensoError(f"unknown task {name!r}{f' (did you mean {close[0]}?)' if close else ''}; choose from "
+                     f"{', '.join(TASKS)}" + (f", or give a task file ({forms})" if forms else ""))
 
 
 def task_of_record(results: dict[str, Any]) -> Task:

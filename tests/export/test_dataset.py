@@ -53,6 +53,10 @@ def test_two_real_runs_load_back_with_datasets(abricot_runs, admire_runs, tmp_pa
         assert [r["logprobs"] for r in rows] == [s["logprobs"] for s in samples]
     admire = load(folder, "admire-a")
     assert [r["compound"] for r in admire] == [s["compound"] for s in load_samples(admire_runs["A0"])]
+    # per-image scores: (key = image file name, value = score) pairs, whatever the names; a model on every row
+    assert [{p["key"]: p["value"] for p in r["scores"]} for r in admire] == [
+        s["scores"] for s in load_samples(admire_runs["A0"])]
+    assert all(r["model"] for r in admire)
 
     results = load(folder, "results")
     for run, label in ((abricot_runs["A"], "A"), (admire_runs["A0"], "A0")):

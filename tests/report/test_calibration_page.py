@@ -42,7 +42,7 @@ def test_a_run_without_calibration_has_no_section():
 
 class Uniform:
     def predict(self, items, task):
-        return [[1.0] * len(task.labels) for _ in items]
+        return [[1 / len(task.labels)] * len(task.labels) for _ in items]
 
 
 def test_comparison_page_has_paired_calibration_differences(data_dir, tmp_path):

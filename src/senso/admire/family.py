@@ -36,14 +36,12 @@ def scope(run: Any) -> Scope:
     return Scope(str(lang), str(split), str(split))
 
 
-def compare(task: str, a: Any, b: Any, gold: Any, n_resamples: int, seed: int) -> tuple[list[Any], list[str]]:
-    """`senso compare` of two AdMIRe runs or submission files (`admire.paired`): its tables and notes."""
+def compare(task: str, a: Any, b: Any, gold: Any, n_resamples: int, seed: int) -> Any:
+    """`senso compare` of two AdMIRe runs or submission files (`admire.paired`), typed
+    (`senso.core.comparison.Comparison`)."""
     from senso.admire.paired import compare as compare_sides
-    from senso.admire.tables import calibration_comparison_table, comparison_table
 
-    result = compare_sides(task, a, b, gold=gold, n_resamples=n_resamples, seed=seed)
-    tables = [comparison_table(result)] + ([calibration_comparison_table(result)] if result.calibration else [])
-    return tables, list(result.notes)
+    return compare_sides(task, a, b, gold=gold, n_resamples=n_resamples, seed=seed).typed()
 
 
 def _systems(subtask: str):

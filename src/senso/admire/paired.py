@@ -15,6 +15,7 @@ from typing import Any
 from senso.admire.data import AdmireATarget, read_targets
 from senso.core.errors import SensoError
 from senso.core.calibration import binary_distribution, paired_calibration_differences
+from senso.core.comparison import Comparison as TypedComparison, MetricDifference, difference_of
 from senso.core.stats import PairedComparison, PairedDifference, UndefinedMetric, paired_permutation_test
 from senso.core.records import load_results, load_samples
 from senso.admire.scoring import GROUPS, score_item_a, score_item_b
@@ -44,6 +45,15 @@ class Comparison:
         return {"task": self.task, "a": str(self.a), "b": str(self.b), "n": self.n, "notes": self.notes,
                 "rows": [{"group": g, "metric": m, **(r.to_json() if r else {"reason": why})} for g, m, r, why in self.rows],
                 "calibration": [{"group": g, "metric": m, **r.to_json()} for g, m, r in self.calibration]}
+
+    def typed(self, system_a: str | None = None, system_b: str | None = None) -> TypedComparison:
+        """The same rows as a `senso.core.comparison.Comparison` (what `senso.compare` returns)."""
+        rows = [difference_of(m, g, r) if r is not None else
+                MetricDifference(0, None, None, None, None, None, None, "not tested", why, metric=m, group=g)
+                for g, m, r, why in self.rows]
+        rows += [difference_of(m, g, r, calibration=True) for g, m, r in self.calibration]
+        return TypedComparison(self.task, str(self.a), str(self.b), system_a, system_b, self.n, rows,
+                               list(self.notes), calibration_of="P(idiomatic)")
 
 
 def load_side(path: str | Path, subtask: str) -> SideData:
@@ -93,7 +103,8 @@ def compare(task_name: str, a: str | Path, b: str | Path, gold: str | Path | Non
     if set(side_a.predictions) != set(side_b.predictions):
         only_a = sorted(set(side_a.predictions) - set(side_b.predictions))
         only_b = sorted(set(side_b.predictions) - set(side_a.predictions))
-        raise SensoError(f"the two sides are not on the same items: only in A {only_a[:5]}, only in B {only_b[:5]}")
+        raise SensoError(f"{a} and {b} are not on the same items ({len(side_a.predictions)} vs "
+                         f"{len(side_b.predictions)}): only in A {only_a[:5]}, only in B {only_b[:5]}")
     notes = []
     if gold is not None:
         gold_map = _gold_from_file(Path(gold), task.subtask)

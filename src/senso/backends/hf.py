@@ -42,6 +42,7 @@ from senso.backends.default_model import check_local_checkpoint
 
 CACHE_NAMESPACE = "loglik"
 CHECKS_MEMO = "lm_head_checks.json"  # in the cache folder: the LM-head check's result per exact checkpoint
+WEIGHTS_MEMO = "weights_fingerprints.json"  # in the cache folder: a checkpoint's weights hash per (files, dtype)
 HEAD_CHECK_VERSION = "head-check-1"  # part of that record's key: bump when `_check_manual_head` changes
 _DEFAULT_MAX_LENGTH = 2048  # lm-eval's fallback when neither config nor tokenizer says
 
@@ -129,6 +130,10 @@ class HFCausalLM:
             name_or_path = str(Path(name_or_path).expanduser().resolve())
             if Path(name_or_path).is_dir():
                 check_local_checkpoint(Path(name_or_path))
+        else:
+            from senso.backends.hub_access import check_hub_model
+
+            check_hub_model(name_or_path)  # in seconds, rather than transformers' retries
         try:
             with quiet_loading():
                 if fast_tokenizer and is_local and not chat_template:
@@ -198,17 +203,34 @@ class HFCausalLM:
         params = inspect.signature(self._base.forward).parameters
         self._cache_kwarg = next((name for name in ("cache", "past_key_values") if name in params), None)
         self._fingerprint: str | None = None
+        self._files_fingerprint: str | None = None
         self._manual_head = self._recorded_manual_head()
         self.reset_counters()
 
     # ----------------------------------------------------------------- description
     @property
-    def fingerprint(self) -> str:
+    def files_fingerprint(self) -> str:
         """Content hash of the local folder, or the hub's recorded file hashes (computed once)."""
-        if self._fingerprint is None:
+        if self._files_fingerprint is None:
             from senso.core.fingerprint import hub_fingerprint, path_fingerprint
 
-            self._fingerprint = path_fingerprint(self.name_or_path) if self.is_local else hub_fingerprint(self.name_or_path)
+            self._files_fingerprint = (path_fingerprint(self.name_or_path) if self.is_local
+                                       else hub_fingerprint(self.name_or_path))
+        return self._files_fingerprint
+
+    @property
+    def fingerprint(self) -> str:
+        """One rule for every transformers model: the hash of its weights as loaded (`weights_fingerprint`), so the
+        same weights hit the same response cache whether read from a folder, the hub or passed in memory. For
+        files with a content fingerprint (a local folder, a hub model's recorded hashes) it is computed once per
+        (files, dtype) and remembered in the cache folder."""
+        if self._fingerprint is None:
+            from senso.core.fingerprint import remembered
+
+            files = self.files_fingerprint
+            compute = lambda: weights_fingerprint(self.model)  # noqa: E731
+            self._fingerprint = (compute() if files.startswith("name:")
+                                 else remembered(WEIGHTS_MEMO, f"{files}|{self.dtype}", compute))
         return self._fingerprint
 
     def describe(self) -> dict:
@@ -319,7 +341,7 @@ class HFCausalLM:
             return self._check_manual_head()
         from senso.core.fingerprint import remembered
 
-        key = "|".join([HEAD_CHECK_VERSION, self.fingerprint, type(self.model).__name__, self.dtype, self.device,
+        key = "|".join([HEAD_CHECK_VERSION, self.files_fingerprint, type(self.model).__name__, self.dtype, self.device,
                         self.transformers_version, self.torch.__version__])
         return bool(remembered(CHECKS_MEMO, key, self._check_manual_head))
 

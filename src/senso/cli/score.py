@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -17,6 +17,7 @@ submission_app = typer.Typer(no_args_is_help=True, help="Official AdMIRe submiss
 app.add_typer(submission_app, name="submission")
 
 ADMIRE_TASK_HELP = "admire-a or admire-b"
+SUBMISSION_SYSTEM = "submission"  # the AdMIRe system that reads a submission file
 
 
 LMEVAL_SAMPLES_HELP = ("lm-evaluation-harness's per-sample log of a Likert task (lm_eval --log_samples: "
@@ -37,7 +38,7 @@ def score(
     lmeval_samples: Optional[Path] = typer.Option(None, "--lmeval-samples", help=LMEVAL_SAMPLES_HELP),
     lmeval_results: Optional[Path] = typer.Option(None, "--lmeval-results", help=LMEVAL_RESULTS_HELP),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
-    out_dir: Optional[Path] = typer.Option(None, "--out", help="With --lmeval-samples: the run folder to write (default runs/<time>-<task>-lmeval-samples/)."),
+    out_dir: Optional[Path] = typer.Option(None, "--out", help="The run folder to write (default runs/<time>-<task>-<system>/)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="With --lmeval-samples: score the first N items (a log of lm_eval --limit N)."),
 ) -> None:
     """Score a submission file exactly as the official scorer does (Top-1, DCG; B: image and sentence-type accuracy);
@@ -49,21 +50,43 @@ def score(
         return
     if file is None or gold is None:
         raise SensoError(f"senso score {task} needs a submission FILE and --gold TARGETS")
-    for flag, value in (("--lmeval-results", lmeval_results), ("--data-dir", data_dir), ("--out", out_dir),
-                        ("--limit", limit)):
+    for flag, value in (("--lmeval-results", lmeval_results), ("--limit", limit)):
         if value is not None:
             raise SensoError(f"{flag} is for lm-eval logs (--lmeval-samples of a Likert task), not an AdMIRe submission")
-    from senso.admire.tables import metrics_table
-    from senso.admire.scoring import GROUPS, score_submission
+    _score_submission(task, file, gold, allow_partial, as_json, seed, data_dir, out_dir)
 
-    report = score_submission(task, file, gold, allow_partial=allow_partial, seed=seed)
+
+def _score_submission(task: str, file: Path, gold: Path, allow_partial: bool, as_json: bool, seed: int,
+                      data_dir: Optional[Path], out_dir: Optional[Path]) -> None:
+    """`senso score TASK FILE --gold TARGETS`: a run of the submission system on the targets' split, written as
+    any run (the language and split are the targets file's, as the organisers name it: a_en_dev_targets.tsv)."""
+    from senso.api import Job, evaluate_many
+    from senso.catalog import RunOptions
+    from senso.core.records import default_run_dir
+    from senso.admire.task import parse_targets_name
+
+    parsed = parse_targets_name(gold.name)
+    if parsed is None:
+        raise SensoError(f"--gold {gold}: the language and split are read from the organisers' name of the targets "
+                         "file (<a|b>_<lang>_<split>_targets.tsv, e.g. a_en_dev_targets.tsv); rename it so")
+    _, lang, split = parsed
+    options = RunOptions(task=task, system=SUBMISSION_SYSTEM, data_dir=data_dir, out=out_dir, seed=seed, lang=lang,
+                         split=split, gold=gold, no_cache=True,
+                         system_options={"submission": file, "allow_partial": allow_partial})
+    [result] = evaluate_many([Job(task_for(task), options)], out=lambda plan: default_run_dir(plan.task, plan.system),
+                             on_result=None if as_json else _show_result)  # --json: stdout holds the JSON alone
     if as_json:
-        out.print_json(data=report.to_json())
-        return
-    sizes = {g: sum(1 for r in report.per_item if r["sentence_type"] == g) for g in GROUPS}
-    out.print(metrics_table(f"{task} | {file.name} vs {gold.name}", report.metrics, report.metrics_by_group, report.n, sizes))
-    for note in report.notes:
-        out.print(note, style="dim", soft_wrap=True)
+        out.print_json(data=submission_json(result, file, gold))
+
+
+def submission_json(result: Any, file: Path, gold: Path) -> dict[str, Any]:
+    """`senso score --json`: the submission's metrics and items, and the run folder they were written to."""
+    n_expected = result.record.extra.get("n_official")
+    return {"task": result.task, "submission": str(file), "gold": str(gold), "n": result.n, "n_expected": n_expected,
+            "partial": result.n != n_expected, "metrics": {k: v.to_json() for k, v in result.metrics.items()},
+            "metrics_by_group": {g: {k: v.to_json() for k, v in ms.items()} for g, ms in result.metrics_by_group.items()},
+            "per_item": [sample.to_json() for sample in result.samples], "notes": result.notes,
+            "warnings": list(result.warnings), "run_dir": str(result.run_dir)}
 
 
 def _score_lmeval(task: str, samples: Optional[Path], results: Optional[Path], data_dir: Optional[Path],

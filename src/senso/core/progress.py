@@ -35,6 +35,14 @@ def is_showing() -> bool:
     return _SHOWING.get()
 
 
+def note(text: str) -> None:
+    """One line on stderr where progress is shown (the command line), nothing in a quiet Python call."""
+    if _SHOWING.get():
+        import sys
+
+        print(text, file=sys.stderr)
+
+
 @contextmanager
 def bar(description: str, total: int, transient: bool = False, min_total: int = 1) -> Iterator[Advance]:
     """`advance(n)` for a progress bar of `total` steps on stderr, shown while progress is on and the job has

@@ -45,6 +45,29 @@ def package_versions(extra: Iterable[str] = ()) -> dict[str, str]:
     return versions
 
 
+# The CPU features that choose a numeric kernel (vector width, fused multiply-add, matrix units): where two hosts
+# differ here, a float32 path may give other last bits (the default embedder does not; README, "one result").
+HOST_CPU_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx512_bf16", "avx_vnni",
+                  "amx_tile", "amx_int8", "amx_bf16")
+
+
+def host_record(cpuinfo: str | Path = "/proc/cpuinfo") -> dict[str, Any]:
+    """The host's instruction set as config.json records it: machine, CPU model and which of HOST_CPU_FLAGS
+    the CPU reports (`cpu_flags` is None where /proc/cpuinfo cannot be read, as on macOS)."""
+    record: dict[str, Any] = {"machine": platform.machine(), "cpu_model": platform.processor() or None,
+                              "cpu_flags": None, "libc": "-".join(platform.libc_ver()) or None}
+    try:
+        text = Path(cpuinfo).read_text(errors="replace")
+    except OSError:
+        return record
+    fields = dict(line.split(":", 1) for line in text.splitlines()[:40] if ":" in line)
+    fields = {key.strip(): value.strip() for key, value in fields.items()}
+    record["cpu_model"] = fields.get("model name") or record["cpu_model"]
+    present = set(fields.get("flags", "").split())
+    record["cpu_flags"] = [flag for flag in HOST_CPU_FLAGS if flag in present]
+    return record
+
+
 def text_hash(text: str) -> str:
     """sha256 of a UTF-8 string, hex (prompt templates, rendered prompts)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -89,7 +112,8 @@ RUN_OUTPUTS = ("config.json", "samples.jsonl", "samples.parquet", "results.json"
 def run_config(options: Any, system: str, data_files: Iterable[str | Path], **extra: Any) -> dict[str, Any]:
     """The `config.json` of every run, one schema for every task: `task`, `system`, `model` (the scored
     model's spec or null), `options` (every run option), `data_files` ([{"path": absolute, "sha256": hex}])
-    and any task-specific `extra` keys. `options` is a RunOptions (anything with `task`, `model`, `to_json()`)."""
+    and any task-specific `extra` keys, then `host` (host_record: the CPU and its instruction set). `options` is
+    a RunOptions (anything with `task`, `model`, `to_json()`)."""
     return {
         "task": options.task,
         "system": system,
@@ -97,6 +121,7 @@ def run_config(options: Any, system: str, data_files: Iterable[str | Path], **ex
         "options": options.to_json(),
         "data_files": [data_file_entry(p) for p in data_files],
         **extra,
+        "host": host_record(),
     }
 
 
@@ -289,12 +314,32 @@ def _parquet_writable(kind: Any) -> bool:
     return True
 
 
+def _is_number_map(value: Any) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) or v is None for v in value.values())
+
+
+def _as_pairs(values: list[Any]) -> list[Any] | None:
+    """A column whose values are maps from names to numbers (AdMIRe's per-image `scores`: image file name ->
+    score) as lists of {"key", "value"} pairs, so its schema does not change with the names (a struct would have
+    one field per image file); None when the column is not such a column."""
+    present = [v for v in values if v is not None]
+    if not any(present) or not all(_is_number_map(v) for v in present):
+        return None
+    return [None if v is None else [{"key": str(k), "value": None if x is None else float(x)} for k, x in v.items()]
+            for v in values]
+
+
 def _arrow_column(values: list[Any]) -> Any:
-    """One column as Arrow infers it; where it cannot, or Parquet cannot store it (a field that is a number on
-    one row and a list on another, an empty dict on every row), each value as its JSON text, so no row and no
-    column is dropped."""
+    """One column as Arrow infers it (a map from names to numbers as a list of (key, value) pairs); where it
+    cannot, or Parquet cannot store it (a field that is a number on one row and a list on another, an empty dict
+    on every row), each value as its JSON text, so no row and no column is dropped."""
     import pyarrow as pa
 
+    pairs = _as_pairs(values)
+    if pairs is not None:
+        kind = pa.list_(pa.struct([("key", pa.string()), ("value", pa.float64())]))
+        return pa.array(pairs, kind)
     try:
         column = pa.array(values)
         if _parquet_writable(column.type):

@@ -24,6 +24,14 @@ def folded(table: Table) -> Table:
     return table
 
 
+def p_value_text(p: float | None, digits: int = 3) -> str:
+    """A p-value as printed: `0.042`, or `< 0.001` below the printed precision (never `0.000`), `-` for none."""
+    if p is None:
+        return "-"
+    floor = 10.0 ** -digits
+    return f"< {floor:.{digits}f}" if p < floor else f"{p:.{digits}f}"
+
+
 class Footnotes:
     """Reasons printed once under a table: `mark(reason)` gives a reason's superscript (the same reason, the
     same mark), `lines()` the footnotes in order ("¹ the predicted labels are constant ...")."""

@@ -143,8 +143,8 @@ class Task:
       calibration (None: no calibration);
     - `placement(run)`, `best_published(run)`, `evaluation(run)`: where a run stands beside published results,
       the figure a summary shows beside it, and how it was evaluated in a few words;
-    - `compare(task, a, b, gold, n_resamples, seed) -> (tables, notes)`: the family's own paired comparison
-      (None: the comparison of two run folders on the task's metrics);
+    - `compare(task, a, b, gold, n_resamples, seed) -> core.comparison.Comparison`: the family's own paired
+      comparison (None: the comparison of two run folders on the task's metrics);
     - `summary_name(run)`: the task as a summary row names it; `folder_name(task)`: its run folder in a parent.
     """
 
@@ -165,7 +165,7 @@ class Task:
     placement: Callable[[Any], Placement] = not_placed
     best_published: Callable[[Any], tuple[str | None, str | None]] = lambda run: (None, None)
     evaluation: Callable[[Any], str] = lambda run: "—"
-    compare: Callable[..., tuple[list[Any], list[str]]] | None = None
+    compare: Callable[..., Any] | None = None
     summary_name: Callable[[Any], str] = lambda run: str(run.task)
     folder_name: Callable[[str], str] = str
     matches: Callable[[str], bool] | None = None

@@ -18,7 +18,8 @@ from senso.core.errors import SensoError
 from senso.core.output import atomic_file, check_output_folder, write_text
 from senso.core.records import write_parquet
 from senso.core.version import __version__
-from senso.export.tables import RESULTS_CONFIG, config_name, model_of, result_rows, run_labels, sample_rows
+from senso.export.tables import (RESULTS_CONFIG, config_name, model_of, model_or_system, result_rows, run_labels,
+                                 sample_rows)
 from senso.report.run_folder import RunFolder, load_run
 
 SPLIT = "latest"  # every config's one split (as lm-evaluation-harness names its latest results on the Hub)
@@ -71,7 +72,7 @@ def card_text(export: DatasetExport) -> str:
     from huggingface_hub import DatasetCard, DatasetCardData
 
     tasks = sorted({run.task for run in export.runs})
-    models = sorted({model_of(run) or run.system for run in export.runs})
+    models = sorted({model_or_system(run) for run in export.runs})
     data = DatasetCardData(
         pretty_name=f"senso results: {', '.join(tasks)}", tags=["senso", "evaluation", *tasks],
         configs=[{"config_name": c, "data_files": [{"split": SPLIT, "path": data_path(c)}]} for c in export.configs])

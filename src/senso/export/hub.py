@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from senso.backends.hub_access import hub_offline
 from senso.core.errors import SensoError
 
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -29,13 +30,6 @@ class HubTarget:
     private: bool
 
 
-def _offline() -> bool:
-    """HF_HUB_OFFLINE now, or as huggingface_hub read it when first imported (it then refuses every request)."""
-    from huggingface_hub import constants
-
-    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on") or constants.HF_HUB_OFFLINE
-
-
 def check_hub(repo_id: str, private: bool = True) -> HubTarget:
     """The repository name, the token and the network, checked before anything is written."""
     import httpx2
@@ -44,7 +38,7 @@ def check_hub(repo_id: str, private: bool = True) -> HubTarget:
 
     if not REPO_ID.match(repo_id):
         raise SensoError(f"{FLAG} {repo_id!r}: give the dataset repository as ORG/NAME (or USER/NAME)")
-    if _offline():
+    if hub_offline():
         raise SensoError(f"{FLAG}: HF_HUB_OFFLINE is set, so nothing can be uploaded; unset it, or write the "
                          "export to a folder with --to DIR and upload it later")
     endpoint = os.environ.get("HF_ENDPOINT") or None

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from senso.core.errors import SensoError
 from senso.core.records import config_data_files
-from senso.export.tables import model_of
+from senso.export.tables import model_or_system
 from senso.report.run_folder import RunFolder, load_run
 from senso.report.run_page import metric_label
 
@@ -59,7 +59,7 @@ def eval_results(run: RunFolder) -> tuple[list[Any], list[str]]:
 
 
 def _check_runs(runs: Sequence[RunFolder], model_name: str | None) -> str:
-    models = {model_of(run) or run.system for run in runs}
+    models = {model_or_system(run) for run in runs}
     if model_name is None and len(models) > 1:
         raise SensoError(f"a model card's model-index is one model's: these runs are of {', '.join(sorted(models))}; "
                          "give the runs of one model (or name it with --model-name)")
@@ -116,3 +116,49 @@ def model_index_yaml(index: list[dict[str, Any]]) -> str:
         raise SensoError("the model-index block does not read back as written (huggingface_hub's ModelCard); "
                          "please report this")
     return text
+
+
+# `.eval_results/*.yaml` (the Hub's newer evaluation results, beside model-index): one file per task and metric
+# set, each entry one metric, built and read back with huggingface_hub's own EvalResultEntry helpers. The Hub
+# requires `dataset.id` to be a Hub dataset registered as a Benchmark; ABRICOT and AdMIRe have none that senso
+# knows, so the user names it (`--benchmark ORG/NAME`). `task_id` is senso's task and metric (abricot-abs/pearson,
+# admire-a-en/top1), `dataset.revision` is left out (the Hub wants a git sha of the benchmark repository; the data
+# file's sha256 is in `notes`, with the split, the 95% CI and senso's version).
+def eval_results_files(run_dirs: Sequence[str | Path], benchmark: str,
+                       model_name: str | None = None) -> tuple[dict[str, str], list[str]]:
+    """{".eval_results/<config>.yaml": YAML text} for the runs (one model; one run per task), and the notes of
+    metrics left out (no value). Each file is checked by parsing it back with huggingface_hub."""
+    import yaml
+    from huggingface_hub._eval_results import EvalResultEntry, eval_result_entries_to_yaml, parse_eval_result_entries
+
+    if "/" not in benchmark:
+        raise SensoError(f"--benchmark {benchmark!r}: give the Hub dataset the results are of, as ORG/NAME")
+    runs = [load_run(path) for path in run_dirs]
+    if not runs:
+        raise SensoError("give at least one run folder")
+    _check_runs(runs, model_name)
+    files, notes = {}, []
+    for run in runs:
+        dataset = _dataset(run)
+        entries = []
+        for name, estimate in (run.results.get("metrics") or {}).items():
+            if not isinstance(estimate, dict) or estimate.get("value") is None:
+                notes.append(f"{run.path}: {name} is left out of .eval_results: it has no value "
+                             f"({(estimate or {}).get('reason', 'no value')})")
+                continue
+            ci = (f", 95% CI [{estimate['ci_low']:.4f}, {estimate['ci_high']:.4f}] ({CI_METHOD})"
+                  if estimate.get("ci_low") is not None else "")
+            entries.append(EvalResultEntry(
+                dataset_id=benchmark, task_id=f"{_config(run)}/{name}", value=estimate["value"],
+                date=run.results.get("created"),
+                notes=(f"senso {(run.results.get('versions') or {}).get('senso')}, system {run.system}, split "
+                       f"{run.split_key}, n {run.results.get('n')}{ci}; data {dataset['dataset_revision']}")))
+        if entries:
+            text = yaml.safe_dump(eval_result_entries_to_yaml(entries), sort_keys=False, allow_unicode=True)
+            back = parse_eval_result_entries(yaml.safe_load(text))
+            if [(e.task_id, e.value) for e in back] != [(e.task_id, e.value) for e in entries]:
+                raise SensoError(".eval_results does not read back as written (huggingface_hub); please report this")
+            files[f".eval_results/{_config(run)}.yaml"] = text
+    if not files:
+        raise SensoError("no metric of these runs has a value: there is nothing to put in .eval_results")
+    return files, notes

@@ -31,9 +31,29 @@ def _specs(description: Any) -> Iterable[str]:
             yield from _specs(value)
 
 
-def model_of(run: RunFolder) -> str | None:
-    """The scored model's spec, as the run recorded it (the first a system description names), else --model."""
-    return next(iter(_specs(run.results.get("model"))), None) or run.config.get("model")
+def _embedders(description: Any) -> Iterable[str]:
+    if isinstance(description, dict):
+        if isinstance(description.get("embedder"), str):
+            yield description["embedder"]
+        for value in description.values():
+            yield from _embedders(value)
+
+
+NO_MODEL = "none"  # the model column of a system that uses no model (random, a lexical rule)
+
+
+def model_of(run: RunFolder) -> str:
+    """The scored model's spec, as the run recorded it (the first a system description names), else --model,
+    else the embedders the system used (joined by '+'), else NO_MODEL: every row has one."""
+    description = run.results.get("model")
+    spec = next(iter(_specs(description)), None) or run.config.get("model")
+    return spec or "+".join(dict.fromkeys(_embedders(description))) or NO_MODEL
+
+
+def model_or_system(run: RunFolder) -> str:
+    """What a run is "of" in a card: its model, or its system where it uses none."""
+    model = model_of(run)
+    return run.system if model == NO_MODEL else model
 
 
 def run_labels(runs: Sequence[RunFolder]) -> list[str]:

@@ -195,11 +195,29 @@ def _missing(log: LmevalLog, items: Sequence[LikertItem], pool: Sequence[LikertI
     return message
 
 
+def logged_prefix(log: LmevalLog, pool: Sequence[LikertItem]) -> int | None:
+    """k when the log holds exactly the first k < len(pool) items, as `lm_eval --limit k` writes; else None."""
+    k = len(log.samples)
+    return k if 0 < k < len(pool) and {item.id for item in pool[:k]} == set(log.samples) else None
+
+
+BUILT_IN_LMEVAL_TASKS = ("abricot_abs", "abricot_inc")  # the CALAMITA harness's names of the built-in tasks
+
+
+def _check_task_name(log: LmevalLog, task: LikertTask) -> None:
+    """A log named after another built-in task (samples_abricot_inc_<date>.jsonl given for abricot-abs) is refused."""
+    logged, mine = _task_of(log.path), task.name.replace("-", "_")
+    if logged in BUILT_IN_LMEVAL_TASKS and mine in BUILT_IN_LMEVAL_TASKS and logged != mine:
+        raise DataError(log.path, f"a log of lm-eval's task {logged} (by its file name), not of {task.name}: give "
+                                  f"the log of {mine}")
+
+
 def match_items(log: LmevalLog, task: LikertTask, items: Sequence[LikertItem],
                 pool: Sequence[LikertItem]) -> tuple[list[list[float]], list[str]]:
     """Each item's log-likelihoods, in item order and the task's choice order, and the warnings for the reader
     (prompts other than senso's). Unknown ids, missing items, other choices and another task's gold are
     DataErrors naming them."""
+    _check_task_name(log, task)
     known = {item.id for item in pool}
     unknown = [i for i in log.samples if i not in known]
     if unknown:

@@ -18,6 +18,7 @@ from senso.core.overlap import is_seen
 from senso.likert.overlap import leave_one_group_out_overlaps, overlap_summary
 from senso.likert.scoring import likert_calibration, likert_metrics, likert_metrics_by_domain
 from senso.likert.systems.context import LikertRunContext, SystemOutput
+from senso.likert.systems.lmeval import SYSTEM_NAME as LMEVAL_SYSTEM, logged_limit
 from senso.likert.systems.registry import MODEL_FLAGS, LikertSystem, get_system
 from senso.likert.systems.user import user_runner, user_system_name
 from senso.likert.task import LikertPrediction, LikertTask, get_task
@@ -152,11 +153,15 @@ def prepare(options: RunOptions, context: RunContext) -> "LikertPlan":
         runner, name = checked.system.run, checked.system.name
     data_path, items, pool = checked.loaded
     typed = checked.system.options.from_values(params) if checked.system is not None else NoOptions()
+    why_partial = f"--limit {options.limit}"
+    if context.system is None and name == LMEVAL_SYSTEM and not options.limit:
+        logged = logged_limit(task, pool, typed)
+        items, why_partial = (pool[:logged], f"lm-eval's log of a `--limit {logged}` run") if logged else (items, "")
     run_context = LikertRunContext(options=options, task=task, items=items, pool=pool, cache=context.cache,
                                    models=context.models, params=typed, settings=params)
     warnings = []
     if len(items) < len(pool):
-        warnings.append(f"PARTIAL: the first {len(items)} of the {len(pool)} items (--limit {options.limit}); "
+        warnings.append(f"PARTIAL: the first {len(items)} of the {len(pool)} items ({why_partial}); "
                         "not comparable to published full-set results")
     return LikertPlan(task=task.name, system=name, items=items, data_files=[data_path],
                       config={"task_file": str(task.source), "system_options": params}, warnings=warnings,

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from senso.core.comparison import Comparison, difference_of
 from senso.core.errors import SensoError
 from senso.core.stats import PairedDifference
 from senso.report.compare import (
@@ -33,10 +34,21 @@ class LikertComparison:
         return {"task": self.task, "a": str(self.a), "b": str(self.b), "n": self.n, "notes": self.notes,
                 "rows": [{"group": g, "metric": m, **r.to_json()} for g, m, r in self.rows]}
 
+    def typed(self, system_a: str | None = None, system_b: str | None = None) -> Comparison:
+        """The same rows as a `senso.core.comparison.Comparison` (what `senso.compare` returns)."""
+        from senso.core.calibration import CALIBRATION_LABELS
 
-def _load(path: str | Path, task: str) -> RunFolder:
+        from senso.report.run_page import metric_label
+
+        rows = [difference_of(m, g, r, calibration=m in CALIBRATION_LABELS) for g, m, r in self.rows]
+        labels = {m: metric_label(m, self.task_def) for _, m, _ in self.rows}
+        return Comparison(self.task, str(self.a), str(self.b), system_a, system_b, self.n, rows, list(self.notes),
+                          calibration_of="the label distributions", labels=labels)
+
+
+def _load(path: str | Path, task: str | None) -> RunFolder:
     run = load_run(path)
-    if run.task != task:
+    if task is not None and run.task != task:
         raise SensoError(f"{path} is a run of {run.task!r}, not {task}: `senso compare {task}` compares two runs of "
                          f"{task} (for other runs, `senso report RUN_A RUN_B -o page.html`)")
     return run
@@ -53,7 +65,7 @@ def _check_gold(runs: list[RunFolder], samples: list[list[dict[str, Any]]]) -> N
                          "generated answers); a paired comparison needs every item answered by both runs")
 
 
-def compare_likert(task: str, a: str | Path, b: str | Path, n_resamples: int = N_RESAMPLES,
+def compare_likert(task: str | None, a: str | Path, b: str | Path, n_resamples: int = N_RESAMPLES,
                    seed: int = SEED) -> LikertComparison:
     """Every metric both runs report, over all items and per domain: A - B with its paired CI and p-value."""
     runs = [_load(a, task), _load(b, task)]
@@ -64,7 +76,7 @@ def compare_likert(task: str, a: str | Path, b: str | Path, n_resamples: int = N
     for k, sample in enumerate(samples[0]):
         if sample.get("domain"):
             groups.setdefault(str(sample["domain"]), []).append(k)
-    result = LikertComparison(task, Path(a), Path(b), len(samples[0]),
+    result = LikertComparison(runs[0].task, Path(a), Path(b), len(samples[0]),
                               notes=["gold: the runs' own samples (the same for both)"], task_def=runs[0].task_def)
     tests = {name: test for name, test in metric_tests(runs[0].task_def).items()
              if all(name in run.results.get("metrics", {}) for run in runs)}
@@ -85,27 +97,3 @@ def _calibration(runs: list[RunFolder], side_a: list[dict[str, Any]], side_b: li
     if a is None or b is None:
         return []
     return list(paired_calibration_differences(a[0], b[0], a[1], n_resamples=n_resamples, seed=seed).items())
-
-
-def _number(value: float | None, signed: bool = False) -> str:
-    return "-" if value is None else (f"{value:+.3f}" if signed else f"{value:.3f}")
-
-
-def comparison_table(comparison: LikertComparison) -> Any:
-    """The rows as a terminal table: group, metric, n, A, B, A - B [95% CI], p (paired permutation)."""
-    from rich.table import Table
-
-    from senso.report.run_page import metric_label
-
-    table = Table(title=f"{comparison.task}: A = {comparison.a}  vs  B = {comparison.b}  (n={comparison.n})")
-    for column in ("group", "metric", "n", "A", "B", "A - B [95% CI]", "p (paired permutation)"):
-        table.add_column(column, justify="left" if column in ("group", "metric") else "right")
-    for group, metric, r in comparison.rows:
-        if r.difference is None:
-            difference = r.reason or "-"
-        else:
-            interval = f" [{_number(r.ci_low, True)}, {_number(r.ci_high, True)}]" if r.ci_low is not None else ""
-            difference = f"{r.difference:+.3f}{interval}"
-        table.add_row(group, metric_label(metric, comparison.task_def), str(r.n), _number(r.value_a), _number(r.value_b), difference,
-                      _number(r.p_value))
-    return table

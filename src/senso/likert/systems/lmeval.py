@@ -16,7 +16,8 @@ from typing import Any, Sequence
 from senso.core.errors import SensoError
 from senso.core.params import Configurable, param
 from senso.likert.items import LikertItem
-from senso.likert.lmeval_samples import LmevalLog, match_items, read_lmeval_results, read_lmeval_samples
+from senso.likert.lmeval_samples import (LmevalLog, logged_prefix, match_items, read_lmeval_results,
+                                         read_lmeval_samples)
 from senso.likert.systems.context import LikertRunContext, SystemOutput
 from senso.likert.systems.likert_lm import prediction_from_logprobs
 from senso.likert.task import LikertTask
@@ -46,8 +47,15 @@ def read_matched(task: LikertTask, items: Sequence[LikertItem], pool: Sequence[L
     """The log read and matched to the items (errors name what does not match), and the results file's facts."""
     log = read_lmeval_samples(_samples_path(params), task.columns["id"])
     results = read_lmeval_results(params.results, log.path) if params.results is not None else None
-    loglikelihoods, warnings = match_items(log, task, items, pool)
+    logged = logged_prefix(log, pool) if len(items) == len(pool) else None
+    loglikelihoods, warnings = match_items(log, task, pool[:logged] if logged else items, pool)
     return log, loglikelihoods, warnings, results
+
+
+def logged_limit(task: LikertTask, pool: Sequence[LikertItem], params: LmevalOptions) -> int | None:
+    """k when the log is of an lm-eval run limited to the first k documents (`lm_eval --limit k`): the run then
+    scores those k items and is marked PARTIAL, as senso's own --limit is."""
+    return logged_prefix(read_lmeval_samples(_samples_path(params), task.columns["id"]), pool)
 
 
 def check_lmeval(task: LikertTask, items: Sequence[LikertItem], pool: Sequence[LikertItem],
