@@ -353,6 +353,7 @@ def test_the_ridge_options_are_declared_once_and_checked_from_that_declaration(d
     assert Decomposed.__dataclass_fields__["kind"].default == RidgeOptions().kind
     with pytest.raises(OptionError, match="did you mean --set kind"):
         ridge.set_params(kinds="passage")
-    with pytest.raises(SensoError, match=r"unknown option feature for system embedding-ridge; valid: features "
-                                         r"\(comma-separated list\); kind \(query \| passage\); did you mean features\?"):
+    with pytest.raises(SensoError, match=r"unknown keyword feature= \(did you mean features=\?\) for abricot-abs; .*"
+                                         r"system embedding-ridge's own: features \(comma-separated list\); "
+                                         r"kind \(query \| passage\)"):
         senso.evaluate("abricot-abs", system="embedding-ridge", feature="sentence", data_dir=data_dir)

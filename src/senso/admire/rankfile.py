@@ -36,6 +36,7 @@ from typing import Any
 from senso.admire.languages import LanguageCodeError, check_language
 from senso.admire.rankmetrics import DEFAULT_GAINS, DEFAULT_METRICS, METRICS, TYPE_METRICS
 from senso.core.errors import DataNotFound, SensoError
+from senso.core.taskfile import TaskFileError, column_table
 from senso.core.paths import find_data_file
 
 if sys.version_info >= (3, 11):
@@ -60,11 +61,8 @@ DEFAULT_SPLIT = "test"
 N_IMAGES = 5
 
 
-class RankingTaskFileError(SensoError):
+class RankingTaskFileError(TaskFileError):
     """A bad ranking task file: names the file and the key, and says what to write instead."""
-
-    def __init__(self, path: str | Path, key: str | None, message: str):
-        super().__init__(f"{path}" + (f", key '{key}'" if key else "") + f": {message}")
 
 
 @dataclass(frozen=True)
@@ -184,14 +182,8 @@ def _gains(data: dict[str, Any], path: Path) -> tuple[float, ...]:
 
 
 def _columns(data: dict[str, Any], path: Path) -> dict[str, str]:
-    raw = data.get("columns", {})
-    if not isinstance(raw, dict):
-        raise RankingTaskFileError(path, "columns", "expected a table: a line [columns], then e.g. compound = \"idiom\"")
+    raw = column_table(data, path, tuple(COLUMNS), 'compound = "idiom"', RankingTaskFileError)
     for key, value in raw.items():
-        if key not in COLUMNS:
-            raise RankingTaskFileError(path, f"columns.{key}", f"unknown field; [columns] maps {', '.join(COLUMNS)}")
-        if not isinstance(value, str) or not value:
-            raise RankingTaskFileError(path, f"columns.{key}", f"expected a column name, got {value!r}")
         if key.startswith("image_") and "{n}" not in value:
             raise RankingTaskFileError(path, f"columns.{key}", f"{value!r} has no {{n}}: write the column of image "
                                                                "n, e.g. \"image{n}_name\"")

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from senso.core.errors import DataNotFound, SensoError
+from senso.core.taskfile import TaskFileError, column_table
 from senso.core.paths import find_data_file
 from senso.likert.items import DELIMITERS, FIELDS, LikertItem, read_items
 
@@ -58,12 +59,6 @@ TAB_SUFFIX = ".tsv"  # a data file ending so is tab-separated unless `delimiter`
 GROUP_NOUN_PATTERN = re.compile(r"^[a-z]+$")
 
 
-class TaskFileError(SensoError):
-    """A bad task file: names the file and the key, and says what to write instead."""
-
-    def __init__(self, path: str | Path, key: str | None, message: str):
-        where = f"{path}" + (f", key '{key}'" if key else "")
-        super().__init__(f"{where}: {message}")
 
 
 def gold_label_of(value: float, scale: tuple[int, int], gold_range: tuple[float, float], rule: str) -> int:
@@ -243,14 +238,7 @@ def parse_task(data: dict[str, Any], path: Path, builtin: bool = False) -> Liker
         if placeholder not in template:
             raise TaskFileError(path, "template", f"the template has no {placeholder}: it must contain both {{word}} "
                                                   "(the target) and {text} (the sentence)")
-    columns_raw = data.get("columns", {})
-    if not isinstance(columns_raw, dict):
-        raise TaskFileError(path, "columns", "expected a table: a line `columns` in brackets, then e.g. gold = \"rating\"")
-    for key, value in columns_raw.items():
-        if key not in FIELDS:
-            raise TaskFileError(path, f"columns.{key}", f"unknown field; the columns table maps {', '.join(FIELDS)}")
-        if not isinstance(value, str) or not value:
-            raise TaskFileError(path, f"columns.{key}", f"expected a column name, got {value!r}")
+    columns_raw = column_table(data, path, FIELDS, 'gold = "rating"')
     columns = {f: columns_raw.get(f, f) for f in FIELDS}
     protocols_raw = data.get("protocols", {})
     if not isinstance(protocols_raw, dict) or any(k not in (ZERO_SHOT, FEW_SHOT) or not isinstance(v, str) or not v
