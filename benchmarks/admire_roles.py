@@ -136,7 +136,7 @@ def main() -> None:
     from senso.admire.systems.registry import SYSTEMS, system_context
     from senso.admire.systems.roles import assign_roles, rule_marginals
     from senso.core.cache import ResponseCache
-    from senso.core.options import RunOptions
+    from senso.catalog import RunOptions
 
     options = RunOptions(task="admire-a", data_dir=Path(args.data_dir))
     items = [i for split in args.split.split("+") for i in load_subtask_a(options.data_dir, "en", split)]

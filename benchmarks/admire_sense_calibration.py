@@ -39,7 +39,7 @@ def main() -> None:
     from senso.admire.systems.pipeline import build_builder
     from senso.admire.systems.registry import SYSTEMS, system_context
     from senso.core.cache import ResponseCache
-    from senso.core.options import RunOptions
+    from senso.catalog import RunOptions
 
     options = RunOptions(task="admire-a", data_dir=Path(args.data_dir), embedder=args.embedder, model=args.model)
     context = system_context(SYSTEMS["a"]["sense-pipeline"], options, ResponseCache())

@@ -45,7 +45,7 @@ def main() -> None:
     from senso.admire.data import load_subtask_a
     from senso.core.stats import bootstrap_estimate, mean
     from senso.core.cache import ResponseCache
-    from senso.core.options import RunOptions
+    from senso.catalog import RunOptions
     from senso.core.params import Text
     from senso.admire.scoring import score_item_a
     from senso.admire.systems.registry import SYSTEMS, build_system

@@ -60,7 +60,7 @@ def main() -> None:
     args = smoke(parser.parse_args(), items=3)
     started = time.perf_counter()
     from senso.report.run_page import write_run_report
-    from senso.core.options import RunOptions
+    from senso.catalog import RunOptions
     imported = time.perf_counter() - started
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = args.run

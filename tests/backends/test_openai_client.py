@@ -141,7 +141,7 @@ def test_concurrency_is_bounded():
 def test_api_key_from_env_sent_but_never_described(monkeypatch):
     monkeypatch.setenv("MY_KEY", "sk-secret-123")
     with FakeServer(completions_default(TOP)) as server:
-        model = load_openai_lm("openai:tiny", server.url, settings={"api_key_env": "MY_KEY", "max_retries": "1"})
+        model = load_openai_lm("openai:tiny", server.url, settings={"api_key_env": "MY_KEY", "max_retries": 1})
         model.loglikelihood_choices([Prompt("Q\n")])
         assert all(h.get("Authorization") == "Bearer sk-secret-123" for _, _, _, h in server.requests)
         described = str(model.describe())
@@ -241,7 +241,7 @@ def test_load_loglikelihood_model_entry_point():
     from senso.backends.openai import load_loglikelihood_model
 
     with FakeServer(completions_default(TOP)) as server:
-        model = load_loglikelihood_model("tiny", base_url=server.url, top_logprobs="5", concurrency="3")
+        model = load_loglikelihood_model("tiny", base_url=server.url, top_logprobs=5, concurrency=3)
         assert (model.spec, model.top_logprobs, model.pool.concurrency) == ("openai:tiny", 5, 3)
         assert model.loglikelihood_choices([Prompt("Q\n")])[0][0] == pytest.approx(-0.5)
     with pytest.raises(SensoError, match="chat-template"):

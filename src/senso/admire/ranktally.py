@@ -75,10 +75,11 @@ def tally(plan: Any, samples: Sequence[Any], scored: bool, types: Sequence[str |
         warnings.append(f"NO SENTENCE TYPE: {plan.system} decides no sentence type for "
                         f"{sum(t is None for t in types)} of {len(types)} items; their submission rows leave "
                         "sentence_type blank and the sentence-type metrics leave them out")
-    if not scored:
-        notes.append(f"no gold order in {options.lang} {options.split}: wrote the submission file(s) only, no metrics")
-        return record, {}, {}, notes, warnings
     names = [m for m in task.metrics if m not in TYPE_METRICS or "sentence_type" in task.gold]
+    if not scored:
+        reason = f"no gold order in {options.lang} {options.split}: wrote the submission file(s) only"
+        notes.append(f"{reason}, no metrics")
+        return record, {name: Estimate(None, reason=reason) for name in names}, {}, notes, warnings
     metrics = estimates(rows, names, seed=options.seed)
     by_group = _by_group(rows, items, names, multilingual, options.seed)
     if len(languages) > 1:

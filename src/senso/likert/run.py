@@ -99,7 +99,7 @@ def check_options(options: RunOptions, task: LikertTask, system: LikertSystem,
         described += _check_model(options, system)
     params = system_params(system, options).resolve(options.system_options, described)
     if system.check is not None:
-        system.check(task, *(load or (lambda: _load_items(options, task)))()[1:], system.options.from_values(params))
+        system.check(task, load or (lambda: _load_items(options, task)), system.options.from_values(params))
     return params
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from senso.core.errors import SensoError
 from senso.core.params import Configurable, param
@@ -58,10 +58,12 @@ def logged_limit(task: LikertTask, pool: Sequence[LikertItem], params: LmevalOpt
     return logged_prefix(read_lmeval_samples(_samples_path(params), task.columns["id"]), pool)
 
 
-def check_lmeval(task: LikertTask, items: Sequence[LikertItem], pool: Sequence[LikertItem],
+def check_lmeval(task: LikertTask, load: Callable[[], tuple[Any, list[LikertItem], list[LikertItem]]],
                  params: LmevalOptions) -> None:
-    """The log and results file checked against the task's items before the run folder is written."""
-    read_matched(task, items, pool, params)
+    """The log and results file checked against the task's items before the run folder is written; a missing
+    log is said before the data is read (`load` gives the data file, the items scored and the whole pool)."""
+    _samples_path(params)
+    read_matched(task, *load()[1:], params)
 
 
 def _describe(log: LmevalLog, results: dict[str, Any] | None) -> dict[str, Any]:

@@ -37,7 +37,8 @@ class LikertSystem:
     flags: tuple[str, ...] = ()  # RunOptions fields among MODEL_FLAGS that the runner reads
     options: type = NoOptions  # the class declaring its own options (besides its model backend's settings)
     backends: tuple[str, ...] = ()  # the --model backends it can use (empty: any the lm role takes)
-    # checks its inputs against the task's items before the run folder is written: (task, items, pool, options)
+    # checks its inputs against the task's items before the run folder is written: (task, load, options),
+    # where load() gives (data file, items scored, whole pool)
     check: Callable[..., Any] | None = None
 
     @property
