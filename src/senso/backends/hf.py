@@ -48,6 +48,9 @@ CHECKS_MEMO = "lm_head_checks.json"  # in the cache folder: the LM-head check's 
 WEIGHTS_MEMO = "weights_fingerprints.json"  # in the cache folder: a checkpoint's weights hash per (files, dtype)
 PREFIX_BLOCK = 128  # tokens per pass when a shared prefix's cache is computed
 HEAD_ROWS = 8  # positions per pass of the LM head (a fixed shape: see `_score_rows`)
+# How a row is computed, in its cache key: values stored by the former batched, padded computation differ
+# from a row computed alone by about 1e-6, so they are not served to this one.
+SCORING = "rows-alone"
 HEAD_CHECK_VERSION = "head-check-1"  # part of that record's key: bump when `_check_manual_head` changes
 _DEFAULT_MAX_LENGTH = 2048  # lm-eval's fallback when neither config nor tokenizer says
 
@@ -452,7 +455,7 @@ class HFCausalLM:
 
     # ----------------------------------------------------------------- the public scorer
     def _item_key(self, context_enc: list[int], continuation_encs: list[list[int]]) -> str:
-        return cache_key(self.fingerprint, self.dtype, context_enc, continuation_encs)
+        return cache_key(self.fingerprint, self.dtype, SCORING, context_enc, continuation_encs)
 
     def loglikelihood_keys(self, prompts: Sequence[LikelihoodPrompt], batch_size: int = DEFAULT_BATCH_SIZE) -> list[str]:
         """The response-cache key of each prompt's request (fingerprint, dtype, exact token ids)."""
