@@ -22,7 +22,7 @@ from senso.admire.rankdefault import adapt
 from senso.admire.rankfile import DataFile, RankingTask, load_ranking_task
 from senso.admire.rankmetrics import item_metrics
 from senso.admire.rankselect import Candidate, choose_default
-from senso.admire.run import AdmireASample
+from senso.admire.run import AdmireASample, check_rankings
 from senso.admire.submission import submission_text_a, submission_text_ranked
 from senso.admire.systems.base import Ranking
 from senso.admire.systems.fitting import is_fittable
@@ -222,12 +222,7 @@ class RankingPlan:
 
     def predict(self) -> list[Ranking]:
         rankings = self.predictor.rank(self.items)
-        if len(rankings) != len(self.items):
-            raise SensoError(f"system {self.system!r} returned {len(rankings)} rankings for {len(self.items)} items")
-        for item, ranking in zip(self.items, rankings):
-            if sorted(ranking.order) != sorted(item.image_names):
-                raise SensoError(f"system {self.system!r} ranked {list(ranking.order)} for {item.compound!r} "
-                                 f"({item.file}, row {item.row}), not a permutation of {list(item.image_names)}")
+        check_rankings(self.system, self.items, rankings)
         return rankings
 
     def score(self, answers: list[Ranking]) -> Scored:

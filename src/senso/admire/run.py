@@ -218,12 +218,15 @@ def load_items(task: AdmireTask, options: RunOptions, splits: Sequence[str], use
     return Loaded(items, data_paths, gold_files, notes, n_split, bool(has_gold) and all(has_gold))
 
 
-def _check_rankings(system: System, items: Sequence[AdmireAItem], rankings: Sequence[Ranking]) -> None:
+def check_rankings(system: str, items: Sequence[Any], rankings: Sequence[Ranking]) -> None:
+    """One ranking per item, each a permutation of the item's images (an item read from a task file is also
+    named by its file and row)."""
     if len(rankings) != len(items):
-        raise SensoError(f"system {system.name!r} returned {len(rankings)} rankings for {len(items)} items")
+        raise SensoError(f"system {system!r} returned {len(rankings)} rankings for {len(items)} items")
     for item, ranking in zip(items, rankings):
         if sorted(ranking.order) != sorted(item.image_names):
-            raise SensoError(f"system {system.name!r} ranked {list(ranking.order)} for {item.compound!r}, "
+            where = f" ({item.file}, row {item.row})" if getattr(item, "row", None) is not None else ""
+            raise SensoError(f"system {system!r} ranked {list(ranking.order)} for {item.compound!r}{where}, "
                              f"not a permutation of its images {list(item.image_names)}")
 
 
@@ -277,7 +280,7 @@ class AdmirePlan:
             rankings, self.fitting = self._run_fitted()
         else:
             rankings = system.rank(items)
-        _check_rankings(system, items, rankings)
+        check_rankings(system.name, items, rankings)
         return rankings
 
     def _run_fitted(self) -> tuple[list[Ranking], dict[str, Any]]:
