@@ -164,3 +164,18 @@ def test_the_report_page_shows_each_language_with_its_ci(task, tmp_path):
     ndcg = result.metrics_by_group["zh"]["ndcg"]
     assert "metric all idiomatic literal ru el zh" in text
     assert f"{ndcg.value:.3f} [{ndcg.ci_low:.3f}, {ndcg.ci_high:.3f}]" in text
+
+
+class DroppingRanker:
+    """Leaves the last image out of every order: not a permutation of the item's images."""
+
+    name = "dropping"
+
+    def rank(self, items):
+        return [Ranking(order=tuple(item.image_names[:-1])) for item in items]
+
+
+def test_a_ranking_that_is_not_a_permutation_names_the_file_and_row(task):
+    with pytest.raises(SensoError, match=r"system 'user:dropping' ranked .* \(.*\.tsv, row 1\), not a permutation of "
+                                         r"its images"):
+        senso.evaluate(task, system=DroppingRanker(), split="train")
