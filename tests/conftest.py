@@ -45,12 +45,38 @@ def default_model_dir() -> Path:
     return default_model_path()
 
 
+@pytest.fixture
+def default_model_in_own_cache(default_model_dir: Path) -> Path:
+    """The session's converted default model, linked into this test's own $SENSO_CACHE_DIR (set by an autouse
+    fixture, which runs first), so that loading the default model there does not convert it again (~1 minute)."""
+    from senso.core.paths import cache_dir
+
+    link = cache_dir() / "models" / default_model_dir.name
+    if link.resolve() != default_model_dir.resolve():
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(default_model_dir, target_is_directory=True)
+    return link
+
+
 @pytest.fixture(scope="session")
-def default_lm(default_model_dir: Path):
-    """The default model loaded for scoring: float32 on CPU, no response cache (every test computes)."""
+def default_models(default_model_dir: Path):
+    """A model pool holding the default model, loaded once per session: runs of the default model get it with
+    `models=default_models` instead of loading it again (a pool puts each run's own response cache around it)."""
+    from senso.backends.load import load_model
+    from senso.backends.pool import ModelPool
+
+    pool = ModelPool()
+    load_model(None, "lm", pool=pool)
+    return pool
+
+
+@pytest.fixture(scope="session")
+def default_lm(default_models):
+    """The default model loaded for scoring: float32 on CPU, no response cache (every test computes); the model
+    that `default_models` holds."""
     from senso.backends.load import load_model
 
-    return load_model(None, "lm")
+    return load_model(None, "lm", pool=default_models)
 
 
 @pytest.fixture(scope="session")

