@@ -10,7 +10,9 @@ import textwrap
 import time
 from pathlib import Path
 
-import pytest
+from typer.testing import CliRunner
+
+from senso.cli import app
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -49,37 +51,44 @@ def senso(args, env, **kw):
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
 
 
-def test_sigkill_midway_then_rerun_recomputes_nothing_finished(tiny_model, data_dir, tmp_path):
-    env = {**os.environ, "SENSO_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(REPO / "src"),
-           "OMP_NUM_THREADS": "1"}
-    cache_file = tmp_path / "cache" / "responses.sqlite"
-    args = ["run", "abricot-abs", "--model", f"hf:{tiny_model}", "--data-dir", str(data_dir),
-            "--limit", "24", "--batch-size", "4"]
-    proc = senso([*args, "--out", str(tmp_path / "killed")], env)
+def finished(proc) -> None:
+    output = proc.communicate(timeout=300)[0].decode()
+    assert proc.returncode == 0, output
+
+
+def kill_after_four_items(proc, cache_file: Path) -> None:
     deadline = time.time() + 300
     while cached_items(cache_file) < 4 and time.time() < deadline and proc.poll() is None:
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert proc.returncode == -signal.SIGKILL, proc.stdout.read().decode()
+
+
+def test_sigkill_midway_then_rerun_recomputes_nothing_finished(tiny_model, data_dir, tmp_path, monkeypatch):
+    env = {**os.environ, "SENSO_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(REPO / "src"),
+           "OMP_NUM_THREADS": "1"}
+    cache_file = tmp_path / "cache" / "responses.sqlite"
+    args = ["run", "abricot-abs", "--model", f"hf:{tiny_model}", "--data-dir", str(data_dir),
+            "--limit", "24", "--batch-size", "4"]
+    fresh = senso([*args, "--out", str(tmp_path / "fresh"), "--no-cache"], env)  # touches no cache: runs alongside
+    kill_after_four_items(senso([*args, "--out", str(tmp_path / "killed")], env), cache_file)
     done_before = cached_items(cache_file)
     assert 4 <= done_before < 24
     assert not (tmp_path / "killed" / "results.json").exists()
 
-    rerun = senso([*args, "--out", str(tmp_path / "resumed")], env)
-    output = rerun.communicate(timeout=300)[0].decode()
-    assert rerun.returncode == 0, output
+    finished(senso([*args, "--out", str(tmp_path / "resumed")], env))
     resumed = json.loads((tmp_path / "resumed" / "results.json").read_text())
     assert resumed["cache"]["hits"] == done_before
     assert resumed["cache"]["misses"] == 24 - done_before
     assert resumed["token_counts"]["tokens_computed"] > 0
 
-    again = senso([*args, "--out", str(tmp_path / "again")], env)
-    assert again.communicate(timeout=300)[0] and again.returncode == 0
+    monkeypatch.setenv("SENSO_CACHE_DIR", env["SENSO_CACHE_DIR"])  # all answers cached: in process, no process start
+    again = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "again")])
+    assert again.output and again.exit_code == 0, again.output
     cached = json.loads((tmp_path / "again" / "results.json").read_text())
     assert cached["cache"]["hits"] == 24 and cached["token_counts"]["tokens_computed"] == 0
-    fresh = senso([*args, "--out", str(tmp_path / "fresh"), "--no-cache"], env)
-    assert fresh.communicate(timeout=300)[0] is not None and fresh.returncode == 0
+    finished(fresh)
     samples = {}
     for name in ("resumed", "fresh"):
         samples[name] = [json.loads(line) for line in (tmp_path / name / "samples.jsonl").read_text().splitlines()]
