@@ -2,7 +2,11 @@ import math
 
 import pytest
 
-from senso.core.stats import Estimate, UndefinedMetric, bootstrap_estimate, mean, pearson, spearman
+import numpy as np
+
+from senso.core.stats import (Estimate, UndefinedMetric, bootstrap_estimate, exact_rowwise_pearson, mean, pearson,
+                             rowwise_mean, spearman)
+from senso.likert.scoring import accuracy, rowwise_accuracy
 
 
 def test_pearson_hand_computed():
@@ -40,3 +44,18 @@ def test_bootstrap_interval_contains_value_and_is_seeded():
     est = bootstrap_estimate(mean, [0.0, 1.0] * 10)
     assert est.value == 0.5 and 0.2 < est.ci_low < 0.5 < est.ci_high < 0.8
     assert isinstance(est, Estimate)
+
+
+@pytest.mark.parametrize("n", [2, 5, 9, 17, 127, 129])
+def test_rowwise_bootstrap_gives_the_same_interval_to_the_last_bit(n):
+    """The same resamples and the same floats as one statistic call per resample: labels with ties (constant
+    resamples skipped), continuous values; a number of resamples that is not a whole number of blocks."""
+    rng = np.random.default_rng(n)
+    labels, gold = rng.integers(1, 4, n).astype(float), rng.integers(1, 6, n).astype(float)
+    expected = gold + rng.normal(size=n) * 2.3
+    for statistic, rowwise, columns in ((pearson, exact_rowwise_pearson, (labels, gold)),
+                                        (pearson, exact_rowwise_pearson, (expected, gold)),
+                                        (accuracy, rowwise_accuracy, (labels, gold)), (mean, rowwise_mean, (expected,))):
+        for n_resamples in (1, 150, 1000):
+            one_by_one = bootstrap_estimate(statistic, *columns, n_resamples=n_resamples, seed=3)
+            assert bootstrap_estimate(statistic, *columns, n_resamples=n_resamples, seed=3, rowwise=rowwise) == one_by_one

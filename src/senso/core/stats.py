@@ -221,12 +221,16 @@ def paired_statistic_difference(
     return PairedDifference(n, value_a, value_b, observed, ci_low, ci_high, float(p_value), method)
 
 
+RESAMPLE_BLOCK = 100  # resamples per call of a rowwise statistic: memory bounded at any number of items
+
+
 def bootstrap_estimate(
     statistic: Callable[..., float],
     *columns: Sequence[float],
     n_resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
+    rowwise: Callable[..., np.ndarray] | None = None,
 ) -> Estimate:
     """Value of `statistic(*columns)` with a percentile bootstrap interval.
 
@@ -234,14 +238,29 @@ def bootstrap_estimate(
     numpy Generator seeded by `seed`; resamples on which the statistic is undefined are skipped,
     and the interval is the (1-confidence)/2 and (1+confidence)/2 percentiles of the rest.
     When the statistic is undefined on the full data the Estimate carries the reason and no value.
+    `rowwise`, when given, is the same statistic on every row of 2-d arrays at once, with the same floats
+    as `statistic` on each row and NaN where it is undefined (`exact_rowwise_pearson`): the resamples (the
+    same ones) are then computed in blocks rather than one call each, and so is the interval.
     """
     arrays = [np.asarray(c, dtype=float) for c in columns]
     try:
         value = statistic(*arrays)
     except UndefinedMetric as exc:
         return Estimate(value=None, reason=str(exc))
-    n = len(arrays[0])
     rng = np.random.default_rng(seed)
+    resample = _resampled_rowwise if rowwise is not None else _resampled_one_by_one
+    samples_arr = resample(rowwise or statistic, arrays, n_resamples, rng)
+    if samples_arr.size == 0:
+        return Estimate(value=float(value), reason="no bootstrap resample had a defined value")
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(samples_arr, [alpha, 1 - alpha])
+    return Estimate(value=float(value), ci_low=float(low), ci_high=float(high))
+
+
+def _resampled_one_by_one(statistic: Callable[..., float], arrays: list[np.ndarray], n_resamples: int,
+                          rng: np.random.Generator) -> np.ndarray:
+    """The statistic's defined values on `n_resamples` resamples of the rows, one call per resample."""
+    n = len(arrays[0])
     samples = []
     for _ in range(n_resamples):
         idx = rng.integers(0, n, size=n)
@@ -249,12 +268,31 @@ def bootstrap_estimate(
             samples.append(statistic(*(a[idx] for a in arrays)))
         except UndefinedMetric:
             continue
-    samples_arr = np.asarray([s for s in samples if not math.isnan(s)])
-    if samples_arr.size == 0:
-        return Estimate(value=float(value), reason="no bootstrap resample had a defined value")
-    alpha = (1 - confidence) / 2
-    low, high = np.quantile(samples_arr, [alpha, 1 - alpha])
-    return Estimate(value=float(value), ci_low=float(low), ci_high=float(high))
+    return np.asarray([s for s in samples if not math.isnan(s)])
+
+
+def _resampled_rowwise(rowwise: Callable[..., np.ndarray], arrays: list[np.ndarray], n_resamples: int,
+                       rng: np.random.Generator) -> np.ndarray:
+    """What `_resampled_one_by_one` gives, from the same draws of `rng` (drawing the indices of a block of
+    resamples at once draws the same numbers), RESAMPLE_BLOCK resamples per call of `rowwise`."""
+    n = len(arrays[0])
+    blocks = [np.empty(0)]
+    for start in range(0, n_resamples, RESAMPLE_BLOCK):
+        idx = rng.integers(0, n, size=(min(RESAMPLE_BLOCK, n_resamples - start), n))
+        blocks.append(np.asarray(rowwise(*(a[idx] for a in arrays)), dtype=float))
+    values = np.concatenate(blocks)
+    return values[~np.isnan(values)]
+
+
+def exact_rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """`pearson` of x[k] and y[k] for every row k, with the same floats (scipy's own computation, along the
+    rows); NaN where a row is constant. For `bootstrap_estimate(pearson, ..., rowwise=exact_rowwise_pearson)`."""
+    import warnings
+
+    stats = _scipy_stats()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", stats.ConstantInputWarning)  # constant rows: NaN, skipped
+        return np.asarray(stats.pearsonr(x, y, axis=-1).statistic, dtype=float)
 
 
 # ---------------------------------------------------------------------------
