@@ -34,7 +34,8 @@ _BLOCK_BYTES = 2 + QK // 2  # a float16 scale, then 32 four-bit weights in 16 by
 _MAGIC = b"E5S1"
 _METASPACE = "\u2581"
 _PREFIX = {"query": "query: ", "passage": "passage: "}
-PADDING = 0.1  # the most a row of a batch is padded, as a share of the batch's longest row
+PADDING = 0.1  # the most a row of a batch is padded, as a share of the batch's longest row ...
+PADDING_TOKENS = 16  # ... or in tokens, whichever is more (short texts: a few pad tokens cost less than a batch)
 BATCH_TOKENS = 8192  # padded tokens per forward pass: large matrix products, bounded attention memory
 _LAYER_TENSORS = ("q", "k", "v", "ao", "aln", "fi", "fo", "oln")
 
@@ -273,13 +274,14 @@ class E5F32:
 
     def _batches(self, windows: list[tuple[int, list[int]]]) -> list[list[tuple[int, list[int]]]]:
         """Windows longest first, grouped so that rows x longest row stays within `batch_tokens` and no row is
-        padded by more than `PADDING` of the longest (a looser grouping padded a fifth of AdMIRe's caption work;
-        one batch per length made hundreds of small products, slow when the other core is busy)."""
+        padded by more than `PADDING` of the longest or `PADDING_TOKENS`: grouping by the budget alone padded a
+        long caption's tail window to the full width (a fifth of AdMIRe's caption work was padding); one batch
+        per length made hundreds of small products, slow when the other core is busy."""
         batches: list[list[tuple[int, list[int]]]] = []
         for window in sorted(windows, key=lambda iw: -len(iw[1])):
             longest = len(batches[-1][0][1]) + 2 if batches else 0
             if batches and (len(batches[-1]) + 1) * longest <= self.batch_tokens \
-                    and len(window[1]) + 2 >= (1 - PADDING) * longest:
+                    and longest - len(window[1]) - 2 <= max(PADDING * longest, PADDING_TOKENS):
                 batches[-1].append(window)
             else:
                 batches.append([window])
