@@ -1,6 +1,7 @@
 """Start-up: `senso --help`, and a warm start of the default model to its first scored item.
 
     PYTHONPATH=src python benchmarks/startup_speed.py --pairs 3 [--threads N] [--legacy-dir DIR] [--model SPEC]
+        [--data-dir DIR]
     PYTHONPATH=src python benchmarks/startup_speed.py --smoke    # seconds: a tiny random LM, 1 pair
 
 Each measurement is a fresh process (the model folder already converted, the files in the page
@@ -11,7 +12,8 @@ bfloat16 checkpoint folder, loaded in float32: a cast) each pair also times that
 before/after comparison. The children import the senso that this process imports. `--threads N` sets the
 children's OMP_NUM_THREADS (torch's threads): on a machine whose other cores are busy, two threads wait for each
 other at every operation (the first forward pass measured 10x slower), which says nothing about start-up. The
-last lines give the median of each case over the pairs.
+last lines give the median of each case over the pairs. With `--data-dir`, each pair also times the whole command
+`senso run abricot-abs --limit 1 --no-cache` (data read, one item scored, the run folder written).
 
 In smoke mode the parent has built the tiny model (torch imported), so every child's peak RSS includes
 the parent's pages copied at fork: the smoke's RSS column is not the children's own.
@@ -24,6 +26,7 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -43,6 +46,7 @@ t3 = time.perf_counter(); c3 = time.process_time()
 print(json.dumps({"import_s": t1 - t0, "load_s": t2 - t1, "first_item_s": t3 - t2,
                   "import_cpu": c1 - c0, "load_cpu": c2 - c1, "first_item_cpu": c3 - c2}))
 """
+RUN_FOLDER = "<a new folder>"  # replaced in each run of the command by a folder of its own
 
 
 def main() -> None:
@@ -51,12 +55,16 @@ def main() -> None:
     parser.add_argument("--legacy-dir", default=None, help="an old bfloat16 checkpoint folder to time beside")
     parser.add_argument("--model", default=None, help="model spec to time (default: the built-in gemma3-270m)")
     parser.add_argument("--threads", type=int, default=None, help="the children's OMP_NUM_THREADS (default: unset)")
+    parser.add_argument("--data-dir", default=None, help="also time `senso run abricot-abs --limit 1 --no-cache` on it")
     add_smoke_option(parser)
     args = smoke(parser.parse_args(), model=tiny_lm_spec, pairs=1)
     env = senso_env({"TRANSFORMERS_VERBOSITY": "error", **({"OMP_NUM_THREADS": str(args.threads)} if args.threads else {})})
     print(f"PYTHONPATH {env['PYTHONPATH']}; model {args.model or 'the built-in default'}")
     cases = [("senso --help", [sys.executable, "-m", "senso.cli", "--help"]),
              (f"{'--model' if args.model else 'default model'}, warm start", [sys.executable, "-c", CHILD, args.model or ""])]
+    if args.data_dir and not args.smoke:
+        cases.append(("senso run abricot-abs --limit 1", [sys.executable, "-m", "senso.cli", "run", "abricot-abs", "--limit",
+                      "1", "--no-cache", "--quiet", "--data-dir", args.data_dir, "--out", RUN_FOLDER]))
     if args.legacy_dir:
         cases.append(("legacy bf16 folder, warm start", [sys.executable, "-c", CHILD, f"hf:{args.legacy_dir}"]))
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; threads {args.threads or 'default'}")
@@ -64,7 +72,8 @@ def main() -> None:
     runs: dict[str, list] = {name: [] for name, _ in cases}
     for pair in range(args.pairs):
         for name, command in cases:
-            stats = run_measured(command, env=env)
+            with tempfile.TemporaryDirectory(prefix="senso-startup-") as folder:
+                stats = run_measured([Path(folder, "run").as_posix() if a == RUN_FOLDER else a for a in command], env=env)
             if stats.returncode:
                 raise SystemExit(f"{name} failed:\n{stats.stderr[-2000:]}")
             phases = json.loads(stats.stdout.strip().splitlines()[-1]) if "warm" in name else {}
