@@ -57,5 +57,24 @@ def test_rowwise_bootstrap_gives_the_same_interval_to_the_last_bit(n):
                                         (pearson, exact_rowwise_pearson, (expected, gold)),
                                         (accuracy, rowwise_accuracy, (labels, gold)), (mean, rowwise_mean, (expected,))):
         for n_resamples in (1, 150, 1000):
-            one_by_one = bootstrap_estimate(statistic, *columns, n_resamples=n_resamples, seed=3)
+            one_call_each = lambda *c: statistic(*c)  # noqa: E731  (not in ROWWISE: one call per resample)
+            one_by_one = bootstrap_estimate(one_call_each, *columns, n_resamples=n_resamples, seed=3)
             assert bootstrap_estimate(statistic, *columns, n_resamples=n_resamples, seed=3, rowwise=rowwise) == one_by_one
+
+
+def test_pearson_and_mean_bring_their_rowwise_twins(monkeypatch):
+    """bootstrap_estimate finds the block path of `pearson` (also inside a partial) and `mean` by itself."""
+    import functools
+
+    from senso.core import stats
+
+    calls = []
+    monkeypatch.setattr(stats, "_resampled_one_by_one", lambda *a: calls.append(a) or np.array([0.5]))
+    x, y = np.arange(12.0), np.arange(12.0) % 5
+    plain = bootstrap_estimate(pearson, x, y, n_resamples=300, seed=1)
+    named = bootstrap_estimate(functools.partial(pearson, names=("p", "q")), x, y, n_resamples=300, seed=1)
+    averaged = bootstrap_estimate(mean, y, n_resamples=300, seed=1)
+    assert calls == [] and plain == named and averaged.ci_low < averaged.value < averaged.ci_high
+    assert plain == bootstrap_estimate(pearson, x, y, n_resamples=300, seed=1, rowwise=exact_rowwise_pearson)
+    bootstrap_estimate(spearman, x, y, n_resamples=3, seed=1)
+    assert len(calls) == 1

@@ -11,7 +11,7 @@ import numpy as np
 
 from senso.admire.items import SENTENCE_TYPES
 from senso.admire.metrics import ADMIRE_DCG_WEIGHTS, admire_dcg, admire_top1, official_name_corr
-from senso.core.stats import Estimate, UndefinedMetric, bootstrap_estimate, mean, rowwise_mean
+from senso.core.stats import Estimate, UndefinedMetric, bootstrap_estimate, mean
 
 RANK_METRICS = ("top1", "dcg", "ndcg", "official_name_corr")  # scored per item from the order
 TYPE_METRICS = ("sentence_type_accuracy", "sentence_type_macro_f1")  # scored from the predicted sentence type
@@ -78,7 +78,6 @@ def estimates(rows: Sequence[dict[str, Any]], names: Sequence[str], seed: int = 
             out[name] = bootstrap_estimate(macro_f1, predicted, gold, n_resamples=n_resamples, seed=seed)
             continue
         values = [r[name] for r in rows if name in r]
-        out[name] = (bootstrap_estimate(mean, values, n_resamples=n_resamples, seed=seed, rowwise=rowwise_mean)
-                     if values else
+        out[name] = (bootstrap_estimate(mean, values, n_resamples=n_resamples, seed=seed) if values else
                      Estimate(value=None, reason=f"no item has a {name} value"))
     return out

@@ -12,7 +12,7 @@ from senso.admire.items import SENTENCE_TYPES
 from senso.core.errors import SensoError
 from senso.admire.metrics import admire_dcg, admire_top1, exact_match, official_name_corr
 from senso.core.calibration import CALIBRATION_LABELS, binary_distribution, calibration_metrics, reliability_record
-from senso.core.stats import Estimate, bootstrap_estimate, mean, rowwise_mean
+from senso.core.stats import Estimate, bootstrap_estimate, mean
 
 GROUPS = SENTENCE_TYPES  # ("idiomatic", "literal"), by gold sentence_type
 
@@ -48,8 +48,7 @@ def aggregate(
     Each entry of `per_item` holds the metric values and the item's gold `sentence_type`.
     """
     def estimates(rows: Sequence[dict[str, Any]]) -> dict[str, Estimate]:
-        return {m: bootstrap_estimate(mean, [r[m] for r in rows], n_resamples=n_resamples, seed=seed,
-                                  rowwise=rowwise_mean) for m in metric_names}
+        return {m: bootstrap_estimate(mean, [r[m] for r in rows], n_resamples=n_resamples, seed=seed) for m in metric_names}
 
     overall = estimates(per_item)
     by_group = {g: estimates([r for r in per_item if r.get("sentence_type") == g]) for g in GROUPS}

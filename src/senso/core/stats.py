@@ -238,9 +238,10 @@ def bootstrap_estimate(
     numpy Generator seeded by `seed`; resamples on which the statistic is undefined are skipped,
     and the interval is the (1-confidence)/2 and (1+confidence)/2 percentiles of the rest.
     When the statistic is undefined on the full data the Estimate carries the reason and no value.
-    `rowwise`, when given, is the same statistic on every row of 2-d arrays at once, with the same floats
-    as `statistic` on each row and NaN where it is undefined (`exact_rowwise_pearson`): the resamples (the
-    same ones) are then computed in blocks rather than one call each, and so is the interval.
+    `rowwise` is the same statistic on every row of 2-d arrays at once, with the same floats as `statistic`
+    on each row and NaN where it is undefined: the resamples (the same ones) are then computed in blocks
+    rather than one call each, and so is the interval. `pearson` and `mean` (also inside a
+    `functools.partial`) have theirs already (`ROWWISE`); another statistic may pass its own.
     """
     arrays = [np.asarray(c, dtype=float) for c in columns]
     try:
@@ -248,6 +249,7 @@ def bootstrap_estimate(
     except UndefinedMetric as exc:
         return Estimate(value=None, reason=str(exc))
     rng = np.random.default_rng(seed)
+    rowwise = rowwise or ROWWISE.get(getattr(statistic, "func", statistic))
     resample = _resampled_rowwise if rowwise is not None else _resampled_one_by_one
     samples_arr = resample(rowwise or statistic, arrays, n_resamples, rng)
     if samples_arr.size == 0:
@@ -286,13 +288,16 @@ def _resampled_rowwise(rowwise: Callable[..., np.ndarray], arrays: list[np.ndarr
 
 def exact_rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """`pearson` of x[k] and y[k] for every row k, with the same floats (scipy's own computation, along the
-    rows); NaN where a row is constant. For `bootstrap_estimate(pearson, ..., rowwise=exact_rowwise_pearson)`."""
+    rows); NaN where a row is constant."""
     import warnings
 
     stats = _scipy_stats()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", stats.ConstantInputWarning)  # constant rows: NaN, skipped
         return np.asarray(stats.pearsonr(x, y, axis=-1).statistic, dtype=float)
+
+
+ROWWISE: dict[Callable[..., float], Callable[..., np.ndarray]] = {pearson: exact_rowwise_pearson, mean: rowwise_mean}
 
 
 # ---------------------------------------------------------------------------

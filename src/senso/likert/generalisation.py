@@ -29,7 +29,7 @@ from typing import Any, Callable, Protocol, Sequence
 import numpy as np
 
 from senso.core.errors import SensoError
-from senso.core.stats import Estimate, UndefinedMetric, bootstrap_estimate, exact_rowwise_pearson, pearson
+from senso.core.stats import Estimate, UndefinedMetric, bootstrap_estimate, pearson
 from senso.likert.items import LikertItem, group_key, has_group
 from senso.likert.task import LikertPrediction, LikertTask, require_gold
 
@@ -185,8 +185,7 @@ def lodo_estimates(make: Callable[[], FittableSystem], items: Sequence[LikertIte
             test = [it for it in items if it.domain == b]
             preds = [raw_prediction(p, task) for p in system.predict(test, task, warn=False)]
             out[f"{LODO_KEY}[{a}→{b}]"] = bootstrap_estimate(pearson, preds, [require_gold(it) for it in test],
-                                                             n_resamples=N_RESAMPLES, seed=seed,
-                                                             rowwise=exact_rowwise_pearson)
+                                                             n_resamples=N_RESAMPLES, seed=seed)
     return out
 
 
@@ -202,8 +201,7 @@ def travel_report(name: str, logo: Sequence[LikertPrediction], items: Sequence[L
     noun = task.group_noun
     names = measure_names(task)
     loo_key, between_key, within_key = names
-    measures = {loo_key: bootstrap_estimate(pearson, p, y, n_resamples=N_RESAMPLES, seed=seed,
-                                          rowwise=exact_rowwise_pearson)}
+    measures = {loo_key: bootstrap_estimate(pearson, p, y, n_resamples=N_RESAMPLES, seed=seed)}
     if not any(has_group(it) for it in items):
         why = f"the data has no {task.columns['group']!r} column: every item is its own {noun}"
         measures[between_key], measures[within_key] = _undefined(why), _undefined(why)
@@ -222,7 +220,7 @@ def travel_report(name: str, logo: Sequence[LikertPrediction], items: Sequence[L
     return TravelReport(
         system=name, task=task.name, n=len(items), measures=measures, labels=labels,
         label_r=bootstrap_estimate(pearson, [x.label for x in logo], [task.gold_label(v) for v in y],
-                                   n_resamples=N_RESAMPLES, seed=seed, rowwise=exact_rowwise_pearson),
+                                   n_resamples=N_RESAMPLES, seed=seed),
     )
 
 

@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from senso.core.calibration import CALIBRATION_LABELS, calibration_metrics, one_hot, reliability_record, softmax
-from senso.core.stats import Estimate, bootstrap_estimate, exact_rowwise_pearson, pearson, spearman
+from senso.core.stats import Estimate, bootstrap_estimate, pearson, rowwise_mean, spearman
 from senso.likert.items import LikertItem
 from senso.likert.task import LikertPrediction, LikertTask, require_gold
 
@@ -22,8 +22,6 @@ def accuracy(pred: Sequence[float], gold: Sequence[float]) -> float:
 
 def rowwise_accuracy(pred: np.ndarray, gold: np.ndarray) -> np.ndarray:
     """`accuracy` of every row of 2-d arrays (the same floats: means of 0/1 values)."""
-    from senso.core.stats import rowwise_mean
-
     return rowwise_mean(np.asarray(pred) == np.asarray(gold))
 
 
@@ -38,15 +36,14 @@ def likert_metrics(items: Sequence[LikertItem], predictions: Sequence[LikertPred
     labels = [p.label for p in predictions]
     expected = [p.expected for p in predictions]
     kw = {"seed": seed, "n_resamples": n_resamples}
-    r_kw = {**kw, "rowwise": exact_rowwise_pearson}
     label_names = ("the predicted labels", "the gold labels")
     return {
-        "pearson": bootstrap_estimate(partial(pearson, names=label_names), labels, gold, **r_kw),
+        "pearson": bootstrap_estimate(partial(pearson, names=label_names), labels, gold, **kw),
         "spearman": bootstrap_estimate(partial(spearman, names=label_names), labels, gold, **kw),
         "pearson_expected_vs_gold": bootstrap_estimate(
-            partial(pearson, names=("the expected scores", "the gold labels")), expected, gold, **r_kw),
+            partial(pearson, names=("the expected scores", "the gold labels")), expected, gold, **kw),
         "pearson_expected_vs_mean": bootstrap_estimate(
-            partial(pearson, names=("the expected scores", "the human means")), expected, means, **r_kw),
+            partial(pearson, names=("the expected scores", "the human means")), expected, means, **kw),
         "accuracy": bootstrap_estimate(accuracy, labels, gold, rowwise=rowwise_accuracy, **kw),
     }
 

