@@ -228,6 +228,16 @@ def test_rows_either_side_of_a_bucket_edge(tiny_model_dir):
     assert_close(together, naive_lmeval_loglikelihoods(tiny_model_dir, prompts))
 
 
+def test_rows_alone_score_as_fixed_shape_passes_under_their_own_cache_keys(tiny_model_dir):
+    prompts = likert_prompts() + free_prompts()
+    passes = HFCausalLM(tiny_model_dir, reuse_prefix=False)
+    alone = HFCausalLM(tiny_model_dir, reuse_prefix=False, batch_rows=False)
+    assert_close(passes.loglikelihood_choices(prompts), alone.loglikelihood_choices(prompts))
+    assert alone.tokens_computed == passes.tokens_computed and alone.tokens_padding == 0 < passes.tokens_padding
+    assert alone.forward_calls > passes.forward_calls
+    assert not set(passes.loglikelihood_keys(prompts)) & set(alone.loglikelihood_keys(prompts))
+
+
 def test_bucket_widths_hold_the_row_and_grow_by_about_an_eighth():
     widths = [bucket_length(n, 4096) for n in range(1, 3000)]
     assert all(w >= n and w % BUCKET_STEP == 0 for n, w in enumerate(widths, start=1))

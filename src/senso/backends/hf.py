@@ -59,6 +59,7 @@ BUCKET_GROWTH = 8  # ...that grow by about 1/BUCKET_GROWTH of the width (see `bu
 # How a row is computed, in its cache key: values stored by an earlier computation (padded to its batch's
 # longest row, or every row alone) may differ in the last bits, so they are not served to this one.
 SCORING = "fixed-shape-passes"
+ROWS_ALONE = "rows-alone"  # that of `batch_rows=False`: every row alone, unpadded
 HEAD_CHECK_VERSION = "head-check-1"  # part of that record's key: bump when `_check_manual_head` changes
 _DEFAULT_MAX_LENGTH = 2048  # lm-eval's fallback when neither config nor tokenizer says
 
@@ -132,8 +133,9 @@ def _share_cache(cache, batch: int):
 class HFCausalLM:
     """A transformers causal LM (hub name or local folder) that scores continuations like lm-eval.
 
-    `reuse_prefix` and `merge_continuations` exist to measure and test the speed-ups; the numbers
-    are the same either way.
+    `reuse_prefix`, `merge_continuations` and `batch_rows` exist to measure and test the speed-ups; the numbers
+    are the same either way (up to float rounding). `batch_rows=False` runs every row alone, unpadded: the
+    earlier computation, with its own response-cache entries.
     """
 
     CACHED = {"loglikelihood_choices": CachedMethod(CACHE_NAMESPACE, keys="loglikelihood_keys", streams=True)}
@@ -141,7 +143,8 @@ class HFCausalLM:
     def __init__(self, name_or_path: str | Path, dtype: str = "float32", device: str = "cpu",
                  chat_template: bool = False, *, spec: str | None = None,
                  add_bos_token: bool | None = None, max_length: int | None = None,
-                 reuse_prefix: bool = True, merge_continuations: bool = True, fast_tokenizer: bool = False):
+                 reuse_prefix: bool = True, merge_continuations: bool = True, fast_tokenizer: bool = False,
+                 batch_rows: bool = True):
         """`fast_tokenizer`: read the folder's tokenizer.json with `tokenizers` itself (`FastTokenizer`), not
         transformers' tokenizer class: for checkpoints whose ids are checked after loading (the default model)."""
         from senso.backends.torchvision_compat import ensure_torchvision_importable
@@ -178,6 +181,7 @@ class HFCausalLM:
             raise SensoError(f"cannot put model {spec} on device {device!r}: {exc}") from exc
         self._setup(model, tokenizer, name_or_path, is_local, spec, chat_template, add_bos_token, max_length,
                     reuse_prefix, merge_continuations)
+        self.batch_rows = batch_rows
 
     @classmethod
     def from_objects(cls, model, tokenizer, *, spec: str | None = None, chat_template: bool = False,
@@ -206,6 +210,7 @@ class HFCausalLM:
         self.name_or_path, self.is_local, self.spec = name_or_path, is_local, spec
         self.reuse_prefix = reuse_prefix
         self.merge_continuations = merge_continuations
+        self.batch_rows = True
         self.prefix_block = PREFIX_BLOCK
         self.transformers_version = transformers.__version__
         self.model.eval()
@@ -457,7 +462,7 @@ class HFCausalLM:
     def _pass_shape(self, rows: list[_Row]) -> tuple[int, int]:
         """(batch rows, width) of the pass of `rows`: one row unpadded after a prefix's cache; else PASS_ROWS rows
         of their bucket's width (`_passes` puts rows of one bucket together)."""
-        if rows[0].prefix_len:
+        if rows[0].prefix_len or not self.batch_rows:
             return 1, len(rows[0].tokens) - rows[0].prefix_len
         return PASS_ROWS, bucket_length(len(rows[0].tokens), self.max_length)
 
@@ -490,15 +495,17 @@ class HFCausalLM:
             return bucket_length(len(row.tokens), self.max_length), row.tokens
 
         plain = sorted(groups.get((), []), key=order)
+        size = PASS_ROWS if self.batch_rows else 1
         for _, same_width in itertools.groupby(plain, key=lambda row: order(row)[0]):
             rows = list(same_width)
-            yield from ((rows[i: i + PASS_ROWS], None) for i in range(0, len(rows), PASS_ROWS))
+            yield from ((rows[i: i + size], None) for i in range(0, len(rows), size))
         for prefix, prefix_cache in self._prefix_caches([p for p in groups if p]):
             yield from (([row], prefix_cache) for row in sorted(groups[prefix], key=order))
 
     # ----------------------------------------------------------------- the public scorer
     def _item_key(self, context_enc: list[int], continuation_encs: list[list[int]]) -> str:
-        return cache_key(self.fingerprint, self.dtype, SCORING, context_enc, continuation_encs)
+        scoring = SCORING if self.batch_rows else ROWS_ALONE
+        return cache_key(self.fingerprint, self.dtype, scoring, context_enc, continuation_encs)
 
     def loglikelihood_keys(self, prompts: Sequence[LikelihoodPrompt], batch_size: int = DEFAULT_BATCH_SIZE) -> list[str]:
         """The response-cache key of each prompt's request (fingerprint, dtype, exact token ids)."""
