@@ -55,7 +55,7 @@ PREFIX_BLOCK = 128  # tokens per pass when a shared prefix's cache is computed
 HEAD_ROWS = 8  # positions per pass of the LM head (a fixed shape: see `_score_rows`)
 PASS_ROWS = 8  # rows per forward pass of prompts without a shared prefix (a fixed shape: see `_passes`)
 BUCKET_STEP = 16  # the padded widths of those rows: multiples of this many tokens...
-BUCKET_GROWTH = 8  # ...that grow by about 1/BUCKET_GROWTH of the width (see `bucket_length`)
+BUCKET_GROWTH = 8  # ...that grow by at most 1/BUCKET_GROWTH of the width beyond the first steps (`bucket_length`)
 # How a row is computed, in its cache key: values stored by an earlier computation (padded to its batch's
 # longest row, or every row alone) may differ in the last bits, so they are not served to this one.
 SCORING = "fixed-shape-passes"
@@ -108,10 +108,11 @@ def _common_prefix_len(a: Sequence[int], b: Sequence[int]) -> int:
 
 def bucket_length(n_tokens: int, limit: int) -> int:
     """The padded width of a row of `n_tokens` tokens that runs with others: the first rung of a fixed ladder that
-    holds it (multiples of BUCKET_STEP, each rung about 1/BUCKET_GROWTH wider than the one below), at most `limit`."""
+    holds it (multiples of BUCKET_STEP, each rung wider than the one below by BUCKET_STEP or at most
+    1/BUCKET_GROWTH of it), at most `limit`."""
     width = BUCKET_STEP
     while width < n_tokens:
-        width += BUCKET_STEP * -(-width // (BUCKET_STEP * BUCKET_GROWTH))
+        width += BUCKET_STEP * max(1, width // (BUCKET_STEP * BUCKET_GROWTH))
     return min(width, limit)
 
 
