@@ -436,7 +436,7 @@ class HFCausalLM:
             yield prefix, self._extend(list(prefix), start, base) if start < len(prefix) else base
 
     def _score_rows(self, rows: list[_Row], prefix_cache) -> list[list[tuple[int, float]]]:
-        """(choice, log-likelihood) for each target of each row of one pass (`_passes`).
+        """(choice, log-likelihood) for each target of each row of one call (`_passes`).
 
         The LM head runs in blocks of HEAD_ROWS positions (a short block padded with zeros): its weights are
         read once per block, and a position's logits do not depend on which others share its block.
@@ -460,17 +460,17 @@ class HFCausalLM:
                             for choice, targets in row.targets])
         return results
 
-    def _pass_shape(self, rows: list[_Row]) -> tuple[int, int]:
-        """(batch rows, width) of the pass of `rows`: one row unpadded after a prefix's cache; else PASS_ROWS rows
-        of their bucket's width (`_passes` puts rows of one bucket together)."""
-        if rows[0].prefix_len or not self.batch_rows:
-            return 1, len(rows[0].tokens) - rows[0].prefix_len
-        return PASS_ROWS, bucket_length(len(rows[0].tokens), self.max_length)
-
     def _scored_positions(self, rows: list[_Row], prefix_cache) -> list:
-        """The hidden states (with the manual head) or logits of each row's scored positions, from one pass."""
+        """The hidden states (with the manual head) or logits of each row's scored positions: one pass of PASS_ROWS
+        rows of their bucket's width (`_passes` puts rows of one bucket together), or, after a prefix's cache (or
+        with `batch_rows` off), one pass per row, unpadded."""
+        if rows[0].prefix_len or not self.batch_rows:
+            return [self._run_pass([row], prefix_cache, 1, len(row.tokens) - row.prefix_len)[0] for row in rows]
+        return self._run_pass(rows, None, PASS_ROWS, bucket_length(len(rows[0].tokens), self.max_length))
+
+    def _run_pass(self, rows: list[_Row], prefix_cache, n_rows: int, width: int) -> list:
+        """One forward pass of `rows` right-padded into an (n_rows, width) input; each row's scored positions."""
         torch = self.torch
-        n_rows, width = self._pass_shape(rows)
         suffixes = [row.tokens[row.prefix_len:] for row in rows]
         input_ids = torch.full((n_rows, width), self.pad_token_id, dtype=torch.long)
         for i, suffix in enumerate(suffixes):
@@ -489,19 +489,19 @@ class HFCausalLM:
         return [out[i, len(suffix) - row.n_scored: len(suffix)] for i, (row, suffix) in enumerate(zip(rows, suffixes))]
 
     def _passes(self, groups: dict[tuple[int, ...], list[_Row]]) -> Iterator[tuple[list[_Row], object]]:
-        """(rows, prefix cache or None) of each forward pass, in an order that depends on the rows alone: rows
-        without a shared prefix up to PASS_ROWS at a time, each pass of one bucket width; then each row that
-        reads a prefix's cache on its own."""
+        """(rows, prefix cache or None) of each call of `_score_rows`, in an order that depends on the rows alone:
+        rows without a shared prefix up to PASS_ROWS at a time, each call one pass of one bucket width; then the
+        rows that read each prefix's cache, up to PASS_ROWS a call (one pass each, the LM head shared)."""
         def order(row: _Row) -> tuple:
             return bucket_length(len(row.tokens), self.max_length), row.tokens
 
         plain = sorted(groups.get((), []), key=order)
-        size = PASS_ROWS if self.batch_rows else 1
         for _, same_width in itertools.groupby(plain, key=lambda row: order(row)[0]):
             rows = list(same_width)
-            yield from ((rows[i: i + size], None) for i in range(0, len(rows), size))
+            yield from ((rows[i: i + PASS_ROWS], None) for i in range(0, len(rows), PASS_ROWS))
         for prefix, prefix_cache in self._prefix_caches([p for p in groups if p]):
-            yield from (([row], prefix_cache) for row in sorted(groups[prefix], key=order))
+            rows = sorted(groups[prefix], key=order)
+            yield from ((rows[i: i + PASS_ROWS], prefix_cache) for i in range(0, len(rows), PASS_ROWS))
 
     # ----------------------------------------------------------------- the public scorer
     def _item_key(self, context_enc: list[int], continuation_encs: list[list[int]]) -> str:
