@@ -24,7 +24,7 @@ def family_folders() -> set[Path]:
 
 def branch_literals() -> set[str]:
     """Every task name, family and record kind, and the prefixes a branch on a family's names would test."""
-    names = {task.name for task in all_tasks() if task.matches is None}
+    names = {task.name for task in all_tasks() if task.file_kind is None}
     literals = names | {task.family for task in all_tasks()} | {task.kind for task in all_tasks()}
     return literals | {name.split("-")[0] + "-" for name in names} | {name.split("-")[0] for name in names}
 

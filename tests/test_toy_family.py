@@ -189,7 +189,7 @@ def test_report_compare_export_and_placement(toy, tmp_path):
     from senso.export.model_index import model_index, model_index_yaml
     from senso.export.publish import export_runs
     from senso.report import write_report
-    from senso.report.compare_likert import compare_likert
+    from senso.report.compare_runs import compare_runs
     from senso.report.run_folder import load_run
     from senso.report.summary import summary_row
 
@@ -197,7 +197,7 @@ def test_report_compare_export_and_placement(toy, tmp_path):
     b = senso.evaluate(TASK, system="always-same", data_dir=toy).save(tmp_path / "b")
     page = write_report([a]).read_text(encoding="utf-8")
     assert 'id="toy-items"' in page and "accuracy (same sense?)" in page and "No published results" in page
-    comparison = compare_likert(TASK, a, b)
+    comparison = compare_runs(TASK, a, b)
     [(group, metric, difference)] = comparison.rows
     assert (group, metric) == ("all", "accuracy") and difference.p_value is not None
     assert difference.difference == pytest.approx(load_run(a).results["metrics"]["accuracy"]["value"] - 0.5)

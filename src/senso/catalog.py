@@ -22,7 +22,9 @@ from senso.core.task import DataSet, Task
 from senso.likert.family import DATA_SETS as LIKERT_DATA, TASK_FILE as LIKERT_TASK_FILE, TASKS as LIKERT_TASKS
 
 TASKS: dict[str, Task] = {task.name: task for task in (*LIKERT_TASKS, *ADMIRE_TASKS)}
-TASK_FILE_KINDS: list[Task] = [ADMIRE_RANKING_FILE, LIKERT_TASK_FILE]  # tasks named by a file: `matches` says which
+TASK_FILE_SUFFIX = ".toml"  # a task named by its path is a task file, of the kind its `kind` key says
+TASK_FILE_KINDS: dict[str, Task] = {task.file_kind: task for task in (ADMIRE_RANKING_FILE, LIKERT_TASK_FILE)}
+UNSAID_KIND = LIKERT_TASK_FILE.file_kind  # a task file without `kind` (Likert task files came first)
 # The main job (`senso showcase`, `make run`): the published protocol on the built-in model, then senso's
 # strongest offline systems: (task, system (None: the task's default), options besides the data folder).
 SHOWCASE = (
@@ -38,7 +40,7 @@ DATA_SETS: dict[str, DataSet] = {data.name: data for data in (*LIKERT_DATA, *ADM
 
 def _run_options() -> type:
     """RunOptions: the options every task reads (`core.options`), then each family's own (`Task.options`)."""
-    families = tuple(dict.fromkeys(t.options for t in (*TASKS.values(), *TASK_FILE_KINDS) if t.options is not None))
+    families = tuple(dict.fromkeys(t.options for t in (*TASKS.values(), *TASK_FILE_KINDS.values()) if t.options is not None))
     joined = dataclasses.make_dataclass("RunOptions", [], bases=(*reversed(families), CommonOptions))
     joined.__module__, joined.__doc__ = __name__, CommonOptions.__doc__
     return joined
@@ -51,15 +53,18 @@ FLAG_NAMES: dict[str, str] = {spec.flag: spec.name for spec in RUN_FIELDS.values
 
 def all_tasks() -> list[Task]:
     """The built-in tasks, then the task-file kinds (as `senso tasks` lists them)."""
-    return [*TASKS.values(), *TASK_FILE_KINDS]
+    return [*TASKS.values(), *TASK_FILE_KINDS.values()]
 
 
 def register(task: Task) -> Task:
-    """Add `task` to the table (a task-file kind when it has `matches`); SensoError if its name is taken."""
+    """Add `task` to the table (a kind of task file when it has a `file_kind`); SensoError if its name or file
+    kind is taken."""
     if any(known.name == task.name for known in all_tasks()):
         raise SensoError(f"a task named {task.name!r} is already registered")
-    if task.matches is not None:
-        TASK_FILE_KINDS.append(task)
+    if task.file_kind is not None:
+        if task.file_kind in TASK_FILE_KINDS:
+            raise SensoError(f"task files of kind {task.file_kind!r} are already read by {TASK_FILE_KINDS[task.file_kind].name}")
+        TASK_FILE_KINDS[task.file_kind] = task
     else:
         TASKS[task.name] = task
     return task
@@ -68,22 +73,37 @@ def register(task: Task) -> Task:
 def unregister(name: str) -> None:
     """Remove the task registered as `name` (a test's toy family, when it is done)."""
     TASKS.pop(name, None)
-    TASK_FILE_KINDS[:] = [task for task in TASK_FILE_KINDS if task.name != name]
+    for kind in [kind for kind, task in TASK_FILE_KINDS.items() if task.name == name]:
+        del TASK_FILE_KINDS[kind]
+
+
+def task_file_kind(path: str) -> Task:
+    """The kind of task file `path` is, by its `kind` key (none: UNSAID_KIND); SensoError for a kind no family
+    reads, listing those there are."""
+    from senso.core.taskfile import declared_kind
+
+    kind = declared_kind(path)
+    if kind is None:
+        return TASK_FILE_KINDS[UNSAID_KIND]
+    if not isinstance(kind, str) or kind not in TASK_FILE_KINDS:
+        raise SensoError(f"{path}, key 'kind': {kind!r} is no kind of task file; the kinds are "
+                         f"{', '.join(map(repr, TASK_FILE_KINDS))} (no kind: {UNSAID_KIND!r})")
+    return TASK_FILE_KINDS[kind]
 
 
 def task_for(task: str | Path) -> Task:
-    """The task a user named: a built-in task by name, else the task-file kind whose `matches` accepts it."""
+    """The task a user named: a built-in task by name, else (a path ending TASK_FILE_SUFFIX) the kind of task
+    file its `kind` key says."""
     name = str(task)
     if name in TASKS:
         return TASKS[name]
-    for kind in TASK_FILE_KINDS:
-        if kind.matches(name):
-            return kind
+    if name.endswith(TASK_FILE_SUFFIX):
+        return task_file_kind(name)
     for check_name in NAME_CHECKS:
         check_name(name)
     import difflib
 
-    forms = " or ".join(kind.name for kind in TASK_FILE_KINDS)
+    forms = " or ".join(kind.name for kind in TASK_FILE_KINDS.values())
     close = difflib.get_close_matches(name, TASKS, n=1)
     raise SensoError(f"unknown task {name!r}{f' (did you mean {close[0]}?)' if close else ''}; choose from "
                      f"{', '.join(TASKS)}" + (f", or give a task file ({forms})" if forms else ""))
@@ -96,7 +116,7 @@ def task_of_record(results: dict[str, Any]) -> Task:
     name, kind, family = str(results.get("task", "")), results.get("task_kind"), results.get("family")
     if name in TASKS and (kind is None or TASKS[name].kind == kind):
         return TASKS[name]
-    known = [*TASK_FILE_KINDS, *TASKS.values()]
+    known = [*TASK_FILE_KINDS.values(), *TASKS.values()]
     found = [t for t in known if t.kind == kind] if kind is not None else [t for t in known if t.family == family]
     if found:
         return found[0]

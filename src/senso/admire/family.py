@@ -12,6 +12,7 @@ from senso.admire.options import AdmireOptions
 from senso.core.task import DataSet, ExportInfo, Scope, Section, SystemEntry, Task, template_of
 
 FAMILY = "admire"
+FILE_KIND = "ranking"  # what a ranking task file says in its `kind` key
 DATASET = ExportInfo(hub_task_type="zero-shot-image-classification", dataset_type="admire",
                      dataset_name=lambda run: "AdMIRe (SemEval-2025 Task 1)", config=lambda run: f"{run.task}-{run.lang}")
 
@@ -63,6 +64,7 @@ def systems_help() -> str:
 
 COMMON = dict(family=FAMILY, options=AdmireOptions, check=_call("run", "check"), prepare=_call("run", "prepare"),
               show=_call("tables", "print_result"), item_key="compound", scope=scope,
+              gold_keys=("gold_order", "sentence_type"), group_keys=("sentence_type",), calibration_of="P(idiomatic)",
               distributions=_call("page", "distributions"), evaluation=_call("published", "admire_evaluation"),
               summary_name=lambda run: f"{run.task} ({run.results.get('lang')} {run.results.get('split')})",
               catalog=_call("systems.registry", "system_catalog"), systems_help=systems_help, export=DATASET)
@@ -102,20 +104,11 @@ def check_name(name: str) -> None:
         get_task(name)
 
 
-def is_ranking_file(task: str) -> bool:
-    """A path ending .toml whose file says `kind = "ranking"` (a Likert task file otherwise)."""
-    if not task.endswith(".toml"):
-        return False
-    from senso.admire.rankfile import is_ranking_file as says_ranking
-
-    return says_ranking(task)
-
-
 RANKING_FILE = Task(
     "path/to/ranking.toml", description="any ranking task file (kind = \"ranking\"): rank 5 images or captions for an "
                                         "expression in a sentence, in any language",
-    kind="admire-a", matches=is_ranking_file, folder_name=lambda task: Path(task).stem, called="a ranking task file",
+    kind="admire-a", file_kind=FILE_KIND, folder_name=lambda task: Path(task).stem, called="a ranking task file",
     metrics=TASKS[0].metrics, page=TASKS[0].page, comparison=TASKS[0].comparison, placement=TASKS[0].placement,
     best_published=TASKS[0].best_published,
-    **{**COMMON, "check": _call("rankrun", "check"), "prepare": _call("rankrun", "prepare"),
+    **{**COMMON, "item_key": ("compound", "sentence"), "group_keys": ("sentence_type", "lang"), "check": _call("rankrun", "check"), "prepare": _call("rankrun", "prepare"),
        "show": _call("ranktables", "print_result")})

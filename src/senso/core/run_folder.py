@@ -55,7 +55,8 @@ class RunFolder:
 
     def item_id(self, sample: dict[str, Any]) -> str:
         """The key that identifies an item across runs of the same task (the task's `item_key`)."""
-        return str(sample[self.task_def.item_key])
+        key = self.task_def.item_key
+        return str(sample[key]) if isinstance(key, str) else " | ".join(str(sample[k]) for k in key)
 
 
 NOT_FOUND_HINT = (" (nor a copy under the data folders: set SENSO_DATA_DIR to the folder holding the data sets' "

@@ -129,15 +129,16 @@ def not_placed(run: Any) -> Placement:
 
 @dataclass(frozen=True)
 class Task:
-    """One task. `kind` is the shape of its records (runs of tasks of one kind are read alike); `matches`, for a
-    task-file kind, says which task arguments it answers (e.g. a path ending .toml). `systems()` lists the
+    """One task. `kind` is the shape of its records (runs of tasks of one kind are read alike); `file_kind`, for a
+    kind of task file, is what such a file says in its `kind` key (`kind = "ranking"`). `systems()` lists the
     registered systems that answer it; `catalog()` and `systems_help()` are its family's lines in `senso
     systems` and `senso run --help`. The hooks:
 
     - `check(options, system_object)`: every option, before anything slow (once per run);
     - `prepare(options, context) -> Plan`: the evaluation loop's protocol (`core.evaluation`);
     - `show(result, by_group=False)`: the terminal tables `senso run` prints;
-    - `scope(run)`, `item_key`: how a run folder's items are placed and matched across runs;
+    - `scope(run)`, `item_key`, `gold_keys`, `group_keys`: how a run folder's items are placed, matched across
+      runs, checked for the same gold and grouped in a comparison;
     - `page`, `comparison`: its sections of a run page and of a comparison page (None: the common parts only);
     - `distributions(run, samples)`: each item's probability distribution and gold index, for paired
       calibration (None: no calibration);
@@ -157,7 +158,10 @@ class Task:
     show: Callable[..., None]
     metrics: tuple[Metric, ...] = ()
     options: type | None = None  # the family's own RunOptions fields (a dataclass declared with core.options.option)
-    item_key: str = "id"
+    item_key: str | tuple[str, ...] = "id"  # the sample field(s) naming an item across runs
+    gold_keys: tuple[str, ...] = ("gold",)  # the sample fields holding an item's gold (two runs must agree on them)
+    group_keys: tuple[str, ...] = ()  # sample fields whose values group items in a comparison (a domain ...)
+    calibration_of: str = "the runs' probabilities"  # what its calibration measures, as a comparison names it
     scope: Callable[[Any], Scope] = recorded_scope
     page: Section | None = None
     comparison: Section | None = None
@@ -168,7 +172,7 @@ class Task:
     compare: Callable[..., Any] | None = None
     summary_name: Callable[[Any], str] = lambda run: str(run.task)
     folder_name: Callable[[str], str] = str
-    matches: Callable[[str], bool] | None = None
+    file_kind: str | None = None
     export: ExportInfo = ExportInfo()
     systems: Callable[[], Sequence[SystemEntry]] = lambda: ()
     catalog: Callable[[], list[tuple[str, str, str]]] = lambda: []  # `senso systems` rows: kind, name, summary

@@ -12,7 +12,7 @@ from senso.likert.metrics import METRICS
 from senso.likert.options import LikertOptions
 
 FAMILY = "likert"
-TASK_FILE_SUFFIX = ".toml"
+FILE_KIND = "likert"  # what a Likert task file says in its `kind` key (or leaves out)
 
 
 def check(options: Any, system_object: Any = None) -> None:
@@ -97,6 +97,7 @@ def _dataset_name(run: Any) -> str:
 
 COMMON = dict(
     family=FAMILY, kind=FAMILY, options=LikertOptions, check=check, prepare=prepare, show=show, metrics=METRICS, item_key="id", scope=scope,
+    gold_keys=("gold", "gold_mean"), group_keys=("domain",), calibration_of="the label distributions",
     page=Section(template_of("senso.likert", "_run.html.j2"), _page("run_section")),
     comparison=Section(template_of("senso.likert", "_compare.html.j2"), _page("disagreements")),
     distributions=_page("distributions"), placement=_published("abricot_placement"),
@@ -116,5 +117,5 @@ TASKS = (
 )
 TASK_FILE = Task("path/to/task.toml", description="any Likert task file: the word's rating in context on the file's "
                                                   "scale (README: task files)",
-                 matches=lambda task: task.endswith(TASK_FILE_SUFFIX), folder_name=lambda task: Path(task).stem,
+                 file_kind=FILE_KIND, folder_name=lambda task: Path(task).stem,
                  called="a task file", export=ExportInfo(dataset_name=_dataset_name), **COMMON)

@@ -13,7 +13,7 @@ import numpy as np
 from senso.core.errors import SensoError
 from senso.core.output import check_output_file, write_text
 from senso.core.stats import PairedDifference, paired_statistic_difference
-from senso.core.run_folder import aligned  # noqa: F401  (compare_likert reads it from here)
+from senso.core.run_folder import aligned
 from senso.core.task import PairedTest
 from senso.report.run_folder import RunFolder, load_run
 
