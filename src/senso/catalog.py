@@ -4,7 +4,7 @@ in their family folders. A benchmark family is one folder plus one row here.
 The command line, `senso.tasks()`, the evaluation loop, the report pages, comparisons, exports and placement
 find a task here (`task_for` by what a user typed, `task_of_record` by what a run folder recorded) and ask it;
 none of them branches on a task's name or family. `register` adds a task at run time (a researcher's family,
-or a test's).
+or a test's): a new family's options join RunOptions, and its commands the command line (`ON_REGISTER`).
 """
 
 from __future__ import annotations
@@ -13,13 +13,11 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from senso.admire.family import (
-    DATA_SETS as ADMIRE_DATA, RANKING_FILE as ADMIRE_RANKING_FILE, TASKS as ADMIRE_TASKS, check_name as admire_name,
-)
+from senso.admire.family import RANKING_FILE as ADMIRE_RANKING_FILE, TASKS as ADMIRE_TASKS
 from senso.core.errors import SensoError
 from senso.core.options import RunOptions as CommonOptions, run_fields
-from senso.core.task import DataSet, Task
-from senso.likert.family import DATA_SETS as LIKERT_DATA, TASK_FILE as LIKERT_TASK_FILE, TASKS as LIKERT_TASKS
+from senso.core.task import DataSet, Family, Task
+from senso.likert.family import TASK_FILE as LIKERT_TASK_FILE, TASKS as LIKERT_TASKS
 
 TASKS: dict[str, Task] = {task.name: task for task in (*LIKERT_TASKS, *ADMIRE_TASKS)}
 TASK_FILE_SUFFIX = ".toml"  # a task named by its path is a task file, of the kind its `kind` key says
@@ -34,21 +32,7 @@ SHOWCASE = (
     ("abricot-inc", "embedding-ridge", {}),
     ("admire-a", "fitted-pipeline", {"lang": "en", "split": "dev"}),
 )
-NAME_CHECKS = [admire_name]  # a family's own error for an unknown name of its form (admire-c)
-DATA_SETS: dict[str, DataSet] = {data.name: data for data in (*LIKERT_DATA, *ADMIRE_DATA)}  # `senso data NAME`
-
-
-def _run_options() -> type:
-    """RunOptions: the options every task reads (`core.options`), then each family's own (`Task.options`)."""
-    families = tuple(dict.fromkeys(t.options for t in (*TASKS.values(), *TASK_FILE_KINDS.values()) if t.options is not None))
-    joined = dataclasses.make_dataclass("RunOptions", [], bases=(*reversed(families), CommonOptions))
-    joined.__module__, joined.__doc__ = __name__, CommonOptions.__doc__
-    return joined
-
-
-RunOptions = _run_options()
-RUN_FIELDS = run_fields(RunOptions)  # every option of `senso run` and `senso.evaluate`, declared once each
-FLAG_NAMES: dict[str, str] = {spec.flag: spec.name for spec in RUN_FIELDS.values()}  # --data-dir -> data_dir
+ON_REGISTER: list[Any] = []  # (family, added) -> None: what else a family brings (the command line's commands)
 
 
 def all_tasks() -> list[Task]:
@@ -56,25 +40,72 @@ def all_tasks() -> list[Task]:
     return [*TASKS.values(), *TASK_FILE_KINDS.values()]
 
 
+def families() -> list[Family]:
+    """Every family of a task in the table, once each, in the table's order."""
+    return list(dict.fromkeys(task.family for task in all_tasks()))
+
+
+def data_sets() -> dict[str, DataSet]:
+    """The data sets `senso data stats|fetch NAME` handles, by name (each family's)."""
+    return {data.name: data for family in families() for data in family.data_sets}
+
+
+def _run_options() -> type:
+    """RunOptions: the options every task reads (`core.options`), then each family's own (`Family.options`),
+    knowing which offered options each family reads."""
+    own = tuple(family.options for family in families() if family.options is not None)
+    joined = dataclasses.make_dataclass("RunOptions", [], bases=(*reversed(own), CommonOptions))
+    joined.__module__, joined.__doc__ = __name__, CommonOptions.__doc__
+    joined.READS = {family.name: family.reads for family in families()}
+    joined.TITLES = {family.name: family.called for family in families()}
+    return joined
+
+
+def _rebuild() -> None:
+    """RunOptions, RUN_FIELDS and FLAG_NAMES of the families in the table now (after `register`)."""
+    global RunOptions, RUN_FIELDS, FLAG_NAMES
+    RunOptions = _run_options()
+    RUN_FIELDS = run_fields(RunOptions)
+    FLAG_NAMES = {spec.flag: spec.name for spec in RUN_FIELDS.values()}
+
+
+RunOptions = _run_options()
+RUN_FIELDS = run_fields(RunOptions)  # every option of `senso run` and `senso.evaluate`, declared once each
+FLAG_NAMES: dict[str, str] = {spec.flag: spec.name for spec in RUN_FIELDS.values()}  # --data-dir -> data_dir
+
+
+def flag_names() -> dict[str, str]:
+    """Every `senso run` flag -> its Python keyword: RunOptions fields, and the families' system flags (--sense)."""
+    return {**FLAG_NAMES, **{p.flag: p.name for family in families() for p in family.flags()}}
+
+
 def register(task: Task) -> Task:
     """Add `task` to the table (a kind of task file when it has a `file_kind`); SensoError if its name or file
     kind is taken."""
     if any(known.name == task.name for known in all_tasks()):
         raise SensoError(f"a task named {task.name!r} is already registered")
-    if task.file_kind is not None:
-        if task.file_kind in TASK_FILE_KINDS:
-            raise SensoError(f"task files of kind {task.file_kind!r} are already read by {TASK_FILE_KINDS[task.file_kind].name}")
-        TASK_FILE_KINDS[task.file_kind] = task
-    else:
-        TASKS[task.name] = task
+    if task.file_kind is not None and task.file_kind in TASK_FILE_KINDS:
+        raise SensoError(f"task files of kind {task.file_kind!r} are already read by {TASK_FILE_KINDS[task.file_kind].name}")
+    new = task.family not in families()
+    (TASK_FILE_KINDS if task.file_kind is not None else TASKS)[task.file_kind or task.name] = task
+    if new:
+        _rebuild()
+        for listener in ON_REGISTER:
+            listener(task.family, True)
     return task
 
 
 def unregister(name: str) -> None:
-    """Remove the task registered as `name` (a test's toy family, when it is done)."""
+    """Remove the task registered as `name` (a test's toy family, when it is done), and its family's options and
+    commands with its last task."""
+    gone = [task for task in all_tasks() if task.name == name]
     TASKS.pop(name, None)
     for kind in [kind for kind, task in TASK_FILE_KINDS.items() if task.name == name]:
         del TASK_FILE_KINDS[kind]
+    for family in {task.family for task in gone} - set(families()):
+        _rebuild()
+        for listener in ON_REGISTER:
+            listener(family, False)
 
 
 def task_file_kind(path: str) -> Task:
@@ -99,8 +130,8 @@ def task_for(task: str | Path) -> Task:
         return TASKS[name]
     if name.endswith(TASK_FILE_SUFFIX):
         return task_file_kind(name)
-    for check_name in NAME_CHECKS:
-        check_name(name)
+    for family in families():
+        family.check_name(name)
     import difflib
 
     forms = " or ".join(kind.name for kind in TASK_FILE_KINDS.values())
@@ -117,7 +148,7 @@ def task_of_record(results: dict[str, Any]) -> Task:
     if name in TASKS and (kind is None or TASKS[name].kind == kind):
         return TASKS[name]
     known = [*TASK_FILE_KINDS.values(), *TASKS.values()]
-    found = [t for t in known if t.kind == kind] if kind is not None else [t for t in known if t.family == family]
+    found = [t for t in known if t.kind == kind] if kind is not None else [t for t in known if t.family.name == family]
     if found:
         return found[0]
     raise SensoError(f"no report page for a run of kind {kind or name!r} (task {results.get('task')!r}; reports "
@@ -136,6 +167,7 @@ def run_folder_name(task: str) -> str:
 
 def data_set(name: str, command: str) -> DataSet:
     """The data set `senso data COMMAND NAME` names; SensoError listing the known ones."""
-    if name not in DATA_SETS:
-        raise SensoError(f"unknown dataset {name!r} for {command}; choose from {', '.join(DATA_SETS)}")
-    return DATA_SETS[name]
+    known = data_sets()
+    if name not in known:
+        raise SensoError(f"unknown dataset {name!r} for {command}; choose from {', '.join(known)}")
+    return known[name]

@@ -9,10 +9,10 @@ from typing import Any
 
 from senso.admire.metrics import METRICS
 from senso.admire.options import AdmireOptions
-from senso.core.task import DataSet, ExportInfo, Scope, Section, SystemEntry, Task, template_of
+from senso.admire.task import RANKING_FILE_KIND
+from senso.core.task import DataSet, ExportInfo, Family, FileScoring, Scope, Section, SystemEntry, Task, template_of
 
 FAMILY = "admire"
-FILE_KIND = "ranking"  # what a ranking task file says in its `kind` key
 DATASET = ExportInfo(hub_task_type="zero-shot-image-classification", dataset_type="admire",
                      dataset_name=lambda run: "AdMIRe (SemEval-2025 Task 1)", config=lambda run: f"{run.task}-{run.lang}")
 
@@ -62,13 +62,38 @@ def systems_help() -> str:
             f"admire-sense: {names['sense']} (the classifier --sense names).")
 
 
-COMMON = dict(family=FAMILY, options=AdmireOptions, check=_call("run", "check"), prepare=_call("run", "prepare"),
+def check_name(name: str) -> None:
+    """A task name of AdMIRe's form (admire-...) that is none of its tasks: AdMIRe's own error, listing them."""
+    if name.startswith("admire-"):
+        from senso.admire.task import get_task
+
+        get_task(name)
+
+
+def flags() -> Any:
+    """The system parts' options with a `senso run` flag of their own (`--sense`, `--meaning` ...)."""
+    from senso.admire.systems.parts import FLAGGED
+
+    return FLAGGED
+
+
+ALLOW_PARTIAL_IN_RUN = (
+    "--allow-partial is an AdMIRe option of `senso score`, `senso submission pack` and `senso leaderboard` (which "
+    "refuse a partial file without it); `senso run` does not use it: a run on part of a split (--limit, or a data "
+    "file shorter than the official split) is scored anyway and marked PARTIAL. Leave it out")
+ADMIRE = Family(FAMILY, title="AdMIRe", options=AdmireOptions, reads=("lang", "split", "gold"), flags=flags,
+                flags_panel="AdMIRe system parts", commands=_call("commands", "register_commands"),
+                run_refuses={"--allow-partial": ALLOW_PARTIAL_IN_RUN}, check_name=check_name,
+                catalog=_call("systems.registry", "system_catalog"), systems_help=systems_help,
+                data_sets=(DataSet("admire", stats=_call("commands", "stats"), fetch=_call("commands", "fetch")),))
+COMMON = dict(family=ADMIRE, header=lambda run: [("track", run.results.get("track") or "—")], check=_call("run", "check"), prepare=_call("run", "prepare"),
               show=_call("tables", "print_result"), item_key="compound", scope=scope,
               gold_keys=("gold_order", "sentence_type"), group_keys=("sentence_type",), calibration_of="P(idiomatic)",
               distributions=_call("page", "distributions"), evaluation=_call("published", "admire_evaluation"),
               summary_name=lambda run: f"{run.task} ({run.results.get('lang')} {run.results.get('split')})",
-              catalog=_call("systems.registry", "system_catalog"), systems_help=systems_help, export=DATASET)
-ON_BOARDS = dict(placement=_call("published", "admire_placement"), best_published=_call("published", "best_published"),
+              export=DATASET)
+ON_BOARDS = dict(file_scoring=FileScoring(_call("commands", "submission_options"), _call("commands", "submission_json")),
+                 placement=_call("published", "admire_placement"), best_published=_call("published", "best_published"),
                  compare=compare, overlap=_call("commands", "overlap"))
 
 TASKS = (
@@ -93,21 +118,10 @@ TASKS = (
          **{**COMMON, "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
                                            dataset_name=DATASET.dataset_name, config=DATASET.config)}),
 )
-DATA_SETS = (DataSet("admire", stats=_call("commands", "stats"), fetch=_call("commands", "fetch")),)
-
-
-def check_name(name: str) -> None:
-    """A task name of AdMIRe's form (admire-...) that is none of its tasks: AdMIRe's own error, listing them."""
-    if name.startswith("admire-"):
-        from senso.admire.task import get_task
-
-        get_task(name)
-
-
 RANKING_FILE = Task(
     "path/to/ranking.toml", description="any ranking task file (kind = \"ranking\"): rank 5 images or captions for an "
                                         "expression in a sentence, in any language",
-    kind="admire-a", file_kind=FILE_KIND, folder_name=lambda task: Path(task).stem, called="a ranking task file",
+    kind="admire-a", file_kind=RANKING_FILE_KIND, folder_name=lambda task: Path(task).stem, called="a ranking task file",
     metrics=TASKS[0].metrics, page=TASKS[0].page, comparison=TASKS[0].comparison, placement=TASKS[0].placement,
     best_published=TASKS[0].best_published,
     **{**COMMON, "item_key": ("compound", "sentence"), "group_keys": ("sentence_type", "lang"), "check": _call("rankrun", "check"), "prepare": _call("rankrun", "prepare"),

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from senso.catalog import all_tasks
+from senso.catalog import all_tasks, families
 from senso.cli.app import app, out
 from senso.core.errors import SensoError
 from senso.core.tables import folded
@@ -24,8 +24,8 @@ def systems(name: Optional[str] = typer.Argument(None, help="A system: list ever
     table = Table(title="Systems and parts (senso run TASK --system NAME)")
     for column in ("kind", "name", "what it does"):
         table.add_column(column)
-    for catalog in dict.fromkeys(task.catalog for task in all_tasks()):  # each family's rows once
-        for kind, name, summary in catalog():
+    for family in families():
+        for kind, name, summary in family.catalog():
             table.add_row(kind, name, summary)
     out.print(folded(table))
 
@@ -77,5 +77,5 @@ def tasks() -> None:
     for column in ("task", "family", "what it is"):
         table.add_column(column)
     for entry in all_tasks():
-        table.add_row(entry.name, entry.family, entry.description)
+        table.add_row(entry.name, entry.family.name, entry.description)
     out.print(folded(table))

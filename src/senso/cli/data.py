@@ -8,11 +8,11 @@ from typing import Optional
 
 import typer
 
-from senso.catalog import DATA_SETS, data_set, task_for
+from senso.catalog import data_set, data_sets, task_for
 from senso.cli.app import DATA_DIR_HELP, console, data_app, out
 from senso.core.errors import SensoError
 
-DATA_SET_NAMES = tuple(DATA_SETS)
+DATA_SET_NAMES = tuple(data_sets())
 
 
 @data_app.command("stats")

@@ -121,18 +121,17 @@ def model_lines(description: Any, prefix: str = "") -> list[tuple[str, str]]:
 
 
 def header_rows(run: RunFolder) -> list[tuple[str, str]]:
-    """The page header, in order: what ran, on what, with what, when, and the exact command."""
+    """The page header, in order: what ran, on what, with what (the task's own rows: `Task.header`), when, and
+    the exact command."""
     results = run.results
     models = model_lines(results.get("model", {})) or [("model", "—")]
-    protocol = results.get("protocol") or config_option(run.config, "protocol") or "—"
     rows = [
         ("task", run.task),
         ("split", run.split),
         ("language", run.lang),
         ("system", run.system),
         *((f"{role} (spec · fingerprint)", text) for role, text in models),
-        ("protocol", str(protocol)),
-        ("track", results.get("track") or "—"),
+        *run.task_def.header(run),
         ("n", str(results.get("n", len(run.samples)))),
         ("date", results.get("created", "—")),
         ("senso version", results.get("versions", {}).get("senso", "—")),

@@ -102,6 +102,16 @@ class ExportInfo:
 
 
 @dataclass(frozen=True)
+class FileScoring:
+    """How `senso score TASK FILE --gold TARGETS` scores a file of a system's answers (a submission): the run's
+    options (`options(file, gold, allow_partial)`: system, language, split, system options ...) and what `--json`
+    prints of its result (`to_json(result, file, gold)`)."""
+
+    options: Callable[..., dict[str, Any]]
+    to_json: Callable[..., dict[str, Any]]
+
+
+@dataclass(frozen=True)
 class SystemEntry:
     """A registered system that answers a task: its name, one line on what it does, its declared options
     (`core.params.Params`), whether it is the task's default, and its registry row (the same row for every task
@@ -128,11 +138,55 @@ def not_placed(run: Any) -> Placement:
 
 
 @dataclass(frozen=True)
+class DataSet:
+    """A benchmark's data set as `senso data stats NAME` and `senso data fetch NAME` handle it."""
+
+    name: str
+    stats: Callable[..., None]  # (data_dir, out_dir, console): tables printed, figures written
+    fetch: Callable[..., None]  # (data_dir, api_url, force, console, err_console)
+
+
+@dataclass(frozen=True, eq=False)
+class Family:
+    """What a benchmark family provides once, for all its tasks:
+
+    - `name` (recorded in every run), `title` (how a message names it: "AdMIRe");
+    - `options`: its own run options (a dataclass of `core.options.option` fields, with `family=name`), and
+      `reads`, the common options its tasks read (`core.options.OFFERED`: `split`, `lang`, `gold`);
+    - `flags()`: its systems' options that have a `senso run` flag of their own (each with `.flag`, `.name`,
+      `.kind`, `.help`, `.type_name`), shown in the help panel `flags_panel`;
+    - `commands(cli)`: registers its own commands on the command line (`cli.app`, `cli.out`, `cli.console`);
+      `run_refuses`: flags of those commands that `senso run` refuses, with the message saying why;
+    - `check_name(name)`: its own error for a name of its form that is none of its tasks (`admire-c`);
+    - `catalog()`, `systems_help()`: its lines in `senso systems` and `senso run --help`;
+    - `data_sets`: what `senso data stats|fetch NAME` handles;
+    - `summary_note`: a line printed under a summary table that holds one of its runs (what to compare with).
+    """
+
+    name: str
+    title: str = ""
+    options: type | None = None
+    reads: tuple[str, ...] = ()
+    flags: Callable[[], Sequence[Any]] = lambda: ()
+    flags_panel: str = ""
+    commands: Callable[[Any], None] | None = None
+    run_refuses: dict[str, str] = field(default_factory=dict)
+    check_name: Callable[[str], None] = lambda name: None
+    catalog: Callable[[], list[tuple[str, str, str]]] = lambda: []
+    systems_help: Callable[[], str] = lambda: ""
+    data_sets: tuple[DataSet, ...] = ()
+    summary_note: str = ""
+
+    @property
+    def called(self) -> str:
+        return self.title or self.name
+
+
+@dataclass(frozen=True)
 class Task:
-    """One task. `kind` is the shape of its records (runs of tasks of one kind are read alike); `file_kind`, for a
+    """One task of a `Family`: what differs from one task to the next. `kind` is the shape of its records (runs of tasks of one kind are read alike); `file_kind`, for a
     kind of task file, is what such a file says in its `kind` key (`kind = "ranking"`). `systems()` lists the
-    registered systems that answer it; `catalog()` and `systems_help()` are its family's lines in `senso
-    systems` and `senso run --help`. The hooks:
+    registered systems that answer it. The hooks:
 
     - `check(options, system_object)`: every option, before anything slow (once per run);
     - `prepare(options, context) -> Plan`: the evaluation loop's protocol (`core.evaluation`);
@@ -146,18 +200,18 @@ class Task:
       the figure a summary shows beside it, and how it was evaluated in a few words;
     - `compare(task, a, b, gold, n_resamples, seed) -> core.comparison.Comparison`: the family's own paired
       comparison (None: the comparison of two run folders on the task's metrics);
+    - `header(run)`: its own rows of a run page's header (how it was asked: a protocol, a track);
     - `summary_name(run)`: the task as a summary row names it; `folder_name(task)`: its run folder in a parent.
     """
 
     name: str
-    family: str
+    family: Family
     description: str
     kind: str
     check: Callable[..., None]
     prepare: Callable[..., Any]
     show: Callable[..., None]
     metrics: tuple[Metric, ...] = ()
-    options: type | None = None  # the family's own RunOptions fields (a dataclass declared with core.options.option)
     item_key: str | tuple[str, ...] = "id"  # the sample field(s) naming an item across runs
     gold_keys: tuple[str, ...] = ("gold",)  # the sample fields holding an item's gold (two runs must agree on them)
     group_keys: tuple[str, ...] = ()  # sample fields whose values group items in a comparison (a domain ...)
@@ -171,25 +225,16 @@ class Task:
     evaluation: Callable[[Any], str] = lambda run: "—"
     compare: Callable[..., Any] | None = None
     summary_name: Callable[[Any], str] = lambda run: str(run.task)
+    header: Callable[[Any], list[tuple[str, str]]] = lambda run: []  # its rows of a run page's header (label, value)
     folder_name: Callable[[str], str] = str
     file_kind: str | None = None
     export: ExportInfo = ExportInfo()
     systems: Callable[[], Sequence[SystemEntry]] = lambda: ()
-    catalog: Callable[[], list[tuple[str, str, str]]] = lambda: []  # `senso systems` rows: kind, name, summary
-    systems_help: Callable[[], str] = lambda: ""  # the systems, as `senso run --help` lists them
     logged_answers: str | None = None  # the system that scores a harness's logged answers (`senso score`)
+    file_scoring: FileScoring | None = None  # `senso score TASK FILE --gold TARGETS`
     fit: Callable[..., tuple[list[str], list[str]]] | None = None  # `senso fit`: (options, path) -> (notes, lines)
     overlap: Callable[..., None] | None = None  # `senso data overlap TASK --train ... --eval ...`
     called: str = ""  # how a sentence names it (default: its name)
 
     def metric(self, name: str) -> Metric | None:
         return next((m for m in self.metrics if m.name == name), None)
-
-
-@dataclass(frozen=True)
-class DataSet:
-    """A benchmark's data set as `senso data stats NAME` and `senso data fetch NAME` handle it."""
-
-    name: str
-    stats: Callable[..., None]  # (data_dir, out_dir, console): tables printed, figures written
-    fetch: Callable[..., None]  # (data_dir, api_url, force, console, err_console)
