@@ -352,7 +352,7 @@ CASES = [
     c("admire-unknown-lang", f"{ADA} --lang de", 2, "has no language 'de'"),
     c("admire-b-pt", "run admire-b --lang pt", 2, "admire-b has no language 'pt'"),
     c("admire-sense-lang", "run admire-sense --lang de", 2, "admire-sense has no language 'de'"),
-    c("admire-unknown-split", f"{ADA} --split valid", 2, "unknown AdMIRe split 'valid'"),
+    c("admire-unknown-split", f"{ADA} --split valid", 2, "admire-a has no split 'valid' (--split); choose from train, dev, test, xeval"),
     c("admire-split-twice", f"{ADA} --split dev+dev", 2, "names a split twice"),
     c("admire-sense-split-twice", "run admire-sense admire-a --split dev+dev", 2, "names a split twice"),
     c("model-on-admire-random", f"{ADA} --model hf:google/gemma-3-270m", 2,

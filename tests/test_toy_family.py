@@ -102,8 +102,6 @@ def read_items(path: Path, split: str, limit: int | None) -> list[WicItem]:
 def check(options: Any, system_object: Any = None) -> None:
     options.validate()
     options.check_family(FAMILY, TASK)
-    if options.split is not None and options.split not in SPLITS:
-        raise SensoError(f"--split {options.split}: {TASK} has the splits {', '.join(SPLITS)}")
     if system_object is None and (options.system or "overlap") not in SYSTEMS:
         raise SensoError(f"unknown system {options.system!r} for {TASK}; choose from {', '.join(SYSTEMS)}")
     if options.system_options:
@@ -189,7 +187,7 @@ TOY = Family(FAMILY, title="toy", options=ToyOptions, reads=("split",), commands
              catalog=lambda: [("toy (toy-wic)", name, f"toy system {name}") for name in SYSTEMS])
 ACCURACY = Metric("accuracy", "accuracy (same sense?)", "mean(prediction = gold)", short="acc.", hub_type="accuracy",
                   paired=PairedTest("mean", column("correct")))
-COMMON = dict(family=TOY, check=check, show=show, metrics=(ACCURACY,), item_key="pair",
+COMMON = dict(family=TOY, check=check, show=show, metrics=(ACCURACY,), item_key="pair", choices={"split": SPLITS},
               page=Section(lambda: PAGE, lambda run, thumbnails=True: {"rows": run.samples}),
               systems=lambda: [SystemEntry(name, f"toy system {name}", None, name == "overlap") for name in SYSTEMS])
 TOY_TASK = Task(TASK, kind=TASK, description="toy word-in-context: is the word used in the same sense in both "
@@ -252,7 +250,7 @@ def test_its_own_option_and_the_common_split_are_keywords(toy):
     assert strict.results["model"]["min_shared"] == 3
     with pytest.raises(SensoError, match="min_shared= expects a whole number"):
         senso.evaluate(TASK, data_dir=toy, min_shared="3")
-    with pytest.raises(SensoError, match="split train: toy-wic has the splits dev, test"):
+    with pytest.raises(SensoError, match=r"toy-wic has no split 'train' \(split\); choose from dev, test"):
         senso.evaluate(TASK, data_dir=toy, split="train")
 
 
@@ -358,3 +356,16 @@ def test_unregistered_it_leaves_no_option_or_command(toy):
     catalog.register(TOY_TASK)  # the fixture removes it again
     catalog.register(TOY_FILE)
     assert "min_shared" in catalog.RUN_FIELDS
+
+
+def test_an_option_declared_twice_is_refused_not_shadowed():
+    from dataclasses import replace
+
+    @dataclass
+    class OwnSplit:
+        split: str | None = option(None, "--split", "toy: its own split.", "data", FAMILY, "is a toy option")
+
+    with pytest.raises(SensoError, match="family 'toy' declares split, which the core already declares \\(a common "
+                                         "option: name it in Family.reads\\)"):
+        catalog.register(replace(TOY_TASK, family=replace(TOY, options=OwnSplit)))
+    assert TASK not in catalog.TASKS

@@ -29,7 +29,7 @@ from senso import catalog
 from senso.catalog import all_tasks, run_folder_name, task_for
 from senso.core.errors import SensoError
 from senso.core.evaluation import EvalResult, describe_user_system
-from senso.core.options import check_param_value, check_python_value, check_run_values
+from senso.core.options import check_choices, check_param_value, check_python_value, check_run_values
 from senso.core.params import OptionError, python_message
 from senso.core.task import Task
 from senso.results import (  # noqa: F401 (compare ... results_table: `senso.compare` and the others are these)
@@ -101,6 +101,8 @@ def evaluate_many(jobs: Sequence[Job], *, models: Any = None, progress: bool = F
     from senso.core.progress import showing
 
     pool = models if models is not None else ModelPool()
+    for job in jobs:
+        check_choices(job.options, job.entry.choices, job.entry.name)
     checked = [job.entry.check(job.options, job.system) for job in jobs]  # each task's checks, once
     results = []
     with showing(progress):

@@ -61,6 +61,22 @@ def _run_options() -> type:
     return joined
 
 
+def _check_own_options(family: Family) -> None:
+    """A new family's own options and flags take no name or flag already declared (by the core: a common option,
+    read by saying so in `Family.reads`; or by another family): one option never silently shadows another."""
+    taken = {**{name: "the core" for name in run_fields(CommonOptions)},
+             **{spec.flag: "the core" for spec in run_fields(CommonOptions).values()}}
+    for known in families():
+        for spec in (run_fields(known.options).values() if known.options is not None else ()):
+            taken.update({spec.name: known.name, spec.flag: known.name})
+        taken.update({p.name: known.name for p in known.flags()} | {p.flag: known.name for p in known.flags()})
+    own = run_fields(family.options).values() if family.options is not None else ()
+    for name in [*(n for spec in own for n in (spec.name, spec.flag)), *(n for p in family.flags() for n in (p.name, p.flag))]:
+        if name in taken:
+            hint = " (a common option: name it in Family.reads)" if taken[name] == "the core" else ""
+            raise SensoError(f"family {family.name!r} declares {name}, which {taken[name]} already declares{hint}")
+
+
 def _rebuild() -> None:
     """RunOptions, RUN_FIELDS and FLAG_NAMES of the families in the table now (after `register`)."""
     global RunOptions, RUN_FIELDS, FLAG_NAMES
@@ -87,6 +103,8 @@ def register(task: Task) -> Task:
     if task.file_kind is not None and task.file_kind in TASK_FILE_KINDS:
         raise SensoError(f"task files of kind {task.file_kind!r} are already read by {TASK_FILE_KINDS[task.file_kind].name}")
     new = task.family not in families()
+    if new:
+        _check_own_options(task.family)
     (TASK_FILE_KINDS if task.file_kind is not None else TASKS)[task.file_kind or task.name] = task
     if new:
         _rebuild()

@@ -9,7 +9,7 @@ from typing import Any
 
 from senso.admire.metrics import METRICS
 from senso.admire.options import AdmireOptions
-from senso.admire.task import RANKING_FILE_KIND
+from senso.admire.task import RANKING_FILE_KIND, RUN_TASKS, SPLITS
 from senso.core.task import DataSet, ExportInfo, Family, FileScoring, Scope, Section, SystemEntry, Task, template_of
 
 FAMILY = "admire"
@@ -56,6 +56,11 @@ def _systems(subtask: str):
     return systems
 
 
+def _choices(task: str) -> dict[str, tuple[str, ...]]:
+    """The languages and splits an AdMIRe task has."""
+    return {"lang": RUN_TASKS[task].langs, "split": SPLITS}
+
+
 def systems_help() -> str:
     names = {subtask: ", ".join(e.name for e in _systems(subtask)()) for subtask in ("a", "b", "sense")}
     return (f"admire-a: {names['a']}. admire-b: {names['b']}. "
@@ -100,6 +105,7 @@ TASKS = (
     Task("admire-a", description="AdMIRe Subtask A (SemEval-2025 Task 1): rank 5 images/captions by how well they "
                                  "show the compound's sense in the sentence", kind="admire-a",
          metrics=(METRICS["top1"], METRICS["dcg"], METRICS["official_name_corr"]), systems=_systems("a"),
+         choices=_choices("admire-a"),
          page=Section(template_of("senso.admire", "_run_a.html.j2"), _call("page", "run_section_a")),
          comparison=Section(template_of("senso.admire", "_compare_a.html.j2"), _call("page", "disagreements_a"),
                             helpers=lambda: {"caption_preview": _call("page", "caption_preview")}),
@@ -107,11 +113,13 @@ TASKS = (
     Task("admire-b", description="AdMIRe Subtask B: complete an image sequence, and say whether the compound is "
                                  "used literally or idiomatically", kind="admire-b",
          metrics=(METRICS["image_accuracy"], METRICS["sentence_type_accuracy"]), systems=_systems("b"),
+         choices=_choices("admire-b"),
          page=Section(template_of("senso.admire", "_run_b.html.j2"), _call("page", "run_section_b")),
          comparison=Section(template_of("senso.admire", "_compare_b.html.j2"), _call("page", "disagreements_b")),
          **ON_BOARDS, **COMMON),
     Task("admire-sense", description="AdMIRe sense classification alone: is the compound literal or idiomatic in "
                                      "this sentence", kind="admire-sense", metrics=(METRICS["sense_accuracy"],),
+         choices=_choices("admire-sense"),
          systems=_systems("sense"),
          page=Section(template_of("senso.admire", "_run_sense.html.j2"), _call("page", "run_section_sense")),
          placement=_call("published", "admire_placement"), compare=compare,

@@ -190,6 +190,20 @@ RUN_FIELDS: dict[str, RunField] = run_fields(RunOptions)  # the options every ta
 FLAG_NAMES: dict[str, str] = {spec.flag: spec.name for spec in RUN_FIELDS.values()}  # --data-dir -> data_dir
 
 
+NOUNS = {"lang": "language", "split": "split"}  # how a message names an offered option's value
+
+
+def check_choices(options: RunOptions, choices: dict[str, tuple[str, ...]], task: str) -> None:
+    """Each offered option a task allows only some values of (`Task.choices`: its languages, its splits) given
+    one of them (several joined by +, each checked); SensoError naming the task, the value and the choices."""
+    for name, allowed in choices.items():
+        value = getattr(options, name, None)
+        for part in [] if value is None else str(value).split("+"):
+            if part not in allowed:
+                raise SensoError(f"{task} has no {NOUNS.get(name, name)} {part!r} (--{name}); choose from "
+                                 f"{', '.join(allowed)}")
+
+
 # ---------------------------------------------------------------- Python values, checked strictly
 # A keyword of `senso.evaluate` is a Python value: "24" is never taken for 24, nor "false" for False (the command
 # line's text is parsed by typer and `core.params`; the Python API's values are checked here, before anything runs).

@@ -160,7 +160,8 @@ class Family:
     - `check_name(name)`: its own error for a name of its form that is none of its tasks (`admire-c`);
     - `catalog()`, `systems_help()`: its lines in `senso systems` and `senso run --help`;
     - `data_sets`: what `senso data stats|fetch NAME` handles;
-    - `summary_note`: a line printed under a summary table that holds one of its runs (what to compare with).
+    - `summary_note(evaluations)`: a line printed under a summary table that holds its runs, evaluated so (what
+      to compare them with; "" for none).
     """
 
     name: str
@@ -175,7 +176,7 @@ class Family:
     catalog: Callable[[], list[tuple[str, str, str]]] = lambda: []
     systems_help: Callable[[], str] = lambda: ""
     data_sets: tuple[DataSet, ...] = ()
-    summary_note: str = ""
+    summary_note: Callable[[Sequence[str]], str] = lambda evaluations: ""
 
     @property
     def called(self) -> str:
@@ -188,6 +189,8 @@ class Task:
     kind of task file, is what such a file says in its `kind` key (`kind = "ranking"`). `systems()` lists the
     registered systems that answer it. The hooks:
 
+    - `choices`: the values of the common options it reads that it allows (its languages, its splits: checked
+      before `check`; a value of several joined by + has each part checked);
     - `check(options, system_object)`: every option, before anything slow (once per run);
     - `prepare(options, context) -> Plan`: the evaluation loop's protocol (`core.evaluation`);
     - `show(result, by_group=False)`: the terminal tables `senso run` prints;
@@ -212,6 +215,7 @@ class Task:
     prepare: Callable[..., Any]
     show: Callable[..., None]
     metrics: tuple[Metric, ...] = ()
+    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)  # offered option -> the values it allows
     item_key: str | tuple[str, ...] = "id"  # the sample field(s) naming an item across runs
     gold_keys: tuple[str, ...] = ("gold",)  # the sample fields holding an item's gold (two runs must agree on them)
     group_keys: tuple[str, ...] = ()  # sample fields whose values group items in a comparison (a domain ...)
