@@ -590,8 +590,11 @@ def test_no_wordnet_is_a_warning_not_silence(tmp_path, monkeypatch):
 
     (tmp_path / "empty").mkdir()
     monkeypatch.setattr(wordnet, "wordnet_candidates", lambda explicit=None: [tmp_path / "empty"])
+    from senso.core.evaluation import ScoreWarning
+
     warnings = check_options(RunOptions(task="admire-a", system="sense-pipeline", data_dir=DATA)).warnings
     assert any(w.startswith("NO WORDNET") and "--set wordnet=FOLDER" in w for w in warnings)
+    assert all(isinstance(w, ScoreWarning) for w in warnings)  # recorded in results.json's score_warnings
     warnings = check_options(RunOptions(task="admire-a", system="ensemble", data_dir=DATA)).warnings  # its members use it
     assert any(w.startswith("NO WORDNET") for w in warnings)
     warnings = check_options(RunOptions(task="admire-a", system="random", data_dir=DATA)).warnings

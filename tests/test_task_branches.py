@@ -49,7 +49,7 @@ def family_markers() -> set[str]:
         markers |= {p.name for p in family.flags()} | {p.flag for p in family.flags()}
     for task in all_tasks():
         keys = (task.item_key,) if isinstance(task.item_key, str) else task.item_key
-        markers |= {*keys, *task.gold_keys, *task.group_keys}
+        markers |= {*keys, *task.family.gold_keys, *task.group_keys}
     return (markers - common) | warning_prefixes()
 
 

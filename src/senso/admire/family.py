@@ -90,13 +90,13 @@ ADMIRE = Family(FAMILY, title="AdMIRe", options=AdmireOptions, reads=("lang", "s
                 flags_panel="AdMIRe system parts", commands=_call("commands", "register_commands"),
                 run_refuses={"--allow-partial": ALLOW_PARTIAL_IN_RUN}, check_name=check_name,
                 catalog=_call("systems.registry", "system_catalog"), systems_help=systems_help,
-                data_sets=(DataSet("admire", stats=_call("commands", "stats"), fetch=_call("commands", "fetch")),))
-COMMON = dict(family=ADMIRE, header=lambda run: [("track", run.results.get("track") or "—")], check=_call("run", "check"), prepare=_call("run", "prepare"),
-              show=_call("tables", "print_result"), item_key="compound", scope=scope,
-              gold_keys=("gold_order", "sentence_type"), group_keys=("sentence_type",), calibration_of="P(idiomatic)",
-              distributions=_call("page", "distributions"), evaluation=_call("published", "admire_evaluation"),
-              summary_name=lambda run: f"{run.task} ({run.results.get('lang')} {run.results.get('split')})",
-              export=DATASET)
+                data_sets=(DataSet("admire", stats=_call("commands", "stats"), fetch=_call("commands", "fetch")),),
+                scope=scope, gold_keys=("gold_order", "sentence_type"), calibration_of="P(idiomatic)",
+                distributions=_call("page", "distributions"), evaluation=_call("published", "admire_evaluation"),
+                summary_name=lambda run: f"{run.task} ({run.results.get('lang')} {run.results.get('split')})",
+                header=lambda run: [("track", run.results.get("track") or "—")])
+COMMON = dict(family=ADMIRE, check=_call("run", "check"), prepare=_call("run", "prepare"),
+              show=_call("tables", "print_result"), item_key="compound", group_keys=("sentence_type",), export=DATASET)
 ON_BOARDS = dict(file_scoring=FileScoring(_call("commands", "submission_options"), _call("commands", "submission_json")),
                  placement=_call("published", "admire_placement"), best_published=_call("published", "best_published"),
                  compare=compare, overlap=_call("commands", "overlap"))

@@ -30,7 +30,7 @@ def _file_tasks() -> list:
 
 
 def _logged_tasks() -> list:
-    return [task for task in all_tasks() if task.logged_answers is not None]
+    return [task for task in all_tasks() if task.family.logged_answers is not None]
 
 
 @app.command()
@@ -50,7 +50,7 @@ def score(
 ) -> None:
     """Score a submission file exactly as the official scorer does (its task's official metrics); or, with
     --lmeval-samples, lm-evaluation-harness's logged answers of a task: a senso run folder."""
-    if lmeval_samples is not None or task_for(task).logged_answers is not None:
+    if lmeval_samples is not None or task_for(task).family.logged_answers is not None:
         _score_lmeval(task, lmeval_samples, lmeval_results, data_dir, out_dir, limit, seed,
                       [flag for flag, value in (("FILE", file), ("--gold", gold), ("--allow-partial", allow_partial),
                                                 ("--json", as_json)) if value])
@@ -92,7 +92,7 @@ def _score_lmeval(task: str, samples: Optional[Path], results: Optional[Path], d
     from senso.report import write_report
 
     entry = task_for(task)
-    if entry.logged_answers is None:
+    if entry.family.logged_answers is None:
         logged = ", ".join(t.called or t.name for t in _logged_tasks())
         raise SensoError(f"--lmeval-samples is for {_titles(_logged_tasks())} tasks ({logged}), not {task}")
     if samples is None:
@@ -100,7 +100,7 @@ def _score_lmeval(task: str, samples: Optional[Path], results: Optional[Path], d
     if file_only:
         raise SensoError(f"{', '.join(file_only)}: {_titles(_file_tasks())} submission options; leave them out with "
                          "--lmeval-samples")
-    options = RunOptions(task=task, system=entry.logged_answers, data_dir=data_dir, out=out_dir, limit=limit, seed=seed, no_cache=True,
+    options = RunOptions(task=task, system=entry.family.logged_answers, data_dir=data_dir, out=out_dir, limit=limit, seed=seed, no_cache=True,
                          system_options={"samples": samples, **({"results": results} if results else {})})
     [result] = evaluate_many([Job(entry, options)], out=lambda plan: default_run_dir(plan.task, plan.system),
                              on_result=_show_result)

@@ -124,6 +124,10 @@ class SystemEntry:
     row: Any = None
 
 
+def not_placed(run: Any) -> Placement:
+    return Placement(notes=[f"No published results for {run.task}: this run is shown on its own."])
+
+
 def recorded_scope(run: Any) -> Scope:
     """The language and split a run recorded (results.json, else its options), the split as its own key."""
     from senso.core.records import config_option
@@ -131,10 +135,6 @@ def recorded_scope(run: Any) -> Scope:
     lang = run.results.get("lang") or config_option(run.config, "lang") or "—"
     split = run.results.get("split") or config_option(run.config, "split") or "all"
     return Scope(str(lang), str(split), str(split))
-
-
-def not_placed(run: Any) -> Placement:
-    return Placement(notes=[f"No published results for {run.task}: this run is shown on its own."])
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,14 @@ class Family:
     - `catalog()`, `systems_help()`: its lines in `senso systems` and `senso run --help`;
     - `data_sets`: what `senso data stats|fetch NAME` handles;
     - `summary_note(evaluations)`: a line printed under a summary table that holds its runs, evaluated so (what
-      to compare them with; "" for none).
+      to compare them with; "" for none);
+    - how its runs are read: `scope(run)` (language, split and the split key two runs must share), `gold_keys`
+      (the sample fields holding an item's gold: two compared runs must agree on them), `calibration_of` (what
+      its calibration measures, as a comparison names it), `distributions(run, samples)` (each item's
+      probability distribution and gold index, for paired calibration; None: no calibration), `evaluation(run)`
+      (how a run was evaluated, in a few words), `summary_name(run)` (the task as a summary row names it),
+      `header(run)` (its rows of a run page's header: a protocol, a track);
+    - `logged_answers`: the system that scores a harness's logged answers of its tasks (`senso score`).
     """
 
     name: str
@@ -177,6 +184,14 @@ class Family:
     systems_help: Callable[[], str] = lambda: ""
     data_sets: tuple[DataSet, ...] = ()
     summary_note: Callable[[Sequence[str]], str] = lambda evaluations: ""
+    scope: Callable[[Any], Scope] = recorded_scope
+    gold_keys: tuple[str, ...] = ("gold",)
+    calibration_of: str = "the runs' probabilities"
+    distributions: Callable[[Any, Samples], Any] | None = None
+    evaluation: Callable[[Any], str] = lambda run: "—"
+    summary_name: Callable[[Any], str] = lambda run: str(run.task)
+    header: Callable[[Any], list[tuple[str, str]]] = lambda run: []
+    logged_answers: str | None = None
 
     @property
     def called(self) -> str:
@@ -185,8 +200,9 @@ class Family:
 
 @dataclass(frozen=True)
 class Task:
-    """One task of a `Family`: what differs from one task to the next. `kind` is the shape of its records (runs of tasks of one kind are read alike); `file_kind`, for a
-    kind of task file, is what such a file says in its `kind` key (`kind = "ranking"`). `systems()` lists the
+    """One task of a `Family`: what differs from one task to the next (its name, metrics, data and scoring).
+    `kind` is the shape of its records (runs of tasks of one kind are read alike); `file_kind`, for a kind of
+    task file, is what such a file says in its `kind` key (`kind = "ranking"`). `systems()` lists the
     registered systems that answer it. The hooks:
 
     - `choices`: the values of the common options it reads that it allows (its languages, its splits: checked
@@ -194,17 +210,13 @@ class Task:
     - `check(options, system_object)`: every option, before anything slow (once per run);
     - `prepare(options, context) -> Plan`: the evaluation loop's protocol (`core.evaluation`);
     - `show(result, by_group=False)`: the terminal tables `senso run` prints;
-    - `scope(run)`, `item_key`, `gold_keys`, `group_keys`: how a run folder's items are placed, matched across
-      runs, checked for the same gold and grouped in a comparison;
+    - `item_key`, `group_keys`: how a run folder's items are matched across runs and grouped in a comparison;
     - `page`, `comparison`: its sections of a run page and of a comparison page (None: the common parts only);
-    - `distributions(run, samples)`: each item's probability distribution and gold index, for paired
-      calibration (None: no calibration);
-    - `placement(run)`, `best_published(run)`, `evaluation(run)`: where a run stands beside published results,
-      the figure a summary shows beside it, and how it was evaluated in a few words;
+    - `placement(run)`, `best_published(run)`: where a run stands beside published results, and the figure a
+      summary shows beside it;
     - `compare(task, a, b, gold, n_resamples, seed) -> core.comparison.Comparison`: the family's own paired
       comparison (None: the comparison of two run folders on the task's metrics);
-    - `header(run)`: its own rows of a run page's header (how it was asked: a protocol, a track);
-    - `summary_name(run)`: the task as a summary row names it; `folder_name(task)`: its run folder in a parent.
+    - `folder_name(task)`: its run folder in a parent.
     """
 
     name: str
@@ -217,24 +229,16 @@ class Task:
     metrics: tuple[Metric, ...] = ()
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)  # offered option -> the values it allows
     item_key: str | tuple[str, ...] = "id"  # the sample field(s) naming an item across runs
-    gold_keys: tuple[str, ...] = ("gold",)  # the sample fields holding an item's gold (two runs must agree on them)
     group_keys: tuple[str, ...] = ()  # sample fields whose values group items in a comparison (a domain ...)
-    calibration_of: str = "the runs' probabilities"  # what its calibration measures, as a comparison names it
-    scope: Callable[[Any], Scope] = recorded_scope
     page: Section | None = None
     comparison: Section | None = None
-    distributions: Callable[[Any, Samples], Any] | None = None
     placement: Callable[[Any], Placement] = not_placed
     best_published: Callable[[Any], tuple[str | None, str | None]] = lambda run: (None, None)
-    evaluation: Callable[[Any], str] = lambda run: "—"
     compare: Callable[..., Any] | None = None
-    summary_name: Callable[[Any], str] = lambda run: str(run.task)
-    header: Callable[[Any], list[tuple[str, str]]] = lambda run: []  # its rows of a run page's header (label, value)
     folder_name: Callable[[str], str] = str
     file_kind: str | None = None
     export: ExportInfo = ExportInfo()
     systems: Callable[[], Sequence[SystemEntry]] = lambda: ()
-    logged_answers: str | None = None  # the system that scores a harness's logged answers (`senso score`)
     file_scoring: FileScoring | None = None  # `senso score TASK FILE --gold TARGETS`
     fit: Callable[..., tuple[list[str], list[str]]] | None = None  # `senso fit`: (options, path) -> (notes, lines)
     overlap: Callable[..., None] | None = None  # `senso data overlap TASK --train ... --eval ...`

@@ -111,16 +111,16 @@ def summary_note(evaluations: Sequence[str]) -> str:
 
 LIKERT = Family(FAMILY, title="Likert", options=LikertOptions, commands=_commands("register_commands"),
                 catalog=catalog, systems_help=systems_help, summary_note=summary_note,
-                data_sets=(DataSet("abricot", stats=_commands("stats"), fetch=_commands("fetch")),))
+                data_sets=(DataSet("abricot", stats=_commands("stats"), fetch=_commands("fetch")),),
+                scope=scope, gold_keys=("gold", "gold_mean"), calibration_of="the label distributions",
+                distributions=_page("distributions"), evaluation=_published("evaluation_label"), header=header,
+                logged_answers="lmeval-samples")
 COMMON = dict(
-    family=LIKERT, kind=FAMILY, check=check, header=header, prepare=prepare, show=show, metrics=METRICS, item_key="id", scope=scope,
-    gold_keys=("gold", "gold_mean"), group_keys=("domain",), calibration_of="the label distributions",
+    family=LIKERT, kind=FAMILY, check=check, prepare=prepare, show=show, metrics=METRICS, item_key="id",
+    group_keys=("domain",), placement=_published("abricot_placement"), best_published=_published("best_published"),
     page=Section(template_of("senso.likert", "_run.html.j2"), _page("run_section")),
     comparison=Section(template_of("senso.likert", "_compare.html.j2"), _page("disagreements")),
-    distributions=_page("distributions"), placement=_published("abricot_placement"),
-    best_published=_published("best_published"), evaluation=_published("evaluation_label"),
-    systems=systems, logged_answers="lmeval-samples",
-    fit=_commands("fit"), overlap=_commands("overlap"),
+    systems=systems, fit=_commands("fit"), overlap=_commands("overlap"),
 )
 ABRICOT = ExportInfo(hub_task_type="text-classification", dataset_type="abricot",
                      dataset_name=lambda run: "ABRICOT (CALAMITA 2024)")

@@ -45,7 +45,7 @@ class RunComparison:
         rows = [difference_of(m, g, r, calibration=m in CALIBRATION_LABELS) for g, m, r in self.rows]
         labels = {m: metric_label(m, self.task_def) for _, m, _ in self.rows}
         return Comparison(self.task, str(self.a), str(self.b), system_a, system_b, self.n, rows, list(self.notes),
-                          calibration_of=self.task_def.calibration_of, labels=labels)
+                          calibration_of=self.task_def.family.calibration_of, labels=labels)
 
 
 def _load(path: str | Path, task: str | None) -> RunFolder:
@@ -58,7 +58,7 @@ def _load(path: str | Path, task: str | None) -> RunFolder:
 
 def _check_gold(runs: list[RunFolder], samples: list[list[dict[str, Any]]]) -> None:
     """Both runs carry gold (the task's `gold_keys`), the same for every item."""
-    keys = runs[0].task_def.gold_keys
+    keys = runs[0].task_def.family.gold_keys
     for run, side in zip(runs, samples):
         missing = [run.item_id(s) for s in side if all(s.get(k) is None for k in keys)]
         if missing:

@@ -46,7 +46,7 @@ def summary_row(run: RunFolder) -> SummaryRow:
     metric = run.task_def.metric(name) if name is not None else None
     short = (metric.short if metric is not None else None) or name or "no gold"
     missing = tuple(results.get("score_warnings") or ())
-    return SummaryRow(task=run.task_def.summary_name(run), system=run.system, evaluation=evaluation_label(run),
+    return SummaryRow(task=run.task_def.family.summary_name(run), system=run.system, evaluation=evaluation_label(run),
                       metric=short, estimate=estimate, published=published, published_note=note, run_dir=run.path,
                       missing=missing, family=run.task_def.family)
 
