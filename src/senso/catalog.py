@@ -61,17 +61,19 @@ def _run_options() -> type:
     return joined
 
 
+def _declared_names(options: type | None, flags: Any) -> list[str]:
+    """The names and flags of a family's own options (a dataclass of `core.options.option` fields) and flags."""
+    own = run_fields(options).values() if options is not None else ()
+    return [*(n for spec in own for n in (spec.name, spec.flag)), *(n for p in flags for n in (p.name, p.flag))]
+
+
 def _check_own_options(family: Family) -> None:
     """A new family's own options and flags take no name or flag already declared (by the core: a common option,
     read by saying so in `Family.reads`; or by another family): one option never silently shadows another."""
-    taken = {**{name: "the core" for name in run_fields(CommonOptions)},
-             **{spec.flag: "the core" for spec in run_fields(CommonOptions).values()}}
+    taken = dict.fromkeys(_declared_names(CommonOptions, ()), "the core")
     for known in families():
-        for spec in (run_fields(known.options).values() if known.options is not None else ()):
-            taken.update({spec.name: known.name, spec.flag: known.name})
-        taken.update({p.name: known.name for p in known.flags()} | {p.flag: known.name for p in known.flags()})
-    own = run_fields(family.options).values() if family.options is not None else ()
-    for name in [*(n for spec in own for n in (spec.name, spec.flag)), *(n for p in family.flags() for n in (p.name, p.flag))]:
+        taken.update(dict.fromkeys(_declared_names(known.options, known.flags()), f"family {known.name!r}"))
+    for name in _declared_names(family.options, family.flags()):
         if name in taken:
             hint = " (a common option: name it in Family.reads)" if taken[name] == "the core" else ""
             raise SensoError(f"family {family.name!r} declares {name}, which {taken[name]} already declares{hint}")

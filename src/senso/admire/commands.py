@@ -86,7 +86,7 @@ def fit(options: Any, out_path: Path) -> tuple[list[str], list[str]]:
                 f"{out_path}; use it with `senso run {task} --system {document['system']} --set model={out_path}`"]
 
 
-def overlap(task: str, train: str, eval_: str | None, lang: str, data_dir: Path | None) -> None:
+def overlap(task: str, train: str, eval_: str | None, lang: str | None, data_dir: Path | None) -> None:
     """`senso data overlap` of an AdMIRe subtask: compounds, sentences and identical captions shared with training."""
     from senso.admire.overlap import overlap_rows
     from senso.admire.systems.fitting import overlap_sides
@@ -95,6 +95,9 @@ def overlap(task: str, train: str, eval_: str | None, lang: str, data_dir: Path 
 
     if not eval_:
         raise SensoError(f"--eval names the split to check, e.g. `senso data overlap {task} --train train+dev --eval xeval`")
+    from senso.admire.task import DEFAULT_LANG
+
+    lang = lang or DEFAULT_LANG
     evaluated, training, described = overlap_sides(task[-1], train, eval_, lang, data_dir)
     print_overlap(overlap_rows(evaluated, training), len(evaluated), f"{lang} {eval_}", described)
 

@@ -59,9 +59,10 @@ def family_flags() -> list[inspect.Parameter]:
 
 
 def flagged_values(values: dict[str, Any]) -> dict[str, Any]:
-    """The values given for the families' system flags (`family_flags`), by option name."""
+    """The values given for the families' system flags (`family_flags`), by option name, taken out of `values`."""
     names = {param.name for family in families() for param in family.flags()}
-    return {name: values.pop(name) for name in names if name in values and values[name] is not None}
+    given = {name: values.pop(name) for name in names if name in values}
+    return {name: value for name, value in given.items() if value is not None}
 
 
 @dataclass(frozen=True)

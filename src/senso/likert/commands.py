@@ -73,7 +73,7 @@ def fit(options: Any, out_path: Path) -> tuple[list[str], list[str]]:
                    f"{alpha}: {out_path}"]
 
 
-def overlap(task: str, train: str, eval_: str | None, lang: str, data_dir: Path | None) -> None:
+def overlap(task: str, train: str, eval_: str | None, lang: str | None, data_dir: Path | None) -> None:
     """`senso data overlap` of a Likert task: the groups and texts its items share with training data."""
     from senso.core.errors import SensoError
     from senso.likert.overlap import overlap_rows
