@@ -13,7 +13,7 @@ from senso.core.tables import folded
 
 @app.command("systems")
 def systems(name: Optional[str] = typer.Argument(None, help="A system: list every option it declares.")) -> None:
-    """List the systems of every task family (Likert, AdMIRe) and the parts they are composed of, a line each;
+    """List the systems of every task family and the parts they are composed of, a line each;
     with a NAME, every option of that system (flag or --set key, type, default, help)."""
     from rich.table import Table
 
@@ -70,7 +70,8 @@ def _shown_default(value) -> str:
 
 @app.command("tasks")
 def tasks() -> None:
-    """List the built-in tasks and what each measures; a path ending .toml is a Likert task file."""
+    """List the built-in tasks and what each measures, then the kinds of task file (a path ending .toml, of the kind
+    its `kind` key says)."""
     from rich.table import Table
 
     table = Table(title="Tasks (senso run TASK)")
