@@ -208,11 +208,11 @@ def test_score_reads_only_the_submission_and_the_targets(data_dir, tmp_path, mon
     """As the official scorer: the targets file and the submission, no data folder anywhere."""
     run_a = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="random", out=tmp_path / "a"))
     gold = Path(shutil.copy(data_dir / "admire/reference/a_en_dev_targets.tsv", tmp_path))
-    monkeypatch.delenv("SENSO_DATA_DIR", raising=False)
+    monkeypatch.setenv("SENSO_DATA_DIR", str(tmp_path / "no-such-folder"))  # nor a data folder in the cache
     monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "empty-cache"))
     report = json.loads(invoke("score", "admire-a", run_a / "submission_EN.tsv", "--gold", gold, "--json",
-                               "--data-dir", tmp_path / "no-such-folder", "--out", tmp_path / "scored").output)
-    assert not (tmp_path / "no-such-folder").exists()
+                               "--out", tmp_path / "scored").output)
+    assert not (tmp_path / "no-such-folder").exists() and not (tmp_path / "empty-cache" / "data").exists()
     scored = load_results(run_a)["metrics"]
     assert {k: report["metrics"][k]["value"] for k in ("top1", "dcg")} == {k: scored[k]["value"] for k in ("top1", "dcg")}
     assert (report["n"], report["n_expected"], report["partial"]) == (15, 15, False)
