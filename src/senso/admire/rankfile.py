@@ -17,6 +17,7 @@ file = "zh/train.tsv"            # relative to this file (data_from = "data-dir"
 language = "zh"                  # ISO 639 code, optionally with a region (pt-BR)
 split = "train"                  # optional; default "test"
 images = "zh/images"             # optional: a folder holding one folder per expression
+data_from = "task-file"          # optional, per table: "task-file" or "data-dir" (default: the file's data_from)
 
 [columns]                        # optional: your files' names for the fields
 image_name = "image{n}_name"
