@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sqlite3
 import sys
 from dataclasses import dataclass
@@ -16,9 +17,9 @@ import pytest
 
 from senso.cli import main
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA = Path(os.environ.get("SENSO_DATA_DIR") or Path(__file__).resolve().parents[1].parent / "shared" / "data").resolve()
 pytestmark = pytest.mark.skipif(not (DATA / "admire").is_dir() or not (DATA / "abricot").is_dir(),
-                                reason="needs ../shared/data")
+                                reason="needs ../shared/data (or $SENSO_DATA_DIR)")
 
 ABRICOT_HEADER = ["ID", "domain", "begin", "end", "text", "target_token", "target_lemma",
                   "abs_mean", "abs_std", "inc_mean", "inc_std"]
@@ -188,6 +189,23 @@ def damaged_runs(tmp: Path) -> None:
             (tmp / name / file).write_text(text)
 
 
+def edited_run(tmp: Path) -> None:
+    """A real run folder whose results.json was edited by hand: `"metrics": "oops"`."""
+    import senso
+
+    senso.evaluate("admire-a", system="random", data_dir=DATA, limit=3, out=tmp / "edited")
+    results = json.loads((tmp / "edited" / "results.json").read_text(encoding="utf-8"))
+    (tmp / "edited" / "results.json").write_text(json.dumps({**results, "metrics": "oops"}), encoding="utf-8")
+
+
+def spreadsheet_abricot(tmp: Path) -> None:
+    """ABRICOT's dataset_it.csv (which starts with a byte-order mark) opened by a spreadsheet as text and saved as
+    "CSV UTF-8", which writes a mark of its own: two marks before the first column's name."""
+    path = tmp / "sheet" / "abricot" / "dataset_it.csv"
+    path.parent.mkdir(parents=True)
+    path.write_text((DATA / "abricot" / "dataset_it.csv").read_text(encoding="utf-8"), encoding="utf-8-sig")
+
+
 HELD_LOCKS: list = []  # locks the cases below hold for the rest of the test session (one per case)
 
 
@@ -229,7 +247,8 @@ def tsv_task_file(tmp: Path) -> None:
 def ranking_files(tmp: Path) -> None:
     """A ranking task file in AdMIRe 2's layout (tests/admire/rank_fixtures.py) under rk/, and broken copies of
     its Russian training file: a missing column, an expression and sentence twice, an order that is not a
-    permutation of the five images; and task files with an unknown language code or a missing [[data]]."""
+    permutation of the five images, a sentence of 1 MB (fine); and task files with an unknown language code or a
+    missing [[data]]."""
     sys.path.insert(0, str(Path(__file__).resolve().parent / "admire"))
     from rank_fixtures import COLUMNS, rows, write_dataset, write_rows
 
@@ -246,6 +265,9 @@ def ranking_files(tmp: Path) -> None:
     text = task.read_text(encoding="utf-8")
     (tmp / "rk" / "lang.toml").write_text(text.replace('language = "el"', 'language = "gr"', 1), encoding="utf-8")
     (tmp / "rk" / "nodata.toml").write_text(text.split("[[data]]")[0], encoding="utf-8")
+    long = [{**train[0], "sentence": train[0]["sentence"] + " ф" * 500_000}] + train[1:]  # a 1 MB field
+    write_rows(tmp / "rk" / "ru" / "big.tsv", long)
+    (tmp / "rk" / "big.toml").write_text(text.replace('file = "ru/train.tsv"', 'file = "ru/big.tsv"'), encoding="utf-8")
 
 
 LMEVAL = Path(__file__).resolve().parent / "fixtures" / "lmeval"  # a real excerpt: 6 documents of each task
@@ -528,6 +550,12 @@ CASES = [
       "--split dev: ", "ranking_files"),
     c("ranking-english-only-part", "run {tmp}/rk/task.toml --system sense-pipeline --meaning wordnet --split train",
       2, "--meaning wordnet serves English only (WordNet is English) and this task is in ru, el, zh", "ranking_files"),
+    c("ranking-one-megabyte-sentence", "run {tmp}/rk/big.toml --system random --split train --out {tmp}/big", 0,
+      "Top-1", "ranking_files"),
+    c("report-hand-edited-results", "report {tmp}/edited", 2,
+      "damaged run folder: results.json has a string at metrics, not an object of metrics", "edited_run"),
+    c("abricot-saved-by-a-spreadsheet", "data stats abricot --data-dir {tmp}/sheet --out {tmp}/figures", 0,
+      "127", "spreadsheet_abricot"),
     c("ranking-captions-flag", "run {tmp}/rk/task.toml --system random --caption-lang pt", 2,
       "--caption-lang is not read by a ranking task file", "ranking_files"),
 ]
@@ -745,7 +773,6 @@ def _as_from_a_terminal() -> None:
 def _held_senso(tmp_path: Path, out: Path) -> "subprocess.Popen":
     """A real `senso run admire-a --system random` process, held in its ranker (its folder locked, config.json
     written) until the test writes a line to it or signals it."""
-    import os
     import subprocess
 
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src"), "SENSO_DATA_DIR": str(DATA),

@@ -214,7 +214,10 @@ def unknown_keywords(unknown: Sequence[str], task: Any, system: Any, declared: S
 def _python_call(task: Any, model: Any, system: Any, options: dict[str, Any]) -> str:
     """What the record says was run: the call as a researcher would retype it (objects by their class)."""
     def shown(value: Any) -> str:
-        return repr(value) if isinstance(value, (str, int, float, bool, Path, type(None))) else f"<{type(value).__name__}>"
+        plain = (str, int, float, bool, Path, type(None))
+        if isinstance(value, plain) or isinstance(value, (list, tuple)) and all(isinstance(v, plain) for v in value):
+            return repr(value)
+        return f"<{type(value).__name__}>"
 
     args = [shown(str(task))] + [f"{k}={shown(v)}" for k, v in (("model", model), ("system", system)) if v is not None]
     args += [f"{k}={shown(v)}" for k, v in options.items()]
