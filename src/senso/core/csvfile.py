@@ -3,7 +3,8 @@ glossaries, norms, published tables): UTF-8 with or without byte-order marks, CS
 
 - `read_rows(path, delimiter)`: every row as a list of fields (an empty line is `[]`);
 - `read_records(path, delimiter)`: the header and the data rows as dicts, as `csv.DictReader` reads them
-  (entirely empty lines skipped, so item k is data row k); a row with more fields than the header is an error.
+  (entirely empty lines skipped, so item k is data row k); a row with more fields than the header is an error
+  when it is reached, after the caller has checked the header.
 
 A spreadsheet's "CSV UTF-8" starts with a mark; ABRICOT's own file has one too, so a spreadsheet that kept it as
 text and wrote its own gives two: every mark before the first column's name is dropped. A file in another
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
+from typing import Iterator
 
 from senso.core.errors import DataError, not_utf8
 
@@ -42,17 +44,17 @@ def read_rows(path: str | Path, delimiter: str = ",") -> list[list[str]]:
     return rows
 
 
-def read_records(path: str | Path, delimiter: str = ",") -> tuple[list[str], list[dict[str, str]]]:
-    """The header and the data rows of `path` as dicts (a short row's missing fields are ""); entirely empty lines
-    are skipped, so the k-th dict is data row k, as a DataError counts rows. A row with more fields than the
-    header is a DataError naming it."""
-    path = Path(path)
+def read_records(path: str | Path, delimiter: str = ",") -> tuple[list[str], Iterator[dict[str, str]]]:
+    """The header of `path`, and its data rows as dicts (a short row's missing fields are ""), read as they are
+    iterated, so a caller checks the header first; entirely empty lines are skipped, so the k-th dict is data
+    row k, as a DataError counts rows. A row with more fields than the header is a DataError naming it."""
     rows = [row for row in read_rows(path, delimiter) if row != []]
-    if not rows:
-        return [], []
-    header, records = rows[0], []
-    for row_no, row in enumerate(rows[1:], start=1):
+    header = rows[0] if rows else []
+    return header, _records(Path(path), header, rows[1:])
+
+
+def _records(path: Path, header: list[str], rows: list[list[str]]) -> Iterator[dict[str, str]]:
+    for row_no, row in enumerate(rows, start=1):
         if len(row) > len(header):
             raise DataError(path, "more fields than columns in the header", row=row_no)
-        records.append(dict(zip(header, row + [""] * (len(header) - len(row)))))
-    return header, records
+        yield dict(zip(header, row + [""] * (len(header) - len(row))))

@@ -15,7 +15,7 @@ TIE_MARK = "="  # before a rank several rows share with equal rounded scores
 def read_resource(name: str) -> list[dict[str, str]]:
     """Rows of a CSV shipped in senso/resources."""
     with resources.as_file(resources.files("senso").joinpath("resources", name)) as path:
-        return read_records(path)[1]
+        return list(read_records(path)[1])
 
 
 def run_cell(rounded: float, exact: float) -> str:
