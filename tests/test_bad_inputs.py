@@ -555,7 +555,7 @@ CASES = [
     c("report-hand-edited-results", "report {tmp}/edited", 2,
       "damaged run folder: results.json has a string at metrics, not an object of metrics", "edited_run"),
     c("abricot-saved-by-a-spreadsheet", "data stats abricot --data-dir {tmp}/sheet --out {tmp}/figures", 0,
-      "127", "spreadsheet_abricot"),
+      "ABRICOT per lemma (127 items,", "spreadsheet_abricot"),
     c("ranking-captions-flag", "run {tmp}/rk/task.toml --system random --caption-lang pt", 2,
       "--caption-lang is not read by a ranking task file", "ranking_files"),
 ]
