@@ -246,9 +246,10 @@ def tsv_task_file(tmp: Path) -> None:
 
 def ranking_files(tmp: Path) -> None:
     """A ranking task file in AdMIRe 2's layout (tests/admire/rank_fixtures.py) under rk/, and broken copies of
-    its Russian training file: a missing column, an expression and sentence twice, an order that is not a
-    permutation of the five images, a sentence of 1 MB (fine); and task files with an unknown language code, a
-    missing [[data]] or a kind no family reads."""
+    its Russian training file: a missing column, an expression and sentence twice (kept, with a warning), an order
+    that is not a permutation of the five images, a sentence of 1 MB (fine); and task files with an unknown language
+    code, a missing [[data]], a kind no family reads, an unknown data_from or submission_columns, and a second test
+    file of a language."""
     sys.path.insert(0, str(Path(__file__).resolve().parent / "admire"))
     from rank_fixtures import COLUMNS, rows, write_dataset, write_rows
 
@@ -265,6 +266,11 @@ def ranking_files(tmp: Path) -> None:
     text = task.read_text(encoding="utf-8")
     (tmp / "rk" / "lang.toml").write_text(text.replace('language = "el"', 'language = "gr"', 1), encoding="utf-8")
     (tmp / "rk" / "nodata.toml").write_text(text.split("[[data]]")[0], encoding="utf-8")
+    (tmp / "rk" / "where.toml").write_text(text.replace('split = "train"', 'split = "train"\ndata_from = "elsewhere"', 1),
+                                           encoding="utf-8")
+    (tmp / "rk" / "subcols.toml").write_text(text.replace("[[data]]", 'submission_columns = "release"\n\n[[data]]', 1),
+                                             encoding="utf-8")
+    (tmp / "rk" / "twice.toml").write_text(text + '\n[[data]]\nfile = "ru/test.tsv"\nlanguage = "ru"\n', encoding="utf-8")
     (tmp / "rk" / "capital.toml").write_text(text.replace('kind = "ranking"', 'kind = "Ranking"'), encoding="utf-8")
     long = [{**train[0], "sentence": train[0]["sentence"] + " ф" * 500_000}] + train[1:]  # a 1 MB field
     write_rows(tmp / "rk" / "ru" / "big.tsv", long)
@@ -536,9 +542,15 @@ CASES = [
     # ranking task files (AdMIRe 2's layout): every malformed file is named by file, row and field
     c("ranking-missing-column", "run {tmp}/rk/nocol.toml --system random --split train", 2,
       "nocol.tsv: missing column(s) image2_caption", "ranking_files"),
-    c("ranking-duplicate-expression-sentence", "run {tmp}/rk/dup.toml --system random --split train", 2,
-      "dup.tsv, row 5, field 'sentence': duplicate expression and sentence ('белая ворона'; first at row 1)",
-      "ranking_files"),
+    c("ranking-repeated-expression-sentence-is-kept", "run {tmp}/rk/dup.toml --system random --split train", 0,
+      "dup.tsv: the same expression and sentence in several rows ('белая ворона' at rows 1, 5): each row is an "
+      "item of its own", "ranking_files"),
+    c("ranking-unknown-data-from", "run {tmp}/rk/where.toml --system random", 2,
+      "where.toml, key 'data[1].data_from': 'elsewhere': choose 'task-file' or 'data-dir'", "ranking_files"),
+    c("ranking-unknown-submission-columns", "run {tmp}/rk/subcols.toml --system random", 2,
+      "subcols.toml, key 'submission_columns': 'release': choose 'admire' or 'data-file'", "ranking_files"),
+    c("ranking-second-test-file-of-a-language", "run {tmp}/rk/twice.toml --system random", 2,
+      "twice.toml, key 'data[7]': a second file for language ru and split test", "ranking_files"),
     c("ranking-order-repeats-an-image", "run {tmp}/rk/perm.toml --system random --split train", 2,
       "perm.tsv, row 1, field 'expected_order': repeats an image name", "ranking_files"),
     c("ranking-order-not-a-permutation", "run {tmp}/rk/perm2.toml --system random --split train", 2,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import shutil
 import zipfile
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -200,6 +202,20 @@ def test_score_and_compare_commands(data_dir, tmp_path):
     assert "A - B" in result.output and "exact" not in result.output
     result = invoke("compare", "admire-a", perfect, run_b, "--gold", gold, "--resamples", "500")
     assert "+1.0" in result.output or "+0." in result.output
+
+
+def test_score_reads_only_the_submission_and_the_targets(data_dir, tmp_path, monkeypatch):
+    """As the official scorer: the targets file and the submission, no data folder anywhere."""
+    run_a = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="random", out=tmp_path / "a"))
+    gold = Path(shutil.copy(data_dir / "admire/reference/a_en_dev_targets.tsv", tmp_path))
+    monkeypatch.setenv("SENSO_DATA_DIR", str(tmp_path / "no-such-folder"))  # nor a data folder in the cache
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "empty-cache"))
+    report = json.loads(invoke("score", "admire-a", run_a / "submission_EN.tsv", "--gold", gold, "--json",
+                               "--out", tmp_path / "scored").output)
+    assert not (tmp_path / "no-such-folder").exists() and not (tmp_path / "empty-cache" / "data").exists()
+    scored = load_results(run_a)["metrics"]
+    assert {k: report["metrics"][k]["value"] for k in ("top1", "dcg")} == {k: scored[k]["value"] for k in ("top1", "dcg")}
+    assert (report["n"], report["n_expected"], report["partial"]) == (15, 15, False)
 
 
 def test_train_plus_dev_is_one_scored_run(data_dir, tmp_path):

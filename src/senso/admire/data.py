@@ -13,6 +13,7 @@ Every problem raises a DataError naming the file, the row (1 = first data row) a
 from __future__ import annotations
 
 import ast
+import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -176,6 +177,15 @@ def read_targets_a(path: str | Path) -> list[AdmireATarget]:
     return _read_targets(path, "expected_order", _target_a)
 
 
+def items_from_targets_a(path: str | Path, lang: str) -> list[AdmireAItem]:
+    """The Subtask A items a targets file names, to score a submission against the targets alone, as the official
+    scorer does: compound, sentence, sentence type and gold order; the images are the order's names (sorted),
+    without captions or pictures (nothing that scores a submission reads them)."""
+    return [AdmireAItem(t.compound, t.subset, t.sentence, tuple(ImageOption(n, "") for n in sorted(t.expected_order)),
+                        lang=lang, sentence_type=t.sentence_type, expected_order=t.expected_order)
+            for t in read_targets_a(path)]
+
+
 def read_targets_b(path: str | Path) -> list[AdmireBTarget]:
     """Subtask B gold: columns compound, subset, sentence_type, expected_item."""
     return _read_targets(path, "expected_item", _target_b)
@@ -211,11 +221,12 @@ def locate_admire(data_dir: str | Path | None = None) -> Path:
 
 
 def folder_names(compound: str) -> tuple[str, ...]:
-    """Image folder names to try for a compound: as written, then with `'` replaced by `_` (some copies)."""
-    names = [compound]
-    if "'" in compound:
-        names.append(compound.replace("'", "_"))
-    return tuple(names)
+    """Image folder names to try for a compound: as written, in either Unicode normal form (an accent written as
+    one character or as a letter and a combining mark: file systems and editors differ), then each with `'`
+    replaced by `_` (some copies)."""
+    names = list(dict.fromkeys((compound, unicodedata.normalize("NFC", compound),
+                                unicodedata.normalize("NFD", compound))))
+    return tuple(dict.fromkeys(names + [n.replace("'", "_") for n in names if "'" in n]))
 
 
 def image_folder(split_dir: Path, compound: str) -> Path | None:

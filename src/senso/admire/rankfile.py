@@ -17,6 +17,7 @@ file = "zh/train.tsv"            # relative to this file (data_from = "data-dir"
 language = "zh"                  # ISO 639 code, optionally with a region (pt-BR)
 split = "train"                  # optional; default "test"
 images = "zh/images"             # optional: a folder holding one folder per expression
+data_from = "task-file"          # optional, per table: "task-file" or "data-dir" (default: the file's data_from)
 
 [columns]                        # optional: your files' names for the fields
 image_name = "image{n}_name"
@@ -48,17 +49,21 @@ else:  # pragma: no cover
 KIND = RANKING_FILE_KIND
 BUILTIN_DIR = Path(__file__).resolve().parent / "tasks"
 KEYS = ("kind", "name", "description", "subtask", "sentence_type", "gold", "gold_order", "metrics", "gains",
-        "ndcg_k", "group", "pair", "data_from", "delimiter", "data", "columns")
-DATA_KEYS = ("file", "language", "split", "images", "submission")
+        "ndcg_k", "group", "pair", "data_from", "delimiter", "submission_columns", "data", "columns")
+DATA_KEYS = ("file", "language", "split", "images", "submission", "data_from")
 SUBTASKS = {"images": "rank the five images", "captions": "rank the five captions, no pictures (text only)"}
 GOLD_FIELDS = ("expected_order", "sentence_type")
 GOLD_ORDERS = ("column", "listed")  # listed: the images as the file lists them, best first (XMPIE's spectrum)
 DATA_FROM = ("task-file", "data-dir")
+# "admire": AdMIRe 1's columns (compound, expected_order; sentence and sentence_type as needed); "data-file": each
+# data file's own header and rows, in its order, with the order (and sentence type) filled in (AdMIRe 2's release).
+SUBMISSION_COLUMNS = ("admire", "data-file")
 DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
 COLUMNS = {"compound": "compound", "sentence": "sentence", "subset": "subset", "sentence_type": "sentence_type",
            "expected_order": "expected_order", "image_name": "image{n}_name", "image_caption": "image{n}_caption"}
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 DEFAULT_SPLIT = "test"
+TRAIN_SPLIT = "train"  # the rows fitted and selected on; several files may hold them (AdMIRe 1's train and dev)
 N_IMAGES = 5
 
 
@@ -76,6 +81,7 @@ class DataFile:
     images: str | None
     submission: str
     index: int  # its position among the `[[data]]` tables, from 1 (messages say `data[2]`)
+    data_from: str = "task-file"  # where `file` and `images` are: beside the task file or in the data folder
 
 
 @dataclass(frozen=True)
@@ -93,6 +99,7 @@ class RankingTask:
     pair: str | None  # a column linking the same expression across languages; None: the group
     data_from: str
     delimiter: str | None
+    submission_columns: str
     data: tuple[DataFile, ...]
     columns: dict[str, str]
     source: Path
@@ -122,7 +129,7 @@ class RankingTask:
         relative = getattr(entry, key)
         if relative is None:
             return None
-        if self.data_from == "task-file":
+        if entry.data_from == "task-file":
             path = (self.source.parent / relative).resolve()
             if required and not path.exists():
                 raise RankingTaskFileError(self.source, f"data[{entry.index}].{key}",
@@ -191,7 +198,7 @@ def _columns(data: dict[str, Any], path: Path) -> dict[str, str]:
     return {**COLUMNS, **raw}
 
 
-def _data_files(data: dict[str, Any], path: Path) -> tuple[DataFile, ...]:
+def _data_files(data: dict[str, Any], path: Path, data_from: str) -> tuple[DataFile, ...]:
     tables = data.get("data")
     if isinstance(tables, dict):
         tables = [tables]
@@ -217,14 +224,18 @@ def _data_files(data: dict[str, Any], path: Path) -> tuple[DataFile, ...]:
             raise RankingTaskFileError(path, f"{key}.split", f"{split!r}: one word such as train, dev or test")
         if images is not None and (not isinstance(images, str) or not images):
             raise RankingTaskFileError(path, f"{key}.images", f"expected a folder, got {images!r}")
-        if (language, split) in seen:
+        if (language, split) in seen and split != TRAIN_SPLIT:
             raise RankingTaskFileError(path, key, f"a second file for language {language} and split {split}: "
-                                                  "give each language and split one file")
+                                                  f"give each language and split one file (only {TRAIN_SPLIT} "
+                                                  "may have several)")
         seen.add((language, split))
         submission = table.get("submission", f"submission_{language.upper()}.tsv")
         if not isinstance(submission, str) or not re.match(r"^[\w.-]+\.tsv$", submission):
             raise RankingTaskFileError(path, f"{key}.submission", f"{submission!r}: a file name ending .tsv")
-        entries.append(DataFile(table["file"], language, split, images, submission, index))
+        where = table.get("data_from", data_from)
+        if where not in DATA_FROM:
+            raise RankingTaskFileError(path, f"{key}.data_from", f"{where!r}: choose {' or '.join(map(repr, DATA_FROM))}")
+        entries.append(DataFile(table["file"], language, split, images, submission, index, where))
     return tuple(entries)
 
 
@@ -251,6 +262,7 @@ def parse_ranking_task(data: dict[str, Any], path: Path, builtin: bool = False) 
     ndcg_k = data.get("ndcg_k", N_IMAGES)
     if isinstance(ndcg_k, bool) or not isinstance(ndcg_k, int) or not 1 <= ndcg_k <= N_IMAGES:
         raise RankingTaskFileError(path, "ndcg_k", f"a whole number from 1 to {N_IMAGES}, got {ndcg_k!r}")
+    data_from = _choice(data, path, "data_from", DATA_FROM, "task-file")
     delimiter = data.get("delimiter")
     if delimiter is not None and delimiter not in DELIMITERS:
         raise RankingTaskFileError(path, "delimiter", f"{delimiter!r}: write one of {', '.join(map(repr, DELIMITERS))}")
@@ -260,8 +272,9 @@ def parse_ranking_task(data: dict[str, Any], path: Path, builtin: bool = False) 
         gold_order=_choice(data, path, "gold_order", GOLD_ORDERS, "column"), metrics=metrics,
         gains=_gains(data, path), ndcg_k=ndcg_k, group=data.get("group") and _string(data, path, "group"),
         pair=data.get("pair") and _string(data, path, "pair"),
-        data_from=_choice(data, path, "data_from", DATA_FROM, "task-file"), delimiter=delimiter,
-        data=_data_files(data, path), columns=_columns(data, path), source=path, builtin=builtin)
+        data_from=data_from, delimiter=delimiter,
+        submission_columns=_choice(data, path, "submission_columns", SUBMISSION_COLUMNS, "admire"),
+        data=_data_files(data, path, data_from), columns=_columns(data, path), source=path, builtin=builtin)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -18,8 +18,6 @@ TYPE_METRICS = ("sentence_type_accuracy", "sentence_type_macro_f1")  # scored fr
 METRICS = RANK_METRICS + TYPE_METRICS
 DEFAULT_METRICS = ("top1", "dcg", "ndcg")
 DEFAULT_GAINS = ADMIRE_DCG_WEIGHTS
-LABELS = {"top1": "Top-1", "dcg": "DCG", "ndcg": "NDCG@{k}", "official_name_corr": "name_corr* (parity only)",
-          "sentence_type_accuracy": "sentence-type accuracy", "sentence_type_macro_f1": "sentence-type macro-F1"}
 
 
 def ndcg_at(predicted: Sequence[str], gold: Sequence[str], gains: Sequence[float], k: int) -> float:

@@ -23,7 +23,8 @@ from senso.admire.rankfile import DataFile, RankingTask, load_ranking_task
 from senso.admire.rankmetrics import item_metrics
 from senso.admire.rankselect import Candidate, choose_default
 from senso.admire.run import AdmireASample, check_rankings
-from senso.admire.submission import submission_text_a, submission_text_ranked
+from senso.admire.submission import (format_order, submission_text_a, submission_text_filled,
+                                     submission_text_ranked)
 from senso.admire.systems.base import Ranking
 from senso.admire.systems.fitting import is_fittable
 from senso.admire.systems.registry import (AdmireSystem, check_system, get_system, system_context, system_params,
@@ -157,21 +158,22 @@ def prepare(options: RunOptions, context: RunContext) -> "RankingPlan":
     uses_images = bool(getattr(system, "uses_images", False))
     if uses_images and task.subtask == "captions":
         raise SensoError(f"{task.source} ranks captions only: {row.name} reads the pictures")
-    items, paths = load_entries(task, checked.entries, options.data_dir, uses_images)
+    items, paths, warnings = load_entries(task, checked.entries, options.data_dir, uses_images)
     if options.limit is not None:
         items = items[: options.limit]
     config = {"lang": options.lang, "split": options.split, "ranking_task": task.describe(),
               "system_options": system_params(row, options).to_json(params),
               "system_description": system.describe()}
     return RankingPlan(task=task.name, system=row.name, items=items, data_files=paths, config=config,
-                       warnings=[], ranking=task, entries=checked.entries, languages=checked.languages,
+                       warnings=warnings, ranking=task, entries=checked.entries, languages=checked.languages,
                        predictor=system, options=options, notes=notes,
                        choice=choice.record if choice is not None else None)
 
 
 def _default(task: RankingTask, checked: Checked, context: RunContext) -> Candidate:
-    """The best candidate that serves the languages, on the file's training items (`rankselect`)."""
-    train = [d for d in task.data if d.split == "train" and d.language in checked.languages]
+    """The best candidate that serves the languages, on the file's training items (`rankselect`): every file of
+    split "train", in whichever language (AdMIRe 2 trains on AdMIRe 1's English)."""
+    train = [d for d in task.data if d.split == "train"]
     items = load_entries(task, train, checked.options.data_dir, False)[0] if train else []
     items = [i for i in items if i.expected_order is not None]
 
@@ -239,11 +241,15 @@ class RankingPlan:
         files = self._submissions(answers, types)
         record, metrics, by_group, notes, warnings = tally(self, samples, scored, types)
         record.update({"submission": next(iter(files)), "submissions": list(files),
-                       "fingerprints": {f"data_{d.language}_{d.split}": path_fingerprint(p, memo=options.use_cache)
-                                        for d, p in zip(self.entries, self.data_files)}})
+                       "fingerprints": self._fingerprints()})
         warnings += hygiene_warnings(self.predictor, [i.compound for i in self.items], options.split)
         return Scored(samples=samples, metrics=metrics, metrics_by_group=by_group, record=record,
                       warnings=warnings, notes=[*self.notes, *notes], files=files)
+
+    def _fingerprints(self) -> dict[str, Any]:
+        keys = [f"data_{d.language}_{d.split}" for d in self.entries]
+        return {key if keys.count(key) == 1 else f"{key}_{path.stem}": path_fingerprint(path, memo=self.options.use_cache)
+                for key, path in zip(keys, self.data_files)}
 
     def _sample(self, item: RankingItem, answer: Ranking, kind: str | None, scored: bool) -> RankingSample:
         task = self.ranking
@@ -258,14 +264,21 @@ class RankingPlan:
         """One submission file per data file: Subtask A's columns (with sentence and sentence_type as needed)."""
         files: dict[str, str] = {}
         names = [d.submission for d in self.entries]
-        for entry in self.entries:
-            rows = [(i.compound, i.sentence, a.order, t) for i, a, t in zip(self.items, answers, types)
-                    if i.lang == entry.language and i.split == entry.split]
-            if not rows:
-                continue
-            repeated = len({r[0] for r in rows}) < len(rows)
-            text = (submission_text_ranked(rows, repeated, self.ranking.sentence_type)
-                    if repeated or self.ranking.sentence_type else submission_text_a([(r[0], r[2]) for r in rows]))
-            name = entry.submission if names.count(entry.submission) == 1 else f"{entry.split}_{entry.submission}"
-            files[name] = text
+        for entry, path in zip(self.entries, self.data_files):
+            rows = [(i, a.order, t) for i, a, t in zip(self.items, answers, types) if i.file == str(path)]
+            if rows:
+                name = entry.submission if names.count(entry.submission) == 1 else f"{entry.split}_{entry.submission}"
+                files[name if name not in files else f"{path.stem}_{name}"] = self._submission_text(path, rows)
         return files
+
+    def _submission_text(self, path: Path, rows: Sequence[tuple[RankingItem, Sequence[str], str | None]]) -> str:
+        task = self.ranking
+        if task.submission_columns == "data-file":
+            filled = {i.row: {task.column("expected_order"): format_order(order),
+                              **({task.column("sentence_type"): kind or ""} if task.sentence_type else {})}
+                      for i, order, kind in rows}
+            return submission_text_filled(path, task.delimiter_for(path), filled)
+        ranked = [(i.compound, i.sentence, order, kind) for i, order, kind in rows]
+        if len({r[0] for r in ranked}) < len(ranked) or task.sentence_type:
+            return submission_text_ranked(ranked, len({r[0] for r in ranked}) < len(ranked), task.sentence_type)
+        return submission_text_a([(r[0], r[2]) for r in ranked])

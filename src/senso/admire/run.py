@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from senso.admire.data import load_subtask_a, load_subtask_b, locate_admire, split_file
+from senso.admire.data import items_from_targets_a, load_subtask_a, load_subtask_b, locate_admire, split_file
 from senso.admire.items import AdmireAItem, AdmireBItem
 from senso.admire.options import check_gold_file
 from senso.admire.run_sense import SensePlan, sense_plan
@@ -149,7 +149,8 @@ def prepare(options: RunOptions, context: RunContext) -> "AdmirePlan | SensePlan
               "system_options": system_params(row, options).to_json(checked.params)}
     if checked.task.subtask == "sense":
         return sense_plan(options, checked.splits, system, config, checked.warnings)
-    loaded = load_items(checked.task, options, checked.splits, bool(getattr(system, "uses_images", False)))
+    loaded = load_items(checked.task, options, checked.splits, bool(getattr(system, "uses_images", False)),
+                        reads_data=getattr(system, "reads_data", True))
     if hasattr(system, "select_items"):  # a system that answers a part of the split (a submission file)
         loaded = replace(loaded, items=system.select_items(loaded.items))
     return AdmirePlan(task=checked.task.name, system=row.name,
@@ -183,13 +184,19 @@ def _has_gold(subtask: str, item: Any) -> bool:
     return item.expected_item is not None and item.sentence_type is not None
 
 
-def load_items(task: AdmireTask, options: RunOptions, splits: Sequence[str], uses_images: bool) -> Loaded:
-    """Every split's items (gold from --gold, the data file, or the organisers' targets shipped beside it)."""
+def load_items(task: AdmireTask, options: RunOptions, splits: Sequence[str], uses_images: bool,
+               reads_data: bool = True) -> Loaded:
+    """Every split's items (gold from --gold, the data file, or the organisers' targets shipped beside it). A
+    system that reads no data (a submission file) is scored on Subtask A's --gold targets alone, as the official
+    scorer is: no data folder is needed."""
     items: list[Any] = []
     gold_files: list[Path] = [Path(options.gold)] if options.gold else []
     notes = []
+    targets_only = task.subtask == "a" and options.gold is not None and not reads_data
 
     def load(split: str, gold: Path | None) -> list:
+        if targets_only:
+            return items_from_targets_a(gold, options.lang)
         if task.subtask == "a":
             return load_subtask_a(options.data_dir, options.lang, split, gold=gold,
                                   caption_lang=options.caption_lang, need_images=uses_images)
@@ -210,7 +217,8 @@ def load_items(task: AdmireTask, options: RunOptions, splits: Sequence[str], use
     n_split = len(items)
     if options.limit is not None:
         items = items[: options.limit]
-    data_paths = [split_file(options.data_dir, task.subtask, options.lang, split) for split in splits]
+    data_paths = [] if targets_only else [split_file(options.data_dir, task.subtask, options.lang, split)
+                                          for split in splits]
     has_gold = [_has_gold(task.subtask, item) for item in items]
     if any(has_gold) and not all(has_gold):
         raise SensoError(f"{', '.join(map(str, data_paths))}: only {sum(has_gold)} of {len(items)} items carry gold; "

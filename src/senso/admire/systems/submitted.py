@@ -46,6 +46,7 @@ class SubmittedAnswers:
     """The answers of a submission file: its rows, read and checked once, returned per item."""
 
     uses_images = False
+    reads_data = False  # the rows answer the items: scored against the targets file alone, as the official scorer is
     fitted_compounds: frozenset[str] = frozenset()
 
     def __init__(self, subtask: str, params: SubmissionOptions, lang: str, split: str, gold: Path | None):
