@@ -21,6 +21,9 @@ TASKS_HELP = f"One or more of {tasks_help()} (`senso tasks`); several tasks shar
 
 
 SET_HELP = "Any other option of the system, KEY=VALUE (repeatable); `senso systems NAME` lists them."
+MODEL_ARGS_HELP = ("A setting of the served (openai) model, KEY=VALUE (repeatable): scoring, top_logprobs, api_key_env, "
+                   "concurrency, timeout, max_retries, backoff; a served VLM also judge_scoring, image_detail "
+                   "(docs/at_scale.md).")
 
 
 DISPLAY_OPTIONS = {
@@ -82,6 +85,8 @@ def _run_parameters() -> list[inspect.Parameter]:
         params.append(inspect.Parameter(param.name, keyword, annotation=annotation, default=option))
     params.append(inspect.Parameter("set_options", keyword, annotation=list[str],
                                     default=typer.Option([], "--set", help=SET_HELP, rich_help_panel="system")))
+    params.append(inspect.Parameter("model_args", keyword, annotation=list[str], default=typer.Option(
+        [], "--model-args", help=MODEL_ARGS_HELP, rich_help_panel="model")))
     for name, (flag, help) in DISPLAY_OPTIONS.items():
         params.append(inspect.Parameter(name, keyword, annotation=bool,
                                         default=typer.Option(False, flag, help=help, rich_help_panel="output")))
@@ -99,7 +104,7 @@ def _in_panel_order(params: list[inspect.Parameter]) -> list[inspect.Parameter]:
     return sorted(params, key=panel)
 
 
-def _run(tasks: list[str], set_options: list[str], display: Display, **values) -> None:
+def _run(tasks: list[str], set_options: list[str], display: Display, model_args: list[str], **values) -> None:
     """Run one or more tasks with a system; each writes its run folder."""
     from dataclasses import replace
 
@@ -114,7 +119,8 @@ def _run(tasks: list[str], set_options: list[str], display: Display, **values) -
         if key in system_options:
             raise SensoError(f"--set {key} and {FLAGGED[key].flag} set the same option: give one of them")
         system_options[key] = value
-    options = RunOptions(task=tasks[0], system_options=system_options, **{k: values[k] for k in RUN_FIELDS})
+    options = RunOptions(task=tasks[0], system_options=system_options, model_args=_parse_set(model_args, "--model-args"),
+                         **{k: values[k] for k in RUN_FIELDS})
     parent = options.out if len(tasks) > 1 else None
     jobs = [Job(task_for(task), replace(options, task=task, out=parent / run_folder(task) if parent else options.out))
             for task in tasks]
