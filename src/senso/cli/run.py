@@ -163,11 +163,11 @@ def _show_result(job, result, display: Display = Display()) -> None:
 
 
 def _print_summary_line(run_dir: Path, where) -> None:
-    """A run in one line (`senso.report.summary`), its footnote if a value is undefined, and its run folder:
+    """A run in one line (`senso.reporting.summary`), its footnote if a value is undefined, and its run folder:
     three lines at most, each one fact however long (a script reads them line by line)."""
     from senso.core.tables import Footnotes, print_footnotes
-    from senso.report.run_folder import load_run
-    from senso.report.summary import summary_line, summary_row
+    from senso.reporting.run_folder import load_run
+    from senso.reporting.summary import summary_line, summary_row
 
     footnotes = Footnotes()
     where.print(summary_line(summary_row(load_run(run_dir)), footnotes), soft_wrap=True)
@@ -176,10 +176,10 @@ def _print_summary_line(run_dir: Path, where) -> None:
 
 
 def _print_summary(run_dirs: list[Path], title: str) -> None:
-    """The runs in one table (`senso.report.summary`): what each number can be compared with, footnotes,
+    """The runs in one table (`senso.reporting.summary`): what each number can be compared with, footnotes,
     where the folders are."""
     from senso.core.tables import Footnotes, print_footnotes
-    from senso.report.summary import COMPARE_LINE, describe_runs, summary_rows, summary_table
+    from senso.reporting.summary import COMPARE_LINE, describe_runs, summary_rows, summary_table
 
     footnotes, rows = Footnotes(), summary_rows(run_dirs)
     out.print(summary_table(rows, footnotes, title=title))
@@ -228,8 +228,8 @@ def _print_placements(run_dirs: list[Path]) -> None:
     from rich import box
     from rich.table import Table
 
-    from senso.report.placement import placement_for
-    from senso.report.run_folder import load_run
+    from senso.reporting.placement import placement_for
+    from senso.reporting.run_folder import load_run
 
     for run_dir in run_dirs:
         placement = placement_for(load_run(run_dir))

@@ -33,12 +33,6 @@ TIMING_KEYS = ("load_s", "predict_s", "score_s", "total_s", "items_per_s")
 CACHE_KEYS = ("enabled", "hits", "misses")
 
 
-class Sample(Protocol):
-    """One item's record: typed fields, and the JSON object of its line in samples.jsonl."""
-
-    def to_json(self) -> dict[str, Any]: ...
-
-
 @dataclass
 class Scored:
     """What a Plan's `score` gives: per-item samples, metrics (empty without gold), the family's keys of

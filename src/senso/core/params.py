@@ -225,17 +225,6 @@ class Params:
     def names(self) -> tuple[str, ...]:
         return tuple(self._params)
 
-    def with_defaults(self, **defaults: Any) -> "Params":
-        """The same options with other defaults (e.g. fitted-pipeline: sense-pipeline's, with learned parts)."""
-        unknown = set(defaults) - set(self._params)
-        if unknown:
-            raise ValueError(f"no options {sorted(unknown)} to give defaults to")
-        return Params(*(replace(p, default=defaults.get(p.name, p.default)) for p in self))
-
-    def without(self, names: Iterable[str]) -> "Params":
-        drop = set(names)
-        return Params(*(p for p in self if p.name not in drop))
-
     def check_names(self, given: Iterable[str], owner: str, flags: Mapping[str, str] | None = None) -> None:
         """Unknown names are an error listing every valid one with its type; `flags` gives the flag of the
         options the caller knows by one (`sense` -> `--sense`), so an unknown one is named by it."""
@@ -264,9 +253,6 @@ class Params:
 
     def describe(self) -> list[dict[str, Any]]:
         return [p.describe() for p in self]
-
-
-NO_PARAMS = Params()
 
 
 # ---------------------------------------------------------------- options declared on the class that reads them

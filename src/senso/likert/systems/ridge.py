@@ -200,10 +200,6 @@ class EmbeddingRidge(Configurable):
         """The task the model was fitted for."""
         return self._require_fitted().task
 
-    @property
-    def fitted_lemmas(self) -> frozenset[str]:
-        return frozenset(self._fitted.lemmas) if self._fitted else frozenset()
-
     def describe(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "system": self.name,
