@@ -4,8 +4,9 @@ A system, or a part of one (sense, meaning, ranker, aggregator, a backend's sett
 options as a dataclass field made by `param(default, help, ...)`: the field's name and type annotation are
 the option's, so nothing is written twice. `declared(cls)` reads them as a `Params` (`Param`s: name, type,
 default, allowed values, one line of help, a flag where it has one); a class that takes an option another
-class declares uses `shared(OTHER, name)`. `Configurable` gives such a class scikit-learn's `get_params()` /
-`set_params()`. From that one declaration come:
+class declares uses `shared(OTHER, name)`. `Configurable` gives such a class scikit-learn's parameter protocol:
+`get_params(deep=True)` (every `__init__` field, a part's as `part__name`), `set_params(**values)` (each value
+checked, then the class's own checks) and `clone`. From that one declaration come:
 - parsing and validation of values given as text (`--set KEY=VALUE`, a sweep file: `Text`; the part flags such
   as `--sense`) or as Python values (`senso.evaluate(..., hedge=False)`; a Python string is never taken for a
   bool or a number): `Params.resolve`; one yes/no parser, `parse_bool`;
