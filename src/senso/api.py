@@ -30,7 +30,7 @@ from senso import catalog
 from senso.catalog import all_tasks, run_folder_name, task_for
 from senso.core.errors import SensoError
 from senso.core.evaluation import EvalResult, describe_user_system
-from senso.core.options import check_choices, check_param_value, check_python_value, check_run_values
+from senso.core.options import check_choices, check_param_value, check_python_value, check_run_values, python_value
 from senso.core.params import OptionError, python_message
 from senso.core.task import Task
 from senso.results import (  # noqa: F401 (compare ... results_table: `senso.compare` and the others are these)
@@ -132,6 +132,7 @@ def evaluate(task: str | Path | Sequence[str | Path], model: Any = None, system:
     from senso.backends.pool import ModelPool
 
     names = [task] if isinstance(task, (str, Path)) else list(task)
+    options = {key: python_value(value) for key, value in options.items()}
     try:
         check_call(names, system, progress, options)
         check_model_args(model_args)
@@ -139,7 +140,6 @@ def evaluate(task: str | Path | Sequence[str | Path], model: Any = None, system:
             raise SensoError(f"models= takes a senso.ModelPool (shared by several calls), got {type(models).__name__}")
         command = _python_call(task, model, system, {**options, **({"model_args": model_args} if model_args else {})})
         pool = models if models is not None else ModelPool()
-        options = dict(options)
         spec, embedder = _provide_models(pool, model, options.pop("embedder", None))
         named = system if isinstance(system, str) or system is None else None
         parent = options.pop("out", None) if len(names) > 1 else None
@@ -242,7 +242,10 @@ def unknown_keywords(unknown: Sequence[str], task: Any, system: Any, declared: S
 def _python_call(task: Any, model: Any, system: Any, options: dict[str, Any]) -> str:
     """What the record says was run: the call as a researcher would retype it (objects by their class)."""
     def shown(value: Any) -> str:
-        return repr(value) if isinstance(value, (str, int, float, bool, Path, type(None))) else f"<{type(value).__name__}>"
+        plain = (str, int, float, bool, Path, type(None))
+        if isinstance(value, plain) or isinstance(value, (list, tuple)) and all(isinstance(v, plain) for v in value):
+            return repr(value)
+        return f"<{type(value).__name__}>"
 
     args = [shown(str(task))] + [f"{k}={shown(v)}" for k, v in (("model", model), ("system", system)) if v is not None]
     args += [f"{k}={shown(v)}" for k, v in options.items()]
@@ -286,8 +289,9 @@ class SystemInfo:
 
 
 def tasks() -> list[TaskInfo]:
-    """The built-in tasks, and the task-file forms (e.g. any path ending .toml)."""
-    return [TaskInfo(t.name, t.family.name, t.description) for t in all_tasks()]
+    """The tasks there are by name (built-in or registered); a task file is named by its path instead
+    (`senso.evaluate("my_task.toml")`), so the task-file kinds are not listed."""
+    return [TaskInfo(t.name, t.family.name, t.description) for t in all_tasks() if t.file_kind is None]
 
 
 def systems() -> list[SystemInfo]:

@@ -57,6 +57,8 @@ def as_result(result: EvalResult) -> Result:
 @contextmanager
 def run_folders(runs: Sequence[Any]) -> Iterator[list[Path]]:
     """The run folder of each run: its own, or (a result never saved) a temporary one, removed afterwards."""
+    if not runs:
+        raise SensoError("give at least one result (of senso.evaluate, or a run folder)")
     with tempfile.TemporaryDirectory(prefix="senso-runs-") as scratch:
         folders = []
         for k, run in enumerate(runs):
@@ -122,8 +124,9 @@ def compare(a: Any, b: Any, *, task: str | None = None, gold: str | Path | None 
     submission files): per metric and group, A - B with a paired bootstrap 95% CI and a paired permutation
     p-value, calibration included. The task is read from the runs (`task` only checks it, or names it when both
     sides are submission files); runs of different tasks or items are refused, saying which."""
-    from senso.core.options import check_python_value
+    from senso.core.options import check_python_value, python_value
 
+    n_resamples, seed = python_value(n_resamples), python_value(seed)
     check_python_value("n_resamples", n_resamples, (int,))
     check_python_value("seed", seed, (int,))
     check_python_value("gold", gold, (Path,), optional=True)

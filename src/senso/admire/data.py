@@ -13,13 +13,13 @@ Every problem raises a DataError naming the file, the row (1 = first data row) a
 from __future__ import annotations
 
 import ast
-import csv
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem, AdmireBItem, ImageOption
-from senso.core.errors import DataError, DataNotFound, SensoError, not_utf8
+from senso.core.csvfile import read_records
+from senso.core.errors import DataError, DataNotFound, SensoError
 from senso.core.paths import data_dir_candidates
 from senso.admire.task import SPLITS
 
@@ -72,26 +72,12 @@ def read_tsv(path: str | Path, required: Sequence[str],
     path = Path(path)
     if not path.is_file():
         raise DataError(path, "file not found")
-    try:
-        return _read_tsv(path, required, delimiter)
-    except UnicodeDecodeError:
-        raise not_utf8(path) from None
-
-
-def _read_tsv(path: Path, required: Sequence[str],
-              delimiter: str) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
-    with path.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.DictReader(fh, delimiter=delimiter)
-        columns = [c.strip() for c in (reader.fieldnames or [])]
-        reader.fieldnames = columns
-        missing = [c for c in required if c not in columns]
-        if missing:
-            raise DataError(path, f"missing column(s) {', '.join(missing)}; found {', '.join(columns) or 'none'}")
-        rows = []
-        for row_no, row in enumerate(reader, start=1):
-            if None in row:
-                raise DataError(path, "more fields than columns in the header", row=row_no)
-            rows.append((row_no, {k: (v if v is not None else "") for k, v in row.items()}))
+    header, records = read_records(path, delimiter)
+    columns = [c.strip() for c in header]
+    missing = [c for c in required if c not in columns]
+    if missing:
+        raise DataError(path, f"missing column(s) {', '.join(missing)}; found {', '.join(columns) or 'none'}")
+    rows = [(row_no, {k.strip(): v for k, v in record.items()}) for row_no, record in enumerate(records, start=1)]
     if not rows:
         raise DataError(path, "no data rows")
     return columns, rows

