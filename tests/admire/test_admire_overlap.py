@@ -16,8 +16,8 @@ from senso.admire.overlap import TrainingIndex, is_seen, item_overlap, overlap_r
 from senso.admire.systems import pipeline
 from senso.core.records import load_results, load_samples
 from senso.admire.published import admire_placement
-from senso.report.run_page import write_run_report
-from senso.report.run_folder import load_run
+from senso.reporting.run_page import write_run_report
+from senso.reporting.run_folder import load_run
 
 sys.path.insert(0, str(Path(__file__).parent / "systems"))
 from admire_fixtures import write_a_targets  # noqa: E402

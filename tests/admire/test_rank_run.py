@@ -157,7 +157,7 @@ language = "zh"
 def test_the_report_page_shows_each_language_with_its_ci(task, tmp_path):
     import re
 
-    from senso.report import write_report
+    from senso.reporting import write_report
 
     result = senso.evaluate(task, system=MyRanker(), split="train", out=tmp_path / "run")
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", write_report([result.run_dir]).read_text(encoding="utf-8")))

@@ -155,11 +155,23 @@ def test_ndcg_and_macro_f1():
 
 
 def test_every_registered_system_and_part_declares_its_languages():
-    from senso.admire.rankdefault import PART_LANGUAGES, SYSTEM_LANGUAGES
-    from senso.admire.systems.parts import MEANINGS, MODALITIES, RANKERS, ROLE_MIXES, SENSES
+    """Each system's options class declares the languages it serves and whether it reads the pictures; each part
+    the languages of its choices (a choice it leaves out serves any language)."""
+    from senso.admire.languages import ANY
+    from senso.admire.systems.parts import (BY_EMBEDDER, BY_MEMBERS, BY_PARTS, MEANINGS, MODALITIES, RANKERS,
+                                            ROLE_MIXES, SENSES, SensePipelineOptions)
     from senso.admire.systems.registry import SYSTEMS
 
-    assert set(SYSTEMS["a"]) == set(SYSTEM_LANGUAGES)
+    for table in SYSTEMS.values():
+        for name, row in table.items():
+            languages = row.options.languages  # an AttributeError for a system that declares none
+            assert languages in (ANY, BY_PARTS, BY_MEMBERS, BY_EMBEDDER) or row.options.english_because, name
+            assert isinstance(row.options().reads_images, bool), name
+    reads = {name: row.options().reads_images for name, row in SYSTEMS["a"].items()}
+    assert reads["clip-rank"] and reads["vlm-judge"] and reads["fusion"]
+    assert not reads["caption-similarity"] and not reads["sense-pipeline"]
+    assert SensePipelineOptions(modality="images").reads_images and SensePipelineOptions(ranker="image").reads_images
+    choices = SensePipelineOptions.languages_of_choices()
     for part, names in (("sense", SENSES), ("meaning", MEANINGS), ("ranker", RANKERS), ("roles", ROLE_MIXES),
                         ("modality", MODALITIES)):
-        assert set(PART_LANGUAGES[part]) == set(names), part
+        assert set(choices[part][0]) <= set(names) and choices[part][1], part

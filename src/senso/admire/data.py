@@ -30,8 +30,6 @@ A_COLUMNS = ("compound", "subset", "sentence_type", "sentence", "expected_order"
 B_COLUMNS = ("compound", "subset", "sentence_type", "expected_item", "sequence_caption1", "sequence_caption2") + tuple(
     c for n in range(1, 5) for c in (f"image{n}_name", f"image{n}_caption")
 )
-A_TARGET_COLUMNS = ("compound", "subset", "sentence_type", "sentence", "expected_order")
-B_TARGET_COLUMNS = ("compound", "subset", "sentence_type", "expected_item")
 N_IMAGES_A = 5
 N_CANDIDATES_B = 4
 CAPTION_LANGS = ("en", "pt")

@@ -27,8 +27,8 @@ from senso.admire.submission import (format_order, submission_text_a, submission
                                      submission_text_ranked)
 from senso.admire.systems.base import Ranking
 from senso.admire.systems.fitting import is_fittable
-from senso.admire.systems.registry import (AdmireSystem, check_system, get_system, system_context, system_params,
-                                           user_row)
+from senso.admire.systems.registry import (AdmireSystem, check_system, get_system, member_rows, system_context,
+                                           system_params, user_row)
 from senso.admire.task import RUN_TASKS, hygiene_warnings
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
@@ -36,7 +36,6 @@ from senso.core.fingerprint import path_fingerprint
 from senso.core.options import RunOptions
 
 ADMIRE_A = RUN_TASKS["admire-a"]
-IMAGE_SYSTEMS = ("clip-rank", "vlm-judge", "fusion")  # they read the pictures: not on a captions-only task
 
 
 @dataclass
@@ -99,15 +98,13 @@ def _check_row(task: RankingTask, row: AdmireSystem, options: RunOptions,
         raise SensoError("--system fitted-pipeline fits on AdMIRe's English train+dev of the data folder, not on "
                          "this task file: run it as `senso run admire-a`, or choose sense-pipeline")
     given = dict(options.system_options)
-    if task.subtask == "captions" and (row.name in IMAGE_SYSTEMS or "images" in (given.get("modality"),
-                                                                               given.get("ranker"))):
+    own = row.typed(row.params.resolve({k: v for k, v in given.items() if k in row.params}, f"--system {row.name}"))
+    if task.subtask == "captions" and own.reads_images:
         raise SensoError(f"{task.source} ranks captions only (subtask = \"captions\": no pictures): --system "
                          f"{row.name} with what it was given reads the pictures")
-    members = given.get("members") or ()
-    members = members.split(",") if isinstance(members, str) else members
-    if row.composed and not members:
-        members = row.params.resolve({}, row.name)["members"]
-    adapted = adapt(row.name, given, options.embedder, languages, members)
+    members = member_rows(row, own.members, options) if row.composed else []
+    adapted = adapt(row.name, row.options, given, options.embedder, languages,
+                    [(entry, member.options) for entry, member, _ in members])
     options = replace(options, system_options=adapted.system_options, embedder=adapted.embedder)
     return options, check_system(row, options), adapted.notes
 

@@ -24,6 +24,7 @@ from senso.admire.submission import submission_text_a, submission_text_b
 from senso.admire.systems.base import Ranker, Ranking, SequenceChoice, SequenceChooser
 from senso.admire.leaderboard import LEADERBOARD_SPLITS, unranked_reason
 from senso.admire.overlap import TrainingIndex
+from senso.admire.systems.parts import FittedOptions
 from senso.admire.systems.fitting import (FIT_SPLITS, cross_validate, cv_overlaps, fit_cached, is_fittable,
                                           load_fitted_model, training_items)
 from senso.admire.systems.registry import (AdmireSystem, System, check_system, get_system, system_context,
@@ -157,7 +158,7 @@ def prepare(options: RunOptions, context: RunContext) -> "AdmirePlan | SensePlan
                       items=loaded.items, data_files=[*loaded.data_paths, *loaded.gold_files],
                       config={**config, "system_description": system.describe()}, warnings=checked.warnings,
                       kind=checked.task.name, admire_task=checked.task, predictor=system, options=options,
-                      params=checked.params, splits=checked.splits, loaded=loaded)
+                      params=row.typed(checked.params), splits=checked.splits, loaded=loaded)
 
 
 def _official_gold(options: RunOptions, subtask: str, split: str) -> Path | None:
@@ -265,7 +266,7 @@ class AdmirePlan:
     admire_task: AdmireTask
     predictor: Ranker | SequenceChooser  # admire-a: a Ranker; admire-b: a SequenceChooser
     options: RunOptions  # with AdMIRe's defaults filled in
-    params: dict[str, Any]
+    params: Any  # the system's typed options (an object of its options class)
     splits: list[str]
     loaded: Loaded
     family: str = "admire"
@@ -292,10 +293,10 @@ class AdmirePlan:
         return rankings
 
     def _run_fitted(self) -> tuple[list[Ranking], dict[str, Any]]:
-        """A fitted system (see senso.admire.systems.fitting): loaded from --set model=FILE; cross-validated
+        """A fitted system (see senso.admire.systems.fitting): loaded from --set model_file=FILE; cross-validated
         by compound on EN train/dev gold; otherwise fit on EN train+dev gold of the data folder (cached)."""
         system, items, options = self.predictor, self.items, self.options
-        model_file = self.params.get("model")
+        model_file = self.params.model_file if isinstance(self.params, FittedOptions) else None
         if model_file:
             document = load_fitted_model(system, model_file)
             self.training = TrainingIndex.from_document(document, f"the model file {model_file}")

@@ -33,12 +33,6 @@ TIMING_KEYS = ("load_s", "predict_s", "score_s", "total_s", "items_per_s")
 CACHE_KEYS = ("enabled", "hits", "misses")
 
 
-class Sample(Protocol):
-    """One item's record: typed fields, and the JSON object of its line in samples.jsonl."""
-
-    def to_json(self) -> dict[str, Any]: ...
-
-
 class ScoreWarning(str):
     """A warning that says the run went without an optional resource and so scores otherwise than runs with it
     (recorded by name in results.json's `score_warnings`: a summary row marks its score with it)."""

@@ -8,7 +8,8 @@ own options (AdMIRe's --caption-lang, a Likert task's --protocol ...) are declar
 joins them into the `RunOptions` the command line and the API use. `RunOptions.validate()` checks every
 generic field (limit, batch size, dtype, device, data folder, output folder) before anything slow starts or
 any run folder is written; task- and system-specific checks live in the wings. A system's own options are not
-fields: each system declares them (`senso.core.params`), and `system_options` holds the values given for them.
+fields: each system declares them (`senso.core.params`), and `system_options` holds the values given for them;
+a served model's settings (the openai backend's) are its own namespace, `model_args` (`--model-args KEY=VALUE`).
 """
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ def option(default: Any, flag: str, help: str, panel: str, family: str | None = 
 @dataclass
 class RunOptions:
     """Everything a run can be asked besides the system's own options (`system_options`: the values of the
-    options the chosen system declares, as given; `senso.core.params.Params.resolve` types them)."""
+    options the chosen system declares, as given; `senso.core.params.Params.resolve` types them) and its served
+    model's settings (`model_args`, as given; `senso.backends.load.resolve_model_args` types them)."""
 
     task: str
     data_dir: Path | None = option(None, "--data-dir", "Folder holding the data sets (default: $SENSO_DATA_DIR, "
@@ -120,6 +122,7 @@ class RunOptions:
     system_options: dict[str, Any] = field(default_factory=dict)
     READS: ClassVar[dict[str, tuple[str, ...]]] = {}  # family -> the offered options its tasks read (the table's)
     TITLES: ClassVar[dict[str, str]] = {}  # family -> how a message names it
+    model_args: dict[str, Any] = field(default_factory=dict)  # a served model's settings (`--model-args KEY=VALUE`)
 
     @property
     def use_cache(self) -> bool:

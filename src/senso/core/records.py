@@ -126,8 +126,8 @@ def run_config(options: Any, system: str, data_files: Iterable[str | Path], **ex
 
 
 def config_option(config: dict[str, Any], key: str, default: Any = None) -> Any:
-    """A run option from a `config.json`: the `options` table of today's schema, else the top level, as
-    runs written before it kept them."""
+    """A run option from a `config.json`: the `options` table (as given), else the top level, where a family
+    records the value it chose for an option left out (AdMIRe's `lang` and `split`)."""
     options = config.get("options")
     if isinstance(options, dict) and options.get(key) is not None:
         return options[key]
@@ -135,18 +135,9 @@ def config_option(config: dict[str, Any], key: str, default: Any = None) -> Any:
     return default if value is None else value
 
 
-def config_data_files(config: dict[str, Any], old_keys: tuple[str, ...] = ("data_path", "data_file")) -> list[dict[str, Any]]:
-    """The data files a run read, as [{"path", "sha256"}]: today's `data_files`, else the older keys
-    (`data_path` + `data_sha256` of ABRICOT runs, `data_file` of AdMIRe runs, a list of paths of admire-sense
-    runs); sha256 is None where the run did not record it."""
-    files = config.get("data_files")
-    if isinstance(files, list) and files:
-        return [f if isinstance(f, dict) else {"path": str(f), "sha256": None} for f in files]
-    for key in old_keys:
-        if config.get(key):
-            sha = config.get("data_sha256") if key == "data_path" else None
-            return [{"path": p.strip(), "sha256": sha} for p in str(config[key]).split(", ")]
-    return []
+def config_data_files(config: dict[str, Any]) -> list[dict[str, Any]]:
+    """The data files a run read, as `run_config` records them: [{"path", "sha256"}] (none: an empty list)."""
+    return list(config.get("data_files") or [])
 
 
 def jsonable(value: Any, where: str | None = None) -> Any:

@@ -210,9 +210,9 @@ def test_fit_to_file_and_apply_elsewhere(data_dir, models, tmp_path):
     document = fitting.fit_to_file(RunOptions(task="admire-a", data_dir=data_dir, split="train", system_options=quick),
                                    None, model, models=models)
     assert document["n_items"] == 24 and json.loads(model.read_text())["format"] == fitting.MODEL_FORMAT
-    # `--set model=FILE` (in Python `model=` is the scored LM's spec, so the file is given as a system option)
+    # `--set model_file=FILE` (`model_file=` in Python; `model=` is the run's scored LM)
     options = RunOptions(task="admire-a", data_dir=data_dir, system="fitted-pipeline", split="dev",
-                         system_options={"model": str(model), **quick})
+                         system_options={"model_file": str(model), **quick})
     [result] = evaluate_many([Job(task_entry("admire-a"), options)], models=models)
     results = result.results
     assert results["cross_validated"] is False and results["fitting"]["model_file"] == str(model)
@@ -239,7 +239,7 @@ def test_fit_command_writes_a_model_that_run_applies(data_dir, tmp_path):
     assert "fitted fitted-pipeline on 24 items" in result.output
     out = tmp_path / "applied"
     result = CliRunner().invoke(app, ["run", "admire-a", "--split", "train", "--data-dir", str(data_dir), "--out", str(out),
-                                      "--set", f"model={model}", *quick])
+                                      "--set", f"model_file={model}", *quick])
     assert result.exit_code == 0, result.output + repr(result.exception)
     results = load_results(out)
     assert results["fitting"]["model_file"] == str(model) and results["cross_validated"] is False

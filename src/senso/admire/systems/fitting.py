@@ -2,7 +2,7 @@
 
 A system is *fittable* when it has parts fit on gold (`system.fittable`, `fit(items)`, `state()`,
 `load_state(state)`; e.g. `fitted-pipeline`, or `sense-pipeline --sense learned` / `--set roles=learned`).
-- `--set model=FILE`: the parts are loaded from FILE (written by `senso fit admire-a -o FILE`); the
+- `--set model_file=FILE`: the parts are loaded from FILE (written by `senso fit admire-a -o FILE`); the
   compounds it was fit on are recorded, so scoring it on them carries the SPLIT HYGIENE warning.
 - No model, scored on EN train, dev or train+dev (gold): cross-validation grouped by compound
   (`cross_validate`): the scored items' compounds are dealt into `CV_FOLDS` folds (seeded shuffle), and each
@@ -69,7 +69,7 @@ def model_document(system: Any, items: Sequence[AdmireAItem], data_sha: str | No
 def load_fitted_model(system: Any, path: Path) -> dict:
     """Load a `senso fit admire-a` file into the system's fitted parts; returns the document."""
     path = Path(path)
-    document = _read_model_document(path, f"--set model={path}")
+    document = _read_model_document(path, f"--set model_file={path}")
     system.load_state(document["state"], str(path))
     return document
 

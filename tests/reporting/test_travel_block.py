@@ -10,8 +10,8 @@ from conftest import write_abricot_data
 
 from senso.backends.embedders import Embedder
 from senso.likert.page import travel_block
-from senso.report.run_folder import load_run
-from senso.report.run_page import run_context, write_run_report
+from senso.reporting.run_folder import load_run
+from senso.reporting.run_page import run_context, write_run_report
 
 
 def _hash_embed(texts, kind):
@@ -41,5 +41,5 @@ def test_supervised_run_page_shows_the_travel_table(tmp_path, monkeypatch, abric
         if est["value"] is None:
             assert est["reason"] in section
     # a run without the block (the published LM protocol) has no travel section
-    assert run_context(load_run(abricot_runs["A"]))["likert"]["travel"] is None
+    assert run_context(load_run(abricot_runs["A"]))["section"]["travel"] is None
     assert 'id="travel"' not in write_run_report(abricot_runs["A"], out=tmp_path / "a.html").read_text()

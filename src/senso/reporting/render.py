@@ -1,4 +1,4 @@
-"""The jinja2 environment of the report pages (templates shipped in senso/report/templates)."""
+"""The jinja2 environment of the report pages (templates shipped in senso/reporting/templates)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def _shade(count: int, total: int, hue: str = "76, 114, 176") -> str:
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("senso.report", "templates"),
+        loader=jinja2.PackageLoader("senso.reporting", "templates"),
         autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
         trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
     )

@@ -13,9 +13,9 @@ import numpy as np
 from senso.core.errors import SensoError
 from senso.core.output import check_output_file, write_text
 from senso.core.stats import PairedDifference, paired_statistic_difference
-from senso.core.run_folder import aligned
+from senso.core.run_folder import RunFolder, aligned, model_lines
 from senso.core.task import PairedTest
-from senso.report.run_folder import RunFolder, load_run
+from senso.reporting.run_folder import load_run
 
 
 def run_letters(n: int) -> list[str]:
@@ -145,7 +145,7 @@ def metrics_rows(runs: Sequence[RunFolder]) -> tuple[list[str], list[dict[str, A
 def metric_plots(runs: Sequence[RunFolder], names: Sequence[str]) -> list[str]:
     from senso.core import figures
     from senso.core.task import baseline_label
-    from senso.report.run_page import metric_label
+    from senso.reporting.run_page import metric_label
 
     letters = run_letters(len(runs))
     labels = [f"{letter} · {run.system}" for letter, run in zip(letters, runs)]
@@ -162,9 +162,8 @@ def metric_plots(runs: Sequence[RunFolder], names: Sequence[str]) -> list[str]:
 
 
 def comparison_context(runs: Sequence[RunFolder], thumbnails: bool = True) -> dict[str, Any]:
-    from senso.report.render import section_template
-    from senso.report.run_folder import model_lines
-    from senso.report.run_page import metric_label
+    from senso.reporting.render import section_template
+    from senso.reporting.run_page import metric_label
 
     check_comparable(runs)
     section = runs[0].task_def.comparison
@@ -191,7 +190,7 @@ def comparison_context(runs: Sequence[RunFolder], thumbnails: bool = True) -> di
 
 def write_comparison(run_dirs: Sequence[str | Path], out: str | Path, thumbnails: bool = True) -> Path:
     """Render the comparison page of the given run folders to `out`; returns its path."""
-    from senso.report.render import render
+    from senso.reporting.render import render
 
     check_output_file(out, "-o")
     runs = [load_run(d) for d in run_dirs]

@@ -6,7 +6,7 @@ import pytest
 
 import senso
 from likert_fakes import ConstantModel
-from senso.report.run_page import calibration_block, write_run_report
+from senso.reporting.run_page import calibration_block, write_run_report
 
 
 class Point:
@@ -48,7 +48,7 @@ class Uniform:
 def test_comparison_page_has_paired_calibration_differences(data_dir, tmp_path):
     import math
 
-    from senso.report.compare import write_comparison
+    from senso.reporting.compare import write_comparison
 
     senso.evaluate("abricot-abs", model=ConstantModel(), data_dir=data_dir, out=tmp_path / "lm")
     senso.evaluate("abricot-abs", system=Uniform(), data_dir=data_dir, out=tmp_path / "uniform")

@@ -10,7 +10,7 @@ import yaml
 
 from senso.core.errors import SensoError
 from senso.core.records import load_results, load_samples
-from senso.export.dataset import SPLIT, build_export, write_export
+from senso.exporting.dataset import SPLIT, build_export, write_export
 
 
 @pytest.fixture(autouse=True)

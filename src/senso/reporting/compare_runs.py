@@ -13,11 +13,11 @@ from typing import Any
 
 from senso.core.comparison import Comparison, difference_of
 from senso.core.errors import SensoError
-from senso.core.run_folder import aligned
+from senso.core.run_folder import RunFolder, aligned
 from senso.core.stats import PairedDifference
 from senso.core.task import PairedTest
-from senso.report.compare import N_RESAMPLES, SEED, check_comparable, metric_difference, metric_tests, sample_distributions
-from senso.report.run_folder import RunFolder, load_run
+from senso.reporting.compare import N_RESAMPLES, SEED, check_comparable, metric_difference, metric_tests, sample_distributions
+from senso.reporting.run_folder import load_run
 
 ALL = "all"  # the group of every item (then each group of the task's group keys)
 
@@ -40,7 +40,7 @@ class RunComparison:
         """The same rows as a `senso.core.comparison.Comparison` (what `senso.compare` returns)."""
         from senso.core.calibration import CALIBRATION_LABELS
 
-        from senso.report.run_page import metric_label
+        from senso.reporting.run_page import metric_label
 
         rows = [difference_of(m, g, r, calibration=m in CALIBRATION_LABELS) for g, m, r in self.rows]
         labels = {m: metric_label(m, self.task_def) for _, m, _ in self.rows}

@@ -13,11 +13,11 @@ def write_report(run_dirs: Sequence[str | Path], out: str | Path | None = None, 
     if not run_dirs:
         raise SensoError("give at least one run folder")
     if len(run_dirs) == 1:
-        from senso.report.run_page import write_run_report
+        from senso.reporting.run_page import write_run_report
 
         return write_run_report(run_dirs[0], out=out, thumbnails=thumbnails)
     if out is None:
         raise SensoError("a comparison of several runs needs -o FILE.html (where to write the page)")
-    from senso.report.compare import write_comparison
+    from senso.reporting.compare import write_comparison
 
     return write_comparison(run_dirs, out, thumbnails=thumbnails)

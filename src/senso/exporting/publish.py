@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Sequence
 
 from senso.core.errors import SensoError
-from senso.export.dataset import build_export, check_target, write_export
+from senso.exporting.dataset import build_export, check_target, write_export
 
 
 @dataclass
@@ -22,7 +22,7 @@ class Exported:
 def export_runs(run_dirs: Sequence[str | Path], to: str | Path | None = None, push_to_hub: str | None = None,
                 private: bool = True) -> Exported:
     """The runs as a dataset folder in `to` and/or uploaded to the dataset repository `push_to_hub`."""
-    from senso.export.hub import check_hub, push_folder
+    from senso.exporting.hub import check_hub, push_folder
 
     if to is None and push_to_hub is None:
         raise SensoError("senso export needs --to DIR, --push-to-hub ORG/NAME or --model-index")

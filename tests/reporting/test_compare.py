@@ -4,8 +4,8 @@ from typer.testing import CliRunner
 from senso.cli import app
 from senso.core.errors import SensoError
 from senso.core.stats import pearson
-from senso.report.compare import comparison_context, pairwise_tests, write_comparison
-from senso.report.run_folder import load_run
+from senso.reporting.compare import comparison_context, pairwise_tests, write_comparison
+from senso.reporting.run_folder import load_run
 
 
 def test_abricot_comparison_data(abricot_runs):

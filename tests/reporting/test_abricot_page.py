@@ -1,5 +1,4 @@
 import json
-from pathlib import Path
 
 import pytest
 from report_fixtures import GOLD
@@ -7,8 +6,8 @@ from typer.testing import CliRunner
 
 from senso.cli import app
 from senso.likert.page import confusion_matrix, highlight, largest_errors, lemma_rows, load_items
-from senso.report.run_folder import load_run
-from senso.report.run_page import run_context, write_run_report
+from senso.reporting.run_folder import load_run
+from senso.reporting.run_page import run_context, write_run_report
 
 
 def test_confusion_matrix_counts_by_hand(abricot_runs):
@@ -125,12 +124,6 @@ def test_changed_data_file_is_noted(abricot_runs, run_copy):
     config["data_files"][0]["sha256"] = "0" * 64
     (run / "config.json").write_text(json.dumps(config))
     assert "changed since the run" in write_run_report(run).read_text()
-    # runs written before data_files: data_path / data_sha256
-    config = {k: v for k, v in config.items() if k != "data_files"}
-    config.update(data_path=str(Path(json.loads((abricot_runs["A"] / "config.json").read_text())["data_files"][0]["path"])),
-                  data_sha256="0" * 64)
-    (run / "config.json").write_text(json.dumps(config))
-    assert "changed since the run" in write_run_report(run).read_text()
 
 
 def test_missing_samples_is_a_clear_error(abricot_runs, run_copy):
@@ -151,24 +144,3 @@ def test_cli_writes_the_page_and_prints_its_path(abricot_runs, run_copy, tmp_pat
     other.parent.mkdir()
     result = CliRunner().invoke(app, ["report", str(run), "-o", str(other)])
     assert result.exit_code == 0 and other.exists()
-
-
-def test_a_run_written_before_task_files_still_opens(abricot_runs, run_copy):
-    """Old ABRICOT run folders: config.json with data_path/data_sha256 and the options at the top level,
-    results.json without likert_task or family."""
-    run = run_copy(abricot_runs["A"])
-    config = json.loads((run / "config.json").read_text())
-    data = config["data_files"][0]
-    old_config = {**config.pop("options"), "system": config["system"], "data_path": data["path"],
-                  "data_sha256": data["sha256"]}
-    (run / "config.json").write_text(json.dumps(old_config))
-    results = json.loads((run / "results.json").read_text())
-    for key in ("likert_task", "family"):
-        results.pop(key)
-    (run / "results.json").write_text(json.dumps(results))
-    html = write_run_report(run).read_text()
-    assert "Il <mark>cane</mark> &lt;abbaia&gt; &amp; corre." in html and "gold 5" in html
-    assert "changed since the run" not in html and "not shown" not in html
-    old_config["data_sha256"] = "0" * 64
-    (run / "config.json").write_text(json.dumps(old_config))
-    assert "changed since the run" in write_run_report(run).read_text()

@@ -15,8 +15,9 @@ from typing import Any, Sequence
 from senso.core.errors import SensoError
 from senso.core.stats import Estimate
 from senso.core.tables import Footnotes, folded
-from senso.report.placement import evaluation_label
-from senso.report.run_folder import RunFolder, load_run
+from senso.reporting.placement import evaluation_label
+from senso.core.run_folder import RunFolder
+from senso.reporting.run_folder import load_run
 
 
 

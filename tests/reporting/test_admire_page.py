@@ -4,9 +4,9 @@ import pytest
 from report_fixtures import A_ITEMS
 
 from senso.admire.page import caption_preview, highlight_phrase, predicted_sense, rank_landing
-from senso.report.placement import placement_for
-from senso.report.run_folder import load_run
-from senso.report.run_page import run_context, write_run_report
+from senso.reporting.placement import placement_for
+from senso.reporting.run_folder import load_run
+from senso.reporting.run_page import run_context, write_run_report
 
 
 def test_rank_landing_counts_by_hand():
@@ -47,7 +47,7 @@ def test_admire_a_page_data(admire_runs):
     header = dict(context["header"])
     assert header["task"] == "admire-a" and header["split"] == "dev" and header["language"] == "en"
     assert header["track"] == "text-only" and header["n"] == "4"
-    page = context["admire_a"]
+    page = context["section"]
     assert [sum(row) for row in page["landing"]] == [4] * 5 and page["landing_scored"] == 4
     assert len(page["group_plots"]) == 2  # Top-1 and DCG, all / idiomatic / literal
     rows = page["rows"]
@@ -75,7 +75,7 @@ def test_admire_a_html_has_thumbnails_and_red_warnings_first(admire_runs, run_co
 
 def test_admire_a_without_thumbnails_shows_captions(admire_runs, run_copy):
     run = run_copy(admire_runs["A0"])
-    rows = run_context(load_run(run), thumbnails=False)["admire_a"]["rows"]
+    rows = run_context(load_run(run), thumbnails=False)["section"]["rows"]
     assert all(cell.thumbnail is None and cell.caption.startswith("Picture") for row in rows for cell in row.images)
     html = write_run_report(run, thumbnails=False).read_text()
     assert "data:image/jpeg" not in html and "Picture 1 of bad apple: a &lt;b&gt;plain&lt;/b&gt; square. Second line." in html
@@ -92,7 +92,7 @@ def test_undecodable_image_is_noted_not_fatal(admire_runs, run_copy, tmp_path):
     config = json.loads((run / "config.json").read_text())
     config["data_files"] = [{"path": str(data / "admire" / "subtask_a" / "en" / "dev" / "subtask_a_dev.tsv"), "sha256": None}]
     (run / "config.json").write_text(json.dumps(config))
-    rows = run_context(load_run(run))["admire_a"]["rows"]
+    rows = run_context(load_run(run))["section"]["rows"]
     cell = next(c for c in rows[1].images if c.name == "12.png")
     assert cell.thumbnail is None and cell.image_note == "image file 12.png could not be decoded"
 
@@ -100,7 +100,7 @@ def test_undecodable_image_is_noted_not_fatal(admire_runs, run_copy, tmp_path):
 def test_admire_b_page_data(admire_runs):
     run = load_run(admire_runs["B0"])
     context = run_context(run)
-    rows = context["admire_b"]["rows"]
+    rows = context["section"]["rows"]
     assert [r.compound for r in rows] == ["cold turkey", "seal of approval", "best man"]
     for row, sample in zip(rows, run.samples):
         assert row.sequence_captions == (f"first picture of {row.compound}", f"second picture of {row.compound}")
@@ -110,7 +110,7 @@ def test_admire_b_page_data(admire_runs):
         assert row.image_correct == (sample["predicted_item"] == sample["gold_item"])
         assert row.type_correct == (sample["predicted_sentence_type"] == sample["sentence_type"])
         assert row.candidates[0].caption == f"candidate 1 of {row.compound}"
-    assert len(context["admire_b"]["group_plots"]) == 2
+    assert len(context["section"]["group_plots"]) == 2
     assert "candidate 1 of cold turkey" in write_run_report(run.path, out=run.path.parent / "b.html").read_text()
 
 
@@ -180,10 +180,10 @@ def test_portuguese_run_shows_the_captions_it_used(tmp_path, monkeypatch):
         runs[caption_lang] = run_admire(RunOptions(task="admire-a", data_dir=tmp_path / "data", out=tmp_path / caption_lang,
                                                    lang="pt", split="dev", system="random", caption_lang=caption_lang,
                                                    no_cache=True))
-    pt_rows = run_context(load_run(runs["pt"]))["admire_a"]["rows"]
+    pt_rows = run_context(load_run(runs["pt"]))["section"]["rows"]
     assert {c.caption for c in pt_rows[0].images} == {f"Legenda {n} de pé de meia" for n in range(1, 6)}
     assert all(c.thumbnail is None for c in pt_rows[0].images)  # no image files: captions instead
-    en_rows = run_context(load_run(runs["en"]))["admire_a"]["rows"]
+    en_rows = run_context(load_run(runs["en"]))["section"]["rows"]
     assert {c.caption for c in en_rows[1].images} == {f"English caption {n}" for n in range(1, 6)}
     assert "<mark>pé de meia</mark>" in str(pt_rows[0].sentence)
 

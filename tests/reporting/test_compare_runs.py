@@ -9,9 +9,9 @@ from typer.testing import CliRunner
 from senso.cli import app
 from senso.core.errors import SensoError
 from senso.core.records import load_results
-from senso.report.compare import pairwise_tests
-from senso.report.compare_runs import compare_runs
-from senso.report.run_folder import load_run
+from senso.reporting.compare import pairwise_tests
+from senso.reporting.compare_runs import compare_runs
+from senso.reporting.run_folder import load_run
 
 
 def test_pearson_difference_with_a_paired_ci_overall_and_per_domain(abricot_runs):

@@ -8,9 +8,7 @@ from pathlib import Path
 from senso.catalog import task_of_record
 from senso.core.errors import SensoError
 from senso.core.records import load_config, load_results, load_samples
-from senso.core.run_folder import (  # noqa: F401  (what the pages import from here)
-    NOT_FOUND_HINT, RunFolder, header_rows, locate_data_file, model_lines, recorded_data_files,
-)
+from senso.core.run_folder import RunFolder
 
 
 def load_run(run_dir: str | Path) -> RunFolder:

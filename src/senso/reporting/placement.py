@@ -3,8 +3,8 @@ AdMIRe's leaderboards, or a note that none are published), and how it was evalua
 
 from __future__ import annotations
 
-from senso.core.placement import Placement, PlacementBoard, PlacementRow  # noqa: F401  (what the pages import)
-from senso.report.run_folder import RunFolder
+from senso.core.placement import Placement
+from senso.core.run_folder import RunFolder
 
 
 def placement_for(run: RunFolder) -> Placement:

@@ -18,9 +18,10 @@ from senso.core.errors import SensoError
 from senso.core.output import atomic_file, check_output_folder, write_text
 from senso.core.records import write_parquet
 from senso.core.version import __version__
-from senso.export.tables import (RESULTS_CONFIG, config_name, model_of, model_or_system, result_rows, run_labels,
+from senso.exporting.tables import (RESULTS_CONFIG, config_name, model_of, model_or_system, result_rows, run_labels,
                                  sample_rows)
-from senso.report.run_folder import RunFolder, load_run
+from senso.core.run_folder import RunFolder
+from senso.reporting.run_folder import load_run
 
 SPLIT = "latest"  # every config's one split (as lm-evaluation-harness names its latest results on the Hub)
 DATA_FOLDER = "data"

@@ -6,7 +6,7 @@ import subprocess
 import pytest
 from PIL import Image
 
-from senso.report.run_page import write_run_report
+from senso.reporting.run_page import write_run_report
 
 WIDTH, HEIGHT = 1280, 2000
 

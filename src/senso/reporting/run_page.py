@@ -8,7 +8,8 @@ from typing import Any
 from senso.catalog import all_tasks
 from senso.core.calibration import CALIBRATION_LABELS, RELIABILITY_AXIS
 from senso.core.output import check_output_file, write_text
-from senso.report.run_folder import RunFolder, header_rows, load_run
+from senso.core.run_folder import RunFolder, header_rows
+from senso.reporting.run_folder import load_run
 
 
 def metric_label(name: str, task: Any = None) -> str:
@@ -68,8 +69,8 @@ def warnings_of(run: RunFolder) -> list[str]:
 
 def run_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
     """Everything the run page template needs."""
-    from senso.report.placement import placement_for
-    from senso.report.render import section_template
+    from senso.reporting.placement import placement_for
+    from senso.reporting.render import section_template
 
     task = run.task_def
     context = {
@@ -85,15 +86,13 @@ def run_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
     }
     section = task.page.data(run, thumbnails=thumbnails) if task.page is not None else None
     context.update(task.page.helpers() if task.page is not None else {})
-    # the task's own part of the page reads its data as `section` (older tests and templates: by the task's kind)
-    context.update(section=section, section_template=section_template(task.page),
-                   **{run.kind.replace("-", "_"): section})
+    context.update(section=section, section_template=section_template(task.page))  # the task's part reads `section`
     return context
 
 
 def write_run_report(run_dir: str | Path, out: str | Path | None = None, thumbnails: bool = True) -> Path:
     """Render the page of one run to `out` (default RUN_DIR/report.html); returns its path."""
-    from senso.report.render import render
+    from senso.reporting.render import render
 
     run = load_run(run_dir)
     path = Path(out) if out else run.path / "report.html"

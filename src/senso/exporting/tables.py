@@ -7,10 +7,9 @@ import re
 from typing import Any, Iterable, Sequence
 
 from senso.core.errors import SensoError
-from senso.report.run_folder import RunFolder
+from senso.core.run_folder import RunFolder
 
 RESULTS_CONFIG = "results"  # the config of the results table; every other config is a task's records
-RUN_COLUMNS = ("run", "task", "system", "model", "split", "lang")  # the run's own columns, before each record's
 ALL_GROUPS = "all"  # the `group` of a metric over all items (else a domain, a sentence type, ...)
 
 

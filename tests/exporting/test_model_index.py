@@ -8,8 +8,8 @@ import yaml
 
 from senso.core.errors import SensoError
 from senso.core.records import load_config, load_results
-from senso.export.model_index import eval_results_files, model_index, model_index_yaml
-from senso.report.run_page import metric_label
+from senso.exporting.model_index import eval_results_files, model_index, model_index_yaml
+from senso.reporting.run_page import metric_label
 
 
 def test_one_result_per_task_with_values_cis_and_the_data_checksum(abricot_runs, admire_runs):

@@ -14,9 +14,10 @@ from typing import Any, Sequence
 
 from senso.core.errors import SensoError
 from senso.core.records import config_data_files
-from senso.export.tables import model_or_system
-from senso.report.run_folder import RunFolder, load_run
-from senso.report.run_page import metric_label
+from senso.exporting.tables import model_or_system
+from senso.core.run_folder import RunFolder
+from senso.reporting.run_folder import load_run
+from senso.reporting.run_page import metric_label
 
 CI_METHOD = "95% percentile bootstrap over items"
 
