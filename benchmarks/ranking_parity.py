@@ -73,6 +73,8 @@ def run_one(task: str, options: dict[str, Any], limit: int | None, split: str, o
             senso.evaluate(task, lang="en", split=split, data_dir=data_dir, out=run_dir, models=pool,
                            **({"limit": limit} if limit else {}), **options)
         except Exception as exc:  # noqa: BLE001 - recorded: the same failure both sides is parity
+            if type(exc).__name__ == "RunInterrupted":  # a signal stops the whole comparison
+                raise
             (out / "error.txt").write_text(f"{type(exc).__name__}: {exc}\n", encoding="utf-8")
             return
         for path in run_dir.iterdir():

@@ -154,7 +154,8 @@ class RankingTask:
             return path
         found = find_data_file(relative, data_dir)
         if found is None and required:
-            raise DataNotFound(f"{self.source}: no {relative} in the data folder; point senso at it with "
+            fetch = " (the official release: `senso data fetch admire`)" if self.builtin else ""
+            raise DataNotFound(f"{self.source}: no {relative} in the data folder{fetch}; point senso at it with "
                                f"--data-dir DIR (or SENSO_DATA_DIR=DIR), where DIR/{relative} is the file")
         return found
 

@@ -174,8 +174,6 @@ def _items(checked: Checked, options: RunOptions, system: Any) -> tuple[list[Ran
         paths.append(Path(options.gold))
     elif items and all(i.expected_order is None for i in items):
         items, paths, notes = _official_targets(checked, options, items, paths)
-    if hasattr(system, "select_items"):  # a system that answers a part of the split (a submission file)
-        items = system.select_items(items)
     return items, paths, notes
 
 
@@ -191,8 +189,19 @@ def _official_targets(checked: Checked, options: RunOptions, items: list[Ranking
     return joined, [*paths, *targets], notes
 
 
+def _chosen_by_default(options: RunOptions, given: RunOptions) -> dict[str, str]:
+    """The language and split the run chose because they were not given (said once, recorded)."""
+    chosen = {name: getattr(options, name) for name in ("lang", "split") if getattr(given, name) is None}
+    if chosen:
+        from senso.core.progress import note
+
+        note(f"{options.task}: {', '.join(f'{k} {v}' for k, v in chosen.items())} (not given: the default)")
+    return chosen
+
+
 def prepare(options: RunOptions, context: RunContext) -> "RankingPlan":
     options.validate()
+    given = options
     checked = context.checked or check_options(options, context.system)
     task, options = checked.task, checked.options
     row, params, notes, choice = checked.row, checked.params, list(checked.notes), None
@@ -203,9 +212,13 @@ def prepare(options: RunOptions, context: RunContext) -> "RankingPlan":
     system = _build(row, options, params, context, training)
     items, paths, gold_notes = _items(checked, options, system)
     n_data = len(items)
+    if hasattr(system, "select_items"):  # a system that answers a part of the split (a submission file)
+        items = system.select_items(items)
     if options.limit is not None:
         items = items[: options.limit]
-    config = {"lang": options.lang, "split": options.split, "ranking_task": task.describe(),
+    chosen = _chosen_by_default(options, given)
+    config = {"lang": options.lang, "split": options.split, "chosen_by_default": chosen,
+              "ranking_task": task.describe(),
               "ranking_entries": [d.index for d in checked.entries],
               "system_options": system_params(row, options).to_json(params),
               "system_description": system.describe()}
@@ -314,14 +327,23 @@ class RankingPlan:
         files = self._submissions(answers, types)
         record, metrics, by_group, notes, warnings = tally(self, samples, scored, types)
         record.update({"submission": next(iter(files)), "submissions": list(files),
-                       "fingerprints": {f"data_{d.language}_{d.split}": path_fingerprint(p, memo=options.use_cache)
-                                        for d, p in zip(self.entries, self.data_files)}})
+                       "fingerprints": self._fingerprints()})
         record.update(official_record(self, samples, answers, scored))
         cross_validated = bool(self.fitted and self.fitted.fitting.get("cross_validated"))
         warnings += [] if cross_validated else hygiene_warnings(self.predictor, [i.compound for i in self.items],
                                                                 options.split)
         return Scored(samples=samples, metrics=metrics, metrics_by_group=by_group, record=record,
                       warnings=[*warnings, *self._partial()], notes=[*self.notes, *notes], files=files)
+
+    def _fingerprints(self) -> dict[str, str]:
+        """Each data file's (`data` when there is one) and each gold file's (`gold` when there is one)."""
+        memo, entries = self.options.use_cache, self.entries
+        data, gold = self.data_files[:len(entries)], self.data_files[len(entries):]
+        one_language = len({d.language for d in entries}) == 1
+        names = ["data"] if len(entries) == 1 else [f"data_{d.split}" if one_language else
+                                                    f"data_{d.language}_{d.split}" for d in entries]
+        names += ["gold"] if len(gold) == 1 else [f"gold_{p.name}" for p in gold]
+        return {name: path_fingerprint(path, memo=memo) for name, path in zip(names, [*data, *gold])}
 
     def _partial(self) -> list[str]:
         """PARTIAL when the run scores fewer items than the file's official rows (`rows` of its [[data]])."""

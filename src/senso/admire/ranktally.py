@@ -56,6 +56,14 @@ def _by_group(rows: Sequence[dict[str, Any]], items: Sequence[Any], names: Seque
     return by_group
 
 
+def _gold(plan: Any) -> str:
+    """Where the gold came from: the targets files joined in, else the data files' gold columns."""
+    n = len(plan.entries)
+    if len(plan.data_files) > n:
+        return ", ".join(str(p.resolve()) for p in plan.data_files[n:])
+    return ", ".join(str(p.resolve()) for p in plan.data_files) + " (gold columns)"
+
+
 def tally(plan: Any, samples: Sequence[Any], scored: bool, types: Sequence[str | None]):
     """(record, metrics, metrics by group, notes, warnings) of a RankingPlan's samples."""
     task, options, items = plan.ranking, plan.options, plan.items
@@ -68,7 +76,7 @@ def tally(plan: Any, samples: Sequence[Any], scored: bool, types: Sequence[str |
         "ranking_task": task.describe(),
         "n_by_language": {lang: sum(i.lang == lang for i in items) for lang in languages},
         "language_names": {lang: language_name(lang) for lang in languages},
-        "gold": (", ".join(str(p) for p in plan.data_files) + " (gold columns)") if scored else None}
+        "gold": _gold(plan) if scored else None}
     if plan.choice is not None:
         record["default_system"] = plan.choice
     notes, warnings = [], []
@@ -78,7 +86,7 @@ def tally(plan: Any, samples: Sequence[Any], scored: bool, types: Sequence[str |
                         "sentence_type blank and the sentence-type metrics leave them out")
     names = [m for m in task.metrics if m not in TYPE_METRICS or "sentence_type" in task.gold]
     if not scored:
-        reason = f"no gold order in {options.lang} {options.split}: wrote the submission file(s) only"
+        reason = f"no gold for {options.lang} {options.split}: wrote the submission file(s) only"
         notes.append(f"{reason}, no metrics")
         return record, {name: Estimate(None, reason=reason) for name in names}, {}, notes, warnings
     metrics = estimates(rows, names, seed=options.seed)
