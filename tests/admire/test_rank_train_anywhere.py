@@ -42,7 +42,7 @@ def test_fitted_pipeline_fits_on_the_english_training_rows_and_ranks_three_other
                             role_features="relations")
     fitting = result.results["fitting"]
     assert fitting["fit_on"] == "EN train" and fitting["cross_validated"] is False
-    assert any(f"was fit on the task file's EN train rows and ranks ru, el, zh" in n for n in result.notes)
+    assert any("was fit on the task file's EN train rows and ranks ru, el, zh" in n for n in result.notes)
     assert any("meaning source of this run is none" in n for n in result.notes)
     assert result.results["overlap"]["training"].startswith("EN train")
     for lang in ("RU", "EL", "ZH"):  # each submission has its file's rows, in order

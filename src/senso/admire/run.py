@@ -18,7 +18,7 @@ from typing import Any, Sequence
 from senso.admire.data import load_subtask_b, locate_admire, split_file
 from senso.admire.items import AdmireBItem
 from senso.admire.options import check_gold_file
-from senso.admire.scoring import GROUPS, compounds_index, overlap_record, score_item_b
+from senso.admire.scoring import GROUPS, compounds_index, overlap_record, score_item_b, sense_calibration
 from senso.admire.submission import submission_text_b
 from senso.admire.systems.base import SequenceChoice, SequenceChooser
 from senso.admire.leaderboard import LEADERBOARD_SPLITS, unranked_reason
@@ -255,6 +255,9 @@ class SequencePlan:
         record = {"lang": options.lang, "split": options.split, "caption_lang": "en", "track": TEXT_ONLY,
                   "n_official": sum(official_size(task.subtask, options.lang, split) for split in self.splits),
                   "gold": gold, "submission": sub_name, "fingerprints": self._fingerprints()}
+        calibration = sense_calibration([a.extra.get("p_idiomatic") for a in answers],
+                                        [i.sentence_type for i in self.items], seed=options.seed) if loaded.scored else None
+        record.update({"calibration": calibration} if calibration is not None else {})
         record.update(self._overlap_record(samples))
         return Scored(samples=samples, metrics=metrics, metrics_by_group=by_group, record=record,
                       warnings=self._warnings(), notes=notes, files={sub_name: text})
