@@ -4,14 +4,16 @@ A system is *fittable* when it has parts fit on gold (`system.fittable`, `fit(it
 `load_state(state)`; e.g. `fitted-pipeline`, or `sense-pipeline --sense learned` / `--set roles=learned`).
 - `--set model=FILE`: the parts are loaded from FILE (written by `senso fit admire-a -o FILE`); the
   compounds it was fit on are recorded, so scoring it on them carries the SPLIT HYGIENE warning.
-- No model, scored on EN train, dev or train+dev (gold): cross-validation grouped by compound
-  (`cross_validate`): the scored items' compounds are dealt into `CV_FOLDS` folds (seeded shuffle), and each
-  fold is ranked by the system fit on the EN train+dev gold of the data folder *without that fold's
-  compounds*. No item is ever ranked by a model that saw its compound; results.json says
+- No model, scored on the task file's training rows (admire-a: EN train, dev or train+dev): cross-validation
+  grouped by the file's group column (`cross_validate`): the scored items' groups are dealt into `CV_FOLDS`
+  folds (seeded shuffle), and each fold is ranked by the system fit on the training rows *without that fold's
+  groups*. No item is ever ranked by a model that saw its expression; results.json says
   `"cross_validated": true`.
-- No model, any other split (test, xeval): fit once on EN train+dev gold of the data folder
-  (`fit_cached`), cached under `$SENSO_CACHE_DIR/admire-fits/` by the sha256 of the data files and of the
+- No model, any other split (admire-a: test, xeval; another language): fit once on the training rows
+  (`fit_cached`), cached under `$SENSO_CACHE_DIR/admire-fits/` by the sha256 of their files and of the
   system's description. xeval reuses every train/dev compound, so its runs carry the SPLIT HYGIENE warning.
+The training rows are a ranking task file's (`rankfit.training_rows`; `TrainingRows`): admire-a's are EN
+train+dev of the data folder; a task without its own (admire-b, admire-sense) reads those (`shipped_training`).
 """
 
 from __future__ import annotations
