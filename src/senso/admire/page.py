@@ -3,6 +3,7 @@ or captions (Subtask A), sequences and candidates (Subtask B)."""
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -190,7 +191,7 @@ def load_items(results: dict[str, Any], config: dict[str, Any],
     if not any(p is not None for p, _ in located):
         return None, [n + ": captions and images are not shown" + NOT_FOUND_HINT for n in notes]
     try:
-        items = (_ranking_items(ranking, entries, [p for p, _ in located], config) if ranking else
+        items = (_ranking_items(ranking, entries, [p for p, _ in located]) if ranking else
                  _sequence_items([p for p, _ in located if p is not None], results, config))
     except SensoError as exc:
         return None, [*notes, f"could not read the run's data file: {exc}"]
@@ -219,8 +220,7 @@ def _sequence_items(paths: list[Path], results: dict[str, Any], config: dict[str
     return [item for path in paths for item in read_subtask_b(path, lang=lang)]
 
 
-def _ranking_items(described: dict[str, Any], entries: list[int], paths: list[Path | None],
-                   config: dict[str, Any]) -> list[Any]:
+def _ranking_items(described: dict[str, Any], entries: list[int], paths: list[Path | None]) -> list[Any]:
     """The items of a ranking run's data files, read through its task file with the columns it ran with."""
     from dataclasses import replace
 
@@ -229,13 +229,14 @@ def _ranking_items(described: dict[str, Any], entries: list[int], paths: list[Pa
 
     task = load_ranking_task(described["task_file"])
     task = replace(task, columns={**task.columns, **described.get("columns", {})})
-    data_dir = config_option(config, "data_dir")
     items = []
     for index, path in zip(entries, paths):
         if path is None:
             continue
-        entry = task.data[index - 1]
-        items += read_entry(task, entry, path, task.where(entry, "images", data_dir, required=False), False)
+        entry = task.data[index - 1]  # its images where they lie beside the data file, found again if it moved
+        images = Path(os.path.normpath(path.parent / os.path.relpath(entry.images, Path(entry.file).parent))
+                      ) if entry.images else None
+        items += read_entry(task, entry, path, images, False)
     return items
 
 

@@ -272,7 +272,8 @@ def _run_keys(data: dict[str, Any], path: Path, splits: tuple[str, ...]) -> dict
     """The keys that say how the file is run: its training splits, default system and split, the splits a
     published leaderboard covers and the caption column of each --caption-lang."""
     out: dict[str, Any] = {}
-    for key, default in (("training", DEFAULT_TRAINING), ("leaderboard_splits", ())):
+    training = tuple(s for s in DEFAULT_TRAINING if s in splits)
+    for key, default in (("training", training), ("leaderboard_splits", ())):
         value = data.get(key, list(default))
         if not isinstance(value, list) or not all(isinstance(v, str) and v in splits for v in value):
             raise RankingTaskFileError(path, key, f"expected a list of this file's splits ({', '.join(splits)}), "
