@@ -229,7 +229,8 @@ def tsv_task_file(tmp: Path) -> None:
 def ranking_files(tmp: Path) -> None:
     """A ranking task file in AdMIRe 2's layout (tests/admire/rank_fixtures.py) under rk/, and broken copies of
     its Russian training file: a missing column, an expression and sentence twice, an order that is not a
-    permutation of the five images; and task files with an unknown language code or a missing [[data]]."""
+    permutation of the five images; and task files with an unknown language code, a missing [[data]] or a kind
+    no family reads."""
     sys.path.insert(0, str(Path(__file__).resolve().parent / "admire"))
     from rank_fixtures import COLUMNS, rows, write_dataset, write_rows
 
@@ -246,6 +247,7 @@ def ranking_files(tmp: Path) -> None:
     text = task.read_text(encoding="utf-8")
     (tmp / "rk" / "lang.toml").write_text(text.replace('language = "el"', 'language = "gr"', 1), encoding="utf-8")
     (tmp / "rk" / "nodata.toml").write_text(text.split("[[data]]")[0], encoding="utf-8")
+    (tmp / "rk" / "capital.toml").write_text(text.replace('kind = "ranking"', 'kind = "Ranking"'), encoding="utf-8")
 
 
 LMEVAL = Path(__file__).resolve().parent / "fixtures" / "lmeval"  # a real excerpt: 6 documents of each task
@@ -350,7 +352,7 @@ CASES = [
     c("admire-unknown-lang", f"{ADA} --lang de", 2, "has no language 'de'"),
     c("admire-b-pt", "run admire-b --lang pt", 2, "admire-b has no language 'pt'"),
     c("admire-sense-lang", "run admire-sense --lang de", 2, "admire-sense has no language 'de'"),
-    c("admire-unknown-split", f"{ADA} --split valid", 2, "unknown AdMIRe split 'valid'"),
+    c("admire-unknown-split", f"{ADA} --split valid", 2, "admire-a has no split 'valid' (--split); choose from train, dev, test, xeval"),
     c("admire-split-twice", f"{ADA} --split dev+dev", 2, "names a split twice"),
     c("admire-sense-split-twice", "run admire-sense admire-a --split dev+dev", 2, "names a split twice"),
     c("model-on-admire-random", f"{ADA} --model hf:google/gemma-3-270m", 2,
@@ -399,7 +401,7 @@ CASES = [
     c("compare-likert-admire-run", "compare abricot-abs {tmp}/abricot_run {tmp}/b_run", 2,
       "cannot compare runs of different tasks", "other_task_runs"),
     c("compare-likert-gold", "compare abricot-abs {tmp}/abricot_run {tmp}/abricot_run --gold x.tsv", 2,
-      "(--gold) is for AdMIRe comparisons", "other_task_runs"),
+      "(--gold) is for comparisons of admire-a", "other_task_runs"),
     c("report-no-folder", "report {tmp}/nope", 2, "not a folder"),
     c("report-no-results", "report {tmp}/empty", 2, "no results.json", "empty_folder"),
     c("score-partial-submission", "score admire-a {tmp}/partial/submission_EN.tsv --gold "
@@ -530,6 +532,8 @@ CASES = [
       2, "--meaning wordnet serves English only (WordNet is English) and this task is in ru, el, zh", "ranking_files"),
     c("ranking-captions-flag", "run {tmp}/rk/task.toml --system random --caption-lang pt", 2,
       "--caption-lang is not read by a ranking task file", "ranking_files"),
+    c("task-file-unknown-kind", "run {tmp}/rk/capital.toml --system random", 2,
+      "capital.toml, key 'kind': 'Ranking' is no kind of task file; the kinds are 'ranking', 'likert'", "ranking_files"),
 ]
 
 
@@ -586,8 +590,11 @@ def test_no_wordnet_is_a_warning_not_silence(tmp_path, monkeypatch):
 
     (tmp_path / "empty").mkdir()
     monkeypatch.setattr(wordnet, "wordnet_candidates", lambda explicit=None: [tmp_path / "empty"])
+    from senso.core.evaluation import ScoreWarning
+
     warnings = check_options(RunOptions(task="admire-a", system="sense-pipeline", data_dir=DATA)).warnings
     assert any(w.startswith("NO WORDNET") and "--set wordnet=FOLDER" in w for w in warnings)
+    assert all(isinstance(w, ScoreWarning) for w in warnings)  # recorded in results.json's score_warnings
     warnings = check_options(RunOptions(task="admire-a", system="ensemble", data_dir=DATA)).warnings  # its members use it
     assert any(w.startswith("NO WORDNET") for w in warnings)
     warnings = check_options(RunOptions(task="admire-a", system="random", data_dir=DATA)).warnings

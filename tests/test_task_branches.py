@@ -1,35 +1,69 @@
 """A family is one folder plus one row in the table of tasks: no module outside `src/senso/<family>/` and the
 table (`senso/catalog.py`) holds a task's name, a family's or a record kind's as a string of its own (the
 literal a branch on a task would compare with: `task == "admire-a"`, `kind == "likert"`,
-`startswith("admire-")`, `{"likert": ...}`). Strings that only mention a task in a longer text (help, messages,
-examples) are not branches and are not counted."""
+`startswith("admire-")`, `{"likert": ...}`), nor a family's option or flag, a sample field only a family writes
+(its tasks' item, gold and group keys) or the prefix of a family's warning; and none imports a family (the table
+imports each family's `family` module, its row, and nothing else of it). Strings that only mention a task in a
+longer text (help, messages, examples) are not branches and are not counted."""
 
 from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
 from pathlib import Path
 
 import senso
-from senso.catalog import all_tasks
+from senso.catalog import all_tasks, families
+from senso.core.options import PANELS, RUN_FIELDS, run_fields
 
 SRC = Path(senso.__file__).resolve().parent
 TABLE = SRC / "catalog.py"
 
 
+# The same word in another sense: a transformers tokenizer's attribute, read by the backend that applies it.
+OTHER_SENSE = {("backends/hf.py", "chat_template"), ("backends/fast_tokenizer.py", "chat_template")}
+WARNING_PREFIX = re.compile(r"^([A-Z][A-Z ]*[A-Z]):")  # "NO WORDNET: ..." (a family's warning, by its prefix)
+
+
 def family_folders() -> set[Path]:
-    return {SRC / task.family for task in all_tasks()}
+    return {SRC / family.name for family in families()}
 
 
 def branch_literals() -> set[str]:
     """Every task name, family and record kind, and the prefixes a branch on a family's names would test."""
-    names = {task.name for task in all_tasks() if task.matches is None}
-    literals = names | {task.family for task in all_tasks()} | {task.kind for task in all_tasks()}
+    names = {task.name for task in all_tasks() if task.file_kind is None}
+    literals = names | {task.family.name for task in all_tasks()} | {task.kind for task in all_tasks()}
     return literals | {name.split("-")[0] + "-" for name in names} | {name.split("-")[0] for name in names}
 
 
-def literals_in(path: Path) -> list[tuple[int, str]]:
+def family_markers() -> set[str]:
+    """What only a family knows: its own options (name and flag), its system flags, the sample fields its tasks
+    key, check and group items by (those every task has by default are common), and its warnings' prefixes."""
+    common = set(RUN_FIELDS) | {f.flag for f in RUN_FIELDS.values()} | {"id", "gold"} | set(PANELS)  # the core's
+    markers: set[str] = set()
+    for family in families():
+        if family.options is not None:
+            markers |= {name for name in run_fields(family.options)} | {f.flag for f in run_fields(family.options).values()}
+        markers |= {p.name for p in family.flags()} | {p.flag for p in family.flags()}
+    for task in all_tasks():
+        keys = (task.item_key,) if isinstance(task.item_key, str) else task.item_key
+        markers |= {*keys, *task.family.gold_keys, *task.group_keys}
+    return (markers - common) | warning_prefixes()
+
+
+def warning_prefixes() -> set[str]:
+    """The prefix of every warning a family's modules spell out ("NO WORDNET:")."""
+    prefixes = set()
+    for folder in family_folders():
+        for path in folder.rglob("*.py"):
+            prefixes |= {m.group(0) for _, value in string_literals(path) if (m := WARNING_PREFIX.match(value))}
+    return prefixes
+
+
+def string_literals(path: Path) -> list[tuple[int, str]]:
+    """Every plain string literal of a module (f-strings are messages), with its line."""
     found = []
     for token in tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline):
         if token.type == tokenize.STRING and not token.string.lstrip("rbuRBU").startswith(("f'", 'f"')):
@@ -37,15 +71,39 @@ def literals_in(path: Path) -> list[tuple[int, str]]:
                 value = ast.literal_eval(token.string)
             except (ValueError, SyntaxError):
                 continue
-            if isinstance(value, str) and value in branch_literals():
+            if isinstance(value, str):
                 found.append((token.start[0], value))
     return found
 
 
-def outside_families() -> list[Path]:
+def literals_in(path: Path) -> list[tuple[int, str]]:
+    return [(line, value) for line, value in string_literals(path) if value in branch_literals()]
+
+
+def markers_in(path: Path, markers: set[str]) -> list[tuple[int, str]]:
+    """A family's option, flag or field as a string of its own, or a literal opening with its warning's prefix."""
+    return [(line, value) for line, value in string_literals(path)
+            if value in markers or any(value.startswith(m) for m in markers if m.endswith(":"))]
+
+
+def family_imports(path: Path) -> list[tuple[int, str]]:
+    """The family modules `path` imports (the table may import each family's `family` module: its row)."""
+    packages = {f"senso.{family.name}" for family in families()}
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else (
+            [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+        for name in names:
+            package = next((p for p in packages if name == p or name.startswith(p + ".")), None)
+            if package is not None and not (path == TABLE and name == package + ".family"):
+                found.append((node.lineno, name))
+    return found
+
+
+def outside_families(table: bool = False) -> list[Path]:
     folders = family_folders()
     return [path for path in sorted(SRC.rglob("*.py"))
-            if path != TABLE and not any(folder in path.parents for folder in folders)]
+            if (table or path != TABLE) and not any(folder in path.parents for folder in folders)]
 
 
 def test_the_literals_cover_every_task_family_and_kind():
@@ -66,3 +124,34 @@ def test_the_check_finds_a_branch(tmp_path):
     module.write_text('def pick(task):\n    if task.startswith("admire-"):\n        return 1\n'
                       '    return {"likert": 2}.get(task.family, 3)\n', encoding="utf-8")
     assert [value for _, value in literals_in(module)] == ["admire-", "likert"]
+
+
+def test_the_markers_cover_options_flags_fields_and_warnings():
+    markers = family_markers()
+    assert {"caption_lang", "--caption-lang", "chat_template", "--shots", "sense", "--meaning", "compound", "gold_mean",
+            "domain", "NO WORDNET:"} <= markers
+    assert not {"split", "--split", "lang", "gold", "id", "limit"} & markers  # common: declared once in the core
+
+
+def test_no_shared_module_names_a_familys_option_field_or_warning():
+    markers = family_markers()
+    offending = [f"{path.relative_to(SRC)}:{line}: {value!r}" for path in outside_families(table=True)
+                 for line, value in markers_in(path, markers) if (str(path.relative_to(SRC)), value) not in OTHER_SENSE]
+    assert not offending, "a family's option, field or warning named outside its folder:\n" + "\n".join(offending)
+
+
+def test_no_shared_module_imports_a_family():
+    offending = [f"{path.relative_to(SRC)}:{line}: import {name}" for path in outside_families(table=True)
+                 for line, name in family_imports(path)]
+    assert not offending, "a family imported outside its folder:\n" + "\n".join(offending)
+
+
+def test_the_scan_finds_a_planted_marker_and_import(tmp_path):
+    """The scan is not blind: an option, a field, a warning prefix and an import of a family are each caught."""
+    module = tmp_path / "planted.py"
+    module.write_text('from senso.admire.systems.parts import FLAGGED\n'
+                      'def pick(options, sample, warning):\n'
+                      '    if options.system_options.get("sense") or sample["gold_mean"] > 3:\n'
+                      '        return warning.startswith("NO WORDNET: no database")\n', encoding="utf-8")
+    assert [value for _, value in markers_in(module, family_markers())] == ["sense", "gold_mean", "NO WORDNET: no database"]
+    assert [name for _, name in family_imports(module)] == ["senso.admire.systems.parts"]

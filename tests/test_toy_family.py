@@ -1,43 +1,58 @@
 """A benchmark family is one folder plus one row in the table of tasks: a small binary word-in-context family,
-declared entirely in this file (its items, a trivial system, accuracy with a bootstrap CI, a report section),
-registered at run time, then evaluated, compared, reported, exported and run from the command line with no
-other file of senso touched."""
+declared entirely in this file, that needs what a real family needs: its items keyed by `pair` (not `id`) in two
+splits (the common `--split`), its own run option (`--min-shared`), its own kind of task file (`kind =
+"toy-pairs"`), its own command (`senso toy-count`), a trivial system, accuracy with a bootstrap CI and a paired
+comparison on it, and a report section. It is registered at run time, then evaluated, compared, reported,
+exported and run from the command line with no other file of senso touched; unregistered, it leaves nothing."""
 
 from __future__ import annotations
 
 import csv
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+import typer
 
 import senso
 from senso import catalog
 from senso.core.errors import SensoError
 from senso.core.evaluation import Scored
+from senso.core.options import option
 from senso.core.stats import bootstrap_estimate
-from senso.core.task import Metric, PairedTest, Section, SystemEntry, Task, column
+from senso.core.task import Family, Metric, PairedTest, Section, SystemEntry, Task, column
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 TASK = "toy-wic"
 FAMILY = "toy"
+FILE_KIND = "toy-pairs"
+SPLITS = ("dev", "test")
 DATA_FILE = Path("toy") / "wic.csv"
-ITEMS = [  # id, word, two sentences, gold: 1 when the word has the same sense in both
-    ("t1", "bank", "She sat on the river bank", "The bank of the river flooded", 1),
-    ("t2", "bank", "He robbed the bank", "The river bank was muddy", 0),
-    ("t3", "bark", "The dog's bark woke me", "The bark of the dog was loud", 1),
-    ("t4", "bark", "Birch bark is white", "The dog's bark was loud", 0),
-    ("t5", "cell", "A prison cell is small", "The cell was small and dark", 1),
-    ("t6", "cell", "Charge your cell phone", "A blood cell under the lens", 0),
-    ("t7", "pitch", "The pitch was wet after rain", "Rain soaked the pitch", 1),
-    ("t8", "pitch", "Perfect pitch in music", "They played on a muddy pitch", 0),
+ITEMS = [  # pair, split, word, two sentences, gold: 1 when the word has the same sense in both
+    ("t1", "test", "bank", "She sat on the river bank", "The bank of the river flooded", 1),
+    ("t2", "test", "bank", "He robbed the bank", "The river bank was muddy", 0),
+    ("t3", "test", "bark", "The dog's bark woke me", "The bark of the dog was loud", 1),
+    ("t4", "test", "bark", "Birch bark is white", "The dog's bark was loud", 0),
+    ("t5", "test", "cell", "A prison cell is small", "The cell was small and dark", 1),
+    ("t6", "test", "cell", "Charge your cell phone", "A blood cell under the lens", 0),
+    ("t7", "test", "pitch", "The pitch was wet after rain", "Rain soaked the pitch", 1),
+    ("t8", "test", "pitch", "Perfect pitch in music", "They played on a muddy pitch", 0),
+    ("d1", "dev", "spring", "Flowers bloom in spring", "In spring the flowers bloom", 1),
+    ("d2", "dev", "spring", "The spring in the mattress broke", "We drank from a cold spring", 0),
 ]
 
 
 @dataclass(frozen=True)
 class WicItem:
-    id: str
+    pair: str
+    split: str
     word: str
     first: str
     second: str
@@ -46,15 +61,24 @@ class WicItem:
 
 @dataclass
 class WicSample:
-    id: str
+    pair: str
     word: str
     gold: int
     prediction: int
     correct: float
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "word": self.word, "gold": self.gold, "prediction": self.prediction,
+        return {"pair": self.pair, "word": self.word, "gold": self.gold, "prediction": self.prediction,
                 "correct": self.correct}
+
+
+@dataclass
+class ToyOptions:
+    """The toy family's own run option, declared as a real family declares its own."""
+
+    min_shared: int | None = option(None, "--min-shared", "toy: words two sentences must share to be called the "
+                                    "same sense (default 1).", "protocol", FAMILY,
+                                    "is a toy option; {task} does not use it (leave it out)")
 
 
 def shared_words(item: WicItem) -> int:
@@ -63,13 +87,15 @@ def shared_words(item: WicItem) -> int:
     return len(words(item.first) & words(item.second))
 
 
-SYSTEMS = {"overlap": lambda item: int(shared_words(item) >= 1), "always-same": lambda item: 1}
+SYSTEMS = {"overlap": lambda item, least=1: int(shared_words(item) >= least),
+           "always-same": lambda item, least=1: 1}
 
 
-def load_items(data_dir: Path, limit: int | None) -> list[WicItem]:
-    path = data_dir / DATA_FILE
+def read_items(path: Path, split: str, limit: int | None) -> list[WicItem]:
     with path.open(encoding="utf-8") as fh:
-        rows = [WicItem(r["id"], r["word"], r["first"], r["second"], int(r["gold"])) for r in csv.DictReader(fh)]
+        rows = [WicItem(r["pair"], r["split"], r["word"], r["first"], r["second"], int(r["gold"]))
+                for r in csv.DictReader(fh)]
+    rows = [row for row in rows if row.split == split]
     return rows[:limit] if limit else rows
 
 
@@ -90,32 +116,45 @@ class WicPlan:
     data_files: list[Path]
     predictor: Any
     seed: int
+    least: int
     config: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     family: str = FAMILY
     kind: str = TASK
 
     def describe_system(self) -> dict[str, Any]:
-        return {"name": self.system}
+        return {"name": self.system, "min_shared": self.least}
 
     def predict(self) -> list[int]:
-        return [int(self.predictor(item)) for item in self.items]
+        return [int(self.predictor(item, self.least)) for item in self.items]
 
     def score(self, answers: list[int]) -> Scored:
-        samples = [WicSample(i.id, i.word, i.gold, a, float(a == i.gold)) for i, a in zip(self.items, answers)]
+        samples = [WicSample(i.pair, i.word, i.gold, a, float(a == i.gold)) for i, a in zip(self.items, answers)]
         correct = [s.correct for s in samples]
         accuracy = bootstrap_estimate(lambda c: float(c.mean()), correct, seed=self.seed)
-        return Scored(samples=samples, metrics={"accuracy": accuracy})
+        return Scored(samples=samples, metrics={"accuracy": accuracy}, record={"split": self.config["split"]})
 
 
-def prepare(options: Any, context: Any) -> WicPlan:
-    data_dir = Path(options.data_dir)
+def plan(options: Any, context: Any, path: Path, task: str) -> WicPlan:
+    split = options.split or "test"
     if context.system is not None:
-        predictor, name = context.system.classify, f"user:{type(context.system).__name__}"
+        predictor, name = (lambda item, least: context.system.classify(item)), f"user:{type(context.system).__name__}"
     else:
         name = options.system or "overlap"
         predictor = SYSTEMS[name]
-    return WicPlan(TASK, name, load_items(data_dir, options.limit), [data_dir / DATA_FILE], predictor, options.seed)
+    return WicPlan(task, name, read_items(path, split, options.limit), [path], predictor, options.seed,
+                   options.min_shared or 1, config={"split": split})
+
+
+def prepare(options: Any, context: Any) -> WicPlan:
+    return plan(options, context, Path(options.data_dir) / DATA_FILE, TASK)
+
+
+def prepare_file(options: Any, context: Any) -> WicPlan:
+    """A toy task file: `kind = "toy-pairs"`, its name and its data file (beside it)."""
+    path = Path(options.task)
+    declared = tomllib.loads(path.read_text(encoding="utf-8"))
+    return plan(options, context, path.parent / declared["data"], declared["name"])
 
 
 SHOWN: list[str] = []
@@ -126,36 +165,58 @@ def show(result: Any, by_group: bool = False) -> None:
     print(SHOWN[-1])
 
 
+COUNTED: list[str] = []
+
+
+def register_commands(cli: Any) -> None:
+    """The toy family's own command: `senso toy-count DATA_DIR`, the items of each split."""
+
+    @cli.app.command("toy-count")
+    def toy_count(data_dir: Path = typer.Argument(..., help="The folder holding toy/wic.csv.")) -> None:
+        """How many toy items each split holds."""
+        counts = {split: len(read_items(data_dir / DATA_FILE, split, None)) for split in SPLITS}
+        COUNTED.append(", ".join(f"{split} {n}" for split, n in counts.items()))
+        cli.out.print(COUNTED[-1])
+
+
 PAGE = """<section id="toy-items"><h2>Word-in-context items</h2><table>
-{% for s in section.rows %}<tr><td>{{ s.id }}</td><td>{{ s.word }}</td><td>{{ s.gold }}</td><td>{{ s.prediction }}</td></tr>
+{% for s in section.rows %}<tr><td>{{ s.pair }}</td><td>{{ s.word }}</td><td>{{ s.gold }}</td><td>{{ s.prediction }}</td></tr>
 {% endfor %}</table></section>"""
 
-TOY_TASK = Task(
-    TASK, family=FAMILY, kind=TASK, description="toy word-in-context: is the word used in the same sense in both "
-                                                "sentences (yes/no)",
-    check=check, prepare=prepare, show=show,
-    metrics=(Metric("accuracy", "accuracy (same sense?)", "mean(prediction = gold)", short="acc.",
-                    hub_type="accuracy", paired=PairedTest("mean", column("correct"))),),
-    page=Section(lambda: PAGE, lambda run, thumbnails=True: {"rows": run.samples}),
-    systems=lambda: [SystemEntry(name, f"toy system {name}", None, name == "overlap") for name in SYSTEMS],
-    catalog=lambda: [("toy (toy-wic)", name, f"toy system {name}") for name in SYSTEMS],
-)
+TOY = Family(FAMILY, title="toy", options=ToyOptions, reads=("split",), commands=register_commands,
+             catalog=lambda: [("toy (toy-wic)", name, f"toy system {name}") for name in SYSTEMS])
+ACCURACY = Metric("accuracy", "accuracy (same sense?)", "mean(prediction = gold)", short="acc.", hub_type="accuracy",
+                  paired=PairedTest("mean", column("correct")))
+COMMON = dict(family=TOY, check=check, show=show, metrics=(ACCURACY,), item_key="pair", choices={"split": SPLITS},
+              page=Section(lambda: PAGE, lambda run, thumbnails=True: {"rows": run.samples}),
+              systems=lambda: [SystemEntry(name, f"toy system {name}", None, name == "overlap") for name in SYSTEMS])
+TOY_TASK = Task(TASK, kind=TASK, description="toy word-in-context: is the word used in the same sense in both "
+                                             "sentences (yes/no)", prepare=prepare, **COMMON)
+TOY_FILE = Task("path/to/pairs.toml", kind=TASK, description="a toy task file (kind = \"toy-pairs\")",
+                file_kind=FILE_KIND, prepare=prepare_file, folder_name=lambda task: Path(task).stem, **COMMON)
+
+
+def write_items(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["pair", "split", "word", "first", "second", "gold"])
+        writer.writerows(ITEMS)
+    return path
 
 
 @pytest.fixture
 def toy(tmp_path, monkeypatch):
     """The toy family registered (removed again after the test), and a data folder holding its items."""
     data = tmp_path / "data"
-    (data / DATA_FILE).parent.mkdir(parents=True)
-    with (data / DATA_FILE).open("w", encoding="utf-8", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["id", "word", "first", "second", "gold"])
-        writer.writerows(ITEMS)
+    write_items(data / DATA_FILE)
     catalog.register(TOY_TASK)
+    catalog.register(TOY_FILE)
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
     yield data
+    catalog.unregister(TOY_FILE.name)
     catalog.unregister(TASK)
 
 
@@ -166,30 +227,60 @@ class SameWord:
         return int(item.first.split()[0] == item.second.split()[0])
 
 
+TEST_ITEMS = [WicItem(*row) for row in ITEMS if row[1] == "test"]
+
+
 def test_evaluate_returns_a_typed_result(toy):
     result = senso.evaluate(TASK, system="overlap", data_dir=toy)
-    expected = [int(shared_words(WicItem(*row)) >= 1) for row in ITEMS]
-    assert [s.prediction for s in result.samples] == expected
+    expected = [int(shared_words(item) >= 1) for item in TEST_ITEMS]
+    assert [s.prediction for s in result.samples] == expected and [s.pair for s in result.samples][0] == "t1"
     accuracy = result.metrics["accuracy"]
-    assert accuracy.value == pytest.approx(sum(p == row[4] for p, row in zip(expected, ITEMS)) / len(ITEMS))
+    assert accuracy.value == pytest.approx(sum(p == i.gold for p, i in zip(expected, TEST_ITEMS)) / len(TEST_ITEMS))
     assert accuracy.ci_low <= accuracy.value <= accuracy.ci_high
     assert result.results["family"] == FAMILY and result.results["task_kind"] == TASK
     user = senso.evaluate(TASK, system=SameWord(), data_dir=toy, limit=4)
     assert user.system == "user:SameWord" and user.n == 4
 
 
-def test_a_foreign_option_is_refused_and_the_catalogues_list_it(toy):
+def test_its_own_option_and_the_common_split_are_keywords(toy):
+    dev = senso.evaluate(TASK, data_dir=toy, split="dev")
+    assert [s.pair for s in dev.samples] == ["d1", "d2"] and dev.results["split"] == "dev"
+    strict = senso.evaluate(TASK, data_dir=toy, min_shared=3)
+    assert [s.prediction for s in strict.samples] == [int(shared_words(i) >= 3) for i in TEST_ITEMS]
+    assert strict.results["model"]["min_shared"] == 3
+    with pytest.raises(SensoError, match="min_shared= expects a whole number"):
+        senso.evaluate(TASK, data_dir=toy, min_shared="3")
+    with pytest.raises(SensoError, match=r"toy-wic has no split 'train' \(split\); choose from dev, test"):
+        senso.evaluate(TASK, data_dir=toy, split="train")
+
+
+def test_a_foreign_option_is_refused_both_ways_and_the_catalogues_list_it(toy):
     with pytest.raises(SensoError, match="lang is an AdMIRe option; toy-wic does not use it"):
         senso.evaluate(TASK, data_dir=toy, lang="en")
+    with pytest.raises(SensoError, match="min_shared is a toy option; abricot-abs does not use it"):
+        senso.evaluate("abricot-abs", min_shared=2)
+    with pytest.raises(SensoError, match="split is an AdMIRe or toy option; abricot-abs does not use it"):
+        senso.evaluate("abricot-abs", split="dev")  # one common split, read by both families that say so
     assert TASK in [t.name for t in senso.tasks()]
-    assert any(s.name == "always-same" and s.tasks == (TASK,) for s in senso.systems())
+    assert any(s.name == "always-same" and TASK in s.tasks for s in senso.systems())
+
+
+def test_its_task_file_kind_is_chosen_by_the_kind_key(toy, tmp_path):
+    write_items(tmp_path / "files" / "pairs.csv")
+    path = tmp_path / "files" / "pairs.toml"
+    path.write_text(f'kind = "{FILE_KIND}"\nname = "my-pairs"\ndata = "pairs.csv"\n', encoding="utf-8")
+    assert catalog.task_for(str(path)) is TOY_FILE
+    result = senso.evaluate(path, split="dev")
+    assert result.task == "my-pairs" and result.n == 2
+    path.write_text('kind = "Toy-Pairs"\nname = "my-pairs"\n', encoding="utf-8")
+    with pytest.raises(SensoError, match=f"'Toy-Pairs' is no kind of task file; the kinds are .*'{FILE_KIND}'"):
+        senso.evaluate(path)
 
 
 def test_report_compare_export_and_placement(toy, tmp_path):
     from senso.export.model_index import model_index, model_index_yaml
     from senso.export.publish import export_runs
     from senso.report import write_report
-    from senso.report.compare_likert import compare_likert
     from senso.report.run_folder import load_run
     from senso.report.summary import summary_row
 
@@ -197,10 +288,11 @@ def test_report_compare_export_and_placement(toy, tmp_path):
     b = senso.evaluate(TASK, system="always-same", data_dir=toy).save(tmp_path / "b")
     page = write_report([a]).read_text(encoding="utf-8")
     assert 'id="toy-items"' in page and "accuracy (same sense?)" in page and "No published results" in page
-    comparison = compare_likert(TASK, a, b)
-    [(group, metric, difference)] = comparison.rows
-    assert (group, metric) == ("all", "accuracy") and difference.p_value is not None
+    comparison = senso.compare(a, b, n_resamples=500)
+    [difference] = comparison.differences
+    assert (difference.group, difference.metric) == ("all", "accuracy") and difference.p_value is not None
     assert difference.difference == pytest.approx(load_run(a).results["metrics"]["accuracy"]["value"] - 0.5)
+    assert comparison.n == len(TEST_ITEMS)
     assert "runs compared" in write_report([a, b], out=tmp_path / "cmp.html").read_text(encoding="utf-8")
     assert summary_row(load_run(a)).metric == "acc."
     outcome = export_runs([a, b], to=tmp_path / "export")
@@ -210,30 +302,70 @@ def test_report_compare_export_and_placement(toy, tmp_path):
     from senso.export.dataset import SPLIT
 
     rows = datasets.load_dataset(str(tmp_path / "export"), TASK, split=SPLIT).to_list()
-    assert len(rows) == 2 * len(ITEMS) and {r["system"] for r in rows} == {"overlap", "always-same"}
+    assert len(rows) == 2 * len(TEST_ITEMS) and {r["system"] for r in rows} == {"overlap", "always-same"}
     index, _ = model_index([a], model_name="toy")
     assert index[0]["results"][0]["metrics"][0]["type"] == "accuracy"
     assert "accuracy" in model_index_yaml(index)
 
 
-def test_the_command_line_runs_and_compares_it(toy, tmp_path):
+def test_runs_of_other_items_are_not_compared(toy, tmp_path):
+    a = senso.evaluate(TASK, data_dir=toy).save(tmp_path / "a")
+    b = senso.evaluate(TASK, data_dir=toy, limit=4).save(tmp_path / "b")
+    with pytest.raises(SensoError, match="are not on the same items"):
+        senso.compare(a, b)
+
+
+def test_the_command_line_runs_compares_and_has_its_command(toy, tmp_path):
     from typer.testing import CliRunner
 
     from senso.cli import app
 
     runner = CliRunner()
     for system in ("overlap", "always-same"):
-        result = runner.invoke(app, ["run", TASK, "--system", system, "--data-dir", str(toy),
-                                     "--out", str(tmp_path / system)])
+        result = runner.invoke(app, ["run", TASK, "--system", system, "--data-dir", str(toy), "--split", "test",
+                                     "--min-shared", "1", "--out", str(tmp_path / system)])
         assert result.exit_code == 0, result.output
     assert f"{TASK} overlap: accuracy" in SHOWN[-2]
     results = json.loads((tmp_path / "overlap" / "results.json").read_text(encoding="utf-8"))
     assert results["task"] == TASK and "accuracy" in results["metrics"]
-    compared = runner.invoke(app, ["compare", TASK, str(tmp_path / "overlap"), str(tmp_path / "always-same")],
+    compared = runner.invoke(app, ["compare", str(tmp_path / "overlap"), str(tmp_path / "always-same")],
                              terminal_width=250, env={"COLUMNS": "250"})
     assert compared.exit_code == 0, compared.output
     assert "accuracy (same sense?)" in compared.output
     listed = runner.invoke(app, ["tasks"], terminal_width=200)
     assert TASK in listed.output
+    counted = runner.invoke(app, ["toy-count", str(toy)])
+    assert counted.exit_code == 0 and COUNTED[-1] == "dev 2, test 8"
+    helped = runner.invoke(app, ["run", "--help"], terminal_width=200, env={"COLUMNS": "200"})
+    assert "--min-shared" in helped.output
     quiet = runner.invoke(app, ["run", TASK, "--data-dir", str(toy), "--out", str(tmp_path / "q"), "--quiet"])
     assert quiet.exit_code == 0 and f"{TASK} · overlap" in quiet.output
+
+
+def test_unregistered_it_leaves_no_option_or_command(toy):
+    from typer.testing import CliRunner
+
+    from senso.cli import app
+
+    catalog.unregister(TOY_FILE.name)
+    catalog.unregister(TASK)
+    assert "min_shared" not in catalog.RUN_FIELDS and TOY not in catalog.families()
+    assert CliRunner().invoke(app, ["toy-count", "."]).exit_code != 0
+    with pytest.raises(SensoError, match="unknown keyword min_shared="):
+        senso.evaluate("abricot-abs", min_shared=2)
+    catalog.register(TOY_TASK)  # the fixture removes it again
+    catalog.register(TOY_FILE)
+    assert "min_shared" in catalog.RUN_FIELDS
+
+
+def test_an_option_declared_twice_is_refused_not_shadowed():
+    from dataclasses import replace
+
+    @dataclass
+    class OwnSplit:
+        split: str | None = option(None, "--split", "toy: its own split.", "data", FAMILY, "is a toy option")
+
+    with pytest.raises(SensoError, match="family 'toy' declares split, which the core already declares \\(a common "
+                                         "option: name it in Family.reads\\)"):
+        catalog.register(replace(TOY_TASK, family=replace(TOY, options=OwnSplit)))
+    assert TASK not in catalog.TASKS

@@ -25,10 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from senso.catalog import FLAG_NAMES, RUN_FIELDS, RunOptions, all_tasks, run_folder_name, task_for  # noqa: F401
+from senso import catalog
+from senso.catalog import all_tasks, run_folder_name, task_for
 from senso.core.errors import SensoError
 from senso.core.evaluation import EvalResult, describe_user_system
-from senso.core.options import check_param_value, check_python_value, check_run_values
+from senso.core.options import check_choices, check_param_value, check_python_value, check_run_values
 from senso.core.params import OptionError, python_message
 from senso.core.task import Task
 from senso.results import (  # noqa: F401 (compare ... results_table: `senso.compare` and the others are these)
@@ -38,21 +39,22 @@ from senso.results import (  # noqa: F401 (compare ... results_table: `senso.com
 task_entry = task_for  # the table's task for what a user typed (a name, or a task file's path)
 
 
-def make_options(task: str | Path, **options: Any) -> RunOptions:
-    """RunOptions from keywords: RunOptions fields by name, everything else a value of the system's options."""
-    fields = {k: v for k, v in options.items() if k in RUN_FIELDS}
-    system_options = {k: v for k, v in options.items() if k not in RUN_FIELDS}
-    for key in ("data_dir", "out", "gold"):
-        if fields.get(key) is not None:
-            fields[key] = Path(fields[key])
-    return RunOptions(task=str(task), **fields, system_options=system_options)
+def make_options(task: str | Path, **options: Any) -> Any:
+    """RunOptions (the table's, `senso.catalog.RunOptions`) from keywords: its fields by name, everything else a
+    value of the system's options; a path field given as a str becomes a Path."""
+    run_fields = catalog.RUN_FIELDS
+    fields = {k: v for k, v in options.items() if k in run_fields}
+    system_options = {k: v for k, v in options.items() if k not in run_fields}
+    for key, value in fields.items():
+        if value is not None and Path in _kinds(run_fields[key].type):
+            fields[key] = Path(value)
+    return catalog.RunOptions(task=str(task), **fields, system_options=system_options)
 
 
-def _flag_names() -> dict[str, str]:
-    """Every command-line flag -> its Python keyword: RunOptions fields and the AdMIRe part flags (--sense ...)."""
-    from senso.admire.systems.parts import FLAGGED
+def _kinds(hint: Any) -> tuple[Any, ...]:
+    import typing
 
-    return {**FLAG_NAMES, **{p.flag: p.name for p in FLAGGED}}
+    return typing.get_args(hint) or (hint,)
 
 
 def _provide_models(pool: Any, model: Any, embedder: Any) -> tuple[str | None, str | None]:
@@ -83,7 +85,7 @@ class Job:
     """One task to evaluate: the task (`senso.core.task.Task`), options and the researcher's system object (if any)."""
 
     entry: Task
-    options: RunOptions
+    options: Any  # the table's RunOptions
     system: Any = None
 
 
@@ -99,6 +101,8 @@ def evaluate_many(jobs: Sequence[Job], *, models: Any = None, progress: bool = F
     from senso.core.progress import showing
 
     pool = models if models is not None else ModelPool()
+    for job in jobs:
+        check_choices(job.options, job.entry.choices, job.entry.name)
     checked = [job.entry.check(job.options, job.system) for job in jobs]  # each task's checks, once
     results = []
     with showing(progress):
@@ -139,11 +143,11 @@ def evaluate(task: str | Path | Sequence[str | Path], model: Any = None, system:
         results = [as_result(r) for r in evaluate_many(jobs, models=pool, progress=progress, command=command)]
     except OptionError as exc:
         if not exc.unknown:
-            exc.args = (python_message(str(exc), _flag_names()),) + exc.args[1:]
+            exc.args = (python_message(str(exc), catalog.flag_names()),) + exc.args[1:]
             raise
         raise unknown_keywords(exc.unknown, names[0], system, exc.declared) from None
     except SensoError as exc:
-        exc.args = (python_message(str(exc), _flag_names()),) + exc.args[1:]
+        exc.args = (python_message(str(exc), catalog.flag_names()),) + exc.args[1:]
         raise
     return results[0] if isinstance(task, (str, Path)) else results
 
@@ -164,8 +168,8 @@ def check_call(tasks: Sequence[Any], system: Any, progress: Any, options: dict[s
     if system is not None and not isinstance(system, str):
         describe_user_system(system)  # describe() returns a dict, or says so now
     check_python_value("progress", progress, (bool,))
-    check_run_values({k: v for k, v in options.items() if k not in ("embedder",)}, RUN_FIELDS)
-    own = {k: v for k, v in options.items() if k not in RUN_FIELDS}
+    check_run_values({k: v for k, v in options.items() if k not in ("embedder",)}, catalog.RUN_FIELDS)
+    own = {k: v for k, v in options.items() if k not in catalog.RUN_FIELDS}
     for name in tasks:
         task_entry(name)
         if own and system is not None and not isinstance(system, str):
@@ -197,7 +201,8 @@ def unknown_keywords(unknown: Sequence[str], task: Any, system: Any, declared: S
     import difflib
 
     family = task_entry(task).family
-    run_keywords = [k for k, spec in RUN_FIELDS.items() if spec.family in (None, family) and k not in EVALUATE_KEYWORDS]
+    run_keywords = [k for k, spec in catalog.RUN_FIELDS.items() if k not in EVALUATE_KEYWORDS
+                    and spec.family in (None, family.name) and (not spec.offered or k in family.reads)]
     valid = [*EVALUATE_KEYWORDS, *run_keywords, *(p.name for p in declared)]
     hints = []
     for name in unknown:
@@ -221,7 +226,7 @@ def _python_call(task: Any, model: Any, system: Any, options: dict[str, Any]) ->
     return f"senso.evaluate({', '.join(args)})"
 
 
-def run(options: RunOptions, system: Any = None) -> Path:
+def run(options: Any, system: Any = None) -> Path:
     """One run as `senso run` makes it: the run folder written (options.out, else runs/<time>-<task>-<system>/);
     returns the folder (what `senso sweep` calls)."""
     from senso.core.records import default_run_dir
@@ -259,7 +264,7 @@ class SystemInfo:
 
 def tasks() -> list[TaskInfo]:
     """The built-in tasks, and the task-file forms (e.g. any path ending .toml)."""
-    return [TaskInfo(t.name, t.family, t.description) for t in all_tasks()]
+    return [TaskInfo(t.name, t.family.name, t.description) for t in all_tasks()]
 
 
 def systems() -> list[SystemInfo]:

@@ -4,7 +4,7 @@ in their family folders. A benchmark family is one folder plus one row here.
 The command line, `senso.tasks()`, the evaluation loop, the report pages, comparisons, exports and placement
 find a task here (`task_for` by what a user typed, `task_of_record` by what a run folder recorded) and ask it;
 none of them branches on a task's name or family. `register` adds a task at run time (a researcher's family,
-or a test's).
+or a test's): a new family's options join RunOptions, and its commands the command line (`ON_REGISTER`).
 """
 
 from __future__ import annotations
@@ -13,16 +13,16 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from senso.admire.family import (
-    DATA_SETS as ADMIRE_DATA, RANKING_FILE as ADMIRE_RANKING_FILE, TASKS as ADMIRE_TASKS, check_name as admire_name,
-)
+from senso.admire.family import RANKING_FILE as ADMIRE_RANKING_FILE, TASKS as ADMIRE_TASKS
 from senso.core.errors import SensoError
 from senso.core.options import RunOptions as CommonOptions, run_fields
-from senso.core.task import DataSet, Task
-from senso.likert.family import DATA_SETS as LIKERT_DATA, TASK_FILE as LIKERT_TASK_FILE, TASKS as LIKERT_TASKS
+from senso.core.task import DataSet, Family, Task
+from senso.likert.family import TASK_FILE as LIKERT_TASK_FILE, TASKS as LIKERT_TASKS
 
 TASKS: dict[str, Task] = {task.name: task for task in (*LIKERT_TASKS, *ADMIRE_TASKS)}
-TASK_FILE_KINDS: list[Task] = [ADMIRE_RANKING_FILE, LIKERT_TASK_FILE]  # tasks named by a file: `matches` says which
+TASK_FILE_SUFFIX = ".toml"  # a task named by its path is a task file, of the kind its `kind` key says
+TASK_FILE_KINDS: dict[str, Task] = {task.file_kind: task for task in (ADMIRE_RANKING_FILE, LIKERT_TASK_FILE)}
+UNSAID_KIND = LIKERT_TASK_FILE.file_kind  # a task file without `kind` (Likert task files came first)
 # The main job (`senso showcase`, `make run`): the published protocol on the built-in model, then senso's
 # strongest offline systems: (task, system (None: the task's default), options besides the data folder).
 SHOWCASE = (
@@ -32,16 +32,59 @@ SHOWCASE = (
     ("abricot-inc", "embedding-ridge", {}),
     ("admire-a", "fitted-pipeline", {"lang": "en", "split": "dev"}),
 )
-NAME_CHECKS = [admire_name]  # a family's own error for an unknown name of its form (admire-c)
-DATA_SETS: dict[str, DataSet] = {data.name: data for data in (*LIKERT_DATA, *ADMIRE_DATA)}  # `senso data NAME`
+ON_REGISTER: list[Any] = []  # (family, added) -> None: what else a family brings (the command line's commands)
+
+
+def all_tasks() -> list[Task]:
+    """The built-in tasks, then the task-file kinds (as `senso tasks` lists them)."""
+    return [*TASKS.values(), *TASK_FILE_KINDS.values()]
+
+
+def families() -> list[Family]:
+    """Every family of a task in the table, once each, in the table's order."""
+    return list(dict.fromkeys(task.family for task in all_tasks()))
+
+
+def data_sets() -> dict[str, DataSet]:
+    """The data sets `senso data stats|fetch NAME` handles, by name (each family's)."""
+    return {data.name: data for family in families() for data in family.data_sets}
 
 
 def _run_options() -> type:
-    """RunOptions: the options every task reads (`core.options`), then each family's own (`Task.options`)."""
-    families = tuple(dict.fromkeys(t.options for t in (*TASKS.values(), *TASK_FILE_KINDS) if t.options is not None))
-    joined = dataclasses.make_dataclass("RunOptions", [], bases=(*reversed(families), CommonOptions))
+    """RunOptions: the options every task reads (`core.options`), then each family's own (`Family.options`),
+    knowing which offered options each family reads."""
+    own = tuple(family.options for family in families() if family.options is not None)
+    joined = dataclasses.make_dataclass("RunOptions", [], bases=(*reversed(own), CommonOptions))
     joined.__module__, joined.__doc__ = __name__, CommonOptions.__doc__
+    joined.READS = {family.name: family.reads for family in families()}
+    joined.TITLES = {family.name: family.called for family in families()}
     return joined
+
+
+def _declared_names(options: type | None, flags: Any) -> list[str]:
+    """The names and flags of a family's own options (a dataclass of `core.options.option` fields) and flags."""
+    own = run_fields(options).values() if options is not None else ()
+    return [*(n for spec in own for n in (spec.name, spec.flag)), *(n for p in flags for n in (p.name, p.flag))]
+
+
+def _check_own_options(family: Family) -> None:
+    """A new family's own options and flags take no name or flag already declared (by the core: a common option,
+    read by saying so in `Family.reads`; or by another family): one option never silently shadows another."""
+    taken = dict.fromkeys(_declared_names(CommonOptions, ()), "the core")
+    for known in families():
+        taken.update(dict.fromkeys(_declared_names(known.options, known.flags()), f"family {known.name!r}"))
+    for name in _declared_names(family.options, family.flags()):
+        if name in taken:
+            hint = " (a common option: name it in Family.reads)" if taken[name] == "the core" else ""
+            raise SensoError(f"family {family.name!r} declares {name}, which {taken[name]} already declares{hint}")
+
+
+def _rebuild() -> None:
+    """RunOptions, RUN_FIELDS and FLAG_NAMES of the families in the table now (after `register`)."""
+    global RunOptions, RUN_FIELDS, FLAG_NAMES
+    RunOptions = _run_options()
+    RUN_FIELDS = run_fields(RunOptions)
+    FLAG_NAMES = {spec.flag: spec.name for spec in RUN_FIELDS.values()}
 
 
 RunOptions = _run_options()
@@ -49,41 +92,69 @@ RUN_FIELDS = run_fields(RunOptions)  # every option of `senso run` and `senso.ev
 FLAG_NAMES: dict[str, str] = {spec.flag: spec.name for spec in RUN_FIELDS.values()}  # --data-dir -> data_dir
 
 
-def all_tasks() -> list[Task]:
-    """The built-in tasks, then the task-file kinds (as `senso tasks` lists them)."""
-    return [*TASKS.values(), *TASK_FILE_KINDS]
+def flag_names() -> dict[str, str]:
+    """Every `senso run` flag -> its Python keyword: RunOptions fields, and the families' system flags (--sense)."""
+    return {**FLAG_NAMES, **{p.flag: p.name for family in families() for p in family.flags()}}
 
 
 def register(task: Task) -> Task:
-    """Add `task` to the table (a task-file kind when it has `matches`); SensoError if its name is taken."""
+    """Add `task` to the table (a kind of task file when it has a `file_kind`); SensoError if its name or file
+    kind is taken."""
     if any(known.name == task.name for known in all_tasks()):
         raise SensoError(f"a task named {task.name!r} is already registered")
-    if task.matches is not None:
-        TASK_FILE_KINDS.append(task)
-    else:
-        TASKS[task.name] = task
+    if task.file_kind is not None and task.file_kind in TASK_FILE_KINDS:
+        raise SensoError(f"task files of kind {task.file_kind!r} are already read by {TASK_FILE_KINDS[task.file_kind].name}")
+    new = task.family not in families()
+    if new:
+        _check_own_options(task.family)
+    (TASK_FILE_KINDS if task.file_kind is not None else TASKS)[task.file_kind or task.name] = task
+    if new:
+        _rebuild()
+        for listener in ON_REGISTER:
+            listener(task.family, True)
     return task
 
 
 def unregister(name: str) -> None:
-    """Remove the task registered as `name` (a test's toy family, when it is done)."""
+    """Remove the task registered as `name` (a test's toy family, when it is done), and its family's options and
+    commands with its last task."""
+    gone = [task for task in all_tasks() if task.name == name]
     TASKS.pop(name, None)
-    TASK_FILE_KINDS[:] = [task for task in TASK_FILE_KINDS if task.name != name]
+    for kind in [kind for kind, task in TASK_FILE_KINDS.items() if task.name == name]:
+        del TASK_FILE_KINDS[kind]
+    for family in {task.family for task in gone} - set(families()):
+        _rebuild()
+        for listener in ON_REGISTER:
+            listener(family, False)
+
+
+def task_file_kind(path: str) -> Task:
+    """The kind of task file `path` is, by its `kind` key (none: UNSAID_KIND); SensoError for a kind no family
+    reads, listing those there are."""
+    from senso.core.taskfile import declared_kind
+
+    kind = declared_kind(path)
+    if kind is None:
+        return TASK_FILE_KINDS[UNSAID_KIND]
+    if not isinstance(kind, str) or kind not in TASK_FILE_KINDS:
+        raise SensoError(f"{path}, key 'kind': {kind!r} is no kind of task file; the kinds are "
+                         f"{', '.join(map(repr, TASK_FILE_KINDS))} (no kind: {UNSAID_KIND!r})")
+    return TASK_FILE_KINDS[kind]
 
 
 def task_for(task: str | Path) -> Task:
-    """The task a user named: a built-in task by name, else the task-file kind whose `matches` accepts it."""
+    """The task a user named: a built-in task by name, else (a path ending TASK_FILE_SUFFIX) the kind of task
+    file its `kind` key says."""
     name = str(task)
     if name in TASKS:
         return TASKS[name]
-    for kind in TASK_FILE_KINDS:
-        if kind.matches(name):
-            return kind
-    for check_name in NAME_CHECKS:
-        check_name(name)
+    if name.endswith(TASK_FILE_SUFFIX):
+        return task_file_kind(name)
+    for family in families():
+        family.check_name(name)
     import difflib
 
-    forms = " or ".join(kind.name for kind in TASK_FILE_KINDS)
+    forms = " or ".join(kind.name for kind in TASK_FILE_KINDS.values())
     close = difflib.get_close_matches(name, TASKS, n=1)
     raise SensoError(f"unknown task {name!r}{f' (did you mean {close[0]}?)' if close else ''}; choose from "
                      f"{', '.join(TASKS)}" + (f", or give a task file ({forms})" if forms else ""))
@@ -96,8 +167,8 @@ def task_of_record(results: dict[str, Any]) -> Task:
     name, kind, family = str(results.get("task", "")), results.get("task_kind"), results.get("family")
     if name in TASKS and (kind is None or TASKS[name].kind == kind):
         return TASKS[name]
-    known = [*TASK_FILE_KINDS, *TASKS.values()]
-    found = [t for t in known if t.kind == kind] if kind is not None else [t for t in known if t.family == family]
+    known = [*TASK_FILE_KINDS.values(), *TASKS.values()]
+    found = [t for t in known if t.kind == kind] if kind is not None else [t for t in known if t.family.name == family]
     if found:
         return found[0]
     raise SensoError(f"no report page for a run of kind {kind or name!r} (task {results.get('task')!r}; reports "
@@ -116,6 +187,7 @@ def run_folder_name(task: str) -> str:
 
 def data_set(name: str, command: str) -> DataSet:
     """The data set `senso data COMMAND NAME` names; SensoError listing the known ones."""
-    if name not in DATA_SETS:
-        raise SensoError(f"unknown dataset {name!r} for {command}; choose from {', '.join(DATA_SETS)}")
-    return DATA_SETS[name]
+    known = data_sets()
+    if name not in known:
+        raise SensoError(f"unknown dataset {name!r} for {command}; choose from {', '.join(known)}")
+    return known[name]

@@ -87,12 +87,14 @@ def _recorded(path: Path) -> dict[str, Any] | None:
 def _compare_runs(task: str, a: Path, b: Path, gold: Any, n_resamples: int, seed: int) -> Comparison:
     """Two run folders of a task with no comparison of its own: per metric its task declares a test for (and
     calibration), overall and per domain."""
-    from senso.report.compare_likert import compare_likert
+    from senso.catalog import all_tasks
+    from senso.report.compare_runs import compare_runs
 
     if gold is not None:
-        raise SensoError(f"a targets file, gold= (--gold) is for AdMIRe comparisons; two {task} runs are compared on "
-                         "the gold in their samples")
-    return compare_likert(task, a, b, n_resamples=n_resamples, seed=seed).typed()
+        own = ", ".join(t.name for t in all_tasks() if t.compare is not None)
+        raise SensoError(f"gold= (--gold) is for comparisons of {own} (against a targets file); two {task} runs are "
+                         "compared on the gold in their samples")
+    return compare_runs(task, a, b, n_resamples=n_resamples, seed=seed).typed()
 
 
 def _task_of(folders: Sequence[Path], labels: Sequence[str], task: str | None) -> tuple[str, Any]:
@@ -105,7 +107,7 @@ def _task_of(folders: Sequence[Path], labels: Sequence[str], task: str | None) -
         (first, a), (second, b) = recorded
         raise SensoError(f"cannot compare runs of different tasks: {first} is a run of {a['task']}, {second} a run "
                          f"of {b['task']} (a comparison needs two runs of one task)")
-    if task is not None and recorded and task != recorded[0][1]["task"] and not str(task).endswith(".toml"):
+    if task is not None and recorded and task_for(task) is not task_of_record(recorded[0][1]):
         raise SensoError(f"{recorded[0][0]} is a run of {recorded[0][1]['task']}, not {task}")
     if recorded:
         return recorded[0][1]["task"], task_of_record(recorded[0][1])

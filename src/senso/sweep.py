@@ -42,7 +42,8 @@ from typing import Any, Callable
 
 from senso.core.errors import RunInterrupted, SensoError
 from senso.core.cache import cache_key
-from senso.catalog import RunOptions
+from senso import catalog
+from senso.core.options import RunOptions
 from senso.core.params import Text
 from senso.core.output import check_output_folder, write_text
 from senso.core.records import load_results, write_json_atomically
@@ -53,10 +54,22 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 PATH_FIELDS = {"data_dir", "out", "gold"}
-OPTION_FIELDS = {f.name for f in dataclasses.fields(RunOptions)} - {"system_options"}
+
+
+def option_fields() -> set[str]:
+    """The RunOptions fields a sweep may set (the table's, with every family's own)."""
+    return {f.name for f in dataclasses.fields(catalog.RunOptions)} - {"system_options"}
+
+
 RunFn = Callable[[RunOptions], Path]
 OUT_FLAG = "--out (or the sweep file's `out`)"
-ALWAYS_SHOWN = ("task", "system", "model", "protocol", "seed")  # summary columns besides the grid axes
+ALWAYS_SHOWN = ("task", "system", "model", "seed")  # summary columns besides the grid axes (and `shown` options)
+
+
+def shown_columns() -> tuple[str, ...]:
+    """The summary's columns besides the grid axes: ALWAYS_SHOWN, the options declared `shown` before the seed."""
+    shown = tuple(name for name, spec in catalog.RUN_FIELDS.items() if spec.shown)
+    return (*ALWAYS_SHOWN[:-1], *shown, ALWAYS_SHOWN[-1])
 
 
 @dataclass
@@ -88,9 +101,9 @@ def config_hash(options: RunOptions) -> str:
 
 def _check_fields(path: Path, section: str, values: dict[str, Any]) -> None:
     for key in values:
-        if key not in OPTION_FIELDS and key != "set":
+        if key not in option_fields() and key != "set":
             raise SensoError(f"{path}: [{section}] has unknown option {key!r}; "
-                             f"options are {', '.join(sorted(OPTION_FIELDS - {'out'}))} and 'set'")
+                             f"options are {', '.join(sorted(option_fields() - {'out'}))} and 'set'")
         if key == "out":
             raise SensoError(f"{path}: [{section}] may not set 'out'; each run's folder is <out>/<task>-<hash>")
 
@@ -108,7 +121,7 @@ def _make_options(path: Path, base: Path, fixed: dict[str, Any], chosen: dict[st
                       for k, v in {**fixed.get("set", {}), **chosen.get("set", {})}.items()}
     if "task" not in values:
         raise SensoError(f"{path}: the sweep sets no task (put `task = [...]` in [grid] or [options])")
-    return RunOptions(**values, system_options=system_options)
+    return catalog.RunOptions(**values, system_options=system_options)
 
 
 def load_sweep(path: str | Path, out: str | Path | None = None) -> Sweep:
@@ -276,7 +289,7 @@ def summary_rows(sweep: Sweep) -> tuple[list[dict[str, Any]], list[str], list[st
     for planned in sweep.runs:
         row: dict[str, Any] = {"run": planned.run_dir.name, "config_hash": planned.config_hash,
                                "status": planned.status, "error": planned.error}
-        described = {k: getattr(planned.options, k) for k in ALWAYS_SHOWN}
+        described = {k: getattr(planned.options, k) for k in shown_columns()}
         row.update({**described, **planned.axes})
         for key in (*described, *planned.axes):
             if key not in axis_columns:

@@ -179,3 +179,34 @@ def test_a_ranking_that_is_not_a_permutation_names_the_file_and_row(task):
     with pytest.raises(SensoError, match=r"system 'user:dropping' ranked .* \(.*\.tsv, row 1\), not a permutation of "
                                          r"its images"):
         senso.evaluate(task, system=DroppingRanker(), split="train")
+
+
+class ReversedRanker(MyRanker):
+    """MyRanker's order, reversed."""
+
+    name = "reversed"
+
+    def rank(self, items):
+        return [Ranking(order=tuple(reversed(r.order)), extra=r.extra) for r in super().rank(items)]
+
+
+def test_two_runs_of_a_ranking_file_are_compared_item_by_item(task, tmp_path):
+    from senso.core.records import load_results
+
+    a = senso.evaluate(task, system=MyRanker(), split="train", out=tmp_path / "a").run_dir
+    b = senso.evaluate(task, system=ReversedRanker(), split="train", out=tmp_path / "b").run_dir
+    comparison = senso.compare(a, b, n_resamples=200)
+    assert comparison.n == 12 and {"top1", "dcg"} <= set(comparison.metrics)
+    for metric in ("top1", "dcg"):
+        values = [load_results(run)["metrics"][metric]["value"] for run in (a, b)]
+        assert comparison[metric].difference == pytest.approx(values[0] - values[1])
+        assert comparison[metric].p_value is not None
+    groups = {row.group for row in comparison.differences}
+    assert {"all", "idiomatic", "literal", "ru", "el", "zh"} <= groups
+    from typer.testing import CliRunner
+
+    from senso.cli import app
+
+    printed = CliRunner().invoke(app, ["compare", str(a), str(b), "--resamples", "200"], env={"COLUMNS": "200"})
+    assert printed.exit_code == 0, printed.output
+    assert "Top-1" in printed.output and "DCG" in printed.output

@@ -176,7 +176,7 @@ def test_a_run_without_wordnet_says_so_in_the_summary_footnote(tmp_path, capsys)
     from senso.cli import _print_summary
 
     runs = main_job_runs(tmp_path / "showcase")
-    results = {**admire_results(), "warnings": [NO_WORDNET]}
+    results = {**admire_results(), "warnings": [NO_WORDNET], "score_warnings": [NO_WORDNET]}
     (runs[-1] / "results.json").write_text(json.dumps(results), encoding="utf-8")
     _print_summary(runs, title="senso showcase")
     text = capsys.readouterr().out

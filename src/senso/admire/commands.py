@@ -1,11 +1,78 @@
-"""The AdMIRe family's part of the command line's data and fitting commands: `senso fit admire-a`, `senso data
-overlap` of a subtask, and AdMIRe's `senso data stats` / `data fetch` (called through its `Task` and `DataSet`
-values, so the command line never asks which family a task is)."""
+"""The AdMIRe family's part of the command line: its own commands `senso leaderboard` and `senso submission pack`
+(registered by `register_commands`), and its part of the common ones: `senso fit admire-a`, `senso score` of a
+submission file, `senso data overlap` of a subtask, and AdMIRe's `senso data stats` / `data fetch` (called through
+its `Task`, `Family` and `DataSet` values, so the command line never asks which family a task is)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+import typer
+
+SUBMISSION_SYSTEM = "submission"  # the system that reads a submission file
+
+
+def register_commands(cli: Any) -> None:
+    """The family's own commands on the command line (`cli.app`; printed on `cli.out`)."""
+    from senso.core.tables import folded
+
+    @cli.app.command()
+    def leaderboard(
+        runs: list[Path] = typer.Argument(..., help="Run folders (test or xeval, scored with gold)."),
+        allow_partial: bool = typer.Option(False, "--allow-partial", help="Show runs that scored part of a split."),
+    ) -> None:
+        """Where the run(s) would have ranked on the published AdMIRe leaderboards."""
+        from senso.admire.leaderboard import leaderboards, rank_notes, render
+
+        for board in leaderboards(runs, allow_partial=allow_partial):
+            cli.out.print(folded(render(board)))
+            for note in [*rank_notes(board), *board.notes]:
+                cli.out.print(note, style="dim", soft_wrap=True)
+        cli.out.print("Official rule: first metric, the second breaking ties, on values rounded to 2 decimals as "
+                      "published; each run is placed on its own. Source: senso/resources/SOURCES.md", style="dim",
+                      soft_wrap=True)
+
+    submission_app = typer.Typer(no_args_is_help=True, help="Official AdMIRe submission files.")
+    cli.app.add_typer(submission_app, name="submission")
+
+    @submission_app.command("pack")
+    def submission_pack(
+        inputs: list[Path] = typer.Argument(..., help="Submission files or run folders holding one."),
+        output: Path = typer.Option(..., "-o", "--output", help="The zip to write (files at its root)."),
+        allow_partial: bool = typer.Option(False, "--allow-partial", help="Accept row counts other than the "
+                                                                          "official split sizes."),
+    ) -> None:
+        """Validate submission files and zip them at the archive's root, as Codabench expects."""
+        from senso.admire.submission import pack
+
+        names = pack(inputs, output, allow_partial=allow_partial)
+        cli.out.print(f"wrote {output}: {', '.join(names)}", soft_wrap=True)
+
+
+def submission_options(file: Path, gold: Path, allow_partial: bool) -> dict[str, Any]:
+    """`senso score TASK FILE --gold TARGETS`: the run options of the submission system on the targets' split (the
+    language and split are the targets file's, as the organisers name it: a_en_dev_targets.tsv)."""
+    from senso.admire.task import parse_targets_name
+    from senso.core.errors import SensoError
+
+    parsed = parse_targets_name(gold.name)
+    if parsed is None:
+        raise SensoError(f"--gold {gold}: the language and split are read from the organisers' name of the targets "
+                         "file (<a|b>_<lang>_<split>_targets.tsv, e.g. a_en_dev_targets.tsv); rename it so")
+    _, lang, split = parsed
+    return {"system": SUBMISSION_SYSTEM, "lang": lang, "split": split, "gold": gold,
+            "system_options": {"submission": file, "allow_partial": allow_partial}}
+
+
+def submission_json(result: Any, file: Path, gold: Path) -> dict[str, Any]:
+    """`senso score --json`: the submission's metrics and items, and the run folder they were written to."""
+    n_expected = result.record.extra.get("n_official")
+    return {"task": result.task, "submission": str(file), "gold": str(gold), "n": result.n, "n_expected": n_expected,
+            "partial": result.n != n_expected, "metrics": {k: v.to_json() for k, v in result.metrics.items()},
+            "metrics_by_group": {g: {k: v.to_json() for k, v in ms.items()} for g, ms in result.metrics_by_group.items()},
+            "per_item": [sample.to_json() for sample in result.samples], "notes": result.notes,
+            "warnings": list(result.warnings), "run_dir": str(result.run_dir)}
 
 
 def fit(options: Any, out_path: Path) -> tuple[list[str], list[str]]:
@@ -19,7 +86,7 @@ def fit(options: Any, out_path: Path) -> tuple[list[str], list[str]]:
                 f"{out_path}; use it with `senso run {task} --system {document['system']} --set model={out_path}`"]
 
 
-def overlap(task: str, train: str, eval_: str | None, lang: str, data_dir: Path | None) -> None:
+def overlap(task: str, train: str, eval_: str | None, lang: str | None, data_dir: Path | None) -> None:
     """`senso data overlap` of an AdMIRe subtask: compounds, sentences and identical captions shared with training."""
     from senso.admire.overlap import overlap_rows
     from senso.admire.systems.fitting import overlap_sides
@@ -28,6 +95,9 @@ def overlap(task: str, train: str, eval_: str | None, lang: str, data_dir: Path 
 
     if not eval_:
         raise SensoError(f"--eval names the split to check, e.g. `senso data overlap {task} --train train+dev --eval xeval`")
+    from senso.admire.task import DEFAULT_LANG
+
+    lang = lang or DEFAULT_LANG
     evaluated, training, described = overlap_sides(task[-1], train, eval_, lang, data_dir)
     print_overlap(overlap_rows(evaluated, training), len(evaluated), f"{lang} {eval_}", described)
 

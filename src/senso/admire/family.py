@@ -9,7 +9,8 @@ from typing import Any
 
 from senso.admire.metrics import METRICS
 from senso.admire.options import AdmireOptions
-from senso.core.task import DataSet, ExportInfo, Scope, Section, SystemEntry, Task, template_of
+from senso.admire.task import RANKING_FILE_KIND, RUN_TASKS, SPLITS
+from senso.core.task import DataSet, ExportInfo, Family, FileScoring, Scope, Section, SystemEntry, Task, template_of
 
 FAMILY = "admire"
 DATASET = ExportInfo(hub_task_type="zero-shot-image-classification", dataset_type="admire",
@@ -55,45 +56,15 @@ def _systems(subtask: str):
     return systems
 
 
+def _choices(task: str) -> dict[str, tuple[str, ...]]:
+    """The languages and splits an AdMIRe task has."""
+    return {"lang": RUN_TASKS[task].langs, "split": SPLITS}
+
+
 def systems_help() -> str:
     names = {subtask: ", ".join(e.name for e in _systems(subtask)()) for subtask in ("a", "b", "sense")}
     return (f"admire-a: {names['a']}. admire-b: {names['b']}. "
             f"admire-sense: {names['sense']} (the classifier --sense names).")
-
-
-COMMON = dict(family=FAMILY, options=AdmireOptions, check=_call("run", "check"), prepare=_call("run", "prepare"),
-              show=_call("tables", "print_result"), item_key="compound", scope=scope,
-              distributions=_call("page", "distributions"), evaluation=_call("published", "admire_evaluation"),
-              summary_name=lambda run: f"{run.task} ({run.results.get('lang')} {run.results.get('split')})",
-              catalog=_call("systems.registry", "system_catalog"), systems_help=systems_help, export=DATASET)
-RANKING = dict(check=_call("rankrun", "check"), prepare=_call("rankrun", "prepare"),
-               show=_call("ranktables", "print_result"))  # admire-a and any ranking task file: one engine
-ON_BOARDS = dict(placement=_call("published", "admire_placement"), best_published=_call("published", "best_published"),
-                 compare=compare, overlap=_call("commands", "overlap"))
-
-TASKS = (
-    Task("admire-a", description="AdMIRe Subtask A (SemEval-2025 Task 1): rank 5 images/captions by how well they "
-                                 "show the compound's sense in the sentence", kind="admire-a",
-         metrics=(METRICS["top1"], METRICS["dcg"], METRICS["official_name_corr"]), systems=_systems("a"),
-         page=Section(template_of("senso.admire", "_run_a.html.j2"), _call("page", "run_section_a")),
-         comparison=Section(template_of("senso.admire", "_compare_a.html.j2"), _call("page", "disagreements_a"),
-                            helpers=lambda: {"caption_preview": _call("page", "caption_preview")}),
-         fit=_call("commands", "fit"), **ON_BOARDS, **{**COMMON, **RANKING}),
-    Task("admire-b", description="AdMIRe Subtask B: complete an image sequence, and say whether the compound is "
-                                 "used literally or idiomatically", kind="admire-b",
-         metrics=(METRICS["image_accuracy"], METRICS["sentence_type_accuracy"]), systems=_systems("b"),
-         page=Section(template_of("senso.admire", "_run_b.html.j2"), _call("page", "run_section_b")),
-         comparison=Section(template_of("senso.admire", "_compare_b.html.j2"), _call("page", "disagreements_b")),
-         **ON_BOARDS, **COMMON),
-    Task("admire-sense", description="AdMIRe sense classification alone: is the compound literal or idiomatic in "
-                                     "this sentence", kind="admire-sense", metrics=(METRICS["sense_accuracy"],),
-         systems=_systems("sense"),
-         page=Section(template_of("senso.admire", "_run_sense.html.j2"), _call("page", "run_section_sense")),
-         placement=_call("published", "admire_placement"), compare=compare,
-         **{**COMMON, "prepare": _call("run_sense", "prepare"), "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
-                                           dataset_name=DATASET.dataset_name, config=DATASET.config)}),
-)
-DATA_SETS = (DataSet("admire", stats=_call("commands", "stats"), fetch=_call("commands", "fetch")),)
 
 
 def check_name(name: str) -> None:
@@ -104,19 +75,63 @@ def check_name(name: str) -> None:
         get_task(name)
 
 
-def is_ranking_file(task: str) -> bool:
-    """A path ending .toml whose file says `kind = "ranking"` (a Likert task file otherwise)."""
-    if not task.endswith(".toml"):
-        return False
-    from senso.admire.rankfile import is_ranking_file as says_ranking
+def flags() -> Any:
+    """The system parts' options with a `senso run` flag of their own (`--sense`, `--meaning` ...)."""
+    from senso.admire.systems.parts import FLAGGED
 
-    return says_ranking(task)
+    return FLAGGED
 
 
+ALLOW_PARTIAL_IN_RUN = (
+    "--allow-partial is an AdMIRe option of `senso score`, `senso submission pack` and `senso leaderboard` (which "
+    "refuse a partial file without it); `senso run` does not use it: a run on part of a split (--limit, or a data "
+    "file shorter than the official split) is scored anyway and marked PARTIAL. Leave it out")
+ADMIRE = Family(FAMILY, title="AdMIRe", options=AdmireOptions, reads=("lang", "split", "gold"), flags=flags,
+                flags_panel="AdMIRe system parts", commands=_call("commands", "register_commands"),
+                run_refuses={"--allow-partial": ALLOW_PARTIAL_IN_RUN}, check_name=check_name,
+                catalog=_call("systems.registry", "system_catalog"), systems_help=systems_help,
+                data_sets=(DataSet("admire", stats=_call("commands", "stats"), fetch=_call("commands", "fetch")),),
+                scope=scope, gold_keys=("gold_order", "sentence_type"), calibration_of="P(idiomatic)",
+                distributions=_call("page", "distributions"), evaluation=_call("published", "admire_evaluation"),
+                summary_name=lambda run: f"{run.task} ({run.results.get('lang')} {run.results.get('split')})",
+                header=lambda run: [("track", run.results.get("track") or "—")])
+COMMON = dict(family=ADMIRE, check=_call("run", "check"), prepare=_call("run", "prepare"),
+              show=_call("tables", "print_result"), item_key="compound", group_keys=("sentence_type",), export=DATASET)
+RANKING = dict(check=_call("rankrun", "check"), prepare=_call("rankrun", "prepare"),
+               show=_call("ranktables", "print_result"))  # admire-a and any ranking task file: one engine
+ON_BOARDS = dict(file_scoring=FileScoring(_call("commands", "submission_options"), _call("commands", "submission_json")),
+                 placement=_call("published", "admire_placement"), best_published=_call("published", "best_published"),
+                 compare=compare, overlap=_call("commands", "overlap"))
+
+TASKS = (
+    Task("admire-a", description="AdMIRe Subtask A (SemEval-2025 Task 1): rank 5 images/captions by how well they "
+                                 "show the compound's sense in the sentence", kind="admire-a",
+         metrics=(METRICS["top1"], METRICS["dcg"], METRICS["official_name_corr"]), systems=_systems("a"),
+         choices=_choices("admire-a"),
+         page=Section(template_of("senso.admire", "_run_a.html.j2"), _call("page", "run_section_a")),
+         comparison=Section(template_of("senso.admire", "_compare_a.html.j2"), _call("page", "disagreements_a"),
+                            helpers=lambda: {"caption_preview": _call("page", "caption_preview")}),
+         fit=_call("commands", "fit"), **ON_BOARDS, **{**COMMON, **RANKING}),
+    Task("admire-b", description="AdMIRe Subtask B: complete an image sequence, and say whether the compound is "
+                                 "used literally or idiomatically", kind="admire-b",
+         metrics=(METRICS["image_accuracy"], METRICS["sentence_type_accuracy"]), systems=_systems("b"),
+         choices=_choices("admire-b"),
+         page=Section(template_of("senso.admire", "_run_b.html.j2"), _call("page", "run_section_b")),
+         comparison=Section(template_of("senso.admire", "_compare_b.html.j2"), _call("page", "disagreements_b")),
+         **ON_BOARDS, **COMMON),
+    Task("admire-sense", description="AdMIRe sense classification alone: is the compound literal or idiomatic in "
+                                     "this sentence", kind="admire-sense", metrics=(METRICS["sense_accuracy"],),
+         choices=_choices("admire-sense"),
+         systems=_systems("sense"),
+         page=Section(template_of("senso.admire", "_run_sense.html.j2"), _call("page", "run_section_sense")),
+         placement=_call("published", "admire_placement"), compare=compare,
+         **{**COMMON, "prepare": _call("run_sense", "prepare"), "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
+                                           dataset_name=DATASET.dataset_name, config=DATASET.config)}),
+)
 RANKING_FILE = Task(
     "path/to/ranking.toml", description="any ranking task file (kind = \"ranking\"): rank 5 images or captions for an "
                                         "expression in a sentence, in any language",
-    kind="admire-a", matches=is_ranking_file, folder_name=lambda task: Path(task).stem, called="a ranking task file",
+    kind="admire-a", file_kind=RANKING_FILE_KIND, folder_name=lambda task: Path(task).stem, called="a ranking task file",
     metrics=TASKS[0].metrics, page=TASKS[0].page, comparison=TASKS[0].comparison, placement=TASKS[0].placement,
     best_published=TASKS[0].best_published,
-    **{**COMMON, **RANKING})
+    **{**COMMON, "item_key": ("compound", "sentence"), "group_keys": ("sentence_type", "lang"), **RANKING})

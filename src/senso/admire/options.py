@@ -1,11 +1,12 @@
-"""The options of an AdMIRe run besides the generic ones (`senso.core.options`): language, split, gold file and
-caption language. Declared once, with the same helper as every option; the table of tasks joins them into
-RunOptions."""
+"""The options of an AdMIRe run besides the common ones (`senso.core.options`: it reads the offered language,
+split and gold file): the caption language. Declared once, with the same helper as every option; the table of
+tasks joins them into RunOptions."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from senso.core.errors import SensoError
 from senso.core.options import option
@@ -16,16 +17,11 @@ NOTE = "is an AdMIRe option; {task} does not use it (leave it out)"
 
 @dataclass
 class AdmireOptions:
-    lang: str | None = option(None, "--lang", "AdMIRe language: en (default) or pt.", "data", FAMILY, NOTE)
-    split: str | None = option(None, "--split", "AdMIRe split: train, dev (default), test, xeval, or A+B.", "data",
-                               FAMILY, NOTE)
-    gold: Path | None = option(None, "--gold", "AdMIRe: the organisers' targets file to score against.", "data",
-                               FAMILY, NOTE)
     caption_lang: str | None = option(None, "--caption-lang", "AdMIRe: en or pt captions (default: the item's "
                                       "language).", "data", FAMILY, NOTE)
 
 
-def check_gold_file(options: AdmireOptions) -> None:
+def check_gold_file(options: Any) -> None:
     if options.gold is not None and not Path(options.gold).is_file():
         raise SensoError(f"--gold {options.gold}: no such file; give the organisers' targets file "
                          "(e.g. a_en_dev_targets.tsv)")

@@ -35,6 +35,7 @@ from typing import Any
 
 from senso.admire.languages import LanguageCodeError, check_language
 from senso.admire.rankmetrics import DEFAULT_GAINS, DEFAULT_METRICS, METRICS, TYPE_METRICS
+from senso.admire.task import RANKING_FILE_KIND
 from senso.core.errors import DataNotFound, SensoError
 from senso.core.taskfile import TaskFileError, column_table
 from senso.core.paths import find_data_file
@@ -44,7 +45,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-KIND = "ranking"
+KIND = RANKING_FILE_KIND
 BUILTIN_DIR = Path(__file__).resolve().parent / "tasks"
 KEYS = ("kind", "name", "description", "subtask", "sentence_type", "gold", "gold_order", "metrics", "gains",
         "ndcg_k", "group", "pair", "data_from", "delimiter", "data", "columns", "training", "default_system",

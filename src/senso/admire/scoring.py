@@ -51,7 +51,8 @@ def sense_calibration(p_idiomatic: Sequence[float | None], sentence_types: Seque
     return {"n": len(p), "labels": CALIBRATION_LABELS,
             "metrics": {k: v.to_json() for k, v in calibration_metrics(probs, gold, seed=seed).items()},
             "by_group": by_group,
-            "reliability": reliability_record(p, gold, "P(idiomatic) of every item, against whether it is idiomatic")}
+            "reliability": reliability_record(p, gold, "P(idiomatic) of every item, against whether it is idiomatic",
+                                              axis="P(idiomatic)")}
 
 
 def compounds_index(system: Any) -> TrainingIndex | None:

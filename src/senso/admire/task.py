@@ -14,6 +14,7 @@ from typing import Any, Sequence
 from senso.core.errors import SensoError
 
 SPLITS = ("train", "dev", "test", "xeval")
+RANKING_FILE_KIND = "ranking"  # what a ranking task file says in its `kind` key
 DEFAULT_LANG, DEFAULT_SPLIT = "en", "dev"
 
 # Official item counts per (subtask, language, split); the official scorer refuses other row counts.

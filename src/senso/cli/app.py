@@ -3,11 +3,16 @@ for progress and notes), the flags every command shares, and `main` (errors as o
 
 from __future__ import annotations
 
+import inspect
 import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional
 
 import typer
 
-from senso.catalog import RUN_FIELDS, all_tasks
+from senso import catalog
+from senso.catalog import RUN_FIELDS, families
 from senso.core.errors import RunInterrupted, SensoError
 from senso.core.terminal import labelled, terminal
 
@@ -24,8 +29,67 @@ DATA_DIR_HELP = RUN_FIELDS["data_dir"].help
 SYSTEM_HELP = "What predicts (default: the published protocol); `senso systems` describes each."
 
 
-BOOL_FLAGS = ("--no-cache", "--chat-template", "--allow-partial", "--no-thumbnails", "--force", "--json", "--quiet",
-              "--by-domain")
+class LiveCommand:
+    """A command whose options are made each time the command line is built (`parameters()`), so that a family
+    registered at run time brings its options and flags; calling it calls `function(**values)`."""
+
+    def __init__(self, function: Callable[..., Any], parameters: Callable[[], list[inspect.Parameter]]):
+        self.function, self.parameters = function, parameters
+        self.__name__, self.__doc__, self.__annotations__ = function.__name__, function.__doc__, {}
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        return inspect.Signature(self.parameters())
+
+    def __call__(self, **values: Any) -> Any:
+        return self.function(**values)
+
+
+def family_flags() -> list[inspect.Parameter]:
+    """The families' system flags (`Family.flags`: `--sense` ...) as command options, in each family's panel."""
+    params = []
+    for family in families():
+        for param in family.flags():
+            annotation = Optional[Path] if param.kind == "path" else Optional[str]
+            option = typer.Option(None, param.flag, help=f"{param.help} ({param.type_name}).",
+                                  rich_help_panel=family.flags_panel or None)
+            params.append(inspect.Parameter(param.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation,
+                                            default=option))
+    return params
+
+
+def flagged_values(values: dict[str, Any]) -> dict[str, Any]:
+    """The values given for the families' system flags (`family_flags`), by option name, taken out of `values`."""
+    names = {param.name for family in families() for param in family.flags()}
+    given = {name: values.pop(name) for name in names if name in values}
+    return {name: value for name, value in given.items() if value is not None}
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """What a family's `commands` registers its own commands on: the typer app and the two consoles."""
+
+    app: Any
+    out: Any
+    console: Any
+
+
+_ADDED: dict[Any, tuple[list[Any], list[Any]]] = {}  # family -> the commands and groups it registered
+
+
+def family_commands(family: Any, added: bool) -> None:
+    """Register a family's own commands (`Family.commands`), or remove them when the family leaves the table."""
+    if not added:
+        commands, groups = _ADDED.pop(family, ([], []))
+        app.registered_commands[:] = [c for c in app.registered_commands if c not in commands]
+        app.registered_groups[:] = [g for g in app.registered_groups if g not in groups]
+        return
+    if family.commands is None or family in _ADDED:
+        return
+    before = list(app.registered_commands), list(app.registered_groups)
+    family.commands(CommandLine(app, out, console))
+    _ADDED[family] = ([c for c in app.registered_commands if c not in before[0]],
+                      [g for g in app.registered_groups if g not in before[1]])
 
 
 def _version(value: bool) -> None:
@@ -41,12 +105,6 @@ def _main_options(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print senso's version and exit."),
 ) -> None:
     """senso: graded, context-dependent meaning benchmarks."""
-
-
-ALLOW_PARTIAL_IN_RUN = (
-    "--allow-partial is an AdMIRe option of `senso score`, `senso submission pack` and `senso leaderboard` (which "
-    "refuse a partial file without it); `senso run` does not use it: a run on part of a split (--limit, or a data "
-    "file shorter than the official split) is scored anyway and marked PARTIAL. Leave it out")
 
 
 def _parse_set(pairs: list[str]) -> dict[str, str]:
@@ -65,16 +123,27 @@ def _parse_set(pairs: list[str]) -> dict[str, str]:
     return options
 
 
-def normalise_args(args: list[str]) -> list[str]:
-    """`--no-cache=true` -> `--no-cache`, `--no-cache=false` -> nothing (for every flag in BOOL_FLAGS)."""
+def bool_flags(command) -> set[str]:
+    """Every on/off flag of `command` and its subcommands (`--no-cache`, `--json` ...)."""
+    flags = {opt for param in command.params if getattr(param, "is_flag", False) for opt in param.opts}
+    for sub in getattr(command, "commands", {}).values():
+        flags |= bool_flags(sub)
+    return flags
+
+
+def normalise_args(args: list[str], flags: set[str]) -> list[str]:
+    """`--no-cache=true` -> `--no-cache`, `--no-cache=false` -> nothing (for every on/off flag in `flags`); a flag
+    of a family's own command given to `senso run` is refused with the family's word on it (`Family.run_refuses`)."""
     from senso.core.params import parse_bool
 
-    if args[:1] == ["run"] and any(a.partition("=")[0] == "--allow-partial" for a in args):
-        raise SensoError(ALLOW_PARTIAL_IN_RUN)
+    for family in families():
+        for refused, message in family.run_refuses.items():
+            if args[:1] == ["run"] and any(a.partition("=")[0] == refused for a in args):
+                raise SensoError(message)
     result = []
     for arg in args:
         flag, sep, value = arg.partition("=")
-        if sep and flag in BOOL_FLAGS:
+        if sep and flag in flags:
             if parse_bool(value, flag):
                 result.append(flag)
         else:
@@ -84,7 +153,7 @@ def normalise_args(args: list[str]) -> list[str]:
 
 def _systems_help() -> str:
     """Every system name, per task (imported only for `--help`: the registries are slow to import)."""
-    return " ".join([SYSTEM_HELP, *dict.fromkeys(task.systems_help() for task in all_tasks())])
+    return " ".join([SYSTEM_HELP, *(family.systems_help() for family in families())])
 
 
 def _literal_help(command) -> None:
@@ -102,8 +171,8 @@ def _literal_help(command) -> None:
 
 def main(args: list[str] | None = None) -> None:
     try:
-        argv = normalise_args(sys.argv[1:] if args is None else list(args))
         command = typer.main.get_command(app)
+        argv = normalise_args(sys.argv[1:] if args is None else list(args), bool_flags(command))
         if "--help" in argv and "run" in argv:
             for param in command.commands["run"].params:
                 if param.name == "system":

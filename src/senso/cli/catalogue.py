@@ -6,14 +6,14 @@ from typing import Optional
 
 import typer
 
-from senso.catalog import all_tasks
+from senso.catalog import all_tasks, families
 from senso.cli.app import app, out
 from senso.core.errors import SensoError
 from senso.core.tables import folded
 
 @app.command("systems")
 def systems(name: Optional[str] = typer.Argument(None, help="A system: list every option it declares.")) -> None:
-    """List the systems of every task family (Likert, AdMIRe) and the parts they are composed of, a line each;
+    """List the systems of every task family and the parts they are composed of, a line each;
     with a NAME, every option of that system (flag or --set key, type, default, help)."""
     from rich.table import Table
 
@@ -24,8 +24,8 @@ def systems(name: Optional[str] = typer.Argument(None, help="A system: list ever
     table = Table(title="Systems and parts (senso run TASK --system NAME)")
     for column in ("kind", "name", "what it does"):
         table.add_column(column)
-    for catalog in dict.fromkeys(task.catalog for task in all_tasks()):  # each family's rows once
-        for kind, name, summary in catalog():
+    for family in families():
+        for kind, name, summary in family.catalog():
             table.add_row(kind, name, summary)
     out.print(folded(table))
 
@@ -70,12 +70,13 @@ def _shown_default(value) -> str:
 
 @app.command("tasks")
 def tasks() -> None:
-    """List the built-in tasks and what each measures; a path ending .toml is a Likert task file."""
+    """List the built-in tasks and what each measures, then the kinds of task file (a path ending .toml, of the kind
+    its `kind` key says)."""
     from rich.table import Table
 
     table = Table(title="Tasks (senso run TASK)")
     for column in ("task", "family", "what it is"):
         table.add_column(column)
     for entry in all_tasks():
-        table.add_row(entry.name, entry.family, entry.description)
+        table.add_row(entry.name, entry.family.name, entry.description)
     out.print(folded(table))

@@ -1,5 +1,5 @@
-"""`senso compare RUN_A RUN_B` (two runs of a task, paired, per metric: what `senso.compare` returns, as tables or
-`--json`) and `senso leaderboard` (where runs would have ranked on AdMIRe's published leaderboards)."""
+"""`senso compare RUN_A RUN_B`: two runs of a task, paired, per metric (what `senso.compare` returns, as tables or
+`--json`)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from senso.core.tables import folded
 @app.command()
 def compare(
     runs: list[str] = typer.Argument(..., metavar="RUN_A RUN_B", help="RUN_A RUN_B: two run folders of one task "
-                                     "(AdMIRe: or submission files); the task is read from the runs (TASK RUN_A RUN_B "
-                                     "also works)."),
-    gold: Optional[Path] = typer.Option(None, "--gold", help="AdMIRe: targets file (default: the gold in the runs' samples)."),
+                                     "(a task compared against a targets file: or submission files); the task is read "
+                                     "from the runs (TASK RUN_A RUN_B also works)."),
+    gold: Optional[Path] = typer.Option(None, "--gold", help="A targets file, for a task compared against one "
+                                                             "(default: the gold in the runs' samples)."),
     resamples: int = typer.Option(10000, "--resamples", help="Permutation / bootstrap resamples."),
     seed: int = typer.Option(0, "--seed"),
     as_json: bool = typer.Option(False, "--json", help="Print what senso.compare returns, as JSON."),
@@ -39,19 +40,3 @@ def compare(
         out.print(folded(comparison_table(result, calibration=True)))
     for note in result.notes:
         out.print(note, style="dim", soft_wrap=True)
-
-
-@app.command()
-def leaderboard(
-    runs: list[Path] = typer.Argument(..., help="Run folders (test or xeval, scored with gold)."),
-    allow_partial: bool = typer.Option(False, "--allow-partial", help="Show runs that scored part of a split."),
-) -> None:
-    """Where the run(s) would have ranked on the published AdMIRe leaderboards."""
-    from senso.admire.leaderboard import leaderboards, rank_notes, render
-
-    for board in leaderboards(runs, allow_partial=allow_partial):
-        out.print(folded(render(board)))
-        for note in [*rank_notes(board), *board.notes]:
-            out.print(note, style="dim", soft_wrap=True)
-    out.print("Official rule: first metric, the second breaking ties, on values rounded to 2 decimals as published; "
-              "each run is placed on its own. Source: senso/resources/SOURCES.md", style="dim", soft_wrap=True)

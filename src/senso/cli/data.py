@@ -8,11 +8,11 @@ from typing import Optional
 
 import typer
 
-from senso.catalog import DATA_SETS, data_set, task_for
+from senso.catalog import data_set, data_sets, task_for
 from senso.cli.app import DATA_DIR_HELP, console, data_app, out
 from senso.core.errors import SensoError
 
-DATA_SET_NAMES = tuple(DATA_SETS)
+DATA_SET_NAMES = tuple(data_sets())
 
 
 @data_app.command("stats")
@@ -41,7 +41,8 @@ def data_overlap(
     task: str = typer.Argument(..., help="admire-a | admire-b | abricot-abs | abricot-inc | path/to/task.toml"),
     train: str = typer.Option(..., "--train", help="AdMIRe: split(s), e.g. train+dev; Likert: a data file. Or a model file `senso fit` wrote."),
     eval_: Optional[str] = typer.Option(None, "--eval", help="AdMIRe: a split, e.g. xeval; Likert: a data file (default: the task's data)."),
-    lang: str = typer.Option("en", "--lang", help="AdMIRe: the language."),
+    lang: Optional[str] = typer.Option(None, "--lang", help="The language, for a task in several (default: the "
+                                                            "task's own)."),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
 ) -> None:
     """What an evaluation set shares with training data: AdMIRe compounds, sentences and identical captions;

@@ -11,14 +11,12 @@ from typing import Optional
 
 import typer
 
-from senso.catalog import RUN_FIELDS, SHOWCASE, task_for, tasks_help
-from senso.cli.app import DATA_DIR_HELP, _parse_set, app, console, out
+from senso import catalog
+from senso.catalog import SHOWCASE, task_for, tasks_help
+from senso.cli.app import DATA_DIR_HELP, LiveCommand, _parse_set, app, console, family_flags, flagged_values, out
 from senso.core.errors import SensoError
 from senso.core.tables import folded
 from senso.core.terminal import labelled
-
-TASKS_HELP = f"One or more of {tasks_help()} (`senso tasks`); several tasks share one model load"
-
 
 SET_HELP = "Any other option of the system, KEY=VALUE (repeatable); `senso systems NAME` lists them."
 
@@ -43,19 +41,6 @@ RUN_EXAMPLES = """Examples:
   senso showcase                           # the main job (make run)"""
 
 
-def _with_signature(function, parameters):
-    """`function` as typer sees it: with the parameters `parameters()` declares (made when the command is)."""
-    @functools.wraps(function)
-    def command(**values):
-        tasks, set_options = values.pop("tasks"), values.pop("set_options")
-        display = Display(**{name: values.pop(name) for name in DISPLAY_OPTIONS})
-        return function(tasks, set_options, display, **values)
-
-    command.__signature__ = inspect.Signature(parameters())
-    del command.__wrapped__
-    return command
-
-
 @dataclass(frozen=True)
 class Display:
     """How `senso run` prints its results (DISPLAY_OPTIONS)."""
@@ -66,20 +51,15 @@ class Display:
 
 
 def _run_parameters() -> list[inspect.Parameter]:
-    """`senso run`'s options, from their one declaration each: the RunOptions fields (flag, help, panel, type,
-    default) and the AdMIRe parts' options that have a flag of their own (`--sense`, ...)."""
-    from senso.admire.systems.parts import FLAGGED
-
+    """`senso run`'s options, from their one declaration each: the table's RunOptions fields (flag, help, panel,
+    type, default) and the families' system options that have a flag of their own (`Family.flags`)."""
     keyword = inspect.Parameter.KEYWORD_ONLY
-    params = [inspect.Parameter("tasks", keyword, annotation=list[str], default=typer.Argument(..., help=TASKS_HELP))]
-    for spec in RUN_FIELDS.values():
+    help = f"One or more of {tasks_help()} (`senso tasks`); several tasks share one model load"
+    params = [inspect.Parameter("tasks", keyword, annotation=list[str], default=typer.Argument(..., help=help))]
+    for spec in catalog.RUN_FIELDS.values():
         option = typer.Option(spec.default, spec.flag, help=spec.help, rich_help_panel=spec.panel)
         params.append(inspect.Parameter(spec.name, keyword, annotation=spec.type, default=option))
-    for param in FLAGGED:
-        annotation = Optional[Path] if param.kind == "path" else Optional[str]
-        option = typer.Option(None, param.flag, help=f"{param.help} ({param.type_name}).",
-                              rich_help_panel="AdMIRe system parts")
-        params.append(inspect.Parameter(param.name, keyword, annotation=annotation, default=option))
+    params += family_flags()
     params.append(inspect.Parameter("set_options", keyword, annotation=list[str],
                                     default=typer.Option([], "--set", help=SET_HELP, rich_help_panel="system")))
     for name, (flag, help) in DISPLAY_OPTIONS.items():
@@ -89,32 +69,38 @@ def _run_parameters() -> list[inspect.Parameter]:
 
 
 def _in_panel_order(params: list[inspect.Parameter]) -> list[inspect.Parameter]:
-    """`params` with the options grouped by help panel, in PANELS order (the tasks argument first)."""
+    """`params` with the options grouped by help panel, in PANELS order, the families' panels after "protocol"
+    (the tasks argument first)."""
     from senso.core.options import PANELS
+
+    after = PANELS.index("protocol") + 1
+    order = [*PANELS[:after], *dict.fromkeys(f.flags_panel for f in catalog.families() if f.flags_panel), *PANELS[after:]]
 
     def panel(param: inspect.Parameter) -> int:
         name = getattr(param.default, "rich_help_panel", None)
-        return PANELS.index(name) if name in PANELS else -1
+        return order.index(name) if name in order else -1
 
     return sorted(params, key=panel)
 
 
-def _run(tasks: list[str], set_options: list[str], display: Display, **values) -> None:
+def _run(tasks: list[str], set_options: list[str], **values) -> None:
     """Run one or more tasks with a system; each writes its run folder."""
     from dataclasses import replace
 
-    from senso.admire.systems.parts import FLAGGED
     from senso.api import Job
-    from senso.catalog import RunOptions
 
     if len(set(tasks)) != len(tasks):
         raise SensoError(f"a task is named twice in {' '.join(tasks)}: name each task once")
-    system_options = {p.name: values[p.name] for p in FLAGGED if values.get(p.name) is not None}
+    display = Display(**{name: values.pop(name) for name in DISPLAY_OPTIONS})
+    system_options = flagged_values(values)
+    flags = catalog.flag_names()
     for key, value in _parse_set(set_options).items():
         if key in system_options:
-            raise SensoError(f"--set {key} and {FLAGGED[key].flag} set the same option: give one of them")
+            flag = next(flag for flag, name in flags.items() if name == key)
+            raise SensoError(f"--set {key} and {flag} set the same option: give one of them")
         system_options[key] = value
-    options = RunOptions(task=tasks[0], system_options=system_options, **{k: values[k] for k in RUN_FIELDS})
+    options = catalog.RunOptions(task=tasks[0], system_options=system_options,
+                                 **{k: values[k] for k in catalog.RUN_FIELDS})
     parent = options.out if len(tasks) > 1 else None
     jobs = [Job(task_for(task), replace(options, task=task, out=parent / run_folder(task) if parent else options.out))
             for task in tasks]
@@ -173,17 +159,17 @@ def _print_summary(run_dirs: list[Path], title: str) -> None:
     """The runs in one table (`senso.report.summary`): what each number can be compared with, footnotes,
     where the folders are."""
     from senso.core.tables import Footnotes, print_footnotes
-    from senso.report.summary import COMPARE_LINE, describe_runs, summary_rows, summary_table
+    from senso.report.summary import describe_runs, summary_notes, summary_rows, summary_table
 
     footnotes, rows = Footnotes(), summary_rows(run_dirs)
     out.print(summary_table(rows, footnotes, title=title))
-    if any(row.evaluation.startswith("leave-one-") for row in rows):
-        out.print(COMPARE_LINE)
+    for note in summary_notes(rows):
+        out.print(note)
     print_footnotes(out, footnotes)
     out.print(describe_runs(rows), style="dim")
 
 
-run = app.command("run", epilog=RUN_EXAMPLES)(_with_signature(_run, _run_parameters))
+run = app.command("run", epilog=RUN_EXAMPLES)(LiveCommand(_run, _run_parameters))
 MAIN_JOB = SHOWCASE  # the main job (`senso showcase`, `make run`), from the table of tasks
 
 
@@ -192,7 +178,7 @@ def showcase(
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="Parent folder of the runs (default "
                                            "runs/<time>-showcase/)."),
-    no_cache: bool = typer.Option(False, "--no-cache", help=RUN_FIELDS["no_cache"].help),
+    no_cache: bool = typer.Option(False, "--no-cache", help=catalog.RUN_FIELDS["no_cache"].help),
 ) -> None:
     """The main job (`make run`): ABRICOT's published 0-shot protocol on the built-in model, senso's supervised
     Likert system (leave-one-lemma-out) and AdMIRe's default system on EN dev, then one summary table."""

@@ -165,10 +165,15 @@ def calibration_metrics(probs: Sequence[Sequence[float]] | np.ndarray, gold: Seq
     return {name: bootstrap_estimate(functions[name], p, g, **kw) for name in CALIBRATION_METRICS}
 
 
+RELIABILITY_AXIS = "predicted probability of a label"  # what a reliability diagram bins, unless a record says
+
+
 def reliability_record(confidences: Sequence[float] | np.ndarray, outcomes: Sequence[float] | np.ndarray,
-                       what: str, n_bins: int = DEFAULT_BINS) -> dict:
-    """What results.json keeps for a reliability diagram: `what` was binned, and the bins (`reliability_bins`)."""
-    return {"what": what, "n_bins": n_bins, "bins": [b.to_json() for b in reliability_bins(confidences, outcomes, n_bins)]}
+                       what: str, n_bins: int = DEFAULT_BINS, axis: str = RELIABILITY_AXIS) -> dict:
+    """What results.json keeps for a reliability diagram: `what` was binned, the diagram's `axis` (the probability
+    binned, in a few words), and the bins (`reliability_bins`)."""
+    return {"what": what, "axis": axis, "n_bins": n_bins,
+            "bins": [b.to_json() for b in reliability_bins(confidences, outcomes, n_bins)]}
 
 
 def paired_calibration_differences(probs_a: Sequence[Sequence[float]] | np.ndarray,

@@ -39,6 +39,11 @@ class Sample(Protocol):
     def to_json(self) -> dict[str, Any]: ...
 
 
+class ScoreWarning(str):
+    """A warning that says the run went without an optional resource and so scores otherwise than runs with it
+    (recorded by name in results.json's `score_warnings`: a summary row marks its score with it)."""
+
+
 @dataclass
 class Scored:
     """What a Plan's `score` gives: per-item samples, metrics (empty without gold), the family's keys of
@@ -201,7 +206,7 @@ def _record(plan: Plan, options: RunOptions, config: dict[str, Any], scored: Sco
     extra = {"family": plan.family, "task_kind": plan.kind, "seed": options.seed, "batch_size": options.batch_size,
              "limit": options.limit, **scored.record,
              "cache": {"enabled": cache.enabled, "hits": cache.hits, "misses": cache.misses},
-             "notes": scored.notes}
+             "notes": scored.notes, "score_warnings": [str(w) for w in warnings if isinstance(w, ScoreWarning)]}
     return RunRecord(task=plan.task, system=plan.system, n=len(plan.items), metrics=scored.metrics, config=config,
                      metrics_by_group=scored.metrics_by_group, model=plan.describe_system(), timings=timings,
                      warnings=warnings, extra=extra)

@@ -3,7 +3,7 @@
 Each field's declaration (`option(...)`) holds its command-line flag, one line of help and its help panel; from
 it come the `senso run` flags (`senso.cli`), the keyword arguments of `senso.evaluate` (`senso.api`) and the
 flag<->keyword names in messages (`FLAG_NAMES`). The options every task reads are the fields here; a family's
-own options (AdMIRe's --lang, a Likert task's --protocol ...) are declared with the same helper in its folder
+own options (AdMIRe's --caption-lang, a Likert task's --protocol ...) are declared with the same helper in its folder
 (`family=` and the `note` another family's run refuses them with), and the table of tasks (`senso.catalog`)
 joins them into the `RunOptions` the command line and the API use. `RunOptions.validate()` checks every
 generic field (limit, batch size, dtype, device, data folder, output folder) before anything slow starts or
@@ -17,7 +17,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, ClassVar, Iterable
 
 from senso.core.errors import SensoError
 from senso.core.output import check_output_folder
@@ -66,17 +66,20 @@ def check_device(device: str) -> None:
         raise SensoError("--device mps: Apple's Metal backend is not available here; use --device cpu")
 
 
-PANELS = ("data", "system", "model", "protocol", "AdMIRe system parts", "output", "performance")
+PANELS = ("data", "system", "model", "protocol", "output", "performance")  # a family's own panels follow "protocol"
 
 
-def option(default: Any, flag: str, help: str, panel: str, family: str | None = None, note: str = "") -> Any:
+def option(default: Any, flag: str, help: str, panel: str, family: str | None = None, note: str = "",
+           offered: bool = False, shown: bool = False) -> Any:
     """A RunOptions field with its one declaration: command-line flag, one line of help, help panel, and for a
     family's own option the family that reads it and the `note` another family's run refuses it with
-    (`{task}` is the task's name). The CLI, the Python API's keywords and the checks all come from these."""
+    (`{task}` is the task's name). An `offered` option is common but read only by the families that say so
+    (`Family.reads`: a split, a language). A `shown` option is a column of every sweep's summary. The CLI, the
+    Python API's keywords and the checks all come from these."""
     if panel not in PANELS:
         raise ValueError(f"unknown panel {panel!r}")
     return field(default=default, metadata={"flag": flag, "help": help, "panel": panel, "family": family,
-                                            "note": note})
+                                            "note": note, "offered": offered, "shown": shown})
 
 
 @dataclass
@@ -88,6 +91,12 @@ class RunOptions:
     data_dir: Path | None = option(None, "--data-dir", "Folder holding the data sets (default: $SENSO_DATA_DIR, "
                                    "then ~/.cache/senso/data, then download).", "data")
     limit: int | None = option(None, "--limit", "Score only the first N items.", "data")
+    lang: str | None = option(None, "--lang", "Language of the items, for a task in several (`senso tasks`); codes "
+                              "joined by + where the task takes several.", "data", offered=True)
+    split: str | None = option(None, "--split", "Split of the data, for a task with several (train, dev, test ...); "
+                               "splits joined by + where the task takes several.", "data", offered=True)
+    gold: Path | None = option(None, "--gold", "A targets file to score against, for a task scored against the "
+                               "organisers' file.", "data", offered=True)
     system: str | None = option(None, "--system", "What predicts (default: the published protocol); `senso systems` "
                                 "describes each.", "system")
     model: str | None = option(None, "--model", "Scored LM as BACKEND:NAME (hf:NAME_OR_PATH, openai:SERVED_NAME).",
@@ -108,6 +117,8 @@ class RunOptions:
                             "still read from, and converted into, the model cache).", "performance")
     batch_size: int = option(DEFAULT_BATCH_SIZE, "--batch-size", "Items per model call (at least 1).", "performance")
     system_options: dict[str, Any] = field(default_factory=dict)
+    READS: ClassVar[dict[str, tuple[str, ...]]] = {}  # family -> the offered options its tasks read (the table's)
+    TITLES: ClassVar[dict[str, str]] = {}  # family -> how a message names it
 
     @property
     def use_cache(self) -> bool:
@@ -128,11 +139,19 @@ class RunOptions:
         check_device(self.device)
 
     def check_family(self, family: str, task_name: str | None = None) -> None:
-        """Another family's options are an error (a value other than the default); `task_name` is how the
-        message names the task (a task file's own name, not its path)."""
+        """Another family's options are an error (a value other than the default), and so is an offered option
+        the family does not read (`READS`); `task_name` is how the message names the task (a task file's own
+        name, not its path)."""
+        task = task_name or self.task
         for spec in run_fields(type(self)).values():
-            if spec.family not in (None, family) and getattr(self, spec.name) != spec.default:
-                raise SensoError(f"{spec.flag} {spec.note.format(task=task_name or self.task)}")
+            if getattr(self, spec.name) == spec.default:
+                continue
+            if spec.family not in (None, family):
+                raise SensoError(f"{spec.flag} {spec.note.format(task=task)}")
+            if spec.offered and spec.name not in self.READS.get(family, ()):
+                who = " or ".join(self.TITLES.get(name, name) for name, reads in self.READS.items() if spec.name in reads)
+                raise SensoError(f"{spec.flag} is {f'an {who} option' if who else 'read by no task'}; {task} does not "
+                                 "use it (leave it out)")
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -142,7 +161,8 @@ class RunOptions:
 @dataclass(frozen=True)
 class RunField:
     """A RunOptions field as declared: its name (the Python keyword), flag, help, panel, the family that reads it
-    (None: every task), the note another family's run refuses it with, its default and type."""
+    (None: every task), the note another family's run refuses it with, its default and type, and whether it is
+    offered (read by the families that say so)."""
 
     name: str
     flag: str
@@ -152,6 +172,8 @@ class RunField:
     note: str
     default: Any
     type: Any
+    offered: bool = False
+    shown: bool = False
 
 
 def run_fields(options_class: type) -> dict[str, RunField]:
@@ -160,12 +182,26 @@ def run_fields(options_class: type) -> dict[str, RunField]:
 
     hints = typing.get_type_hints(options_class)
     return {f.name: RunField(f.name, f.metadata["flag"], f.metadata["help"], f.metadata["panel"],
-                             f.metadata["family"], f.metadata["note"], f.default, hints[f.name])
+                             f.metadata["family"], f.metadata["note"], f.default, hints[f.name], f.metadata["offered"], f.metadata["shown"])
             for f in dataclasses.fields(options_class) if "flag" in f.metadata}
 
 
 RUN_FIELDS: dict[str, RunField] = run_fields(RunOptions)  # the options every task reads
 FLAG_NAMES: dict[str, str] = {spec.flag: spec.name for spec in RUN_FIELDS.values()}  # --data-dir -> data_dir
+
+
+NOUNS = {"lang": "language", "split": "split"}  # how a message names an offered option's value
+
+
+def check_choices(options: RunOptions, choices: dict[str, tuple[str, ...]], task: str) -> None:
+    """Each offered option a task allows only some values of (`Task.choices`: its languages, its splits) given
+    one of them (several joined by +, each checked); SensoError naming the task, the value and the choices."""
+    for name, allowed in choices.items():
+        value = getattr(options, name, None)
+        for part in [] if value is None else str(value).split("+"):
+            if part not in allowed:
+                raise SensoError(f"{task} has no {NOUNS.get(name, name)} {part!r} (--{name}); choose from "
+                                 f"{', '.join(allowed)}")
 
 
 # ---------------------------------------------------------------- Python values, checked strictly

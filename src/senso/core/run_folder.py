@@ -42,20 +42,21 @@ class RunFolder:
 
     @property
     def lang(self) -> str:
-        return self.task_def.scope(self).lang
+        return self.task_def.family.scope(self).lang
 
     @property
     def split(self) -> str:
-        return self.task_def.scope(self).split
+        return self.task_def.family.scope(self).split
 
     @property
     def split_key(self) -> str:
         """The split as comparisons match it (a Likert task has a single one: a --limit changes items, not split)."""
-        return self.task_def.scope(self).split_key
+        return self.task_def.family.scope(self).split_key
 
     def item_id(self, sample: dict[str, Any]) -> str:
         """The key that identifies an item across runs of the same task (the task's `item_key`)."""
-        return str(sample[self.task_def.item_key])
+        key = self.task_def.item_key
+        return str(sample[key]) if isinstance(key, str) else " | ".join(str(sample[k]) for k in key)
 
 
 NOT_FOUND_HINT = (" (nor a copy under the data folders: set SENSO_DATA_DIR to the folder holding the data sets' "
@@ -120,18 +121,17 @@ def model_lines(description: Any, prefix: str = "") -> list[tuple[str, str]]:
 
 
 def header_rows(run: RunFolder) -> list[tuple[str, str]]:
-    """The page header, in order: what ran, on what, with what, when, and the exact command."""
+    """The page header, in order: what ran, on what, with what (its family's own rows: `Family.header`), when, and
+    the exact command."""
     results = run.results
     models = model_lines(results.get("model", {})) or [("model", "—")]
-    protocol = results.get("protocol") or config_option(run.config, "protocol") or "—"
     rows = [
         ("task", run.task),
         ("split", run.split),
         ("language", run.lang),
         ("system", run.system),
         *((f"{role} (spec · fingerprint)", text) for role, text in models),
-        ("protocol", str(protocol)),
-        ("track", results.get("track") or "—"),
+        *run.task_def.family.header(run),
         ("n", str(results.get("n", len(run.samples)))),
         ("date", results.get("created", "—")),
         ("senso version", results.get("versions", {}).get("senso", "—")),

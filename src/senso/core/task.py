@@ -102,6 +102,16 @@ class ExportInfo:
 
 
 @dataclass(frozen=True)
+class FileScoring:
+    """How `senso score TASK FILE --gold TARGETS` scores a file of a system's answers (a submission): the run's
+    options (`options(file, gold, allow_partial)`: system, language, split, system options ...) and what `--json`
+    prints of its result (`to_json(result, file, gold)`)."""
+
+    options: Callable[..., dict[str, Any]]
+    to_json: Callable[..., dict[str, Any]]
+
+
+@dataclass(frozen=True)
 class SystemEntry:
     """A registered system that answers a task: its name, one line on what it does, its declared options
     (`core.params.Params`), whether it is the task's default, and its registry row (the same row for every task
@@ -114,6 +124,10 @@ class SystemEntry:
     row: Any = None
 
 
+def not_placed(run: Any) -> Placement:
+    return Placement(notes=[f"No published results for {run.task}: this run is shown on its own."])
+
+
 def recorded_scope(run: Any) -> Scope:
     """The language and split a run recorded (results.json, else its options), the split as its own key."""
     from senso.core.records import config_option
@@ -123,65 +137,6 @@ def recorded_scope(run: Any) -> Scope:
     return Scope(str(lang), str(split), str(split))
 
 
-def not_placed(run: Any) -> Placement:
-    return Placement(notes=[f"No published results for {run.task}: this run is shown on its own."])
-
-
-@dataclass(frozen=True)
-class Task:
-    """One task. `kind` is the shape of its records (runs of tasks of one kind are read alike); `matches`, for a
-    task-file kind, says which task arguments it answers (e.g. a path ending .toml). `systems()` lists the
-    registered systems that answer it; `catalog()` and `systems_help()` are its family's lines in `senso
-    systems` and `senso run --help`. The hooks:
-
-    - `check(options, system_object)`: every option, before anything slow (once per run);
-    - `prepare(options, context) -> Plan`: the evaluation loop's protocol (`core.evaluation`);
-    - `show(result, by_group=False)`: the terminal tables `senso run` prints;
-    - `scope(run)`, `item_key`: how a run folder's items are placed and matched across runs;
-    - `page`, `comparison`: its sections of a run page and of a comparison page (None: the common parts only);
-    - `distributions(run, samples)`: each item's probability distribution and gold index, for paired
-      calibration (None: no calibration);
-    - `placement(run)`, `best_published(run)`, `evaluation(run)`: where a run stands beside published results,
-      the figure a summary shows beside it, and how it was evaluated in a few words;
-    - `compare(task, a, b, gold, n_resamples, seed) -> core.comparison.Comparison`: the family's own paired
-      comparison (None: the comparison of two run folders on the task's metrics);
-    - `summary_name(run)`: the task as a summary row names it; `folder_name(task)`: its run folder in a parent.
-    """
-
-    name: str
-    family: str
-    description: str
-    kind: str
-    check: Callable[..., None]
-    prepare: Callable[..., Any]
-    show: Callable[..., None]
-    metrics: tuple[Metric, ...] = ()
-    options: type | None = None  # the family's own RunOptions fields (a dataclass declared with core.options.option)
-    item_key: str = "id"
-    scope: Callable[[Any], Scope] = recorded_scope
-    page: Section | None = None
-    comparison: Section | None = None
-    distributions: Callable[[Any, Samples], Any] | None = None
-    placement: Callable[[Any], Placement] = not_placed
-    best_published: Callable[[Any], tuple[str | None, str | None]] = lambda run: (None, None)
-    evaluation: Callable[[Any], str] = lambda run: "—"
-    compare: Callable[..., Any] | None = None
-    summary_name: Callable[[Any], str] = lambda run: str(run.task)
-    folder_name: Callable[[str], str] = str
-    matches: Callable[[str], bool] | None = None
-    export: ExportInfo = ExportInfo()
-    systems: Callable[[], Sequence[SystemEntry]] = lambda: ()
-    catalog: Callable[[], list[tuple[str, str, str]]] = lambda: []  # `senso systems` rows: kind, name, summary
-    systems_help: Callable[[], str] = lambda: ""  # the systems, as `senso run --help` lists them
-    logged_answers: str | None = None  # the system that scores a harness's logged answers (`senso score`)
-    fit: Callable[..., tuple[list[str], list[str]]] | None = None  # `senso fit`: (options, path) -> (notes, lines)
-    overlap: Callable[..., None] | None = None  # `senso data overlap TASK --train ... --eval ...`
-    called: str = ""  # how a sentence names it (default: its name)
-
-    def metric(self, name: str) -> Metric | None:
-        return next((m for m in self.metrics if m.name == name), None)
-
-
 @dataclass(frozen=True)
 class DataSet:
     """A benchmark's data set as `senso data stats NAME` and `senso data fetch NAME` handle it."""
@@ -189,3 +144,105 @@ class DataSet:
     name: str
     stats: Callable[..., None]  # (data_dir, out_dir, console): tables printed, figures written
     fetch: Callable[..., None]  # (data_dir, api_url, force, console, err_console)
+
+
+@dataclass(frozen=True, eq=False)
+class Family:
+    """What a benchmark family provides once, for all its tasks:
+
+    - `name` (recorded in every run), `title` (how a message names it: "AdMIRe");
+    - `options`: its own run options (a dataclass of `core.options.option` fields, with `family=name`), and
+      `reads`, the common options its tasks read (`core.options.OFFERED`: `split`, `lang`, `gold`);
+    - `flags()`: its systems' options that have a `senso run` flag of their own (each with `.flag`, `.name`,
+      `.kind`, `.help`, `.type_name`), shown in the help panel `flags_panel`;
+    - `commands(cli)`: registers its own commands on the command line (`cli.app`, `cli.out`, `cli.console`);
+      `run_refuses`: flags of those commands that `senso run` refuses, with the message saying why;
+    - `check_name(name)`: its own error for a name of its form that is none of its tasks (`admire-c`);
+    - `catalog()`, `systems_help()`: its lines in `senso systems` and `senso run --help`;
+    - `data_sets`: what `senso data stats|fetch NAME` handles;
+    - `summary_note(evaluations)`: a line printed under a summary table that holds its runs, evaluated so (what
+      to compare them with; "" for none);
+    - how its runs are read: `scope(run)` (language, split and the split key two runs must share), `gold_keys`
+      (the sample fields holding an item's gold: two compared runs must agree on them), `calibration_of` (what
+      its calibration measures, as a comparison names it), `distributions(run, samples)` (each item's
+      probability distribution and gold index, for paired calibration; None: no calibration), `evaluation(run)`
+      (how a run was evaluated, in a few words), `summary_name(run)` (the task as a summary row names it),
+      `header(run)` (its rows of a run page's header: a protocol, a track);
+    - `logged_answers`: the system that scores a harness's logged answers of its tasks (`senso score`).
+    """
+
+    name: str
+    title: str = ""
+    options: type | None = None
+    reads: tuple[str, ...] = ()
+    flags: Callable[[], Sequence[Any]] = lambda: ()
+    flags_panel: str = ""
+    commands: Callable[[Any], None] | None = None
+    run_refuses: dict[str, str] = field(default_factory=dict)
+    check_name: Callable[[str], None] = lambda name: None
+    catalog: Callable[[], list[tuple[str, str, str]]] = lambda: []
+    systems_help: Callable[[], str] = lambda: ""
+    data_sets: tuple[DataSet, ...] = ()
+    summary_note: Callable[[Sequence[str]], str] = lambda evaluations: ""
+    scope: Callable[[Any], Scope] = recorded_scope
+    gold_keys: tuple[str, ...] = ("gold",)
+    calibration_of: str = "the runs' probabilities"
+    distributions: Callable[[Any, Samples], Any] | None = None
+    evaluation: Callable[[Any], str] = lambda run: "—"
+    summary_name: Callable[[Any], str] = lambda run: str(run.task)
+    header: Callable[[Any], list[tuple[str, str]]] = lambda run: []
+    logged_answers: str | None = None
+
+    @property
+    def called(self) -> str:
+        return self.title or self.name
+
+
+@dataclass(frozen=True)
+class Task:
+    """One task of a `Family`: what differs from one task to the next (its name, metrics, data and scoring).
+    `kind` is the shape of its records (runs of tasks of one kind are read alike); `file_kind`, for a kind of
+    task file, is what such a file says in its `kind` key (`kind = "ranking"`). `systems()` lists the
+    registered systems that answer it. The hooks:
+
+    - `choices`: the values of the common options it reads that it allows (its languages, its splits: checked
+      before `check`; a value of several joined by + has each part checked);
+    - `check(options, system_object)`: every option, before anything slow (once per run);
+    - `prepare(options, context) -> Plan`: the evaluation loop's protocol (`core.evaluation`);
+    - `show(result, by_group=False)`: the terminal tables `senso run` prints;
+    - `item_key`, `group_keys`: how a run folder's items are matched across runs and grouped in a comparison;
+    - `page`, `comparison`: its sections of a run page and of a comparison page (None: the common parts only);
+    - `placement(run)`, `best_published(run)`: where a run stands beside published results, and the figure a
+      summary shows beside it;
+    - `compare(task, a, b, gold, n_resamples, seed) -> core.comparison.Comparison`: the family's own paired
+      comparison (None: the comparison of two run folders on the task's metrics);
+    - `folder_name(task)`: its run folder in a parent.
+    """
+
+    name: str
+    family: Family
+    description: str
+    kind: str
+    check: Callable[..., None]
+    prepare: Callable[..., Any]
+    show: Callable[..., None]
+    metrics: tuple[Metric, ...] = ()
+    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)  # offered option -> the values it allows
+    item_key: str | tuple[str, ...] = "id"  # the sample field(s) naming an item across runs
+    group_keys: tuple[str, ...] = ()  # sample fields whose values group items in a comparison (a domain ...)
+    page: Section | None = None
+    comparison: Section | None = None
+    placement: Callable[[Any], Placement] = not_placed
+    best_published: Callable[[Any], tuple[str | None, str | None]] = lambda run: (None, None)
+    compare: Callable[..., Any] | None = None
+    folder_name: Callable[[str], str] = str
+    file_kind: str | None = None
+    export: ExportInfo = ExportInfo()
+    systems: Callable[[], Sequence[SystemEntry]] = lambda: ()
+    file_scoring: FileScoring | None = None  # `senso score TASK FILE --gold TARGETS`
+    fit: Callable[..., tuple[list[str], list[str]]] | None = None  # `senso fit`: (options, path) -> (notes, lines)
+    overlap: Callable[..., None] | None = None  # `senso data overlap TASK --train ... --eval ...`
+    called: str = ""  # how a sentence names it (default: its name)
+
+    def metric(self, name: str) -> Metric | None:
+        return next((m for m in self.metrics if m.name == name), None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -28,3 +29,18 @@ def column_table(data: dict[str, Any], path: Path, fields: Sequence[str], exampl
         if not isinstance(value, str) or not value:
             raise error(path, f"columns.{key}", f"expected a column name, got {value!r}")
     return raw
+
+
+def declared_kind(path: str | Path) -> Any:
+    """The `kind` a task file says it is (`kind = "ranking"`); None when it says none, or when it cannot be read
+    as TOML (its kind's reader then says what is wrong with it)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+
+    path = Path(path).expanduser()
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8")).get("kind") if path.is_file() else None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None

@@ -1,12 +1,57 @@
-"""The Likert family's part of the command line's data and fitting commands: `senso fit` of a Likert task,
-`senso data overlap`, and ABRICOT's `senso data stats` / `data fetch` (called through its `Task` and `DataSet`
-values, so the command line never asks which family a task is)."""
+"""The Likert family's part of the command line: its own command `senso predict` (registered by
+`register_commands`), and its part of the data and fitting commands: `senso fit` of a Likert task, `senso data
+overlap`, and ABRICOT's `senso data stats` / `data fetch` (called through its `Task` and `DataSet` values, so the
+command line never asks which family a task is)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any
+
+import typer
+
+from senso.likert.data import REQUIRED_COLUMNS, SCORE_COLUMNS
+
+
+def register_commands(cli: Any) -> None:
+    """The family's own commands on the command line (`cli.app`; printed on `cli.out`, warnings on `cli.console`)."""
+    from senso.core.terminal import labelled
+
+    @cli.app.command("predict")
+    def predict(
+        model_path: Path = typer.Argument(..., help="Model file written by `senso fit`."),
+        csv_path: Path = typer.Argument(..., help=PREDICT_CSV_HELP),
+        out_path: Path = typer.Option(..., "-o", "--output", help="Scored CSV to write."),
+        no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the embedding cache."),
+    ) -> None:
+        """Score new sentences with a fitted model: input columns + <task>_pred (gold scale) + <task>_pred_label."""
+        from senso.core.cache import ResponseCache
+        from senso.likert.systems.ridge_files import predict_csv
+
+        report = predict_csv(model_path, csv_path, out_path, cache=ResponseCache(enabled=not no_cache))
+        if report.warning:
+            cli.console.print(labelled("warning:", "bold yellow", f"{report.warning} (rows "
+                                                                  f"{row_ranges(report.seen_rows)})"), soft_wrap=True)
+        if report.unlike_warning:
+            cli.console.print(labelled("warning:", "bold yellow", report.unlike_warning), soft_wrap=True)
+        cli.out.print(f"wrote {report.n_rows} rows with {report.pred_column}, {report.label_column}: {report.out}")
+
+
+PREDICT_CSV_HELP = ("UTF-8 CSV (.tsv: tab-separated) with the columns of the model's task, gold optional (ABRICOT: "
+                    f"{', '.join(REQUIRED_COLUMNS)}; begin/end: character offsets of target_token in text, end "
+                    f"inclusive; {', '.join(SCORE_COLUMNS)} optional; a task file: the columns of its [columns] table).")
+
+
+def row_ranges(rows: list[int]) -> str:
+    """1,2,3,7 -> '1-3, 7'."""
+    parts: list[str] = []
+    for row in rows:
+        if parts and row == int(parts[-1].split("-")[-1]) + 1:
+            parts[-1] = parts[-1].split("-")[0] + f"-{row}"
+        else:
+            parts.append(str(row))
+    return ", ".join(parts)
 
 
 def fit(options: Any, out_path: Path) -> tuple[list[str], list[str]]:
@@ -28,7 +73,7 @@ def fit(options: Any, out_path: Path) -> tuple[list[str], list[str]]:
                    f"{alpha}: {out_path}"]
 
 
-def overlap(task: str, train: str, eval_: str | None, lang: str, data_dir: Path | None) -> None:
+def overlap(task: str, train: str, eval_: str | None, lang: str | None, data_dir: Path | None) -> None:
     """`senso data overlap` of a Likert task: the groups and texts its items share with training data."""
     from senso.core.errors import SensoError
     from senso.likert.overlap import overlap_rows

@@ -5,14 +5,14 @@ first called, so the table of tasks (`senso.catalog`) stays light."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
-from senso.core.task import DataSet, ExportInfo, Scope, Section, SystemEntry, Task, template_of
+from senso.core.task import DataSet, ExportInfo, Family, Scope, Section, SystemEntry, Task, template_of
 from senso.likert.metrics import METRICS
 from senso.likert.options import LikertOptions
 
 FAMILY = "likert"
-TASK_FILE_SUFFIX = ".toml"
+FILE_KIND = "likert"  # what a Likert task file says in its `kind` key (or leaves out)
 
 
 def check(options: Any, system_object: Any = None) -> None:
@@ -95,16 +95,33 @@ def _dataset_name(run: Any) -> str:
     return (run.results.get("likert_task") or {}).get("description") or run.task
 
 
+def header(run: Any) -> list[tuple[str, str]]:
+    """The protocol a run was prompted with, in its page's header."""
+    from senso.core.records import config_option
+
+    return [("protocol", str(run.results.get("protocol") or config_option(run.config, "protocol") or "—"))]
+
+
+def summary_note(evaluations: Sequence[str]) -> str:
+    """What to compare a supervised run's r with, when a summary holds one."""
+    from senso.likert.published import COMPARE_LINE
+
+    return COMPARE_LINE if any(e.startswith("leave-one-") for e in evaluations) else ""
+
+
+LIKERT = Family(FAMILY, title="Likert", options=LikertOptions, commands=_commands("register_commands"),
+                catalog=catalog, systems_help=systems_help, summary_note=summary_note,
+                data_sets=(DataSet("abricot", stats=_commands("stats"), fetch=_commands("fetch")),),
+                scope=scope, gold_keys=("gold", "gold_mean"), calibration_of="the label distributions",
+                distributions=_page("distributions"), evaluation=_published("evaluation_label"), header=header,
+                logged_answers="lmeval-samples")
 COMMON = dict(
-    family=FAMILY, kind=FAMILY, options=LikertOptions, check=check, prepare=prepare, show=show, metrics=METRICS, item_key="id", scope=scope,
+    family=LIKERT, kind=FAMILY, check=check, prepare=prepare, show=show, metrics=METRICS, item_key="id",
+    group_keys=("domain",), placement=_published("abricot_placement"), best_published=_published("best_published"),
     page=Section(template_of("senso.likert", "_run.html.j2"), _page("run_section")),
     comparison=Section(template_of("senso.likert", "_compare.html.j2"), _page("disagreements")),
-    distributions=_page("distributions"), placement=_published("abricot_placement"),
-    best_published=_published("best_published"), evaluation=_published("evaluation_label"),
-    systems=systems, catalog=catalog, systems_help=systems_help, logged_answers="lmeval-samples",
-    fit=_commands("fit"), overlap=_commands("overlap"),
+    systems=systems, fit=_commands("fit"), overlap=_commands("overlap"),
 )
-DATA_SETS = (DataSet("abricot", stats=_commands("stats"), fetch=_commands("fetch")),)
 ABRICOT = ExportInfo(hub_task_type="text-classification", dataset_type="abricot",
                      dataset_name=lambda run: "ABRICOT (CALAMITA 2024)")
 
@@ -116,5 +133,5 @@ TASKS = (
 )
 TASK_FILE = Task("path/to/task.toml", description="any Likert task file: the word's rating in context on the file's "
                                                   "scale (README: task files)",
-                 matches=lambda task: task.endswith(TASK_FILE_SUFFIX), folder_name=lambda task: Path(task).stem,
+                 file_kind=FILE_KIND, folder_name=lambda task: Path(task).stem,
                  called="a task file", export=ExportInfo(dataset_name=_dataset_name), **COMMON)

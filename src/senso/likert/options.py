@@ -15,7 +15,7 @@ NOTE = "is an ABRICOT prompting option; {task} does not use it (leave it out)"
 @dataclass
 class LikertOptions:
     protocol: str | None = option(None, "--protocol", "Likert: zero-shot (default) or few-shot; ABRICOT calls them "
-                                  "calamita and paper.", "protocol", FAMILY, NOTE)
+                                  "calamita and paper.", "protocol", FAMILY, NOTE, shown=True)
     shots: int | None = option(None, "--shots", "Number of exemplars of the few-shot protocol (default 3).",
                                "protocol", FAMILY, NOTE)
     chat_template: bool = option(False, "--chat-template", "Wrap prompts in the model's chat template.", "protocol",

@@ -208,7 +208,7 @@ def travel_block(results: dict[str, Any]) -> TravelBlock | None:
 def run_section(run: Any, thumbnails: bool = True) -> dict[str, Any]:
     """The Likert part of a run page: scatter against the raw gold, confusion matrix, per-group table, the
     largest errors and the travel measures."""
-    from senso.core import figures
+    from senso.likert.figures import likert_scatter
 
     check_samples(run.samples, run.path / "samples.jsonl")
     scale = run_scale(run.results)
@@ -219,7 +219,7 @@ def run_section(run: Any, thumbnails: bool = True) -> dict[str, Any]:
     matrix = confusion_matrix(gold, predicted, scale.labels)
     return {
         "notes": notes,
-        "scatter": figures.likert_scatter(run.samples, run.task, scale.labels, scale.edges, scale.gold_range, group_noun),
+        "scatter": likert_scatter(run.samples, run.task, scale.labels, scale.edges, scale.gold_range, group_noun),
         "group_noun": group_noun,
         "confusion": matrix,
         "confusion_row_totals": [sum(row) for row in matrix],

@@ -8,6 +8,8 @@ from typing import Any
 
 from senso.core.placement import TIE_MARK, Placement, PlacementBoard, PlacementRow, read_resource, run_cell
 
+COMPARE_LINE = ("Compare like with like: a 0-shot r with the published 0-shot figures; a leave-one-lemma-out r "
+                "is a supervised system's, trained on the other lemmas, not a prompted model's.")
 ABRICOT_COLUMNS = {"abricot-abs": "pearson_abs", "abricot-inc": "pearson_inc"}
 # The short label a terminal table shows for each source of abricot_results.csv; the legend says it once.
 ABRICOT_SOURCES = {"ABRICOT paper (CLiC-it 2024)": "paper",

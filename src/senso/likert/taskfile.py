@@ -49,7 +49,7 @@ ZERO_SHOT, FEW_SHOT = "zero-shot", "few-shot"
 DEFAULT_SHOTS = 3
 GOLD_RULES = ("round", "bins")
 DATA_FROM = ("task-file", "data-dir")
-KEYS = ("name", "description", "data", "data_from", "scale", "gold_range", "gold_to_label", "template",
+KEYS = ("kind", "name", "description", "data", "data_from", "scale", "gold_range", "gold_to_label", "template",
         "columns", "protocols", "group_noun", "delimiter", "language")
 REQUIRED_KEYS = ("name", "data", "scale", "gold_range", "template")
 TEMPLATE_FIELDS = ("word", "text")  # the template's placeholders {word} and {text}, each replaced once, in one pass

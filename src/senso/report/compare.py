@@ -13,7 +13,7 @@ import numpy as np
 from senso.core.errors import SensoError
 from senso.core.output import check_output_file, write_text
 from senso.core.stats import PairedDifference, paired_statistic_difference
-from senso.core.run_folder import aligned  # noqa: F401  (compare_likert reads it from here)
+from senso.core.run_folder import aligned
 from senso.core.task import PairedTest
 from senso.report.run_folder import RunFolder, load_run
 
@@ -99,7 +99,7 @@ def pairwise_tests(runs: Sequence[RunFolder], n_resamples: int = N_RESAMPLES, se
 def sample_distributions(run: RunFolder, samples: Sequence[dict[str, Any]]) -> tuple[np.ndarray, list[int]] | None:
     """(each item's probability distribution, its gold label index) as the run's calibration saw them (the
     task's `distributions`); None when the run has no calibration or its task none."""
-    hook = run.task_def.distributions
+    hook = run.task_def.family.distributions
     return None if hook is None else hook(run, samples)
 
 

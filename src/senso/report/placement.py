@@ -13,4 +13,4 @@ def placement_for(run: RunFolder) -> Placement:
 
 def evaluation_label(run: RunFolder) -> str:
     """How a run was evaluated, in a few words (`0-shot`, `leave-one-lemma-out`, `training-free`, ...)."""
-    return run.task_def.evaluation(run)
+    return run.task_def.family.evaluation(run)

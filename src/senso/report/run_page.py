@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from senso.catalog import all_tasks
-from senso.core.calibration import CALIBRATION_LABELS
+from senso.core.calibration import CALIBRATION_LABELS, RELIABILITY_AXIS
 from senso.core.output import check_output_file, write_text
 from senso.report.run_folder import RunFolder, header_rows, load_run
 
@@ -56,9 +56,8 @@ def calibration_block(results: dict[str, Any]) -> dict[str, Any] | None:
              "cells": [estimate] + [by_group[g].get(name) for g in by_group]}
             for name, estimate in calibration["metrics"].items()]
     reliability = calibration["reliability"]
-    binary = "P(idiomatic)" in reliability["what"]
     plot = figures.reliability_diagram(reliability["bins"], "reliability diagram",
-                                       "P(idiomatic)" if binary else "predicted probability of a label")
+                                       reliability.get("axis", RELIABILITY_AXIS))
     return {"reason": None, "n": calibration["n"], "groups": list(by_group), "rows": rows, "plot": plot,
             "what": reliability["what"], "n_bins": reliability["n_bins"]}
 

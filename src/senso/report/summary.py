@@ -18,11 +18,6 @@ from senso.core.tables import Footnotes, folded
 from senso.report.placement import evaluation_label
 from senso.report.run_folder import RunFolder, load_run
 
-# Warnings that say a run went without an optional resource and so scores otherwise: the summary row's score
-# carries the warning as a footnote (the run's own output and page show it in full).
-MISSING_RESOURCE_WARNINGS = ("NO WORDNET:",)
-COMPARE_LINE = ("Compare like with like: a 0-shot r with the published 0-shot figures; a leave-one-lemma-out r "
-                "is a supervised system's, trained on the other lemmas, not a prompted model's.")
 
 
 @dataclass(frozen=True)
@@ -38,7 +33,8 @@ class SummaryRow:
     published: str | None
     published_note: str | None
     run_dir: Path
-    missing: tuple[str, ...] = ()  # warnings of MISSING_RESOURCE_WARNINGS: what the run went without
+    missing: tuple[str, ...] = ()  # the run's `score_warnings`: what it went without (its score's footnote)
+    family: Any = None  # the run's `senso.core.task.Family` (its `summary_note`)
 
 
 def summary_row(run: RunFolder) -> SummaryRow:
@@ -49,10 +45,17 @@ def summary_row(run: RunFolder) -> SummaryRow:
     published, note = run.task_def.best_published(run)
     metric = run.task_def.metric(name) if name is not None else None
     short = (metric.short if metric is not None else None) or name or "no gold"
-    missing = tuple(w for w in results.get("warnings") or () if str(w).startswith(MISSING_RESOURCE_WARNINGS))
-    return SummaryRow(task=run.task_def.summary_name(run), system=run.system, evaluation=evaluation_label(run),
+    missing = tuple(results.get("score_warnings") or ())
+    return SummaryRow(task=run.task_def.family.summary_name(run), system=run.system, evaluation=evaluation_label(run),
                       metric=short, estimate=estimate, published=published, published_note=note, run_dir=run.path,
-                      missing=missing)
+                      missing=missing, family=run.task_def.family)
+
+
+def summary_notes(rows: Sequence[SummaryRow]) -> list[str]:
+    """What each family says under a table of its runs (`Family.summary_note`), once each."""
+    families = dict.fromkeys(row.family for row in rows if row.family is not None)
+    notes = [family.summary_note([row.evaluation for row in rows if row.family is family]) for family in families]
+    return [note for note in notes if note]
 
 
 def summary_rows(run_dirs: Sequence[Path]) -> list[SummaryRow]:

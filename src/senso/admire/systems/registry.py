@@ -260,7 +260,9 @@ def wordnet_warnings(row: AdmireSystem, options: RunOptions) -> list[str]:
     from senso.admire.systems.wordnet import WordNet
 
     if reads_wordnet(row, options) and given_values(options).get("wordnet") is None and WordNet.locate() is None:
-        return [NO_WORDNET]
+        from senso.core.evaluation import ScoreWarning
+
+        return [ScoreWarning(NO_WORDNET)]
     return []
 
 

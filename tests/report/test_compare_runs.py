@@ -10,12 +10,12 @@ from senso.cli import app
 from senso.core.errors import SensoError
 from senso.core.records import load_results
 from senso.report.compare import pairwise_tests
-from senso.report.compare_likert import compare_likert
+from senso.report.compare_runs import compare_runs
 from senso.report.run_folder import load_run
 
 
 def test_pearson_difference_with_a_paired_ci_overall_and_per_domain(abricot_runs):
-    result = compare_likert("abricot-abs", abricot_runs["A"], abricot_runs["B"], n_resamples=500)
+    result = compare_runs("abricot-abs", abricot_runs["A"], abricot_runs["B"], n_resamples=500)
     rows = {(g, m): r for g, m, r in result.rows}
     assert {g for g, _ in rows} == {"all", "opensub", "wikihow"} and result.n == 10
     a, b = (load_results(abricot_runs[k]) for k in ("A", "B"))
@@ -46,12 +46,12 @@ def test_the_command_prints_the_table(abricot_runs):
 ])
 def test_runs_that_cannot_be_paired_are_refused(abricot_runs, task, run, phrase):
     with pytest.raises(SensoError, match=phrase):
-        compare_likert(task, abricot_runs["A"], abricot_runs[run], n_resamples=100)
+        compare_runs(task, abricot_runs["A"], abricot_runs[run], n_resamples=100)
 
 
 def test_an_admire_run_is_not_a_likert_run(abricot_runs, admire_runs):
     with pytest.raises(SensoError, match="is a run of 'admire-a', not abricot-abs"):
-        compare_likert("abricot-abs", abricot_runs["A"], admire_runs["A0"], n_resamples=100)
+        compare_runs("abricot-abs", abricot_runs["A"], admire_runs["A0"], n_resamples=100)
 
 
 def test_gold_is_refused_for_likert_runs(abricot_runs):
