@@ -223,7 +223,7 @@ def test_train_plus_dev_is_one_scored_run(data_dir, tmp_path):
     results = load_results(out)
     assert results["n"] == results["n_official"] == 85 and results["split"] == "train+dev"
     assert set(results["fingerprints"]) == {"data_train", "data_dev"}
-    with pytest.raises(SensoError, match="share compounds"):
+    with pytest.raises(SensoError, match="only 70 of 170 items carry a gold order"):
         run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="train+xeval", system="random", out=tmp_path / "tx"))
     with pytest.raises(SensoError, match="--gold holds one split"):
         run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="train+dev", system="random", out=tmp_path / "g",
@@ -232,10 +232,10 @@ def test_train_plus_dev_is_one_scored_run(data_dir, tmp_path):
 
 def test_test_split_scored_with_a_targets_file_then_placed_on_the_leaderboard(data_dir, tmp_path):
     from admire_fixtures import write_a_targets
-    from senso.admire.data import load_subtask_a
+    from admire_fixtures import load_a
 
     # a synthetic targets file (the listed image order as gold) to exercise the path; test gold is not in ../shared
-    items = load_subtask_a(data_dir, "en", "test")
+    items = load_a(data_dir, "en", "test")
     gold = write_a_targets(tmp_path / "a_en_test_targets.tsv", [
         {"compound": i.compound, "subset": "Test", "sentence_type": ("idiomatic", "literal")[n % 2], "sentence": i.sentence,
          "expected_order": repr(list(i.image_names))} for n, i in enumerate(items)])

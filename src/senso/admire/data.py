@@ -32,7 +32,6 @@ B_COLUMNS = ("compound", "subset", "sentence_type", "expected_item", "sequence_c
 )
 N_IMAGES_A = 5
 N_CANDIDATES_B = 4
-CAPTION_LANGS = ("en", "pt")
 
 _SPLIT_FILE_STEMS = {"train": ("train",), "dev": ("dev",), "test": ("test",), "xeval": ("xe",)}
 _PT_XEVAL_STEMS = ("xp", "xe")
@@ -270,53 +269,7 @@ def _image_file(folder: Path | None, name: str, split_dir: Path, compound: str, 
     return image_path
 
 
-# ---------------------------------------------------------------------------- Subtask A
-
-def _parse_a_row(path: Path, row_no: int, row: dict[str, str], columns: Sequence[str], lang: str,
-                 split_dir: Path, caption_lang: str, need_images: bool, seen: dict[str, int]) -> AdmireAItem:
-    compound = read_compound(row, path, row_no, seen)
-    sentence = row["sentence"]
-    if not sentence.strip():
-        raise DataError(path, "empty sentence", row=row_no, field="sentence")
-    folder = image_folder(split_dir, compound)
-    images = []
-    for n in range(1, N_IMAGES_A + 1):
-        name = _image_name(row, n, path, row_no)
-        caption = row[f"image{n}_caption"]
-        caption_pt = row.get(f"image{n}_caption_pt") or None
-        needed = f"image{n}_caption_pt" if caption_lang == "pt" else f"image{n}_caption"
-        if not ((caption_pt or "") if caption_lang == "pt" else caption).strip():
-            if caption_lang == "pt" and f"image{n}_caption_pt" not in columns:
-                raise DataError(path, f"no Portuguese captions in this file (column image{n}_caption_pt); use --caption-lang en",
-                                row=row_no, field=needed)
-            raise DataError(path, "empty caption", row=row_no, field=needed)
-        image_path = _image_file(folder, name, split_dir, compound, need_images, path, row_no, n)
-        images.append(ImageOption(name=name, caption=caption, caption_pt=caption_pt, path=image_path))
-    names = [i.name for i in images]
-    _check_distinct(names, path, row_no)
-    sentence_type = _sentence_type(row["sentence_type"], path, row_no, required=False)
-    order = None
-    if row["expected_order"].strip():
-        order = parse_order(row["expected_order"], path, row_no)
-        check_permutation(order, names, path, row_no, "expected_order")
-    return AdmireAItem(
-        compound=compound, subset=row["subset"].strip(), sentence=sentence, images=tuple(images), lang=lang,
-        sentence_type=sentence_type, expected_order=order, caption_lang=caption_lang,
-    )
-
-
-def read_subtask_a(path: str | Path, lang: str = "en", caption_lang: str | None = None,
-                   need_images: bool = False, image_root: str | Path | None = None) -> list[AdmireAItem]:
-    """Read and validate one Subtask A TSV; images are looked up next to it (or under `image_root`)."""
-    path = Path(path)
-    caption_lang = caption_lang or lang
-    if caption_lang not in CAPTION_LANGS:
-        raise SensoError(f"unknown caption language {caption_lang!r}; choose from {', '.join(CAPTION_LANGS)}")
-    columns, rows = read_tsv(path, A_COLUMNS)
-    split_dir = Path(image_root) if image_root else path.parent
-    seen: dict[str, int] = {}
-    return [_parse_a_row(path, n, row, columns, lang, split_dir, caption_lang, need_images, seen) for n, row in rows]
-
+# ---------------------------------------------------------------------------- gold targets joined to inputs
 
 def _join_gold(items: list, gold_path: str | Path, inputs_path: str | Path, target_type: type, wrong_file: str,
                fields: tuple[str, str], check_target: Callable[[Any, Any, Path], None]) -> list:
@@ -353,20 +306,6 @@ def join_gold_a(items: list[AdmireAItem], gold_path: str | Path, inputs_path: st
     return _join_gold(items, gold_path, inputs_path, AdmireATarget,
                       "this is a Subtask B targets file (expected_item), not Subtask A",
                       ("sentence_type", "expected_order"), _check_gold_order)
-
-
-def load_subtask_a(data_dir: str | Path | None, lang: str = "en", split: str = "dev", gold: str | Path | None = None,
-                   caption_lang: str | None = None, need_images: bool = False) -> list[AdmireAItem]:
-    """The items of one official Subtask A split, validated; with `gold`, joined with that targets file.
-
-    `caption_lang` ("en" or "pt", default the split's language) selects which captions `item.caption()`
-    returns; Portuguese files carry both `image{n}_caption` (English) and `image{n}_caption_pt`.
-    """
-    path = split_file(data_dir, "a", lang, split)
-    items = read_subtask_a(path, lang=lang, caption_lang=caption_lang, need_images=need_images)
-    if gold is not None:
-        items = join_gold_a(items, gold, path)
-    return items
 
 
 # ---------------------------------------------------------------------------- Subtask B

@@ -75,7 +75,13 @@ def estimates(rows: Sequence[dict[str, Any]], names: Sequence[str], seed: int = 
             predicted, gold = ([float(x == "idiomatic") for x in column] for column in zip(*pairs))
             out[name] = bootstrap_estimate(macro_f1, predicted, gold, n_resamples=n_resamples, seed=seed)
             continue
-        values = [r[name] for r in rows if name in r]
-        out[name] = (bootstrap_estimate(mean, values, n_resamples=n_resamples, seed=seed) if values else
-                     Estimate(value=None, reason=f"no item has a {name} value"))
+        out[name] = bootstrap_estimate(mean, [r[name] for r in rows if name in r], n_resamples=n_resamples, seed=seed)
     return out
+
+
+def grouped_estimates(rows: Sequence[dict[str, Any]], names: Sequence[str],
+                      seed: int = 0) -> tuple[dict[str, Estimate], dict[str, dict[str, Estimate]]]:
+    """Each metric of `names` over all rows and over the rows of each gold sentence type (idiomatic, literal)."""
+    return estimates(rows, names, seed=seed), {
+        group: estimates([r for r in rows if r.get("sentence_type") == group], names, seed=seed)
+        for group in SENTENCE_TYPES}

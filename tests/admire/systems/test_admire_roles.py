@@ -170,15 +170,15 @@ def registered(name: str, options: RunOptions, models):
 
 
 def test_cross_validation_never_fits_on_a_scored_compound(data_dir, models, monkeypatch):
-    from senso.admire.data import load_subtask_a
+    from admire_fixtures import load_a
 
     system = registered("fitted-pipeline", RunOptions(task="admire-a", data_dir=data_dir,
                                                       system_options={"role_features": "relations"}), models)
     seen: list[set[str]] = []
     original = type(system).fit
     monkeypatch.setattr(type(system), "fit", lambda self, items: (seen.append({i.compound for i in items}), original(self, items))[1])
-    items = load_subtask_a(data_dir, "en", "train") + load_subtask_a(data_dir, "en", "dev")
-    answers, info = fitting.cross_validate(system, items, data_dir, seed=0)
+    items = load_a(data_dir, "en", "train") + load_a(data_dir, "en", "dev")
+    answers, info = fitting.cross_validate(system, items, fitting.shipped_training(data_dir), seed=0)
     assert info["cross_validated"] and info["folds"] == 5 and len(seen) == 5
     for item, ranking in zip(items, answers):
         assert item.compound not in seen[ranking.extra["cv_fold"]]
@@ -196,7 +196,7 @@ def test_fitted_pipeline_runs_cross_validated_on_train_dev_and_warns_on_xeval(da
     assert not any("SPLIT HYGIENE" in w for w in results["warnings"])
     assert results["metrics"]["top1"]["value"] > 0.5  # synthetic roles are learnable; random is 0.2
     xeval = senso.evaluate("admire-a", split="xeval", out=tmp_path / "xe", **options).results
-    assert xeval["cross_validated"] is False and xeval["fitting"]["fit_on"] == "en train+dev"
+    assert xeval["cross_validated"] is False and xeval["fitting"]["fit_on"] == "EN train+dev"
     assert any("SPLIT HYGIENE" in w for w in xeval["warnings"])
     cached = senso.evaluate("admire-a", split="xeval", **options).results
     assert cached["fitting"]["from_cache"]

@@ -29,6 +29,16 @@ class SystemContext:
     cache: ResponseCache | None = None
     models: ModelPool | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)  # the served model's typed settings (--model-args)
+    training: Any = None  # the run's training rows (`fitting.TrainingRows`); None: AdMIRe 1's EN train+dev
+
+    def training_rows(self) -> Any:
+        """What fitted parts learn from: the run's task file's training rows (AdMIRe 1's EN train+dev when the
+        task has none of its own)."""
+        if self.training is not None:
+            return self.training
+        from senso.admire.systems.fitting import shipped_training
+
+        return shipped_training(self.options.data_dir)
 
     def with_options(self, options: RunOptions, params: Any, settings: Mapping[str, Any]) -> "SystemContext":
         """The context of a member system (ensemble, fusion): its own options, typed values and model settings."""

@@ -117,8 +117,8 @@ class SenseOptions(SystemOptions):
     """The sense classifier's (literal or idiomatic)."""
 
     choice_languages = {"sense": ({name: EN for name in ("prompt", "prompt-literal-first", "lm-likelihood",
-                                                         "lm-definition", "context+definition", "fitted", "learned")},
-                                  "fit on, or prompting in, English")}
+                                                         "lm-definition", "context+definition")},
+                                  "prompting in English")}
 
     sense: str = param("context-similarity", "the sense classifier (literal or idiomatic)", choices=tuple(SENSES),
                        flag="--sense")
@@ -136,7 +136,6 @@ class RankerOptions(SystemOptions):
     """The ranker's (`StructureRanker` shares `hedge` and `idiom_query`)."""
 
     choice_languages = {"ranker": ({"image": EN}, "an English CLIP"),
-                        "roles": ({"learned": EN, "learned+rules": EN}, "fit on AdMIRe's English gold"),
                         "modality": ({"images": EN}, "an English CLIP")}
 
     ranker: str = param("structure", "the ranker", choices=tuple(RANKERS), flag="--ranker")
@@ -183,7 +182,7 @@ class SensePipelineOptions(FittedOptions, RankerOptions, SenseOptions, BuilderOp
 class FittedPipelineOptions(SensePipelineOptions):
     """`fitted-pipeline`: sense-pipeline's options with its learned parts as defaults."""
 
-    languages, english_because = EN, "fit on AdMIRe's English train+dev"
+    languages = BY_PARTS
 
     sense: str = shared(SenseOptions, "sense", "learned")
     sense_roles: bool = shared(SenseOptions, "sense_roles", True)

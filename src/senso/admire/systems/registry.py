@@ -297,12 +297,12 @@ def user_row(system: Any, task: AdmireTask) -> AdmireSystem:
 
 
 def system_context(row: AdmireSystem, options: RunOptions, cache: ResponseCache | None = None,
-                   models: Any = None, values: Mapping[str, Any] | None = None) -> SystemContext:
+                   models: Any = None, values: Mapping[str, Any] | None = None, training: Any = None) -> SystemContext:
     """What the factories of `row` are given for `options` (checked first, unless `values`, its typed values
     that `check_system` returned, are given): its models come through `models` (a ModelPool) with `cache`
     around them."""
     values = check_system(row, options) if values is None else values
-    return SystemContext(options, row.typed(values), cache, models, model_args(row, options))
+    return SystemContext(options, row.typed(values), cache, models, model_args(row, options), training)
 
 
 def build_system(row: AdmireSystem, options: RunOptions, cache: ResponseCache | None = None,
