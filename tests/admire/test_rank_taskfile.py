@@ -172,6 +172,8 @@ def test_every_registered_system_and_part_declares_its_languages():
     assert not reads["caption-similarity"] and not reads["sense-pipeline"]
     assert SensePipelineOptions(modality="images").reads_images and SensePipelineOptions(ranker="image").reads_images
     choices = SensePipelineOptions.languages_of_choices()
-    for part, names in (("sense", SENSES), ("meaning", MEANINGS), ("ranker", RANKERS), ("roles", ROLE_MIXES),
-                        ("modality", MODALITIES)):
+    for part, names in (("sense", SENSES), ("meaning", MEANINGS), ("ranker", RANKERS), ("modality", MODALITIES)):
         assert set(choices[part][0]) <= set(names) and choices[part][1], part
+    # fitted parts learn from the task file's training rows, in any language: no roles choice is English-only
+    assert "roles" not in choices and set(ROLE_MIXES) >= {"learned", "learned+rules"}
+    assert {"fitted", "learned"}.isdisjoint(choices["sense"][0])

@@ -52,8 +52,8 @@ def test_fitted_pipeline_fits_on_the_english_training_rows_and_ranks_three_other
 
 
 def test_report_and_export_read_a_multilingual_run_per_language(task, tmp_path):
-    from senso.export.publish import export_runs
-    from senso.report import write_report
+    from senso.exporting.publish import export_runs
+    from senso.reporting import write_report
 
     result = senso.evaluate(task, system="caption-similarity", split="train-own", out=tmp_path / "run")
     page = write_report([result.run_dir]).read_text(encoding="utf-8")

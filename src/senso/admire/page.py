@@ -236,7 +236,7 @@ def _ranking_items(described: dict[str, Any], entries: list[int], paths: list[Pa
         entry = task.data[index - 1]  # its images where they lie beside the data file, found again if it moved
         images = Path(os.path.normpath(path.parent / os.path.relpath(entry.images, Path(entry.file).parent))
                       ) if entry.images else None
-        items += read_entry(task, entry, path, images, False)
+        items += read_entry(task, entry, path, images, False)[0]
     return items
 
 

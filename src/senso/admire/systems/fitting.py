@@ -150,7 +150,8 @@ def _admire_a_items(lang: str, split: str, data_dir: Path | None) -> tuple[list[
     from senso.admire.rankdata import split_items
     from senso.admire.rankfile import shipped_task
 
-    return split_items(shipped_task("admire-a", lang), split, data_dir)
+    items, paths, _ = split_items(shipped_task("admire-a", lang), split, data_dir)
+    return items, paths
 
 
 def overlap_sides(subtask: str, train: str, eval_split: str, lang: str, data_dir: Path | None
