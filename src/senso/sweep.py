@@ -136,7 +136,7 @@ def load_sweep(path: str | Path, out: str | Path | None = None) -> Sweep:
     """Parse and expand a sweep file; errors name the file and the offending key."""
     path = Path(path)
     try:
-        spec = tomllib.loads(path.read_text(encoding="utf-8"))
+        spec = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except OSError as exc:
         raise SensoError(f"{path}: cannot read the sweep file ({exc.strerror})") from None
     except tomllib.TOMLDecodeError as exc:

@@ -343,7 +343,7 @@ def parse_ranking_task(data: dict[str, Any], path: Path, builtin: bool = False) 
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except UnicodeDecodeError:
         raise RankingTaskFileError(path, None, "not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
