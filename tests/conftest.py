@@ -58,10 +58,8 @@ def wordnet_everywhere(wordnet_found: Path | None, monkeypatch) -> None:
 @pytest.fixture
 def wordnet_installed(wordnet_found: Path | None) -> Path:
     """For a test that needs WordNet: its folder; skips the test when there is none."""
-    from senso.admire.systems.wordnet import INSTALL_COMMAND
-
     if wordnet_found is None:
-        pytest.skip(f"no WordNet database found: `make wordnet` ({INSTALL_COMMAND}) installs one")
+        pytest.skip("no WordNet database found: `make wordnet` (python -m senso.admire.wordnet_install) installs one")
     return wordnet_found
 
 

@@ -419,7 +419,7 @@ CASES = [
     c("abricot-score-range", f"{ABA} --system embedding-ridge --data-dir {{tmp}}/range", 2, "field 'abs_mean': gold '1.5' is outside gold_range [0, 1]", "broken_abricot"),
     c("abricot-offsets", f"{ABA} --system embedding-ridge --data-dir {{tmp}}/offsets", 2, "field 'begin/end'", "broken_abricot"),
     c("abricot-missing-columns", f"{ABA} --system embedding-ridge --data-dir {{tmp}}/cols", 2, "missing column(s) 'target_token' (the word column), 'abs_mean' (the gold column)", "broken_abricot"),
-    c("admire-missing-columns", f"{ADA} --data-dir {{tmp}}/cols", 2, "missing column(s) subset", "broken_admire"),
+    c("admire-missing-columns", f"{ADA} --data-dir {{tmp}}/cols", 2, "missing column(s) image1_name, image1_caption", "broken_admire"),
     c("predict-missing-model", "predict no.model {data}/abricot/dataset_it.csv -o out.csv", 2, "no.model: not a readable senso model file"),
     # compare, report, score, leaderboard
     c("compare-abricot-runs", "compare admire-a {tmp}/abricot_run {tmp}/abricot_run", 2, "is a run of abricot-abs, not admire-a", "other_task_runs"),
@@ -570,7 +570,7 @@ CASES = [
     c("abricot-saved-by-a-spreadsheet", "data stats abricot --data-dir {tmp}/sheet --out {tmp}/figures", 0,
       "ABRICOT per lemma (127 items,", "spreadsheet_abricot"),
     c("ranking-captions-flag", "run {tmp}/rk/task.toml --system random --caption-lang pt", 2,
-      "--caption-lang is not read by a ranking task file", "ranking_files"),
+      "has one caption column ([columns] maps it)", "ranking_files"),
     c("task-file-unknown-kind", "run {tmp}/rk/capital.toml --system random", 2,
       "capital.toml, key 'kind': 'Ranking' is no kind of task file; the kinds are 'ranking', 'likert'", "ranking_files"),
 ]

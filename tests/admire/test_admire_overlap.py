@@ -123,7 +123,7 @@ def test_fitted_model_file_records_its_training_items(data_dir, models, tmp_path
     from senso.api import Job, evaluate_many, task_entry
 
     options = RunOptions(task="admire-a", data_dir=data_dir, system="fitted-pipeline", split="xeval",
-                         system_options={"model": str(model), "role_features": "relations"})
+                         system_options={"model_file": str(model), "role_features": "relations"})
     [result] = evaluate_many([Job(task_entry("admire-a"), options)], models=models)
     overlap = result.results["overlap"]
     assert overlap["training"] == f"the model file {model}" and overlap["n_seen"] == N_SEEN

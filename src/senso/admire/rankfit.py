@@ -1,5 +1,5 @@
 """A ranking task file's training rows, and how a fitted system (`systems/fitting.py`) is scored on the file's
-items honestly: loaded from `--set model=FILE`; cross-validated by expression group when every scored item is a
+items honestly: loaded from `--set model_file=FILE`; cross-validated by expression group when every scored item is a
 training row; otherwise fit once on the training rows (cached). Each way says what the system was trained on
 (`overlap.TrainingIndex`), so every run records what its items share with it."""
 

@@ -89,8 +89,10 @@ def _chosen(task: RankingTask, options: RunOptions) -> tuple[list[DataFile], lis
     except LanguageCodeError as exc:
         raise SensoError(f"--lang: {exc}") from None
     for name, given, have in (("--split", splits, task.splits), ("--lang", langs, task.languages)):
-        unknown = [g for g in given if g not in have]
-        if unknown or len(set(given)) != len(given):
+        twice = sorted({g for g in given if given.count(g) > 1})
+        if twice:
+            raise SensoError(f"{name} {'+'.join(given)} names a {name[2:]} twice ({', '.join(twice)})")
+        if any(g not in have for g in given):
             raise SensoError(f"{name} {'+'.join(given)}: {task.reference} has {', '.join(have)}; join several with +")
     entries = [d for s in splits for d in task.data if d.split == s and d.language in langs]
     if not entries:

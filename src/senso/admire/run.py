@@ -26,8 +26,9 @@ from senso.admire.overlap import TrainingIndex
 from senso.admire.rankmetrics import grouped_estimates
 from senso.admire.systems.registry import (AdmireSystem, System, check_system, get_system, system_context,
                                            system_params, user_row, wordnet_warnings)
-from senso.admire.task import (DEFAULT_LANG, DEFAULT_SPLIT, RUN_TASKS, TEXT_ONLY, AdmireTask, check_splits,
-                               hygiene_warnings, official_size, partial_warnings, submission_name, targets_name)
+from senso.admire.task import (DEFAULT_LANG, DEFAULT_SPLIT, RUN_TASKS, TEXT_AND_IMAGES, TEXT_ONLY, AdmireTask,
+                               check_splits, hygiene_warnings, official_size, partial_warnings, submission_name,
+                               targets_name)
 from senso.core.stats import Estimate
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
@@ -252,7 +253,8 @@ class SequencePlan:
                          f"with `senso score {task.name} {sub_name} --gold <targets file>` or rerun with --gold.")
             reason = f"no gold for {options.lang} {options.split}: score {sub_name} with `senso score --gold`"
             metrics = {name: Estimate(None, reason=reason) for name in task.metrics}
-        record = {"lang": options.lang, "split": options.split, "caption_lang": "en", "track": TEXT_ONLY,
+        track = TEXT_AND_IMAGES if getattr(self.predictor, "uses_images", False) else TEXT_ONLY
+        record = {"lang": options.lang, "split": options.split, "caption_lang": "en", "track": track,
                   "n_official": sum(official_size(task.subtask, options.lang, split) for split in self.splits),
                   "gold": gold, "submission": sub_name, "fingerprints": self._fingerprints()}
         calibration = sense_calibration([a.extra.get("p_idiomatic") for a in answers],
