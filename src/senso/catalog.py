@@ -94,7 +94,8 @@ FLAG_NAMES: dict[str, str] = {spec.flag: spec.name for spec in RUN_FIELDS.values
 
 def flag_names() -> dict[str, str]:
     """Every `senso run` flag -> its Python keyword: RunOptions fields, and the families' system flags (--sense)."""
-    return {**FLAG_NAMES, **{p.flag: p.name for family in families() for p in family.flags()}}
+    return {**FLAG_NAMES, **{p.flag: p.name for family in families() for p in family.flags()},
+            "--model-args": "model_args"}
 
 
 def register(task: Task) -> Task:

@@ -57,6 +57,8 @@ def as_result(result: EvalResult) -> Result:
 @contextmanager
 def run_folders(runs: Sequence[Any]) -> Iterator[list[Path]]:
     """The run folder of each run: its own, or (a result never saved) a temporary one, removed afterwards."""
+    if not runs:
+        raise SensoError("give at least one result (of senso.evaluate, or a run folder)")
     with tempfile.TemporaryDirectory(prefix="senso-runs-") as scratch:
         folders = []
         for k, run in enumerate(runs):
@@ -88,7 +90,7 @@ def _compare_runs(task: str, a: Path, b: Path, gold: Any, n_resamples: int, seed
     """Two run folders of a task with no comparison of its own: per metric its task declares a test for (and
     calibration), overall and per domain."""
     from senso.catalog import all_tasks
-    from senso.report.compare_runs import compare_runs
+    from senso.reporting.compare_runs import compare_runs
 
     if gold is not None:
         own = ", ".join(t.name for t in all_tasks() if t.compare is not None)
@@ -122,8 +124,9 @@ def compare(a: Any, b: Any, *, task: str | None = None, gold: str | Path | None 
     submission files): per metric and group, A - B with a paired bootstrap 95% CI and a paired permutation
     p-value, calibration included. The task is read from the runs (`task` only checks it, or names it when both
     sides are submission files); runs of different tasks or items are refused, saying which."""
-    from senso.core.options import check_python_value
+    from senso.core.options import check_python_value, python_value
 
+    n_resamples, seed = python_value(n_resamples), python_value(seed)
     check_python_value("n_resamples", n_resamples, (int,))
     check_python_value("seed", seed, (int,))
     check_python_value("gold", gold, (Path,), optional=True)
@@ -146,7 +149,7 @@ def compare(a: Any, b: Any, *, task: str | None = None, gold: str | Path | None 
 def report(results: Sequence[Any], path: str | Path | None = None, thumbnails: bool = True) -> Path:
     """One run's report page (default: report.html in its run folder), or a comparison page of several runs of
     one task (then `path` is needed)."""
-    from senso.report import write_report
+    from senso.reporting import write_report
 
     with run_folders(list(results)) as folders:
         return write_report(folders, out=path, thumbnails=thumbnails)
@@ -157,7 +160,7 @@ def export(results: Sequence[Any], to: str | Path | None = None, push_to_hub: st
     """The runs as a Hugging Face dataset folder `to` (`datasets.load_from_disk`/`load_dataset` read it) and/or
     uploaded to the dataset repository `push_to_hub`; returns what was written (`configs`, `folder`, `url`)."""
     from senso.core.params import python_message
-    from senso.export.publish import export_runs
+    from senso.exporting.publish import export_runs
 
     if to is None and push_to_hub is None:
         raise SensoError("export() needs to= (a new or empty folder) or push_to_hub= (a dataset repository ORG/NAME)")
@@ -171,7 +174,7 @@ def export(results: Sequence[Any], to: str | Path | None = None, push_to_hub: st
 
 def model_index(results: Sequence[Any], model_name: str | None = None) -> str:
     """The model card's `model-index` block (YAML) of runs of one model."""
-    from senso.export.model_index import model_index as index_of, model_index_yaml
+    from senso.exporting.model_index import model_index as index_of, model_index_yaml
 
     with run_folders(list(results)) as folders:
         index, _notes = index_of(folders, model_name=model_name)
@@ -179,10 +182,10 @@ def model_index(results: Sequence[Any], model_name: str | None = None) -> str:
 
 
 def placement(result: Any) -> Any:
-    """Where the run stands beside the published results (`senso.report.placement.Placement`: boards of rows,
+    """Where the run stands beside the published results (`senso.reporting.placement.Placement`: boards of rows,
     the run's row marked, and notes saying why a run is not placed)."""
-    from senso.report.placement import placement_for
-    from senso.report.run_folder import load_run
+    from senso.reporting.placement import placement_for
+    from senso.reporting.run_folder import load_run
 
     with run_folders([result]) as folders:
         return placement_for(load_run(folders[0]))

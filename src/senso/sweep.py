@@ -16,6 +16,9 @@ data_dir = "../shared/data"      # relative paths are relative to this file
 limit = 20
 
 [options.set]                    # system options, as `--set KEY=VALUE`
+features = "target-sentence"
+
+[options.model_args]             # a served model's settings, as `--model-args KEY=VALUE`
 top_logprobs = 20
 
 [ray]                            # resources per run when run as Ray tasks
@@ -54,6 +57,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 PATH_FIELDS = {"data_dir", "out", "gold"}
+TABLES = ("set", "model_args")  # tables of KEY = VALUE: the system's options, the served model's settings
 
 
 def option_fields() -> set[str]:
@@ -115,20 +119,24 @@ def _resolve(base: Path, key: str, value: Any) -> Any:
     return value
 
 
+def _table(fixed: dict[str, Any], chosen: dict[str, Any], name: str) -> dict[str, Any]:
+    """Table `name` (TABLES) of [options] and the grid's choices joined, text parsed as the command line's."""
+    return {k: Text(v) if isinstance(v, str) else v for k, v in {**fixed.get(name, {}), **chosen.get(name, {})}.items()}
+
+
 def _make_options(path: Path, base: Path, fixed: dict[str, Any], chosen: dict[str, Any]) -> RunOptions:
-    values = {k: _resolve(base, k, v) for k, v in {**fixed, **chosen}.items() if k != "set"}
-    system_options = {k: Text(v) if isinstance(v, str) else v  # text in a file: parsed as the command line's
-                      for k, v in {**fixed.get("set", {}), **chosen.get("set", {})}.items()}
+    values = {k: _resolve(base, k, v) for k, v in {**fixed, **chosen}.items() if k not in TABLES}
     if "task" not in values:
         raise SensoError(f"{path}: the sweep sets no task (put `task = [...]` in [grid] or [options])")
-    return catalog.RunOptions(**values, system_options=system_options)
+    return catalog.RunOptions(**values, system_options=_table(fixed, chosen, "set"),
+                              model_args=_table(fixed, chosen, "model_args"))
 
 
 def load_sweep(path: str | Path, out: str | Path | None = None) -> Sweep:
     """Parse and expand a sweep file; errors name the file and the offending key."""
     path = Path(path)
     try:
-        spec = tomllib.loads(path.read_text(encoding="utf-8"))
+        spec = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except OSError as exc:
         raise SensoError(f"{path}: cannot read the sweep file ({exc.strerror})") from None
     except tomllib.TOMLDecodeError as exc:
@@ -157,7 +165,7 @@ def load_sweep(path: str | Path, out: str | Path | None = None) -> Sweep:
         chosen: dict[str, Any] = {}
         for setting in combo:
             for key, value in setting.items():
-                chosen[key] = {**chosen.get("set", {}), **value} if key == "set" else value
+                chosen[key] = {**chosen.get(key, {}), **value} if key in TABLES else value
         options = _make_options(path, base, fixed, chosen)
         digest = config_hash(options)
         if digest in seen:
@@ -169,8 +177,8 @@ def load_sweep(path: str | Path, out: str | Path | None = None) -> Sweep:
 
 
 def _flat_axes(chosen: dict[str, Any]) -> dict[str, Any]:
-    flat = {k: (str(v) if isinstance(v, Path) else v) for k, v in chosen.items() if k != "set"}
-    flat.update({f"set.{k}": v for k, v in chosen.get("set", {}).items()})
+    flat = {k: (str(v) if isinstance(v, Path) else v) for k, v in chosen.items() if k not in TABLES}
+    flat.update({f"{table}.{k}": v for table in TABLES for k, v in chosen.get(table, {}).items()})
     return flat
 
 

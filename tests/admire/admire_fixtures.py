@@ -73,3 +73,15 @@ def write_b_split(root: Path, split: str, rows: list[dict[str, str]], images: bo
 
 def write_a_targets(path: Path, rows: list[dict[str, str]]) -> Path:
     return write_tsv(path, rows, ["compound", "subset", "sentence_type", "sentence", "expected_order"])
+
+
+def load_a(data_dir, lang="en", split="dev", gold=None, caption_lang=None, need_images=False):
+    """Subtask A items as `senso run admire-a` reads them: its shipped task file's rows in `lang` and `split`,
+    with an organisers' targets file joined when `gold` names one."""
+    from senso.admire.data import join_gold_a
+    from senso.admire.rankdata import split_items
+    from senso.admire.rankfile import shipped_task
+
+    task = shipped_task("admire-a", lang).with_captions(caption_lang)
+    items, paths, _ = split_items(task, split, data_dir, need_images)
+    return join_gold_a(items, gold, paths[0]) if gold is not None else items

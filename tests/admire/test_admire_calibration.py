@@ -101,9 +101,9 @@ def test_a_fitted_sense_classifier_reports_its_unseen_compounds(data_dir):
         def classify(self, items):
             return [0.7 for _ in items]
 
-    from senso.admire.data import load_subtask_a
+    from admire_fixtures import load_a
 
-    dev = load_subtask_a(data_dir, "en", "dev")
+    dev = load_a(data_dir, "en", "dev")
     results = senso.evaluate("admire-sense", system=Fitted([i.compound for i in dev[:3]]), split="dev",
                              data_dir=data_dir).results
     assert results["overlap"]["n_seen"] == 3 and results["overlap"]["compared"] == ["compound"]

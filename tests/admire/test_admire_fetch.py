@@ -14,7 +14,8 @@ from urllib.parse import quote, unquote
 import pytest
 
 from admire_fixtures import a_row, b_row, write_a_targets, write_tsv
-from senso.admire.data import A_COLUMNS, B_COLUMNS, load_subtask_a, load_subtask_b, read_targets
+from senso.admire.data import A_COLUMNS, B_COLUMNS, load_subtask_b, read_targets
+from admire_fixtures import load_a
 from senso.admire.fetch import ADMIRE_ARTICLE_ID, fetch_admire
 from senso.core.download import DownloadError
 from senso.core.errors import DataError
@@ -119,10 +120,10 @@ def test_fetch_verifies_unpacks_and_places_the_official_layout(tmp_path, isolate
         "admire/subtask_a/en/train/subtask_a_train.tsv", "admire/subtask_a/pt/test/subtask_a_test.tsv",
         "admire/subtask_b/en/dev/subtask_b_dev.tsv", "admire/reference/a_en_train_targets.tsv"])
     assert report.not_placed == ["AdMIRe Subtask A Train.zip: Subtask A Train/README.txt"]
-    items = load_subtask_a(data, "en", "train", need_images=True, gold=data / "admire/reference/a_en_train_targets.tsv")
+    items = load_a(data, "en", "train", need_images=True, gold=data / "admire/reference/a_en_train_targets.tsv")
     assert items[1].images[0].path.read_bytes() == b"png20.png"
     assert items[1].images[0].path.parent.name == "devil_s advocate"
-    assert load_subtask_a(data, "pt", "test")[0].caption("30.png") == "Legenda 1 de cerca viva"
+    assert load_a(data, "pt", "test")[0].caption("30.png") == "Legenda 1 de cerca viva"
     assert load_subtask_b(data, "en", "dev")[0].compound == "cold turkey"
     fetched = json.loads((data / "admire" / "FETCHED.json").read_text())
     assert fetched["article"]["doi"] == "10.15131/shef.data.28436600" and len(fetched["files"]) == 4

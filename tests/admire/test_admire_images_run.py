@@ -13,7 +13,7 @@ from image_models import tiny_hf_dir
 from senso.backends.cached import with_cache
 from senso.backends.image_text import ImageTextModel
 from senso.cli import app
-from senso.admire.data import load_subtask_a
+from admire_fixtures import load_a
 from senso.core.errors import SensoError
 from senso.api import run as run_admire
 from senso.core.cache import ResponseCache
@@ -76,8 +76,8 @@ def test_fusion_of_captions_and_images_is_on_the_image_track(data_dir, tmp_path,
 def test_xeval_pictures_are_cached_by_content(data_dir, tmp_path, tiny_clip):
     """xeval shows the train/dev/test pictures under new file names: once dev is embedded, the xeval
     items of dev compounds need no image computed."""
-    dev = load_subtask_a(data_dir, "en", "dev", need_images=True)
-    xeval = [i for i in load_subtask_a(data_dir, "en", "xeval", need_images=True) if i.compound in {d.compound for d in dev}]
+    dev = load_a(data_dir, "en", "dev", need_images=True)
+    xeval = [i for i in load_a(data_dir, "en", "xeval", need_images=True) if i.compound in {d.compound for d in dev}]
     assert xeval, "xeval should reuse dev compounds"
     assert {i.name for i in xeval[0].images}.isdisjoint({i.name for d in dev for i in d.images})
     cache = ResponseCache(tmp_path / "c.sqlite")
@@ -121,7 +121,7 @@ def test_vlm_judge_through_a_served_model_on_real_dev_images(data_dir, tmp_path)
     results = load_results(out)
     assert results["track"] == "text+images" and results["model"]["mode"] == "pointwise"
     assert results["model"]["vlm"]["served_model"] == "vlm"
-    items = load_subtask_a(data_dir, "en", "dev", need_images=True)[:2]
+    items = load_a(data_dir, "en", "dev", need_images=True)[:2]
     for item, sample in zip(items, load_samples(out)):
         expected = {i.name: p_yes("data:image/png;base64," + base64.b64encode(i.path.read_bytes()).decode()) for i in item.images}
         assert sample["scores"] == pytest.approx(expected)

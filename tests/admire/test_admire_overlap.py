@@ -16,8 +16,8 @@ from senso.admire.overlap import TrainingIndex, is_seen, item_overlap, overlap_r
 from senso.admire.systems import pipeline
 from senso.core.records import load_results, load_samples
 from senso.admire.published import admire_placement
-from senso.report.run_page import write_run_report
-from senso.report.run_folder import load_run
+from senso.reporting.run_page import write_run_report
+from senso.reporting.run_folder import load_run
 
 sys.path.insert(0, str(Path(__file__).parent / "systems"))
 from admire_fixtures import write_a_targets  # noqa: E402
@@ -123,7 +123,7 @@ def test_fitted_model_file_records_its_training_items(data_dir, models, tmp_path
     from senso.api import Job, evaluate_many, task_entry
 
     options = RunOptions(task="admire-a", data_dir=data_dir, system="fitted-pipeline", split="xeval",
-                         system_options={"model": str(model), "role_features": "relations"})
+                         system_options={"model_file": str(model), "role_features": "relations"})
     [result] = evaluate_many([Job(task_entry("admire-a"), options)], models=models)
     overlap = result.results["overlap"]
     assert overlap["training"] == f"the model file {model}" and overlap["n_seen"] == N_SEEN

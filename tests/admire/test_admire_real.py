@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from senso.admire.data import load_subtask_a, load_subtask_b, read_targets
+from senso.admire.data import load_subtask_b, read_targets
+from admire_fixtures import load_a
 from senso.admire.task import OFFICIAL_SIZES
 
 pytestmark = pytest.mark.real_data
@@ -12,7 +13,7 @@ pytestmark = pytest.mark.real_data
 
 @pytest.mark.parametrize("split", ["train", "dev", "test", "xeval"])
 def test_english_subtask_a_splits_load_with_all_images(data_dir, split):
-    items = load_subtask_a(data_dir, "en", split, need_images=True)
+    items = load_a(data_dir, "en", split, need_images=True)
     assert len(items) == OFFICIAL_SIZES[("a", "en", split)]
     assert all(len(i.images) == 5 and all(img.path is not None for img in i.images) for i in items)
     has_gold = split in ("train", "dev")
@@ -20,7 +21,7 @@ def test_english_subtask_a_splits_load_with_all_images(data_dir, split):
 
 
 def test_apostrophe_compounds_find_their_underscore_folders(data_dir):
-    items = {i.compound: i for i in load_subtask_a(data_dir, "en", "xeval", need_images=True)}
+    items = {i.compound: i for i in load_a(data_dir, "en", "xeval", need_images=True)}
     for compound in ("devil's advocate", "dog's dinner", "cat's eyes", "pig's ear"):
         assert items[compound].images[0].path.parent.name == compound.replace("'", "_")
 
@@ -28,8 +29,8 @@ def test_apostrophe_compounds_find_their_underscore_folders(data_dir):
 @pytest.mark.parametrize("split", ["train", "dev"])
 def test_reference_targets_agree_with_the_gold_in_the_inputs(data_dir, split):
     gold = data_dir / "admire" / "reference" / f"a_en_{split}_targets.tsv"
-    inline = load_subtask_a(data_dir, "en", split)
-    joined = load_subtask_a(data_dir, "en", split, gold=gold)  # raises if anything contradicts
+    inline = load_a(data_dir, "en", split)
+    joined = load_a(data_dir, "en", split, gold=gold)  # raises if anything contradicts
     assert [(i.compound, i.expected_order, i.sentence_type) for i in joined] == [
         (i.compound, i.expected_order, i.sentence_type) for i in inline
     ]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import shutil
 import zipfile
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -202,12 +204,26 @@ def test_score_and_compare_commands(data_dir, tmp_path):
     assert "+1.0" in result.output or "+0." in result.output
 
 
+def test_score_reads_only_the_submission_and_the_targets(data_dir, tmp_path, monkeypatch):
+    """As the official scorer: the targets file and the submission, no data folder anywhere."""
+    run_a = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="random", out=tmp_path / "a"))
+    gold = Path(shutil.copy(data_dir / "admire/reference/a_en_dev_targets.tsv", tmp_path))
+    monkeypatch.setenv("SENSO_DATA_DIR", str(tmp_path / "no-such-folder"))  # nor a data folder in the cache
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "empty-cache"))
+    report = json.loads(invoke("score", "admire-a", run_a / "submission_EN.tsv", "--gold", gold, "--json",
+                               "--out", tmp_path / "scored").output)
+    assert not (tmp_path / "no-such-folder").exists() and not (tmp_path / "empty-cache" / "data").exists()
+    scored = load_results(run_a)["metrics"]
+    assert {k: report["metrics"][k]["value"] for k in ("top1", "dcg")} == {k: scored[k]["value"] for k in ("top1", "dcg")}
+    assert (report["n"], report["n_expected"], report["partial"]) == (15, 15, False)
+
+
 def test_train_plus_dev_is_one_scored_run(data_dir, tmp_path):
     out = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="train+dev", system="random", out=tmp_path / "td"))
     results = load_results(out)
     assert results["n"] == results["n_official"] == 85 and results["split"] == "train+dev"
     assert set(results["fingerprints"]) == {"data_train", "data_dev"}
-    with pytest.raises(SensoError, match="share compounds"):
+    with pytest.raises(SensoError, match="only 70 of 170 items carry a gold order"):
         run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="train+xeval", system="random", out=tmp_path / "tx"))
     with pytest.raises(SensoError, match="--gold holds one split"):
         run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="train+dev", system="random", out=tmp_path / "g",
@@ -216,10 +232,10 @@ def test_train_plus_dev_is_one_scored_run(data_dir, tmp_path):
 
 def test_test_split_scored_with_a_targets_file_then_placed_on_the_leaderboard(data_dir, tmp_path):
     from admire_fixtures import write_a_targets
-    from senso.admire.data import load_subtask_a
+    from admire_fixtures import load_a
 
     # a synthetic targets file (the listed image order as gold) to exercise the path; test gold is not in ../shared
-    items = load_subtask_a(data_dir, "en", "test")
+    items = load_a(data_dir, "en", "test")
     gold = write_a_targets(tmp_path / "a_en_test_targets.tsv", [
         {"compound": i.compound, "subset": "Test", "sentence_type": ("idiomatic", "literal")[n % 2], "sentence": i.sentence,
          "expected_order": repr(list(i.image_names))} for n, i in enumerate(items)])

@@ -12,7 +12,6 @@ from senso.core.errors import SensoError
 from senso.api import run as run_admire
 from senso.catalog import RunOptions
 from senso.core.records import load_results, load_samples
-from senso.admire.systems.wordnet import WordNet
 
 pytestmark = pytest.mark.real_data
 
@@ -22,12 +21,6 @@ def isolated_cache(tmp_path_factory, monkeypatch):
     # a cache of its own: other tests assert that their first run misses the cache
     monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "senso-cache-admire-systems"))
     monkeypatch.setenv("COLUMNS", "200")
-
-
-@pytest.fixture(scope="module")
-def wordnet_installed():
-    if WordNet.locate() is None:
-        pytest.skip("no WordNet database found (install Debian's wordnet-base; CI does)")
 
 
 def invoke(*args):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -32,8 +33,8 @@ def test_the_fixture_is_a_ranking_file_and_reads(tmp_path):
     assert is_ranking_file(path)
     task = load_ranking_task(path)
     assert task.languages == ("ru", "el", "zh") and task.splits == ("train", "test")
-    items, files = load_entries(task, task.data, None, need_images=True)
-    assert len(files) == 6 and len(items) == 18
+    items, files, warnings = load_entries(task, task.data, None, need_images=True)
+    assert len(files) == 6 and len(items) == 18 and not warnings
     train = [i for i in items if i.split == "train"]
     assert all(i.expected_order and i.sentence_type for i in train)
     assert all(i.expected_order is None and i.sentence_type is None for i in items if i.split == "test")
@@ -89,7 +90,6 @@ def _load(task):
 
 @pytest.mark.parametrize("edit, phrase", [
     (lambda d, c: (d, [x for x in c if x != "image3_caption"]), r"missing column\(s\) image3_caption"),
-    (lambda d, c: (d + [d[0]], c), r"row 5, field 'sentence'.*duplicate expression and sentence.*first at row 1"),
     (lambda d, c: ([{**d[0], "expected_order": "['i1_1.png', 'i1_2.png', 'i1_3.png', 'i1_4.png', 'x.png']"}] + d[1:], c),
      r"row 1, field 'expected_order'.*not a permutation.*unknown \['x.png'\]"),
     (lambda d, c: ([{**d[0], "expected_order": "['i1_1.png']"}] + d[1:], c), r"row 1.*expected 5 image names, got 1"),
@@ -103,6 +103,27 @@ def test_bad_rows_name_file_row_and_field(tmp_path, edit, phrase):
     with pytest.raises(DataError, match=phrase) as info:
         _load(task)
     assert str(tsv) in str(info.value)
+
+
+def test_a_repeated_expression_and_sentence_is_an_item_per_row_with_one_warning(tmp_path):
+    task, tsv = _broken(tmp_path, lambda d, c: (d + [d[0], d[1], d[0]], c))
+    items, _, warnings = _load(task)
+    assert len(items) == 7 and [i.row for i in items] == list(range(1, 8))
+    assert len({(i.file, i.row) for i in items}) == 7  # each item known by its position
+    assert warnings == [f"{tsv}: the same expression and sentence in several rows ('белая ворона' at rows 1, 5, 7; "
+                        "'белая ворона' at rows 2, 6): each row is an item of its own and a row of the submission"]
+
+
+def test_a_data_table_may_come_from_the_data_folder(tmp_path):
+    path = write_dataset(tmp_path, langs=("ru",))
+    shutil.move(tmp_path / "ru", tmp_path / "data" / "ru")
+    text = path.read_text(encoding="utf-8").replace('split = "train"', 'split = "train"\ndata_from = "data-dir"')
+    path.write_text(text, encoding="utf-8")
+    task = load_ranking_task(path)
+    assert [d.data_from for d in task.data] == ["data-dir", "task-file"]
+    assert len(load_entries(task, task.data[:1], tmp_path / "data", need_images=True)[0]) == 4
+    with pytest.raises(RankingTaskFileError, match=r"key 'data\[2\]\.file'.*relative to the task file"):
+        load_entries(task, task.data[1:], tmp_path / "data", need_images=False)
 
 
 def test_a_missing_image_is_named_when_the_system_reads_pictures(tmp_path):
@@ -121,7 +142,7 @@ def test_columns_are_mappable_and_csv_is_read(tmp_path):
     (tmp_path / "t.toml").write_text('kind = "ranking"\nname = "el"\n[columns]\ncompound = "idiom"\n'
                                      '[[data]]\nfile = "el.csv"\nlanguage = "el"\nsplit = "train"\n', encoding="utf-8")
     task = load_ranking_task(tmp_path / "t.toml")
-    items, _ = load_entries(task, task.data, None, need_images=False)
+    items = load_entries(task, task.data, None, need_images=False)[0]
     assert items[0].compound == "μαύρο πρόβατο" and items[0].expected_order[0] == "i1_1.png"
 
 
@@ -134,11 +155,25 @@ def test_ndcg_and_macro_f1():
 
 
 def test_every_registered_system_and_part_declares_its_languages():
-    from senso.admire.rankdefault import PART_LANGUAGES, SYSTEM_LANGUAGES
-    from senso.admire.systems.parts import MEANINGS, MODALITIES, RANKERS, ROLE_MIXES, SENSES
+    """Each system's options class declares the languages it serves and whether it reads the pictures; each part
+    the languages of its choices (a choice it leaves out serves any language)."""
+    from senso.admire.languages import ANY
+    from senso.admire.systems.parts import (BY_EMBEDDER, BY_MEMBERS, BY_PARTS, MEANINGS, MODALITIES, RANKERS,
+                                            ROLE_MIXES, SENSES, SensePipelineOptions)
     from senso.admire.systems.registry import SYSTEMS
 
-    assert set(SYSTEMS["a"]) == set(SYSTEM_LANGUAGES)
-    for part, names in (("sense", SENSES), ("meaning", MEANINGS), ("ranker", RANKERS), ("roles", ROLE_MIXES),
-                        ("modality", MODALITIES)):
-        assert set(PART_LANGUAGES[part]) == set(names), part
+    for table in SYSTEMS.values():
+        for name, row in table.items():
+            languages = row.options.languages  # an AttributeError for a system that declares none
+            assert languages in (ANY, BY_PARTS, BY_MEMBERS, BY_EMBEDDER) or row.options.english_because, name
+            assert isinstance(row.options().reads_images, bool), name
+    reads = {name: row.options().reads_images for name, row in SYSTEMS["a"].items()}
+    assert reads["clip-rank"] and reads["vlm-judge"] and reads["fusion"]
+    assert not reads["caption-similarity"] and not reads["sense-pipeline"]
+    assert SensePipelineOptions(modality="images").reads_images and SensePipelineOptions(ranker="image").reads_images
+    choices = SensePipelineOptions.languages_of_choices()
+    for part, names in (("sense", SENSES), ("meaning", MEANINGS), ("ranker", RANKERS), ("modality", MODALITIES)):
+        assert set(choices[part][0]) <= set(names) and choices[part][1], part
+    # fitted parts learn from the task file's training rows, in any language: no roles choice is English-only
+    assert "roles" not in choices and set(ROLE_MIXES) >= {"learned", "learned+rules"}
+    assert {"fitted", "learned"}.isdisjoint(choices["sense"][0])

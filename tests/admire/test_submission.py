@@ -8,7 +8,8 @@ import zipfile
 import pytest
 
 from senso.core.errors import DataError, SensoError
-from senso.admire.submission import check_submission, pack, read_submission, write_submission_a, write_submission_b
+from senso.admire.submission import (check_submission, pack, read_submission, submission_text_filled,
+                                     write_submission_a, write_submission_b)
 from senso.admire.task import parse_submission_name, parse_targets_name, submission_name, targets_name
 
 ORDER = ("35234427395.png", "53378381715.png", "39938261459.png", "74852536462.png", "54879908369.png")
@@ -121,3 +122,14 @@ def test_pack_checks_a_run_folder_against_its_items(tmp_path):
     (run / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in samples))
     with pytest.raises(DataError, match=r"row 1, field 'expected_order': not a permutation"):
         pack([run], tmp_path / "s.zip")
+
+
+def test_a_data_file_filled_in_keeps_its_header_rows_and_cells(tmp_path):
+    path = tmp_path / "submission_Greek.tsv"
+    path.write_text('compound\tsentence\texpected_order\tnote\nα\t"Ένα ""μαύρο"" πρόβατο."\t\tx\nβ\tΔύο.\t\ty\n'
+                    'α\t"Ένα ""μαύρο"" πρόβατο."\t\tz\n', encoding="utf-8")
+    text = submission_text_filled(path, "\t", {1: {"expected_order": "['a.png']", "sentence_type": "literal"},
+                                               3: {"expected_order": "['b.png']", "sentence_type": ""}})
+    assert text == ('compound\tsentence\texpected_order\tnote\tsentence_type\n'
+                    'α\t"Ένα ""μαύρο"" πρόβατο."\t[\'a.png\']\tx\tliteral\n'
+                    'α\t"Ένα ""μαύρο"" πρόβατο."\t[\'b.png\']\tz\t\n')

@@ -92,44 +92,6 @@ def test_an_incomplete_folder_is_never_trusted(tmp_path, monkeypatch):
     assert len(calls) == 1 and not (stale / "half-written.bin").exists()
 
 
-def test_a_bfloat16_checkpoint_of_an_earlier_version_is_upgraded_once_and_left_in_place(tmp_path, monkeypatch):
-    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path))
-    legacy = dm.legacy_model_dir()
-    legacy.mkdir(parents=True)
-    (legacy / dm.MARKER_FILE).write_text(json.dumps({"saved_dtype": "bfloat16"}))
-    before = {p.name: p.read_bytes() for p in legacy.iterdir()}
-    converted: list = []
-    monkeypatch.setattr(dm.convert_atomically, "__defaults__", (fake_writer(converted),))
-    sources: list = []
-    monkeypatch.setattr(dm, "upgrade_writer", lambda source: sources.append(source) or fake_writer([]))
-    assert dm.default_model_path() == dm.default_model_dir() == legacy.with_name(legacy.name + "-f32")
-    assert dm.default_model_path() == dm.default_model_dir()
-    assert sources == [legacy] and converted == []  # upgraded once, not converted from the GGUF file
-    assert {p.name: p.read_bytes() for p in legacy.iterdir()} == before
-
-
-def test_the_upgrade_writer_resaves_bfloat16_weights_as_float32_exactly(tmp_path, monkeypatch):
-    import torch
-    from transformers import AutoModelForCausalLM
-
-    from tiny_lm import build_model, build_tokenizer  # the tiny models of the scoring tests
-
-    legacy = tmp_path / "legacy"
-    tokenizer = build_tokenizer()
-    build_model("gemma3", len(tokenizer)).to(torch.bfloat16).save_pretrained(legacy)
-    tokenizer.save_pretrained(legacy)
-    (legacy / dm.MARKER_FILE).write_text(json.dumps({"source": "test", "saved_dtype": "bfloat16"}))
-    monkeypatch.setattr(dm, "check_tokenizer", lambda tokenizer: None)  # the tiny tokenizer is not Gemma's
-    dm.convert_atomically(tmp_path / "new", dm.upgrade_writer(legacy))
-    old = AutoModelForCausalLM.from_pretrained(legacy, dtype=torch.float32).state_dict()
-    new_model = AutoModelForCausalLM.from_pretrained(tmp_path / "new")
-    assert new_model.dtype == torch.float32
-    new = new_model.state_dict()
-    assert old.keys() == new.keys() and all(torch.equal(old[k], new[k]) for k in old)
-    marker = json.loads((tmp_path / "new" / dm.MARKER_FILE).read_text())
-    assert marker["saved_dtype"] == "float32" and marker["rounded_to"] == "bfloat16" and marker["upgraded_from"] == "legacy"
-
-
 @pytest.mark.real_model
 def test_converted_default_model(default_model_dir, default_lm):
     from transformers import AutoConfig

@@ -126,7 +126,7 @@ def test_senso_run_through_the_server_records_it(gemma_server, data_dir, tmp_pat
     out = tmp_path / "run"
     result = CliRunner().invoke(app, ["run", "abricot-inc", "--model", f"openai:{gemma_server.alias}",
                                       "--base-url", gemma_server.base_url, "--data-dir", str(data_dir),
-                                      "--limit", "2", "--out", str(out), "--set", "top_logprobs=10"])
+                                      "--limit", "2", "--out", str(out), "--model-args", "top_logprobs=10"])
     assert result.exit_code == 0, result.output
     results = json.loads((out / "results.json").read_text())
     model = results["model"]["model"]

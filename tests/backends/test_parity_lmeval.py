@@ -2,7 +2,7 @@
 
 `abricot_lmeval_gemma270m_{0,3}shot.csv` hold the five log-likelihoods lm-eval 0.4.x (HF backend,
 CPU, float32) computed for every item of both tasks. The tests score a spread subset of items to
-stay fast; `benchmarks/abricot_parity.py` checks all 127.
+stay fast; `benchmarks/abricot_speed.py` checks all 127 (its "MAD vs lm-eval" and "same argmax").
 """
 
 from __future__ import annotations

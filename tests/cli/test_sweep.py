@@ -19,14 +19,14 @@ out = "sweep-out"
 [grid]
 task = ["abricot-abs", "abricot-inc"]
 seed = [0, 2]
-backend = [{model = "hf:tiny"}, {model = "openai:tiny", base_url = "http://127.0.0.1:9/v1", set = {top_logprobs = 5}}]
+backend = [{model = "hf:tiny"}, {model = "openai:tiny", base_url = "http://127.0.0.1:9/v1", model_args = {top_logprobs = 5}}]
 
 [options]
 data_dir = "data"
 limit = 7
 protocol = "paper"
 
-[options.set]
+[options.model_args]
 concurrency = 2
 """
 
@@ -49,14 +49,14 @@ def test_grid_expands_into_run_options(tmp_path):
     assert (first.task, first.seed, first.model, first.base_url) == ("abricot-abs", 0, "hf:tiny", None)
     assert (last.task, last.seed, last.model, last.base_url) == ("abricot-inc", 2, "openai:tiny", "http://127.0.0.1:9/v1")
     assert first.data_dir == (tmp_path / "data").resolve() and first.limit == 7 and first.protocol == "paper"
-    assert first.system_options == {"concurrency": 2}
-    assert last.system_options == {"concurrency": 2, "top_logprobs": 5}  # typed by the system's declared options
+    assert first.model_args == {"concurrency": 2} and first.system_options == {}
+    assert last.model_args == {"concurrency": 2, "top_logprobs": 5}  # [options] and the grid entry joined
     assert sweep.out == (tmp_path / "sweep-out").resolve()
     assert last.out == sweep.out / f"abricot-inc-{config_hash(last)}"
     assert len({r.config_hash for r in sweep.runs}) == 8
     assert [r.config_hash for r in load_sweep(write_sweep(tmp_path)).runs] == [r.config_hash for r in sweep.runs]
     assert sweep.runs[-1].axes == {"task": "abricot-inc", "seed": 2, "model": "openai:tiny",
-                                   "base_url": "http://127.0.0.1:9/v1", "set.top_logprobs": 5}
+                                   "base_url": "http://127.0.0.1:9/v1", "model_args.top_logprobs": 5}
 
 
 @pytest.mark.parametrize("text, message", [

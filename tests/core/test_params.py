@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from senso.core.params import _PARAM, Configurable, OptionError, Text, _kind, declared, param, shared
+from senso.core.errors import SensoError
+from senso.core.params import _PARAM, Configurable, OptionError, Text, _kind, clone, declared, param, shared
 
 
 @dataclass
@@ -68,15 +69,58 @@ def test_an_unknown_option_lists_the_valid_ones_and_suggests_the_closest():
 
 def test_get_params_and_set_params():
     reader = Reader("s")
-    assert reader.get_params() == {"hedge": True, "orders": 3}
-    assert reader.set_params(hedge=False, orders=Text("4")) is reader and reader.get_params() == {"hedge": False,
-                                                                                                "orders": 4}
-    with pytest.raises(OptionError, match="did you mean --set orders"):
+    assert reader.get_params() == {"source": "s", "hedge": True, "orders": 3}  # every parameter, declared or not
+    assert reader.set_params(hedge=False, orders=Text("4")) is reader and reader.get_params() == {
+        "source": "s", "hedge": False, "orders": 4}
+    with pytest.raises(OptionError, match=r"unknown parameter order of Reader; valid: source, hedge, orders; "
+                                          r"did you mean orders\?"):
         reader.set_params(order=2)
     with pytest.raises(OptionError, match="expects True or False"):
         reader.set_params(hedge="no")
+    with pytest.raises(OptionError, match="--set source expects a string, got 3"):  # typed by its annotation
+        reader.set_params(source=3)
+    with pytest.raises(OptionError, match="--set hedge expects True or False"):
+        reader.set_params(orders=2, hedge="no")
+    assert reader.orders == 4  # a refused call sets nothing
+    with pytest.raises(OptionError, match="did you mean --set orders"):  # a class of options alone: their types
+        Toy().set_params(order=2)
     toy = Toy.from_values({"hedge": False, "unrelated": 1})
-    assert toy.hedge is False and Reader("s", **toy.values_for(Reader)).get_params() == {"hedge": False, "orders": 5}
+    assert toy.hedge is False and Reader("s", **toy.values_for(Reader)).get_params()["orders"] == 5
+
+
+@dataclass
+class Checked(Configurable):
+    low: int = param(1, "low")
+    high: int = param(2, "high")
+
+    def __post_init__(self) -> None:
+        if self.low > self.high:
+            raise SensoError(f"low {self.low} is above high {self.high}")
+
+
+@dataclass
+class Nested(Configurable):
+    part: Checked = dataclasses.field(default_factory=Checked)
+    name: str = "n"
+
+
+def test_set_params_runs_the_class_checks_and_reaches_nested_parts_and_clone_copies():
+    checked = Checked()
+    with pytest.raises(SensoError, match="low 5 is above high 2"):
+        checked.set_params(low=5)
+    assert checked.get_params() == {"low": 1, "high": 2}  # refused by its own checks: left as it was
+    nested = Nested()
+    assert nested.get_params() == {"part": nested.part, "part__low": 1, "part__high": 2, "name": "n"}
+    assert nested.get_params(deep=False) == {"part": nested.part, "name": "n"}
+    nested.set_params(part__high=9, name="m")
+    assert (nested.part.high, nested.name) == (9, "m")
+    with pytest.raises(OptionError, match="name of Nested is not a part"):
+        nested.set_params(name__x=1)
+    copy = clone(nested)
+    assert copy.part is not nested.part and copy.get_params(deep=False).keys() == nested.get_params(deep=False).keys()
+    assert copy.get_params()["part__high"] == 9 and copy.name == "m"
+    with pytest.raises(SensoError, match="clone takes an object with get_params"):
+        clone(object())
 
 
 def test_declarations_refuse_what_they_cannot_type():

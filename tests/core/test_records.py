@@ -1,4 +1,4 @@
-"""The one run-config schema (`run_config`) and the readers of today's and older config.json files."""
+"""The one run-config schema (`run_config`) and its readers."""
 
 from senso.core.fingerprint import file_sha256
 from senso.catalog import RunOptions
@@ -14,17 +14,6 @@ def test_run_config_has_the_same_keys_for_every_task(tmp_path):
     assert config["options"]["limit"] == 3
     assert config["data_files"] == [{"path": str(data.resolve()), "sha256": file_sha256(data)}]
     assert config_option(config, "limit") == 3 and config_data_files(config) == config["data_files"]
-
-
-def test_older_configs_are_read():
-    abricot = {"task": "abricot-abs", "limit": 5, "data_path": "/d/x.csv", "data_sha256": "ab"}
-    assert config_option(abricot, "limit") == 5 and config_option(abricot, "lang", "en") == "en"
-    assert config_data_files(abricot) == [{"path": "/d/x.csv", "sha256": "ab"}]
-    admire = {"task": "admire-a", "data_file": "/a/train.tsv, /a/dev.tsv"}
-    assert config_data_files(admire) == [{"path": "/a/train.tsv", "sha256": None}, {"path": "/a/dev.tsv", "sha256": None}]
-    sense = {"task": "admire-sense", "data_files": ["/a/s.tsv"]}
-    assert config_data_files(sense) == [{"path": "/a/s.tsv", "sha256": None}]
-    assert config_data_files({}) == []
 
 
 def test_samples_parquet_keeps_every_column_even_those_arrow_cannot_store(tmp_path):

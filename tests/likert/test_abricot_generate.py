@@ -36,7 +36,7 @@ def isolated_cache(monkeypatch, tmp_path, data_dir):
 def test_generated_answers_are_parsed_recorded_and_marked_unofficial(tmp_path):
     answers = iter(["3", "Direi 4.", "boh", "2", "1 o 5", "5"])  # in item order: one request at a time
     with FakeServer(answering(lambda prompt: next(answers))) as server:
-        result, out = run(tmp_path, server.url, "--set", "concurrency=1")
+        result, out = run(tmp_path, server.url, "--model-args", "concurrency=1")
         asked = [body["messages"] for body in server.posts("/chat/completions")]
     assert result.exit_code == 0, result.output
     assert all(m[0]["role"] == "user" and m[0]["content"].startswith("Assegna un valore di astrazione") for m in asked)
@@ -48,6 +48,7 @@ def test_generated_answers_are_parsed_recorded_and_marked_unofficial(tmp_path):
     results = json.loads((out / "results.json").read_text())
     assert results["official_protocol"] is False and results["model"]["official_protocol"] is False
     assert results["model"]["model"]["served_model"] == "tiny"
+    assert results["config"]["model_args"]["concurrency"] == 1 and results["config"]["system_options"] == {}
     assert results["unparseable_ids"] == [samples[2]["id"], samples[4]["id"]]
     assert results["n"] == 6 and results["n_scored"] == 4
     assert any("2 of 6 answers were unparseable" in w for w in results["warnings"])
@@ -87,3 +88,26 @@ def test_likelihood_run_through_a_server_flags_bounded_choices_per_item(tmp_path
     samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     assert [s["bounded_choices"] for s in samples] == [[5], [5], [5]]
     assert all(s["logprobs"][4] == pytest.approx(-3.5) and s["prediction"] == 1 for s in samples)
+
+
+def test_a_served_models_settings_are_their_own_namespace(tmp_path, data_dir):
+    """The served model's settings are `--model-args` / `model_args=`, checked by the backend's declaration
+    before anything is sent; they are not options of the system (`--set`), nor taken for a local model."""
+    import senso
+    from senso.core.errors import SensoError
+
+    result, _ = run(tmp_path, "http://127.0.0.1:9/v1", "--set", "concurrency=1")
+    assert "--set concurrency: a setting of the served model, not an option of the system; give it as " \
+           "--model-args concurrency=VALUE" in str(result.exception)
+    result, _ = run(tmp_path, "http://127.0.0.1:9/v1", "--model-args", "concurency=1")
+    assert "unknown option --model-args concurency" in str(result.exception)
+    assert "did you mean --model-args concurrency" in str(result.exception)
+    served = dict(task="abricot-abs", system="likert-generate", model="openai:tiny", base_url="http://127.0.0.1:9/v1",
+                  data_dir=data_dir, limit=2)
+    with pytest.raises(SensoError, match=r"model_args: concurrency= expects a whole number \(int\), got str '1'"):
+        senso.evaluate(**served, model_args={"concurrency": "1"})
+    with pytest.raises(SensoError, match="model_args= takes a dict"):
+        senso.evaluate(**served, model_args=["concurrency=1"])
+    with pytest.raises(SensoError, match="model_args scoring: system likert-lm with a local model reads no served"):
+        senso.evaluate("abricot-abs", data_dir=data_dir, limit=2, model_args={"scoring": "echo"})
+

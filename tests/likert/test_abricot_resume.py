@@ -17,19 +17,19 @@ from senso.cli import app
 REPO = Path(__file__).resolve().parents[2]
 
 CHILD = textwrap.dedent("""
-    import sys, time
+    import sys
     from senso.backends import hf
 
     original = hf.HFCausalLM.loglikelihood_choices
 
-    def slowed(self, prompts, batch_size=8, progress=None, on_batch=None):
-        def tick(done):  # each batch is stored, then the pause gives the test time to kill
+    def held(self, prompts, batch_size=8, progress=None, on_batch=None):
+        def tick(done):  # each batch is stored, then the run waits for a line on stdin (none: it goes on)
             if on_batch:
                 on_batch(done)
-            time.sleep(0.4)
+            sys.stdin.readline()
         return original(self, prompts, batch_size=batch_size, progress=progress, on_batch=tick)
 
-    hf.HFCausalLM.loglikelihood_choices = slowed
+    hf.HFCausalLM.loglikelihood_choices = held
     from senso.cli import main
     sys.argv = ["senso", *sys.argv[1:]]
     main()
@@ -46,9 +46,11 @@ def cached_items(cache_file: Path) -> int:
         return 0
 
 
-def senso(args, env, **kw):
+def senso(args, env, held=False):
+    """A `senso run` process; `held`: it stops after its first stored batch until killed (else it never waits)."""
     return subprocess.Popen([sys.executable, "-c", CHILD, *args], env=env, cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
+                            stdin=subprocess.PIPE if held else subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
 
 
 def finished(proc) -> None:
@@ -57,7 +59,8 @@ def finished(proc) -> None:
 
 
 def kill_after_four_items(proc, cache_file: Path) -> None:
-    deadline = time.time() + 300
+    """Waits until the held run has stored its first batch (4 items), then kills it there."""
+    deadline = time.time() + 300  # a limit for a broken test only
     while cached_items(cache_file) < 4 and time.time() < deadline and proc.poll() is None:
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
@@ -72,9 +75,9 @@ def test_sigkill_midway_then_rerun_recomputes_nothing_finished(tiny_model, data_
     args = ["run", "abricot-abs", "--model", f"hf:{tiny_model}", "--data-dir", str(data_dir),
             "--limit", "24", "--batch-size", "4"]
     fresh = senso([*args, "--out", str(tmp_path / "fresh"), "--no-cache"], env)  # touches no cache: runs alongside
-    kill_after_four_items(senso([*args, "--out", str(tmp_path / "killed")], env), cache_file)
+    kill_after_four_items(senso([*args, "--out", str(tmp_path / "killed")], env, held=True), cache_file)
     done_before = cached_items(cache_file)
-    assert 4 <= done_before < 24
+    assert done_before == 4
     assert not (tmp_path / "killed" / "results.json").exists()
 
     finished(senso([*args, "--out", str(tmp_path / "resumed")], env))

@@ -348,12 +348,37 @@ def test_the_ridge_options_are_declared_once_and_checked_from_that_declaration(d
     described = {d["name"]: d for d in LIKERT_SYSTEMS["decomposed"].params.describe()}
     assert described["kind"]["type"] == "query | passage" and described["features"]["default"] == ["target-sentence"]
     ridge = EmbeddingRidge(embedder=Embedder("st:fake"))
-    assert ridge.get_params() == RidgeOptions().get_params() == {"features": ("target-sentence",), "kind": "query"}
+    assert RidgeOptions().get_params() == {"features": ("target-sentence",), "kind": "query"}
     assert ridge.set_params(features=Text("sentence,marked")).features == ("sentence", "marked")
     assert Decomposed.__dataclass_fields__["kind"].default == RidgeOptions().kind
-    with pytest.raises(OptionError, match="did you mean --set kind"):
+    with pytest.raises(OptionError, match="did you mean kind"):
         ridge.set_params(kinds="passage")
     with pytest.raises(SensoError, match=r"unknown keyword feature= \(did you mean features=\?\) for abricot-abs; .*"
                                          r"system embedding-ridge's own: features \(comma-separated list\); "
                                          r"kind \(query \| passage\)"):
         senso.evaluate("abricot-abs", system="embedding-ridge", feature="sentence", data_dir=data_dir)
+
+
+def test_embedding_ridge_gives_every_parameter_and_clones_unfitted():
+    """get_params names every constructor argument (the embedder, the alpha grid and the seed too), set_params
+    checks each by its type and reruns the class's own checks, clone gives a fresh unfitted model."""
+    from senso.core.params import OptionError, clone
+
+    ridge = EmbeddingRidge(embedder="st:fake", alphas=(1.0, 10.0), seed=3)
+    params = ridge.get_params()
+    assert {"embedder": "st:fake", "features": ("target-sentence",), "kind": "query", "alphas": (1.0, 10.0),
+            "seed": 3}.items() <= params.items()
+    items = synthetic_items()
+    ridge.fit(items, get_task("abricot-abs"))
+    copy = clone(ridge)
+    assert copy is not ridge and copy.get_params() == params
+    assert "alpha" in ridge.describe() and "alpha" not in copy.describe()  # the clone is not fitted
+    assert ridge.set_params(alphas=[2, 3], seed=4).get_params()["alphas"] == (2.0, 3.0)
+    for wrong, name in (({"seed": "4"}, "seed"), ({"alphas": "1,2"}, "alphas"), ({"kind": "both"}, "kind")):
+        with pytest.raises(OptionError, match=name):
+            ridge.set_params(**wrong)
+    with pytest.raises(SensoError, match="unknown feature"):
+        ridge.set_params(features=("nothing",))
+    with pytest.raises(OptionError, match=r"unknown parameter alpha of EmbeddingRidge; .*did you mean alphas\?"):
+        ridge.set_params(alpha=1.0)
+

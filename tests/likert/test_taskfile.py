@@ -189,3 +189,18 @@ def test_builtin_tasks_and_unknown_names():
         get_task("abricot-xyz")
     with pytest.raises(SensoError, match="unknown protocol 'three-shot'.*calamita"):
         TASKS["abricot-abs"].protocol("three-shot")
+
+
+def test_a_task_file_saved_with_a_byte_order_mark_is_read_as_it_is(tmp_path):
+    """An editor that writes a byte-order mark: the Likert file, its kind and a sweep file read it as without."""
+    from senso.core.taskfile import declared_kind
+    from senso.sweep import load_sweep
+
+    path = write_task(tmp_path)
+    path.write_text("\ufeff" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    assert load_task_file(path).name == "conc"
+    assert declared_kind(path) is None
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text('\ufeff[options]\ntask = "abricot-abs"\n[grid]\nsystem = ["lexical-prior", "random"]\n',
+                     encoding="utf-8")
+    assert len(load_sweep(sweep, out=tmp_path / "out").runs) == 2

@@ -75,6 +75,8 @@ def collect_admire(data_dir: str | Path | None) -> tuple[list[SplitSummary], lis
     (`reference/a_pt_train_targets.tsv`, ...) is counted from it. Gold missing from the inputs is taken from
     a targets file of the same split when there is one."""
     from senso.admire import data as loader
+    from senso.admire.rankdata import split_items
+    from senso.admire.rankfile import shipped_task
     from senso.core.errors import DataNotFound
     from senso.admire.task import targets_name
 
@@ -95,7 +97,7 @@ def collect_admire(data_dir: str | Path | None) -> tuple[list[SplitSummary], lis
                 gold = targets if targets.is_file() else None
                 if path is not None:
                     if subtask == "a":
-                        items = loader.read_subtask_a(path, lang=lang)
+                        items = split_items(shipped_task("admire-a", lang), split, root.parent)[0]
                         if gold and any(i.sentence_type is None for i in items):
                             items = loader.join_gold_a(items, gold, path)
                         summaries.append(summarise_a(items, lang, split, str(path)))

@@ -83,7 +83,7 @@ def fit(options: Any, out_path: Path) -> tuple[list[str], list[str]]:
     document = fit_to_file(options, ResponseCache(enabled=options.use_cache), out_path)
     task = options.task
     return [], [f"fitted {document['system']} on {document['n_items']} items ({len(document['compounds'])} compounds): "
-                f"{out_path}; use it with `senso run {task} --system {document['system']} --set model={out_path}`"]
+                f"{out_path}; use it with `senso run {task} --system {document['system']} --set model_file={out_path}`"]
 
 
 def overlap(task: str, train: str, eval_: str | None, lang: str | None, data_dir: Path | None) -> None:

@@ -13,13 +13,14 @@ Every problem raises a DataError naming the file, the row (1 = first data row) a
 from __future__ import annotations
 
 import ast
-import csv
+import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem, AdmireBItem, ImageOption
-from senso.core.errors import DataError, DataNotFound, SensoError, not_utf8
+from senso.core.csvfile import read_records
+from senso.core.errors import DataError, DataNotFound, SensoError
 from senso.core.paths import data_dir_candidates
 from senso.admire.task import SPLITS
 
@@ -29,11 +30,8 @@ A_COLUMNS = ("compound", "subset", "sentence_type", "sentence", "expected_order"
 B_COLUMNS = ("compound", "subset", "sentence_type", "expected_item", "sequence_caption1", "sequence_caption2") + tuple(
     c for n in range(1, 5) for c in (f"image{n}_name", f"image{n}_caption")
 )
-A_TARGET_COLUMNS = ("compound", "subset", "sentence_type", "sentence", "expected_order")
-B_TARGET_COLUMNS = ("compound", "subset", "sentence_type", "expected_item")
 N_IMAGES_A = 5
 N_CANDIDATES_B = 4
-CAPTION_LANGS = ("en", "pt")
 
 _SPLIT_FILE_STEMS = {"train": ("train",), "dev": ("dev",), "test": ("test",), "xeval": ("xe",)}
 _PT_XEVAL_STEMS = ("xp", "xe")
@@ -74,26 +72,12 @@ def read_tsv(path: str | Path, required: Sequence[str],
     path = Path(path)
     if not path.is_file():
         raise DataError(path, "file not found")
-    try:
-        return _read_tsv(path, required, delimiter)
-    except UnicodeDecodeError:
-        raise not_utf8(path) from None
-
-
-def _read_tsv(path: Path, required: Sequence[str],
-              delimiter: str) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
-    with path.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.DictReader(fh, delimiter=delimiter)
-        columns = [c.strip() for c in (reader.fieldnames or [])]
-        reader.fieldnames = columns
-        missing = [c for c in required if c not in columns]
-        if missing:
-            raise DataError(path, f"missing column(s) {', '.join(missing)}; found {', '.join(columns) or 'none'}")
-        rows = []
-        for row_no, row in enumerate(reader, start=1):
-            if None in row:
-                raise DataError(path, "more fields than columns in the header", row=row_no)
-            rows.append((row_no, {k: (v if v is not None else "") for k, v in row.items()}))
+    header, records = read_records(path, delimiter)
+    columns = [c.strip() for c in header]
+    missing = [c for c in required if c not in columns]
+    if missing:
+        raise DataError(path, f"missing column(s) {', '.join(missing)}; found {', '.join(columns) or 'none'}")
+    rows = [(row_no, {k.strip(): v for k, v in record.items()}) for row_no, record in enumerate(records, start=1)]
     if not rows:
         raise DataError(path, "no data rows")
     return columns, rows
@@ -190,6 +174,15 @@ def read_targets_a(path: str | Path) -> list[AdmireATarget]:
     return _read_targets(path, "expected_order", _target_a)
 
 
+def items_from_targets_a(path: str | Path, lang: str) -> list[AdmireAItem]:
+    """The Subtask A items a targets file names, to score a submission against the targets alone, as the official
+    scorer does: compound, sentence, sentence type and gold order; the images are the order's names (sorted),
+    without captions or pictures (nothing that scores a submission reads them)."""
+    return [AdmireAItem(t.compound, t.subset, t.sentence, tuple(ImageOption(n, "") for n in sorted(t.expected_order)),
+                        lang=lang, sentence_type=t.sentence_type, expected_order=t.expected_order)
+            for t in read_targets_a(path)]
+
+
 def read_targets_b(path: str | Path) -> list[AdmireBTarget]:
     """Subtask B gold: columns compound, subset, sentence_type, expected_item."""
     return _read_targets(path, "expected_item", _target_b)
@@ -225,11 +218,12 @@ def locate_admire(data_dir: str | Path | None = None) -> Path:
 
 
 def folder_names(compound: str) -> tuple[str, ...]:
-    """Image folder names to try for a compound: as written, then with `'` replaced by `_` (some copies)."""
-    names = [compound]
-    if "'" in compound:
-        names.append(compound.replace("'", "_"))
-    return tuple(names)
+    """Image folder names to try for a compound: as written, in either Unicode normal form (an accent written as
+    one character or as a letter and a combining mark: file systems and editors differ), then each with `'`
+    replaced by `_` (some copies)."""
+    names = list(dict.fromkeys((compound, unicodedata.normalize("NFC", compound),
+                                unicodedata.normalize("NFD", compound))))
+    return tuple(dict.fromkeys(names + [n.replace("'", "_") for n in names if "'" in n]))
 
 
 def image_folder(split_dir: Path, compound: str) -> Path | None:
@@ -275,53 +269,7 @@ def _image_file(folder: Path | None, name: str, split_dir: Path, compound: str, 
     return image_path
 
 
-# ---------------------------------------------------------------------------- Subtask A
-
-def _parse_a_row(path: Path, row_no: int, row: dict[str, str], columns: Sequence[str], lang: str,
-                 split_dir: Path, caption_lang: str, need_images: bool, seen: dict[str, int]) -> AdmireAItem:
-    compound = read_compound(row, path, row_no, seen)
-    sentence = row["sentence"]
-    if not sentence.strip():
-        raise DataError(path, "empty sentence", row=row_no, field="sentence")
-    folder = image_folder(split_dir, compound)
-    images = []
-    for n in range(1, N_IMAGES_A + 1):
-        name = _image_name(row, n, path, row_no)
-        caption = row[f"image{n}_caption"]
-        caption_pt = row.get(f"image{n}_caption_pt") or None
-        needed = f"image{n}_caption_pt" if caption_lang == "pt" else f"image{n}_caption"
-        if not ((caption_pt or "") if caption_lang == "pt" else caption).strip():
-            if caption_lang == "pt" and f"image{n}_caption_pt" not in columns:
-                raise DataError(path, f"no Portuguese captions in this file (column image{n}_caption_pt); use --caption-lang en",
-                                row=row_no, field=needed)
-            raise DataError(path, "empty caption", row=row_no, field=needed)
-        image_path = _image_file(folder, name, split_dir, compound, need_images, path, row_no, n)
-        images.append(ImageOption(name=name, caption=caption, caption_pt=caption_pt, path=image_path))
-    names = [i.name for i in images]
-    _check_distinct(names, path, row_no)
-    sentence_type = _sentence_type(row["sentence_type"], path, row_no, required=False)
-    order = None
-    if row["expected_order"].strip():
-        order = parse_order(row["expected_order"], path, row_no)
-        check_permutation(order, names, path, row_no, "expected_order")
-    return AdmireAItem(
-        compound=compound, subset=row["subset"].strip(), sentence=sentence, images=tuple(images), lang=lang,
-        sentence_type=sentence_type, expected_order=order, caption_lang=caption_lang,
-    )
-
-
-def read_subtask_a(path: str | Path, lang: str = "en", caption_lang: str | None = None,
-                   need_images: bool = False, image_root: str | Path | None = None) -> list[AdmireAItem]:
-    """Read and validate one Subtask A TSV; images are looked up next to it (or under `image_root`)."""
-    path = Path(path)
-    caption_lang = caption_lang or lang
-    if caption_lang not in CAPTION_LANGS:
-        raise SensoError(f"unknown caption language {caption_lang!r}; choose from {', '.join(CAPTION_LANGS)}")
-    columns, rows = read_tsv(path, A_COLUMNS)
-    split_dir = Path(image_root) if image_root else path.parent
-    seen: dict[str, int] = {}
-    return [_parse_a_row(path, n, row, columns, lang, split_dir, caption_lang, need_images, seen) for n, row in rows]
-
+# ---------------------------------------------------------------------------- gold targets joined to inputs
 
 def _join_gold(items: list, gold_path: str | Path, inputs_path: str | Path, target_type: type, wrong_file: str,
                fields: tuple[str, str], check_target: Callable[[Any, Any, Path], None]) -> list:
@@ -358,20 +306,6 @@ def join_gold_a(items: list[AdmireAItem], gold_path: str | Path, inputs_path: st
     return _join_gold(items, gold_path, inputs_path, AdmireATarget,
                       "this is a Subtask B targets file (expected_item), not Subtask A",
                       ("sentence_type", "expected_order"), _check_gold_order)
-
-
-def load_subtask_a(data_dir: str | Path | None, lang: str = "en", split: str = "dev", gold: str | Path | None = None,
-                   caption_lang: str | None = None, need_images: bool = False) -> list[AdmireAItem]:
-    """The items of one official Subtask A split, validated; with `gold`, joined with that targets file.
-
-    `caption_lang` ("en" or "pt", default the split's language) selects which captions `item.caption()`
-    returns; Portuguese files carry both `image{n}_caption` (English) and `image{n}_caption_pt`.
-    """
-    path = split_file(data_dir, "a", lang, split)
-    items = read_subtask_a(path, lang=lang, caption_lang=caption_lang, need_images=need_images)
-    if gold is not None:
-        items = join_gold_a(items, gold, path)
-    return items
 
 
 # ---------------------------------------------------------------------------- Subtask B

@@ -97,6 +97,8 @@ ADMIRE = Family(FAMILY, title="AdMIRe", options=AdmireOptions, reads=("lang", "s
                 header=lambda run: [("track", run.results.get("track") or "—")])
 COMMON = dict(family=ADMIRE, check=_call("run", "check"), prepare=_call("run", "prepare"),
               show=_call("tables", "print_result"), item_key="compound", group_keys=("sentence_type",), export=DATASET)
+RANKING = dict(check=_call("rankrun", "check"), prepare=_call("rankrun", "prepare"),
+               show=_call("ranktables", "print_result"))  # admire-a and any ranking task file: one engine
 ON_BOARDS = dict(file_scoring=FileScoring(_call("commands", "submission_options"), _call("commands", "submission_json")),
                  placement=_call("published", "admire_placement"), best_published=_call("published", "best_published"),
                  compare=compare, overlap=_call("commands", "overlap"))
@@ -109,7 +111,7 @@ TASKS = (
          page=Section(template_of("senso.admire", "_run_a.html.j2"), _call("page", "run_section_a")),
          comparison=Section(template_of("senso.admire", "_compare_a.html.j2"), _call("page", "disagreements_a"),
                             helpers=lambda: {"caption_preview": _call("page", "caption_preview")}),
-         fit=_call("commands", "fit"), **ON_BOARDS, **COMMON),
+         fit=_call("commands", "fit"), **ON_BOARDS, **{**COMMON, **RANKING}),
     Task("admire-b", description="AdMIRe Subtask B: complete an image sequence, and say whether the compound is "
                                  "used literally or idiomatically", kind="admire-b",
          metrics=(METRICS["image_accuracy"], METRICS["sentence_type_accuracy"]), systems=_systems("b"),
@@ -123,7 +125,7 @@ TASKS = (
          systems=_systems("sense"),
          page=Section(template_of("senso.admire", "_run_sense.html.j2"), _call("page", "run_section_sense")),
          placement=_call("published", "admire_placement"), compare=compare,
-         **{**COMMON, "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
+         **{**COMMON, "prepare": _call("run_sense", "prepare"), "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
                                            dataset_name=DATASET.dataset_name, config=DATASET.config)}),
 )
 RANKING_FILE = Task(
@@ -132,5 +134,4 @@ RANKING_FILE = Task(
     kind="admire-a", file_kind=RANKING_FILE_KIND, folder_name=lambda task: Path(task).stem, called="a ranking task file",
     metrics=TASKS[0].metrics, page=TASKS[0].page, comparison=TASKS[0].comparison, placement=TASKS[0].placement,
     best_published=TASKS[0].best_published,
-    **{**COMMON, "item_key": ("compound", "sentence"), "group_keys": ("sentence_type", "lang"), "check": _call("rankrun", "check"), "prepare": _call("rankrun", "prepare"),
-       "show": _call("ranktables", "print_result")})
+    **{**COMMON, "item_key": ("compound", "sentence"), "group_keys": ("sentence_type", "lang"), **RANKING})

@@ -15,7 +15,6 @@ The API base URL can be overridden with `api_url` or $SENSO_FIGSHARE_API (tests 
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import os
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from senso.admire.data import folder_names
+from senso.core.csvfile import read_records
 from senso.core.download import DownloadError, download
 from senso.core.errors import DataError, SensoError
 from senso.core.output import check_output_folder, make_folder, write_error, write_text
@@ -130,10 +130,8 @@ def _copy_file(src: Path, dest: Path, force: bool, report: FetchReport) -> None:
 
 
 def _place_split_tsv(tsv: Path, match: re.Match, context: str, root: Path, force: bool, report: FetchReport) -> set[Path]:
-    with tsv.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.DictReader(fh, delimiter="\t")
-        columns = list(reader.fieldnames or [])
-        compounds = [row.get("compound", "").strip() for row in reader]
+    columns, rows = read_records(tsv, "\t")
+    compounds = [row.get("compound", "").strip() for row in rows]
     subtask, code = match.group(1).lower(), match.group(2).lower()
     lang = "pt" if code == "xp" or _is_portuguese(columns, context) else "en"
     dest_dir = root / f"subtask_{subtask}" / lang / _SPLIT_DIR[code]

@@ -92,8 +92,11 @@ METRICS = {metric.name: metric for metric in (
            "the official scorer's corr, printed for parity", has_ci=False, plotted=False),
     Metric("image_accuracy", "image accuracy", "mean(chosen image = gold)", short="image acc.",
            paired=_mean("image_accuracy")),
+    Metric("ndcg", "NDCG", "mean(DCG of the first k predicted positions / the best possible), the task's gains and k",
+           paired=_mean("ndcg")),
     Metric("sentence_type_accuracy", "sentence-type accuracy", "mean(predicted sentence type = gold)",
            paired=_mean("sentence_type_accuracy")),
+    Metric("sentence_type_macro_f1", "sentence-type macro-F1", "the mean over idiomatic and literal of F1"),
     Metric("sense_accuracy", "sense accuracy", "mean(predicted sense = gold sentence type)", short="sense acc."),
 )}
 METRIC_LABELS = {name: metric.label for name, metric in METRICS.items()}

@@ -3,6 +3,7 @@ or captions (Subtask A), sequences and candidates (Subtask B)."""
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -171,35 +172,72 @@ def admire_b_rows(samples: Sequence[dict[str, Any]], items: dict[str, AdmireBIte
 
 def load_items(results: dict[str, Any], config: dict[str, Any],
                run_dir: Path | None = None) -> tuple[dict[str, Any] | None, list[str]]:
-    """The run's items by compound, read again from the split file(s) the run recorded (found again if they
-    moved: captions, image paths, Subtask B sequences); (None, notes) when no file can be read."""
-    from senso.admire import data as admire_data
+    """The run's items by compound, read again from the data file(s) the run recorded (found again if they
+    moved: captions, image paths, Subtask B sequences); (None, notes) when no file can be read. A ranking run
+    (admire-a, a ranking task file) reads them through its task file, in every language it ran."""
     from senso.core.run_folder import NOT_FOUND_HINT, locate_data_file, recorded_data_files
 
+    ranking, entries = _ranking_of(results, config)
     recorded = recorded_data_files(config)
     gold = config_option(config, "gold")
     gold = str(Path(gold).resolve()) if gold else None
-    # data_files lists the split files first, one per split of --split (train+dev: two), then any gold file
-    n_splits = len(str(config_option(config, "split") or "dev").split("+"))
-    recorded = [(raw, sha) for raw, sha in recorded[:n_splits] if raw != gold]
+    # data_files lists the data files first (one per split, or per [[data]] file of a ranking run), then any gold
+    n_files = len(entries) if ranking else len(str(config_option(config, "split") or "dev").split("+"))
+    recorded = [(raw, sha) for raw, sha in recorded[:n_files] if raw != gold]
     if not recorded:
         return None, ["config.json records no data file: captions and images are not shown"]
     located = [locate_data_file(raw, sha, run_dir=run_dir) for raw, sha in recorded]
     notes = [n for _, found_notes in located for n in found_notes]
-    paths = [p for p, _ in located if p is not None]
-    if not paths:
+    if not any(p is not None for p, _ in located):
         return None, [n + ": captions and images are not shown" + NOT_FOUND_HINT for n in notes]
-    lang = results.get("lang") or config_option(config, "lang") or "en"
-    items = []
     try:
-        for path in paths:
-            if (results.get("task_kind") or results.get("task")) == "admire-a":
-                items += admire_data.read_subtask_a(path, lang=lang, caption_lang=results.get("caption_lang"))
-            else:
-                items += admire_data.read_subtask_b(path, lang=lang)
+        items = (_ranking_items(ranking, entries, [p for p, _ in located]) if ranking else
+                 _sequence_items([p for p, _ in located if p is not None], results, config))
     except SensoError as exc:
         return None, [*notes, f"could not read the run's data file: {exc}"]
     return {item.compound: item for item in items}, notes
+
+
+def _ranking_of(results: dict[str, Any], config: dict[str, Any]) -> tuple[dict[str, Any] | None, list[int]]:
+    """A ranking run's task file (as config.json describes it) and its `[[data]]` files' positions; an admire-a
+    run written before config.json recorded them: the shipped file of its language, the entries of its splits."""
+    described = config_option(config, "ranking_task")
+    if described is not None:
+        return described, list(config_option(config, "ranking_entries") or [])
+    if (results.get("task_kind") or results.get("task")) != "admire-a":
+        return None, []
+    from senso.admire.rankfile import shipped_task
+
+    task = shipped_task("admire-a", results.get("lang") or config_option(config, "lang") or "en")
+    splits = str(config_option(config, "split") or "dev").split("+")
+    return task.describe(), [d.index for s in splits for d in task.data if d.split == s]
+
+
+def _sequence_items(paths: list[Path], results: dict[str, Any], config: dict[str, Any]) -> list[Any]:
+    from senso.admire.data import read_subtask_b
+
+    lang = results.get("lang") or config_option(config, "lang") or "en"
+    return [item for path in paths for item in read_subtask_b(path, lang=lang)]
+
+
+def _ranking_items(described: dict[str, Any], entries: list[int], paths: list[Path | None]) -> list[Any]:
+    """The items of a ranking run's data files, read through its task file with the columns it ran with."""
+    from dataclasses import replace
+
+    from senso.admire.rankdata import read_entry
+    from senso.admire.rankfile import load_ranking_task
+
+    task = load_ranking_task(described["task_file"])
+    task = replace(task, columns={**task.columns, **described.get("columns", {})})
+    items = []
+    for index, path in zip(entries, paths):
+        if path is None:
+            continue
+        entry = task.data[index - 1]  # its images where they lie beside the data file, found again if it moved
+        images = Path(os.path.normpath(path.parent / os.path.relpath(entry.images, Path(entry.file).parent))
+                      ) if entry.images else None
+        items += read_entry(task, entry, path, images, False)[0]
+    return items
 
 
 def caption_preview(text: str | None, limit: int = CAPTION_PREVIEW) -> str:

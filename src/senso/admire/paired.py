@@ -18,7 +18,8 @@ from senso.core.calibration import binary_distribution, paired_calibration_diffe
 from senso.core.comparison import Comparison as TypedComparison, MetricDifference, difference_of
 from senso.core.stats import PairedComparison, PairedDifference, UndefinedMetric, paired_permutation_test
 from senso.core.records import load_results, load_samples
-from senso.admire.scoring import GROUPS, score_item_a, score_item_b
+from senso.admire.rankmetrics import DEFAULT_GAINS, item_metrics
+from senso.admire.scoring import GROUPS, score_item_b
 from senso.admire.submission import read_submission
 from senso.admire.task import get_task
 
@@ -54,6 +55,9 @@ class Comparison:
         rows += [difference_of(m, g, r, calibration=True) for g, m, r in self.calibration]
         return TypedComparison(self.task, str(self.a), str(self.b), system_a, system_b, self.n, rows,
                                list(self.notes), calibration_of="P(idiomatic)")
+
+
+A_METRICS = ("top1", "dcg", "official_name_corr")  # Subtask A's, as the official scorer prints them
 
 
 def load_side(path: str | Path, subtask: str) -> SideData:
@@ -128,7 +132,8 @@ def compare(task_name: str, a: str | Path, b: str | Path, gold: str | Path | Non
             if task.subtask == "a" and sorted(side.predictions[compound]) != sorted(target):
                 raise SensoError(f"{side.source}: the order for {compound!r} is not a permutation of its gold images {list(target)}")
         if task.subtask == "a":
-            sa, sb = score_item_a(side_a.predictions[compound], target), score_item_a(side_b.predictions[compound], target)
+            sa, sb = (item_metrics(A_METRICS, side.predictions[compound], target, DEFAULT_GAINS, len(target), None, None)
+                      for side in (side_a, side_b))
         else:
             sa = score_item_b(side_a.predictions[compound][1], side_a.predictions[compound][0], target, sentence_type)
             sb = score_item_b(side_b.predictions[compound][1], side_b.predictions[compound][0], target, sentence_type)

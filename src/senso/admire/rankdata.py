@@ -4,6 +4,10 @@ Each row is an expression in a sentence with five images (names and captions) an
 the expected order and the sentence type. Images are looked up in the entry's `images` folder, one folder per
 expression (an apostrophe may be `_` in folder names, as in AdMIRe's releases). Every problem raises a DataError
 naming the file, the row (1 = first data row) and the field.
+
+A row is an item by its position: an expression and sentence that a file repeats (AdMIRe 2's release repeats one
+per language, with the images in another order) are two items, each its own row of the submission, with one
+warning per file naming the rows.
 """
 
 from __future__ import annotations
@@ -15,14 +19,15 @@ from typing import Any, Sequence
 from senso.admire.data import check_permutation, folder_names, image_folder, parse_order, read_tsv
 from senso.admire.languages import base_language
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem, ImageOption
-from senso.admire.rankfile import N_IMAGES, DataFile, RankingTask, RankingTaskFileError
+from senso.admire.rankfile import N_IMAGES, DataFile, RankingTask, RankingTaskFileError, check_splits
 from senso.core.errors import DataError
 
 
 @dataclass(frozen=True)
 class RankingItem(AdmireAItem):
     """An AdMIRe A item read from a ranking task file, with the expression group it is cross-validated by, the
-    key that pairs it with the same expression in another language, its split and where it was read."""
+    key that pairs it with the same expression in another language, its split and where it was read (its file
+    and row: what tells apart two rows that repeat an expression and sentence)."""
 
     group: str = ""
     pair: str = ""
@@ -86,20 +91,27 @@ def _gold(task: RankingTask, row: dict[str, str], columns: Sequence[str], path: 
     return order, sentence_type
 
 
+def repeats_warning(path: Path, rows: dict[tuple[str, str], list[int]]) -> list[str]:
+    """One warning naming every expression and sentence the file repeats, with its rows; none when nothing is."""
+    repeated = [(key[0], numbers) for key, numbers in rows.items() if len(numbers) > 1]
+    if not repeated:
+        return []
+    said = "; ".join(f"{compound!r} at rows {', '.join(map(str, numbers))}" for compound, numbers in repeated)
+    return [f"{path}: the same expression and sentence in several rows ({said}): each row is an item of its own "
+            "and a row of the submission"]
+
+
 def read_entry(task: RankingTask, entry: DataFile, path: Path, images: Path | None,
-               need_images: bool) -> list[RankingItem]:
-    """The items of one `[[data]]` file, every row validated (gold all there or all absent per field)."""
+               need_images: bool) -> tuple[list[RankingItem], list[str]]:
+    """The items of one `[[data]]` file, one per row, every row validated (gold all there or all absent per field),
+    and the warning naming repeated rows."""
     columns, rows = read_tsv(path, required_columns(task), delimiter=task.delimiter_for(path))
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, str], list[int]] = {}
     items = []
     for row_no, row in rows:
         compound = _cell(row, task.column("compound"), path, row_no, "expression")
         sentence = _cell(row, task.column("sentence"), path, row_no, "sentence", raw=True)
-        key = (compound, " ".join(sentence.split()))
-        if key in seen:
-            raise DataError(path, f"duplicate expression and sentence ({compound!r}; first at row {seen[key]})",
-                            row=row_no, field=task.column("sentence"))
-        seen[key] = row_no
+        seen.setdefault((compound, " ".join(sentence.split())), []).append(row_no)
         options = _images(task, row, path, row_no, compound, images, need_images, entry.language)
         order, sentence_type = _gold(task, row, columns, path, row_no, [o.name for o in options])
         group = _cell(row, task.group, path, row_no, "group") if task.group else compound
@@ -110,7 +122,7 @@ def read_entry(task: RankingTask, entry: DataFile, path: Path, images: Path | No
             caption_lang="en" if entry.language == "en" else None, group=group, pair=pair, split=entry.split,
             file=str(path), row=row_no))
     _check_complete(task, items, path)
-    return items
+    return items, repeats_warning(path, seen)
 
 
 def _check_complete(task: RankingTask, items: Sequence[RankingItem], path: Path) -> None:
@@ -125,15 +137,27 @@ def _check_complete(task: RankingTask, items: Sequence[RankingItem], path: Path)
 
 
 def load_entries(task: RankingTask, entries: Sequence[DataFile], data_dir: Any,
-                 need_images: bool) -> tuple[list[RankingItem], list[Path]]:
-    """The items of the chosen `[[data]]` files, in order, and the files read."""
-    items, paths = [], []
+                 need_images: bool) -> tuple[list[RankingItem], list[Path], list[str]]:
+    """The items of the chosen `[[data]]` files, in order, the files read and the warnings (repeated rows)."""
+    items, paths, warnings = [], [], []
     for entry in entries:
         path = task.where(entry, "file", data_dir)
         if need_images and entry.images is None:
             raise RankingTaskFileError(task.source, f"data[{entry.index}].images", "the system reads the pictures, "
                                        "and this [[data]] table names no images folder (one folder per expression)")
         images = task.where(entry, "images", data_dir, required=need_images)
-        items += read_entry(task, entry, path, images, need_images)
+        entry_items, entry_warnings = read_entry(task, entry, path, images, need_images)
+        items += entry_items
+        warnings += entry_warnings
         paths.append(path)
-    return items, paths
+    return items, paths, warnings
+
+
+def split_items(task: RankingTask, split: str, data_dir: Any, need_images: bool = False,
+                languages: Sequence[str] | None = None) -> tuple[list[RankingItem], list[Path], list[str]]:
+    """The items of `split` (splits joined by +) of `task`, in its languages (or those of `languages`), the files
+    read and the data's warnings."""
+    splits = check_splits(task, split)
+    entries = [d for s in splits for d in task.data if d.split == s and (languages is None or d.language in languages)]
+    return load_entries(task, entries, data_dir, need_images)
+

@@ -17,6 +17,7 @@ file = "zh/train.tsv"            # relative to this file (data_from = "data-dir"
 language = "zh"                  # ISO 639 code, optionally with a region (pt-BR)
 split = "train"                  # optional; default "test"
 images = "zh/images"             # optional: a folder holding one folder per expression
+data_from = "task-file"          # optional, per table: "task-file" or "data-dir" (default: the file's data_from)
 
 [columns]                        # optional: your files' names for the fields
 image_name = "image{n}_name"
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,17 +49,23 @@ else:  # pragma: no cover
 KIND = RANKING_FILE_KIND
 BUILTIN_DIR = Path(__file__).resolve().parent / "tasks"
 KEYS = ("kind", "name", "description", "subtask", "sentence_type", "gold", "gold_order", "metrics", "gains",
-        "ndcg_k", "group", "pair", "data_from", "delimiter", "data", "columns")
-DATA_KEYS = ("file", "language", "split", "images", "submission")
+        "ndcg_k", "group", "pair", "data_from", "delimiter", "submission_columns", "data", "columns", "training",
+        "default_system", "default_split", "leaderboard_splits", "caption_columns")
+DATA_KEYS = ("file", "language", "split", "images", "submission", "data_from", "rows", "targets")
+DEFAULT_TRAINING = ("train",)
 SUBTASKS = {"images": "rank the five images", "captions": "rank the five captions, no pictures (text only)"}
 GOLD_FIELDS = ("expected_order", "sentence_type")
 GOLD_ORDERS = ("column", "listed")  # listed: the images as the file lists them, best first (XMPIE's spectrum)
 DATA_FROM = ("task-file", "data-dir")
+# "admire": AdMIRe 1's columns (compound, expected_order; sentence and sentence_type as needed); "data-file": each
+# data file's own header and rows, in its order, with the order (and sentence type) filled in (AdMIRe 2's release).
+SUBMISSION_COLUMNS = ("admire", "data-file")
 DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
 COLUMNS = {"compound": "compound", "sentence": "sentence", "subset": "subset", "sentence_type": "sentence_type",
            "expected_order": "expected_order", "image_name": "image{n}_name", "image_caption": "image{n}_caption"}
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 DEFAULT_SPLIT = "test"
+TRAIN_SPLIT = "train"  # the rows fitted and selected on; several files may hold them (AdMIRe 1's train and dev)
 N_IMAGES = 5
 
 
@@ -76,6 +83,9 @@ class DataFile:
     images: str | None
     submission: str
     index: int  # its position among the `[[data]]` tables, from 1 (messages say `data[2]`)
+    data_from: str = "task-file"  # where `file` and `images` are: beside the task file or in the data folder
+    rows: int | None = None  # the official row count (fewer items: the run is PARTIAL)
+    targets: str | None = None  # an organisers' targets file, read when the data file carries no gold
 
 
 @dataclass(frozen=True)
@@ -93,10 +103,16 @@ class RankingTask:
     pair: str | None  # a column linking the same expression across languages; None: the group
     data_from: str
     delimiter: str | None
+    submission_columns: str
     data: tuple[DataFile, ...]
     columns: dict[str, str]
     source: Path
     builtin: bool = False
+    training: tuple[str, ...] = DEFAULT_TRAINING  # the splits whose rows fitted systems learn from
+    default_system: str | None = None  # None: chosen on the training rows (`rankselect`)
+    default_split: str | None = None  # None: test when the file has one, else its first
+    leaderboard_splits: tuple[str, ...] = ()  # the splits a published leaderboard covers (placement)
+    caption_columns: dict[str, str] = field(default_factory=dict)  # --caption-lang -> the caption column
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
@@ -111,6 +127,22 @@ class RankingTask:
     def splits(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(d.split for d in self.data))
 
+    def with_captions(self, lang: str | None) -> "RankingTask":
+        """The task reading the caption column of `lang` (`caption_columns`; None: its first)."""
+        if not self.caption_columns:
+            if lang is not None:
+                raise SensoError(f"--caption-lang: {self.reference} has one caption column ([columns] maps it); "
+                                 "its `caption_columns` would name one per language")
+            return self
+        lang = lang or next(iter(self.caption_columns))
+        if lang not in self.caption_columns:
+            raise SensoError(f"--caption-lang {lang!r}: choose from {', '.join(self.caption_columns)}")
+        return replace(self, columns={**self.columns, "image_caption": self.caption_columns[lang]})
+
+    def training_entries(self, languages: Any = None) -> list[DataFile]:
+        """The `[[data]]` files fitted systems learn from (every language, or those of `languages`)."""
+        return [d for d in self.data if d.split in self.training and (languages is None or d.language in languages)]
+
     def column(self, field_name: str, n: int | None = None) -> str:
         return self.columns[field_name].replace("{n}", str(n)) if n is not None else self.columns[field_name]
 
@@ -122,7 +154,7 @@ class RankingTask:
         relative = getattr(entry, key)
         if relative is None:
             return None
-        if self.data_from == "task-file":
+        if entry.data_from == "task-file":
             path = (self.source.parent / relative).resolve()
             if required and not path.exists():
                 raise RankingTaskFileError(self.source, f"data[{entry.index}].{key}",
@@ -130,7 +162,8 @@ class RankingTask:
             return path
         found = find_data_file(relative, data_dir)
         if found is None and required:
-            raise DataNotFound(f"{self.source}: no {relative} in the data folder; point senso at it with "
+            fetch = " (the official release: `senso data fetch admire`)" if self.builtin else ""
+            raise DataNotFound(f"{self.source}: no {relative} in the data folder{fetch}; point senso at it with "
                                f"--data-dir DIR (or SENSO_DATA_DIR=DIR), where DIR/{relative} is the file")
         return found
 
@@ -191,7 +224,7 @@ def _columns(data: dict[str, Any], path: Path) -> dict[str, str]:
     return {**COLUMNS, **raw}
 
 
-def _data_files(data: dict[str, Any], path: Path) -> tuple[DataFile, ...]:
+def _data_files(data: dict[str, Any], path: Path, data_from: str) -> tuple[DataFile, ...]:
     tables = data.get("data")
     if isinstance(tables, dict):
         tables = [tables]
@@ -217,15 +250,56 @@ def _data_files(data: dict[str, Any], path: Path) -> tuple[DataFile, ...]:
             raise RankingTaskFileError(path, f"{key}.split", f"{split!r}: one word such as train, dev or test")
         if images is not None and (not isinstance(images, str) or not images):
             raise RankingTaskFileError(path, f"{key}.images", f"expected a folder, got {images!r}")
-        if (language, split) in seen:
+        if (language, split) in seen and split != TRAIN_SPLIT:
             raise RankingTaskFileError(path, key, f"a second file for language {language} and split {split}: "
-                                                  "give each language and split one file")
+                                                  f"give each language and split one file (only {TRAIN_SPLIT} "
+                                                  "may have several)")
         seen.add((language, split))
         submission = table.get("submission", f"submission_{language.upper()}.tsv")
         if not isinstance(submission, str) or not re.match(r"^[\w.-]+\.tsv$", submission):
             raise RankingTaskFileError(path, f"{key}.submission", f"{submission!r}: a file name ending .tsv")
-        entries.append(DataFile(table["file"], language, split, images, submission, index))
+        where = table.get("data_from", data_from)
+        if where not in DATA_FROM:
+            raise RankingTaskFileError(path, f"{key}.data_from", f"{where!r}: choose {' or '.join(map(repr, DATA_FROM))}")
+        entries.append(DataFile(table["file"], language, split, images, submission, index, where,
+                                _count(table, path, key), _optional(table, path, key, "targets")))
     return tuple(entries)
+
+
+def _count(table: dict[str, Any], path: Path, key: str) -> int | None:
+    rows = table.get("rows")
+    if rows is not None and (isinstance(rows, bool) or not isinstance(rows, int) or rows < 1):
+        raise RankingTaskFileError(path, f"{key}.rows", f"the official number of rows, a whole number >= 1; got {rows!r}")
+    return rows
+
+
+def _optional(table: dict[str, Any], path: Path, key: str, name: str) -> str | None:
+    value = table.get(name)
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise RankingTaskFileError(path, f"{key}.{name}" if key else name, f"expected a non-empty string, got {value!r}")
+    return value
+
+
+def _run_keys(data: dict[str, Any], path: Path, splits: tuple[str, ...]) -> dict[str, Any]:
+    """The keys that say how the file is run: its training splits, default system and split, the splits a
+    published leaderboard covers and the caption column of each --caption-lang."""
+    out: dict[str, Any] = {}
+    training = tuple(s for s in DEFAULT_TRAINING if s in splits)
+    for key, default in (("training", training), ("leaderboard_splits", ())):
+        value = data.get(key, list(default))
+        if not isinstance(value, list) or not all(isinstance(v, str) and v in splits for v in value):
+            raise RankingTaskFileError(path, key, f"expected a list of this file's splits ({', '.join(splits)}), "
+                                                  f"got {value!r}")
+        out[key] = tuple(value)
+    for key in ("default_system", "default_split"):
+        out[key] = _optional(data, path, "", key)
+    if out["default_split"] is not None and out["default_split"] not in splits:
+        raise RankingTaskFileError(path, "default_split", f"{out['default_split']!r} is none of {', '.join(splits)}")
+    captions = data.get("caption_columns", {})
+    if not isinstance(captions, dict) or not all(isinstance(v, str) and "{n}" in v for v in captions.values()):
+        raise RankingTaskFileError(path, "caption_columns", 'a table of language = "column{n}", got ' f"{captions!r}")
+    out["caption_columns"] = dict(captions)
+    return out
 
 
 def parse_ranking_task(data: dict[str, Any], path: Path, builtin: bool = False) -> RankingTask:
@@ -251,22 +325,25 @@ def parse_ranking_task(data: dict[str, Any], path: Path, builtin: bool = False) 
     ndcg_k = data.get("ndcg_k", N_IMAGES)
     if isinstance(ndcg_k, bool) or not isinstance(ndcg_k, int) or not 1 <= ndcg_k <= N_IMAGES:
         raise RankingTaskFileError(path, "ndcg_k", f"a whole number from 1 to {N_IMAGES}, got {ndcg_k!r}")
+    data_from = _choice(data, path, "data_from", DATA_FROM, "task-file")
     delimiter = data.get("delimiter")
     if delimiter is not None and delimiter not in DELIMITERS:
         raise RankingTaskFileError(path, "delimiter", f"{delimiter!r}: write one of {', '.join(map(repr, DELIMITERS))}")
+    entries = _data_files(data, path, data_from)
     return RankingTask(
-        name=name, description=_string(data, path, "description", ""), sentence_type=sentence_type,
+        **_run_keys(data, path, tuple(dict.fromkeys(d.split for d in entries))), name=name, description=_string(data, path, "description", ""), sentence_type=sentence_type,
         subtask=_choice(data, path, "subtask", SUBTASKS, "images"), gold=gold,
         gold_order=_choice(data, path, "gold_order", GOLD_ORDERS, "column"), metrics=metrics,
         gains=_gains(data, path), ndcg_k=ndcg_k, group=data.get("group") and _string(data, path, "group"),
         pair=data.get("pair") and _string(data, path, "pair"),
-        data_from=_choice(data, path, "data_from", DATA_FROM, "task-file"), delimiter=delimiter,
-        data=_data_files(data, path), columns=_columns(data, path), source=path, builtin=builtin)
+        data_from=data_from, delimiter=delimiter,
+        submission_columns=_choice(data, path, "submission_columns", SUBMISSION_COLUMNS, "admire"),
+        data=entries, columns=_columns(data, path), source=path, builtin=builtin)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except UnicodeDecodeError:
         raise RankingTaskFileError(path, None, "not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
@@ -292,3 +369,30 @@ def load_ranking_task(path: str | Path, builtin: bool = False) -> RankingTask:
 
 def builtin_task_file(name: str) -> Path:
     return BUILTIN_DIR / f"{name}.toml"
+
+
+# A registered ranking task -> its shipped files, one per language (`senso run admire-a --lang pt`).
+SHIPPED = {"admire-a": "admire1-a"}
+
+
+def shipped_languages(name: str) -> tuple[str, ...]:
+    prefix = f"{SHIPPED[name]}-"
+    return tuple(sorted(p.stem[len(prefix):] for p in BUILTIN_DIR.glob(f"{prefix}*.toml")))
+
+
+def shipped_task(name: str, lang: str) -> RankingTask:
+    """The shipped ranking task file of the registered task `name` in `lang`."""
+    languages = shipped_languages(name)
+    if lang not in languages:
+        raise SensoError(f"{name} has no language {lang!r}; choose from {', '.join(languages)}")
+    return load_ranking_task(builtin_task_file(f"{SHIPPED[name]}-{lang}"), builtin=True)
+
+
+def check_splits(task: RankingTask, split: str) -> list[str]:
+    """The splits of `--split A+B`, each one of the file's and named once."""
+    splits = split.split("+")
+    unknown = [s for s in splits if s not in task.splits]
+    if unknown or len(set(splits)) != len(splits):
+        raise SensoError(f"--split {split}: {task.reference} has {', '.join(task.splits)}, each named once; join "
+                         "several with +")
+    return splits

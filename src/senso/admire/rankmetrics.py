@@ -18,8 +18,6 @@ TYPE_METRICS = ("sentence_type_accuracy", "sentence_type_macro_f1")  # scored fr
 METRICS = RANK_METRICS + TYPE_METRICS
 DEFAULT_METRICS = ("top1", "dcg", "ndcg")
 DEFAULT_GAINS = ADMIRE_DCG_WEIGHTS
-LABELS = {"top1": "Top-1", "dcg": "DCG", "ndcg": "NDCG@{k}", "official_name_corr": "name_corr* (parity only)",
-          "sentence_type_accuracy": "sentence-type accuracy", "sentence_type_macro_f1": "sentence-type macro-F1"}
 
 
 def ndcg_at(predicted: Sequence[str], gold: Sequence[str], gains: Sequence[float], k: int) -> float:
@@ -77,7 +75,13 @@ def estimates(rows: Sequence[dict[str, Any]], names: Sequence[str], seed: int = 
             predicted, gold = ([float(x == "idiomatic") for x in column] for column in zip(*pairs))
             out[name] = bootstrap_estimate(macro_f1, predicted, gold, n_resamples=n_resamples, seed=seed)
             continue
-        values = [r[name] for r in rows if name in r]
-        out[name] = (bootstrap_estimate(mean, values, n_resamples=n_resamples, seed=seed) if values else
-                     Estimate(value=None, reason=f"no item has a {name} value"))
+        out[name] = bootstrap_estimate(mean, [r[name] for r in rows if name in r], n_resamples=n_resamples, seed=seed)
     return out
+
+
+def grouped_estimates(rows: Sequence[dict[str, Any]], names: Sequence[str],
+                      seed: int = 0) -> tuple[dict[str, Estimate], dict[str, dict[str, Estimate]]]:
+    """Each metric of `names` over all rows and over the rows of each gold sentence type (idiomatic, literal)."""
+    return estimates(rows, names, seed=seed), {
+        group: estimates([r for r in rows if r.get("sentence_type") == group], names, seed=seed)
+        for group in SENTENCE_TYPES}

@@ -11,71 +11,92 @@ paired comparison of each two languages on the expressions they share.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Sequence
 
 from senso.admire.items import SENTENCE_TYPES
 from senso.admire.languages import LanguageCodeError, check_language
+from senso.admire.options import check_gold_file
+from senso.admire.data import items_from_targets_a, join_gold_a
 from senso.admire.rankdata import RankingItem, load_entries
 from senso.admire.rankdefault import adapt
-from senso.admire.rankfile import DataFile, RankingTask, load_ranking_task
+from senso.admire.rankfile import SHIPPED, DataFile, RankingTask, load_ranking_task, shipped_task
+from senso.admire.rankfit import Fitted, cross_validates, lazy, run_fitted, training_rows
 from senso.admire.rankmetrics import item_metrics
 from senso.admire.rankselect import Candidate, choose_default
-from senso.admire.run import AdmireASample, check_rankings
-from senso.admire.submission import submission_text_a, submission_text_ranked
+from senso.admire.submission import (format_order, submission_text_a, submission_text_filled,
+                                     submission_text_ranked)
 from senso.admire.systems.base import Ranking
-from senso.admire.systems.fitting import is_fittable
-from senso.admire.systems.registry import (AdmireSystem, check_system, get_system, system_context, system_params,
-                                           user_row)
-from senso.admire.task import RUN_TASKS, hygiene_warnings
+from senso.admire.systems.fitting import cross_validate, is_fittable
+from senso.admire.systems.registry import (AdmireSystem, check_system, get_system, member_rows, system_context,
+                                           system_params, user_row, wordnet_warnings)
+from senso.admire.task import RUN_TASKS, hygiene_warnings, partial_warnings
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
 from senso.core.fingerprint import path_fingerprint
 from senso.core.options import RunOptions
 
 ADMIRE_A = RUN_TASKS["admire-a"]
-IMAGE_SYSTEMS = ("clip-rank", "vlm-judge", "fusion")  # they read the pictures: not on a captions-only task
 
 
 @dataclass
-class RankingSample(AdmireASample):
-    """A line of samples.jsonl: admire-a's, with the item's language (a multilingual task) and the system's
-    sentence type (a task that asks for it)."""
+class RankingSample:
+    """A line of samples.jsonl: the item, the system's scores and order, the gold order, the item's metrics (when
+    scored), the system's `extra` (sense, roles, members, ...; left out when empty), what the item shares with a
+    fitted system's training data, the item's language (a multilingual task) and the system's sentence type (a
+    task that asks for it)."""
 
+    compound: str
+    subset: str
+    sentence: str
+    images: list[str]
+    scores: dict[str, float | None]
+    predicted_order: list[str]
+    gold_order: list[str] | None
+    sentence_type: str | None
+    metrics: dict[str, float] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    overlap: dict[str, Any] | None = None
     lang: str | None = None
     predicted_sentence_type: str | None = None
     show_lang: bool = False
     show_type: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        data = super().to_json()
-        if not (self.show_lang or self.show_type):
-            return data
-        out = {}
-        for key, value in data.items():
-            out[key] = value
-            if key == "sentence_type":
-                out.update({"predicted_sentence_type": self.predicted_sentence_type} if self.show_type else {})
-                out.update({"lang": self.lang} if self.show_lang else {})
-        return out
+        return {"compound": self.compound, "subset": self.subset, "sentence": self.sentence, "images": self.images,
+                "scores": self.scores, "predicted_order": self.predicted_order, "gold_order": self.gold_order,
+                "sentence_type": self.sentence_type,
+                **({"predicted_sentence_type": self.predicted_sentence_type} if self.show_type else {}),
+                **({"lang": self.lang} if self.show_lang else {}), **self.metrics,
+                **({"extra": self.extra} if self.extra else {}),
+                **({"overlap": self.overlap} if self.overlap is not None else {})}
+
+
+def ranking_task(options: RunOptions) -> RankingTask:
+    """The task file of the run: a registered ranking task's shipped file in --lang, or the file named."""
+    if options.task in SHIPPED:
+        return shipped_task(options.task, options.lang or "en")
+    return load_ranking_task(options.task)
 
 
 def _chosen(task: RankingTask, options: RunOptions) -> tuple[list[DataFile], list[str], str]:
     """The `[[data]]` files of --lang and --split, the languages and the split text."""
-    default = "test" if "test" in task.splits else task.splits[0]
+    default = task.default_split or ("test" if "test" in task.splits else task.splits[0])
     splits = (options.split or default).split("+")
     try:
         langs = [check_language(code) for code in options.lang.split("+")] if options.lang else list(task.languages)
     except LanguageCodeError as exc:
         raise SensoError(f"--lang: {exc}") from None
     for name, given, have in (("--split", splits, task.splits), ("--lang", langs, task.languages)):
-        unknown = [g for g in given if g not in have]
-        if unknown or len(set(given)) != len(given):
-            raise SensoError(f"{name} {'+'.join(given)}: {task.source} has {', '.join(have)}; join several with +")
-    entries = [d for d in task.data if d.split in splits and d.language in langs]
+        twice = sorted({g for g in given if given.count(g) > 1})
+        if twice:
+            raise SensoError(f"{name} {'+'.join(given)} names a {name[2:]} twice ({', '.join(twice)})")
+        if any(g not in have for g in given):
+            raise SensoError(f"{name} {'+'.join(given)}: {task.reference} has {', '.join(have)}; join several with +")
+    entries = [d for s in splits for d in task.data if d.split == s and d.language in langs]
     if not entries:
-        raise SensoError(f"{task.source} has no data file for --lang {'+'.join(langs)} and --split "
+        raise SensoError(f"{task.reference} has no data file for --lang {'+'.join(langs)} and --split "
                          f"{'+'.join(splits)}")
     return entries, list(dict.fromkeys(d.language for d in entries)), "+".join(splits)
 
@@ -89,91 +110,141 @@ class Checked:
     row: AdmireSystem | None  # None: the default, chosen in `prepare`
     params: dict[str, Any]
     notes: list[str]
+    warnings: list[str] = field(default_factory=list)
 
 
 def _check_row(task: RankingTask, row: AdmireSystem, options: RunOptions,
                languages: Sequence[str]) -> tuple[RunOptions, dict[str, Any], list[str]]:
     """The options `row` runs with on `languages` (the multilingual alternatives in place), checked."""
-    if row.name == "fitted-pipeline":
-        raise SensoError("--system fitted-pipeline fits on AdMIRe's English train+dev of the data folder, not on "
-                         "this task file: run it as `senso run admire-a`, or choose sense-pipeline")
     given = dict(options.system_options)
-    if task.subtask == "captions" and (row.name in IMAGE_SYSTEMS or "images" in (given.get("modality"),
-                                                                               given.get("ranker"))):
-        raise SensoError(f"{task.source} ranks captions only (subtask = \"captions\": no pictures): --system "
+    own = row.typed(row.params.resolve({k: v for k, v in given.items() if k in row.params}, f"--system {row.name}"))
+    if task.subtask == "captions" and own.reads_images:
+        raise SensoError(f"{task.reference} ranks captions only (subtask = \"captions\": no pictures): --system "
                          f"{row.name} with what it was given reads the pictures")
-    members = given.get("members") or ()
-    members = members.split(",") if isinstance(members, str) else members
-    if row.composed and not members:
-        members = row.params.resolve({}, row.name)["members"]
-    adapted = adapt(row.name, given, options.embedder, languages, members)
+    members = member_rows(row, own.members, options) if row.composed else []
+    adapted = adapt(row.name, row.options, given, options.embedder, languages,
+                    [(entry, member.options) for entry, member, _ in members])
     options = replace(options, system_options=adapted.system_options, embedder=adapted.embedder)
     return options, check_system(row, options), adapted.notes
 
 
 def check_options(options: RunOptions, system_object: Any = None) -> Checked:
-    task = load_ranking_task(options.task)
+    task = ranking_task(options)
     options.check_family("admire", task.name)
-    for flag, value in (("--gold", options.gold), ("--caption-lang", options.caption_lang)):
-        if value is not None:
-            raise SensoError(f"{flag} is not read by a ranking task file: its gold and captions are its files' "
-                             "columns ([columns] maps them)")
+    check_gold_file(options)
     entries, languages, split = _chosen(task, options)
+    if options.gold is not None and len(entries) > 1:
+        raise SensoError("--gold holds one split's targets; combine splits (e.g. train+dev) only when their inputs "
+                         "carry gold")
+    task = task.with_captions(options.caption_lang)
     options = replace(options, split=split, lang="+".join(languages))
     if system_object is not None:
         if options.system is not None:
             raise SensoError("--system names a registered system, but a system object was given too: give one of them")
         row = user_row(system_object, ADMIRE_A)
         return Checked(task, options, entries, languages, row, check_system(row, options), [])
-    if options.system is None:
+    name = options.system or task.default_system
+    if name is None:
         return Checked(task, options, entries, languages, None, {}, [])
-    row = get_system(ADMIRE_A, options.system)
+    row = get_system(ADMIRE_A, name)
     options, params, notes = _check_row(task, row, options, languages)
-    return Checked(task, options, entries, languages, row, params, notes)
+    return Checked(task, options, entries, languages, row, params, notes, wordnet_warnings(row, options))
 
 
-def check(options: RunOptions, system_object: Any = None) -> None:
+def check(options: RunOptions, system_object: Any = None) -> Checked:
     options.validate()
-    check_options(options, system_object)
+    return check_options(options, system_object)
 
 
-def _build(row: AdmireSystem, options: RunOptions, params: dict[str, Any], context: RunContext) -> Any:
-    system = row.build(system_context(row, options, context.cache, context.models, params))
-    if is_fittable(system):
-        raise SensoError(f"--system {row.name} fits parts on AdMIRe's English data at run time (a learned sense or "
-                         "roles): not on a ranking task file; choose training-free parts")
-    return system
+def _build(row: AdmireSystem, options: RunOptions, params: dict[str, Any], context: RunContext,
+           training: Any) -> Any:
+    return row.build(system_context(row, options, context.cache, context.models, params, training))
+
+
+def _items(checked: Checked, options: RunOptions,
+           system: Any) -> tuple[list[RankingItem], list[Path], list[str], list[str]]:
+    """The run's items (gold joined from --gold, or from an entry's organisers' targets file when its data file
+    carries none), the files read, a note for each targets file and the data's warnings (repeated rows)."""
+    task, notes = checked.task, []
+    if options.gold is not None and not getattr(system, "reads_data", True):
+        gold = Path(options.gold)  # a submission: scored against the targets alone, as the official scorer is
+        return _targets_items(checked.entries[0], gold), [gold], [], []
+    uses_images = bool(getattr(system, "uses_images", False))
+    if uses_images and task.subtask == "captions":
+        raise SensoError(f"{task.reference} ranks captions only: {system.name} reads the pictures")
+    items, paths, warnings = load_entries(task, checked.entries, options.data_dir, uses_images)
+    if options.gold is not None:
+        items = join_gold_a(items, Path(options.gold), paths[0])
+        paths.append(Path(options.gold))
+    elif items and all(i.expected_order is None for i in items):
+        items, paths, notes = _official_targets(checked, options, items, paths)
+    return items, paths, notes, warnings
+
+
+def _targets_items(entry: DataFile, gold: Path) -> list[RankingItem]:
+    """The items a targets file names (no captions or pictures: nothing that scores a submission reads them)."""
+    return [RankingItem(**{f.name: getattr(item, f.name) for f in fields(item)}, group=item.compound,
+                        pair=item.compound, split=entry.split, file=str(gold), row=row)
+            for row, item in enumerate(items_from_targets_a(gold, entry.language), start=1)]
+
+
+def _official_targets(checked: Checked, options: RunOptions, items: list[RankingItem],
+                      paths: list[Path]) -> tuple[list[RankingItem], list[Path], list[str]]:
+    targets = [checked.task.where(d, "targets", options.data_dir, required=False) for d in checked.entries]
+    if not all(t is not None and t.is_file() for t in targets):
+        return items, paths, []
+    joined, notes = [], []
+    for entry, path, target in zip(checked.entries, paths, targets):
+        joined += join_gold_a([i for i in items if i.split == entry.split and i.lang == entry.language], target, path)
+        notes.append(f"gold for {entry.language} {entry.split}: the organisers' targets file {target}")
+    return joined, [*paths, *targets], notes
+
+
+def _chosen_by_default(options: RunOptions, given: RunOptions) -> dict[str, str]:
+    """The language and split the run chose because they were not given (said once, recorded)."""
+    chosen = {name: getattr(options, name) for name in ("lang", "split") if getattr(given, name) is None}
+    if chosen:
+        from senso.core.progress import note
+
+        note(f"{options.task}: {', '.join(f'{k} {v}' for k, v in chosen.items())} (not given: the default)")
+    return chosen
 
 
 def prepare(options: RunOptions, context: RunContext) -> "RankingPlan":
     options.validate()
-    checked = check_options(options, context.system)
+    given = options
+    checked = context.checked or check_options(options, context.system)
     task, options = checked.task, checked.options
     row, params, notes, choice = checked.row, checked.params, list(checked.notes), None
+    training = lazy(lambda: training_rows(task, options.data_dir))
     if row is None:
-        choice = _default(task, checked, context)
+        choice = _default(task, checked, context, training)
         row, options, params, notes = choice.row, choice.options, choice.params, choice.notes
-    system = _build(row, options, params, context)
-    uses_images = bool(getattr(system, "uses_images", False))
-    if uses_images and task.subtask == "captions":
-        raise SensoError(f"{task.source} ranks captions only: {row.name} reads the pictures")
-    items, paths = load_entries(task, checked.entries, options.data_dir, uses_images)
+    system = _build(row, options, params, context, training)
+    items, paths, gold_notes, data_warnings = _items(checked, options, system)
+    n_data = len(items)
+    if hasattr(system, "select_items"):  # a system that answers a part of the split (a submission file)
+        items = system.select_items(items)
     if options.limit is not None:
         items = items[: options.limit]
-    config = {"lang": options.lang, "split": options.split, "ranking_task": task.describe(),
+    chosen = _chosen_by_default(options, given)
+    config = {"lang": options.lang, "split": options.split, "chosen_by_default": chosen,
+              "ranking_task": task.describe(),
+              "ranking_entries": [d.index for d in checked.entries],
               "system_options": system_params(row, options).to_json(params),
               "system_description": system.describe()}
-    return RankingPlan(task=task.name, system=row.name, items=items, data_files=paths, config=config,
-                       warnings=[], ranking=task, entries=checked.entries, languages=checked.languages,
-                       predictor=system, options=options, notes=notes,
-                       choice=choice.record if choice is not None else None)
+    return RankingPlan(task=options.task if options.task in SHIPPED else task.name, system=row.name, items=items,
+                       data_files=paths, config=config, warnings=[*checked.warnings, *data_warnings], ranking=task,
+                       entries=checked.entries, languages=checked.languages, predictor=system, options=options,
+                       notes=[*gold_notes, *notes], choice=choice.record if choice is not None else None,
+                       params=params, training=training, n_data=n_data)
 
 
-def _default(task: RankingTask, checked: Checked, context: RunContext) -> Candidate:
-    """The best candidate that serves the languages, on the file's training items (`rankselect`)."""
-    train = [d for d in task.data if d.split == "train" and d.language in checked.languages]
-    items = load_entries(task, train, checked.options.data_dir, False)[0] if train else []
-    items = [i for i in items if i.expected_order is not None]
+def _default(task: RankingTask, checked: Checked, context: RunContext, training: Any) -> Candidate:
+    """The best candidate that serves the languages, by grouped cross-validation on the file's training rows
+    (`rankselect`; a fitted candidate is fit on each fold's other expressions; without training rows, the first
+    candidate, never a fitted one)."""
+    rows = training() if task.training_entries() else None
 
     def candidate(name: str, given: dict[str, Any]) -> Candidate:
         row = get_system(ADMIRE_A, name)
@@ -182,9 +253,24 @@ def _default(task: RankingTask, checked: Checked, context: RunContext) -> Candid
         return Candidate(name, given, row, options, params, notes)
 
     def rank(c: Candidate, train_items: list[RankingItem]) -> list[Ranking]:
-        return _build(c.row, c.options, c.params, context).rank(train_items)
+        system = _build(c.row, c.options, c.params, context, training)
+        if is_fittable(system):
+            return cross_validate(system, train_items, rows, seed=checked.options.seed)[0]
+        return system.rank(train_items)
 
-    return choose_default(task, checked.languages, items, candidate, rank, seed=checked.options.seed)
+    return choose_default(task, checked.languages, rows.items if rows else [], candidate, rank,
+                          seed=checked.options.seed)
+
+
+def check_rankings(system: str, items: Sequence[Any], rankings: Sequence[Ranking]) -> None:
+    """One ranking per item, each a permutation of the item's images (a wrong one named by its file and row)."""
+    if len(rankings) != len(items):
+        raise SensoError(f"system {system!r} returned {len(rankings)} rankings for {len(items)} items")
+    for item, ranking in zip(items, rankings):
+        if sorted(ranking.order) != sorted(item.image_names):
+            where = f" ({item.file}, row {item.row})"
+            raise SensoError(f"system {system!r} ranked {list(ranking.order)} for {item.compound!r}{where}, "
+                             f"not a permutation of its images {list(item.image_names)}")
 
 
 def predicted_type(ranking: Ranking) -> str | None:
@@ -214,6 +300,10 @@ class RankingPlan:
     options: RunOptions
     notes: list[str] = field(default_factory=list)
     choice: dict[str, Any] | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    training: Any = None  # the file's training rows, read when a fitted system asks (`rankfit.lazy`)
+    n_data: int = 0  # the items of the data files, before --limit
+    fitted: Fitted | None = None
     family: str = "admire"
     kind: str = "admire-a"
 
@@ -221,12 +311,21 @@ class RankingPlan:
         return self.predictor.describe()
 
     def predict(self) -> list[Ranking]:
-        rankings = self.predictor.rank(self.items)
+        """Rankings, checked against the items; a fitted system is fit honestly first (`rankfit`)."""
+        system, options = self.predictor, self.options
+        if is_fittable(system):
+            self.fitted = run_fitted(system, self.items, self.training, self.params.get("model_file"),
+                                     cross_validates(self.ranking, self.entries, options.gold is not None),
+                                     options.seed, options.use_cache, self.ranking.data_from)
+            rankings = self.fitted.rankings
+            self.notes += self.fitted.elsewhere(self.system, self.languages)
+        else:
+            rankings = system.rank(self.items)
         check_rankings(self.system, self.items, rankings)
         return rankings
 
     def score(self, answers: list[Ranking]) -> Scored:
-        from senso.admire.ranktally import tally
+        from senso.admire.ranktally import official_record, tally
 
         task, options = self.ranking, self.options
         types = [predicted_type(a) if task.sentence_type else None for a in answers]
@@ -239,11 +338,35 @@ class RankingPlan:
         files = self._submissions(answers, types)
         record, metrics, by_group, notes, warnings = tally(self, samples, scored, types)
         record.update({"submission": next(iter(files)), "submissions": list(files),
-                       "fingerprints": {f"data_{d.language}_{d.split}": path_fingerprint(p, memo=options.use_cache)
-                                        for d, p in zip(self.entries, self.data_files)}})
-        warnings += hygiene_warnings(self.predictor, [i.compound for i in self.items], options.split)
+                       "fingerprints": self._fingerprints()})
+        record.update(official_record(self, samples, answers, scored))
+        cross_validated = bool(self.fitted and self.fitted.fitting.get("cross_validated"))
+        warnings += [] if cross_validated else hygiene_warnings(self.predictor, [i.compound for i in self.items],
+                                                                options.split)
         return Scored(samples=samples, metrics=metrics, metrics_by_group=by_group, record=record,
-                      warnings=warnings, notes=[*self.notes, *notes], files=files)
+                      warnings=[*warnings, *self._partial()], notes=[*self.notes, *notes], files=files)
+
+    def _fingerprints(self) -> dict[str, str]:
+        """Each data file's (`data` when there is one) and each gold file's (`gold` when there is one)."""
+        memo, entries = self.options.use_cache, self.entries
+        data, gold = self.data_files[:len(entries)], self.data_files[len(entries):]
+        one_language = len({d.language for d in entries}) == 1
+        names = ["data"] if len(entries) == 1 else [f"data_{d.split}" if one_language else
+                                                    f"data_{d.language}_{d.split}" for d in entries]
+        names += ["gold"] if len(gold) == 1 else [f"gold_{p.name}" for p in gold]
+        paths = [*data, *gold]
+        names = [n if names.count(n) == 1 else f"{n}_{p.stem}" for n, p in zip(names, paths)]
+        return {name: path_fingerprint(path, memo=memo) for name, path in zip(names, paths)}
+
+    def _partial(self) -> list[str]:
+        """PARTIAL when the run scores fewer items than the file's official rows (`rows` of its [[data]])."""
+        counts = [d.rows for d in self.entries]
+        if any(n is None for n in counts):
+            return []
+        options, items = self.options, self.items
+        selected = getattr(self.predictor, "partial_reason", None) if len(items) < self.n_data else None
+        reason = f"--limit {options.limit}" if options.limit is not None else selected
+        return partial_warnings(len(items), sum(counts), self.n_data, reason, options.lang, options.split)
 
     def _sample(self, item: RankingItem, answer: Ranking, kind: str | None, scored: bool) -> RankingSample:
         task = self.ranking
@@ -255,17 +378,26 @@ class RankingPlan:
                              show_lang=len(self.ranking.languages) > 1, show_type=task.sentence_type)
 
     def _submissions(self, answers: Sequence[Ranking], types: Sequence[str | None]) -> dict[str, str]:
-        """One submission file per data file: Subtask A's columns (with sentence and sentence_type as needed)."""
+        """One submission file per data file: Subtask A's columns (with sentence and sentence_type as needed), or
+        the data file itself with its order filled in (`submission_columns = "data-file"`)."""
         files: dict[str, str] = {}
         names = [d.submission for d in self.entries]
-        for entry in self.entries:
-            rows = [(i.compound, i.sentence, a.order, t) for i, a, t in zip(self.items, answers, types)
-                    if i.lang == entry.language and i.split == entry.split]
-            if not rows:
-                continue
-            repeated = len({r[0] for r in rows}) < len(rows)
-            text = (submission_text_ranked(rows, repeated, self.ranking.sentence_type)
-                    if repeated or self.ranking.sentence_type else submission_text_a([(r[0], r[2]) for r in rows]))
-            name = entry.submission if names.count(entry.submission) == 1 else f"{entry.split}_{entry.submission}"
-            files[name] = text
+        for entry, path in zip(self.entries, self.data_files):
+            rows = [(i, a.order, t) for i, a, t in zip(self.items, answers, types) if i.file == str(path)]
+            if rows:
+                name = entry.submission if names.count(entry.submission) == 1 else f"{entry.split}_{entry.submission}"
+                files[name if name not in files else f"{path.stem}_{name}"] = self._submission_text(path, rows)
         return files
+
+    def _submission_text(self, path: Path, rows: Sequence[tuple[RankingItem, Sequence[str], str | None]]) -> str:
+        task = self.ranking
+        if task.submission_columns == "data-file":
+            filled = {i.row: {task.column("expected_order"): format_order(order),
+                              **({task.column("sentence_type"): kind or ""} if task.sentence_type else {})}
+                      for i, order, kind in rows}
+            return submission_text_filled(path, task.delimiter_for(path), filled)
+        ranked = [(i.compound, i.sentence, order, kind) for i, order, kind in rows]
+        repeated = len({r[0] for r in ranked}) < len(ranked)
+        if repeated or task.sentence_type:
+            return submission_text_ranked(ranked, repeated, task.sentence_type)
+        return submission_text_a([(r[0], r[2]) for r in ranked])

@@ -3,11 +3,12 @@ items.
 
 Candidates, in senso's order: the training-free sense-pipeline (sense, meaning and structure ranker), then the
 caption ranker (caption-similarity; for a task that asks for sentence types, sense-pipeline with the caption
-ranker, which decides a sense too). Each is adapted to the languages (`rankdefault.adapt`; one that cannot serve
-them is left out, with the reason). With training items (the file's `split = "train"` rows with a gold order),
-each candidate is scored on them by grouped cross-validation over the expressions: the candidates are
-training-free, so a fold fits nothing and its held-out score is the candidate's score on that fold's
-expressions; the mean over the folds' items is the selection score (NDCG when the task reports it, else its
+ranker, which decides a sense too), then the fitted fitted-pipeline. Each is adapted to the languages
+(`rankdefault.adapt`; one that cannot serve them is left out, with the reason). With training rows (the file's
+`training` splits, in any language, with a gold order), each candidate is scored on them by grouped
+cross-validation over the expressions: each fold's expressions are ranked by the candidate fit on the other folds'
+(a training-free candidate fits nothing, so its held-out score is its score on those expressions); the mean over
+the folds' items is the selection score (NDCG when the task reports it, else its
 first ranking metric), with a 95% bootstrap CI. The highest wins; ties go to the earlier candidate. Without
 training items the first candidate that serves the languages is the default. The run records why.
 """
@@ -21,8 +22,8 @@ from senso.admire.rankfile import RankingTask
 from senso.admire.rankmetrics import RANK_METRICS, estimates, item_metrics
 from senso.core.errors import SensoError
 
-CANDIDATES = (("sense-pipeline", {}), ("caption-similarity", {}))
-TYPE_CANDIDATES = (("sense-pipeline", {}), ("sense-pipeline", {"ranker": "caption"}))
+CANDIDATES = (("sense-pipeline", {}), ("caption-similarity", {}), ("fitted-pipeline", {}))
+TYPE_CANDIDATES = (("sense-pipeline", {}), ("sense-pipeline", {"ranker": "caption"}), ("fitted-pipeline", {}))
 
 
 @dataclass
@@ -75,8 +76,8 @@ def choose_default(task: RankingTask, languages: Sequence[str], train: Sequence[
         best = max(scored, key=lambda pair: pair[0])[0]
         chosen = next(c for value, c in scored if value == best)
         why = (f"highest {metric} ({best:.3f}) by grouped cross-validation over the {groups} expressions of the "
-               f"file's {len(train)} training items (the candidates are training-free: each fold's held-out "
-               f"score is its score on those expressions)")
+               f"file's {len(train)} training items (each fold's held-out expressions ranked by the candidate "
+               "fit on the others)")
     chosen.record = {"chosen": chosen.name, "options": chosen.given, "why": why, "metric": metric,
                      "languages": list(languages), "candidates": rows}
     chosen.notes = [*chosen.notes, f"default system: {chosen.label}: {why}"]

@@ -10,9 +10,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from senso.admire.languages import language_name
-from senso.admire.rankmetrics import TYPE_METRICS, estimates
+from senso.admire.leaderboard import unranked_reason
+from senso.admire.rankmetrics import RANK_METRICS, TYPE_METRICS, estimates
 from senso.admire.rankselect import selection_metric
-from senso.admire.scoring import GROUPS
+from senso.admire.scoring import GROUPS, PARITY_NOTE, compounds_index, overlap_record, sense_calibration
 from senso.admire.task import TEXT_AND_IMAGES, TEXT_ONLY
 from senso.core.stats import Estimate, paired_permutation_test
 
@@ -55,6 +56,14 @@ def _by_group(rows: Sequence[dict[str, Any]], items: Sequence[Any], names: Seque
     return by_group
 
 
+def _gold(plan: Any) -> str:
+    """Where the gold came from: the targets files joined in, else the data files' gold columns."""
+    n = len(plan.entries)
+    if len(plan.data_files) > n:
+        return ", ".join(str(p.resolve()) for p in plan.data_files[n:])
+    return ", ".join(str(p.resolve()) for p in plan.data_files) + " (gold columns)"
+
+
 def tally(plan: Any, samples: Sequence[Any], scored: bool, types: Sequence[str | None]):
     """(record, metrics, metrics by group, notes, warnings) of a RankingPlan's samples."""
     task, options, items = plan.ranking, plan.options, plan.items
@@ -67,7 +76,7 @@ def tally(plan: Any, samples: Sequence[Any], scored: bool, types: Sequence[str |
         "ranking_task": task.describe(),
         "n_by_language": {lang: sum(i.lang == lang for i in items) for lang in languages},
         "language_names": {lang: language_name(lang) for lang in languages},
-        "gold": (", ".join(str(p) for p in plan.data_files) + " (gold columns)") if scored else None}
+        "gold": _gold(plan) if scored else None}
     if plan.choice is not None:
         record["default_system"] = plan.choice
     notes, warnings = [], []
@@ -77,11 +86,50 @@ def tally(plan: Any, samples: Sequence[Any], scored: bool, types: Sequence[str |
                         "sentence_type blank and the sentence-type metrics leave them out")
     names = [m for m in task.metrics if m not in TYPE_METRICS or "sentence_type" in task.gold]
     if not scored:
-        reason = f"no gold order in {options.lang} {options.split}: wrote the submission file(s) only"
+        reason = f"no gold for {options.lang} {options.split}: wrote the submission file(s) only"
         notes.append(f"{reason}, no metrics")
         return record, {name: Estimate(None, reason=reason) for name in names}, {}, notes, warnings
     metrics = estimates(rows, names, seed=options.seed)
+    notes += [PARITY_NOTE] if "official_name_corr" in names else []
     by_group = _by_group(rows, items, names, multilingual, options.seed)
     if len(languages) > 1:
         record["paired_languages"] = paired_languages(items, rows, languages, selection_metric(task), options.seed)
     return record, metrics, by_group, notes, warnings
+
+
+def _overlap(plan: Any, samples: Sequence[Any], scored: bool) -> dict[str, Any]:
+    """A fitted system's `overlap`, `unseen` (with gold) and, on a split a published leaderboard covers, the
+    `placement` sentence (`leaderboard.unranked_reason`); each sample's `overlap`. Nothing for a training-free
+    system."""
+    fitted = plan.fitted
+    index = fitted.training if fitted is not None else compounds_index(plan.predictor)
+    if index is None:
+        return {}
+    rows = [s.to_json() for s in samples] if scored else None
+    names = [m for m in plan.ranking.metrics if m in RANK_METRICS and m != "official_name_corr"]
+    overlaps, record = overlap_record(plan.items, rows, index, names, plan.options.seed,
+                                      overlaps=fitted.overlaps if fitted is not None else None)
+    for sample, overlap in zip(samples, overlaps):
+        sample.overlap = overlap
+    on_board = set(plan.options.split.split("+")) & set(plan.ranking.leaderboard_splits)
+    reason = unranked_reason(record) if on_board else None
+    return {**record, **({"placement": reason} if reason else {})}
+
+
+def official_record(plan: Any, samples: Sequence[Any], answers: Sequence[Any], scored: bool) -> dict[str, Any]:
+    """What results.json records beyond the metrics: the official row count and caption language (a file that
+    declares them), a fitted system's fitting, the sense's calibration and the overlap with the training data."""
+    task, record = plan.ranking, {}
+    counts = [d.rows for d in plan.entries]
+    if all(n is not None for n in counts):
+        record["n_official"] = sum(counts)
+    if task.caption_columns:
+        record["caption_lang"] = plan.options.caption_lang or next(iter(task.caption_columns))
+    if plan.fitted is not None:
+        record.update({"cross_validated": bool(plan.fitted.fitting.get("cross_validated")),
+                       "fitting": plan.fitted.fitting})
+    calibration = sense_calibration([a.extra.get("p_idiomatic") for a in answers],
+                                    [i.sentence_type for i in plan.items], seed=plan.options.seed) if scored else None
+    if calibration is not None:
+        record["calibration"] = calibration
+    return {**record, **_overlap(plan, samples, scored)}

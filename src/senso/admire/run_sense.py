@@ -14,13 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from senso.admire.data import load_subtask_a, locate_admire, read_targets_a, split_file
+from senso.admire.data import locate_admire, read_targets_a
 from senso.admire.items import AdmireAItem, ImageOption
-from senso.admire.scoring import aggregate, compounds_index, overlap_record, sense_calibration
+from senso.admire.rankdata import split_items
+from senso.admire.rankfile import shipped_task
+from senso.admire.rankmetrics import grouped_estimates
+from senso.admire.scoring import compounds_index, overlap_record, sense_calibration
 from senso.admire.systems.sense import SenseClassifier, SenseDecision
 from senso.admire.task import SENSE_TASK, hygiene_warnings, targets_name
 from senso.core.errors import DataNotFound, SensoError
-from senso.core.evaluation import Scored
+from senso.core.evaluation import RunContext, Scored
 from senso.core.options import RunOptions
 
 [METRIC] = SENSE_TASK.metrics  # "sense_accuracy"
@@ -60,8 +63,9 @@ def load_sense_items(options: RunOptions, split: str) -> tuple[list[AdmireAItem]
     if options.gold:
         return items_from_targets(Path(options.gold), options.lang), Path(options.gold)
     try:
-        path = split_file(options.data_dir, "a", options.lang, split)
-        return load_subtask_a(options.data_dir, options.lang, split, caption_lang=options.caption_lang), path
+        task = shipped_task("admire-a", options.lang).with_captions(options.caption_lang)
+        items, paths, _ = split_items(task, split, options.data_dir)
+        return items, paths[0]
     except DataNotFound:
         targets = locate_admire(options.data_dir) / "reference" / targets_name("a", options.lang, split)
         if not targets.exists():
@@ -97,7 +101,7 @@ class SensePlan:
         options, items = self.options, self.items
         samples = [SenseSample(i.compound, i.sentence, i.sentence_type, d.label, d.p_idiomatic, d.evidence)
                    for i, d in zip(items, decisions)]
-        metrics, by_group = aggregate([s.to_json() for s in samples], [METRIC], seed=options.seed)
+        metrics, by_group = grouped_estimates([s.to_json() for s in samples], [METRIC], seed=options.seed)
         warnings = hygiene_warnings(self.classifier, [i.compound for i in items], options.split)
         if options.limit is not None:
             warnings.append(f"PARTIAL: the first {len(items)} items (--limit {options.limit}) of {options.lang} "
@@ -115,9 +119,17 @@ class SensePlan:
         return Scored(samples=samples, metrics=metrics, metrics_by_group=by_group, record=record, warnings=warnings)
 
 
+def prepare(options: RunOptions, context: RunContext) -> SensePlan:
+    """The admire-sense run: the classifier built (`senso.admire.run.start`), the items with their gold senses."""
+    from senso.admire.run import start
+
+    checked, classifier, config = start(options, context)
+    return sense_plan(checked.options, checked.splits, classifier, config, checked.warnings)
+
+
 def sense_plan(options: RunOptions, splits: list[str], classifier: SenseClassifier, config: dict[str, Any],
                warnings: list[str]) -> SensePlan:
-    """The admire-sense run of `classifier` on `splits` (options checked by `senso.admire.run.check`)."""
+    """The admire-sense run of `classifier` on `splits`."""
     items: list[AdmireAItem] = []
     sources: list[Path] = []
     for split in splits:

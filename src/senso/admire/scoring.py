@@ -10,9 +10,9 @@ from typing import Any, Sequence
 from senso.admire.overlap import TrainingIndex, is_seen, item_overlap, overlap_summary
 from senso.admire.items import SENTENCE_TYPES
 from senso.core.errors import SensoError
-from senso.admire.metrics import admire_dcg, admire_top1, exact_match, official_name_corr
+from senso.admire.metrics import exact_match
+from senso.admire.rankmetrics import estimates
 from senso.core.calibration import CALIBRATION_LABELS, binary_distribution, calibration_metrics, reliability_record
-from senso.core.stats import Estimate, bootstrap_estimate, mean
 
 GROUPS = SENTENCE_TYPES  # ("idiomatic", "literal"), by gold sentence_type
 
@@ -23,36 +23,12 @@ PARITY_NOTE = (
 )
 
 
-def score_item_a(predicted: Sequence[str], gold: Sequence[str]) -> dict[str, float]:
-    """Top-1, DCG and the parity-only name correlation of one Subtask A item."""
-    return {
-        "top1": admire_top1(predicted, gold),
-        "dcg": admire_dcg(predicted, gold),
-        "official_name_corr": official_name_corr(predicted, gold),
-    }
-
-
 def score_item_b(expected_item: str, sentence_type: str, gold_item: str, gold_type: str) -> dict[str, float]:
     """Image accuracy and sentence-type accuracy of one Subtask B item."""
     return {
         "image_accuracy": exact_match(expected_item, gold_item),
         "sentence_type_accuracy": exact_match(sentence_type, gold_type),
     }
-
-
-def aggregate(
-    per_item: Sequence[dict[str, Any]], metric_names: Sequence[str], n_resamples: int = 1000, seed: int = 0
-) -> tuple[dict[str, Estimate], dict[str, dict[str, Estimate]]]:
-    """Means with 95% bootstrap CIs (items resampled, fixed seed) over all items and per gold sentence type.
-
-    Each entry of `per_item` holds the metric values and the item's gold `sentence_type`.
-    """
-    def estimates(rows: Sequence[dict[str, Any]]) -> dict[str, Estimate]:
-        return {m: bootstrap_estimate(mean, [r[m] for r in rows], n_resamples=n_resamples, seed=seed) for m in metric_names}
-
-    overall = estimates(per_item)
-    by_group = {g: estimates([r for r in per_item if r.get("sentence_type") == g]) for g in GROUPS}
-    return overall, by_group
 
 
 def sense_calibration(p_idiomatic: Sequence[float | None], sentence_types: Sequence[str | None],
@@ -97,7 +73,7 @@ def overlap_record(items: Sequence[Any], rows: Sequence[dict[str, Any]] | None, 
     record: dict[str, Any] = {"overlap": overlap_summary(overlaps, index, scored=rows is not None)}
     if rows is not None:
         unseen = [row for row, o in zip(rows, overlaps) if not is_seen(o)]
-        metrics, _ = aggregate(unseen, metric_names, seed=seed)
+        metrics = estimates(unseen, metric_names, seed=seed)
         record["unseen"] = {"n": len(unseen), **{k: v.to_json() for k, v in metrics.items()}}
     return overlaps, record
 

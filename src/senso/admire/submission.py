@@ -245,3 +245,16 @@ def submission_text_ranked(predictions: Sequence[tuple[str, str, Sequence[str], 
     rows = [(compound,) + ((sentence,) if sentences else ()) + (format_order(order),) + (
         (kind or "",) if sentence_types else ()) for compound, sentence, order, kind in predictions]
     return _text(header, rows)
+
+
+def submission_text_filled(path: Path, delimiter: str, filled: Mapping[int, dict[str, str]]) -> str:
+    """A data file as its own submission (AdMIRe 2's release is the form to fill in): its header and its rows, in
+    its order, each predicted row (`filled`: row number -> column -> value) with those cells written; a column the
+    file lacks is added at the end. Rows not predicted (a --limit run) are left out."""
+    columns, rows = read_tsv(path, [], delimiter=delimiter)
+    header = columns + [c for c in dict.fromkeys(c for cells in filled.values() for c in cells) if c not in columns]
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows([[{**row, **filled[row_no]}.get(c, "") for c in header] for row_no, row in rows if row_no in filled])
+    return buffer.getvalue()

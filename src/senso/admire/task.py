@@ -35,6 +35,7 @@ class AdmireTask:
     metrics: tuple[str, ...]  # official metrics, in the order the leaderboard ranks by
     parity_metrics: tuple[str, ...]  # printed by the official scorer but not quality measures
     default_system: str
+    caption_langs: tuple[str, ...] = ("en",)  # --caption-lang
 
 
 TASKS: dict[str, AdmireTask] = {
@@ -42,7 +43,8 @@ TASKS: dict[str, AdmireTask] = {
     "admire-b": AdmireTask("admire-b", "b", ("en",), ("image_accuracy", "sentence_type_accuracy"), (), "random"),
 }
 # The sense classifier alone, scored on Subtask A's gold sentence types (no leaderboard, no submission file).
-SENSE_TASK = AdmireTask("admire-sense", "sense", ("en", "pt"), ("sense_accuracy",), (), "sense-classifier")
+SENSE_TASK = AdmireTask("admire-sense", "sense", ("en", "pt"), ("sense_accuracy",), (), "sense-classifier",
+                        ("en", "pt"))
 RUN_TASKS: dict[str, AdmireTask] = {**TASKS, SENSE_TASK.name: SENSE_TASK}  # every AdMIRe task `senso run` runs
 
 TEXT_ONLY, TEXT_AND_IMAGES = "text-only", "text+images"  # the leaderboard tracks
@@ -133,3 +135,16 @@ def hygiene_warnings(system: Any, compounds: Sequence[str], split: str) -> list[
     return [f"SPLIT HYGIENE: system {system.name!r} was fit on {len(overlap)} of the {len(compounds)} compounds of "
             f"this {split} split ({', '.join(overlap[:5])}{', ...' if len(overlap) > 5 else ''}); its scores here "
             "overstate what it does on unseen compounds (xeval shares every compound, with identical captions, with train/dev/test)"]
+
+
+def partial_warnings(n_items: int, n_official: int, n_data: int, reason: str | None, lang: str,
+                     split: str) -> list[str]:
+    """PARTIAL when a run scores other than the official split's items: why (`reason`: --limit, a submission
+    with fewer rows), or that the data file itself differs."""
+    if n_items == n_official:
+        return []
+    if reason:
+        return [f"PARTIAL: {n_items} of the {n_official} items of the official {lang} {split} split ({reason}); "
+                "not comparable to the leaderboard"]
+    return [f"PARTIAL: the data file has {n_data} items, the official split {n_official}; not comparable to the "
+            "leaderboard"]

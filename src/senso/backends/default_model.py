@@ -7,10 +7,6 @@ float32 (the default) memory-maps the file with no cast; tokenizer saved beside 
 happens in a private temporary folder that is renamed into place at the end, so a killed conversion
 leaves nothing half-written and two processes converting at once both end up with one good copy.
 
-Caches made by earlier versions hold a bfloat16 checkpoint under the name without `-f32`. It is
-upgraded once (loaded in float32, which is exact, and saved into the new folder, atomically) and is
-never deleted or changed: other processes may still be reading it.
-
 The tokenizer read from a GGUF file is rebuilt by transformers; if that reconstruction changes (it
 has in the past), token ids silently change and every score with them. So after conversion, and
 whenever the default model is loaded, the tokenizer must give known ids for a known sentence.
@@ -58,14 +54,9 @@ def gguf_sha256() -> str:
     return _gguf_package().EXPECTED_SHA256
 
 
-def legacy_model_dir() -> Path:
-    """Where earlier versions kept the converted checkpoint (bfloat16); read, never written or removed."""
-    return cache_dir() / "models" / f"{MODEL_DIR_PREFIX}-{gguf_sha256()[:12]}"
-
-
 def default_model_dir() -> Path:
     """Where the converted checkpoint lives (it may not exist yet)."""
-    return legacy_model_dir().with_name(legacy_model_dir().name + DIR_SUFFIX)
+    return cache_dir() / "models" / f"{MODEL_DIR_PREFIX}-{gguf_sha256()[:12]}{DIR_SUFFIX}"
 
 
 def check_tokenizer(tokenizer) -> None:
@@ -187,32 +178,6 @@ def write_converted_model(out: Path) -> None:
     }, indent=2) + "\n")
 
 
-def upgrade_writer(source: Path) -> Callable[[Path], None]:
-    """A writer for `convert_atomically` that resaves the bfloat16 checkpoint in `source` as float32.
-
-    bfloat16 to float32 is exact, so the weights (and every score) are those of `source`.
-    """
-    @quietly
-    def write(out: Path) -> None:
-        import torch
-        from senso.backends.torchvision_compat import ensure_torchvision_importable
-
-        ensure_torchvision_importable()  # a CUDA torchvision beside a CPU torch breaks transformers' import
-        import transformers
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
-        model = AutoModelForCausalLM.from_pretrained(source, dtype=getattr(torch, SAVED_DTYPE))
-        model.save_pretrained(out)
-        del model
-        AutoTokenizer.from_pretrained(source).save_pretrained(out)
-        check_tokenizer(AutoTokenizer.from_pretrained(out))
-        marker = json.loads((source / MARKER_FILE).read_text())
-        marker.update({"rounded_to": marker.get("saved_dtype", "bfloat16"), "saved_dtype": SAVED_DTYPE,
-                       "upgraded_from": source.name, "upgraded_with_transformers": transformers.__version__})
-        (out / MARKER_FILE).write_text(json.dumps(marker, indent=2) + "\n")
-    return write
-
-
 def convert_atomically(target: Path, write: Callable[[Path], None] = write_converted_model) -> None:
     """Run `write(folder)` in a private temporary sibling of `target`, then rename the folder to `target`.
 
@@ -237,20 +202,13 @@ def convert_atomically(target: Path, write: Callable[[Path], None] = write_conve
 
 
 def default_model_path() -> Path:
-    """The converted default model's folder, converting it first if needed (once per cache folder).
-
-    A complete bfloat16 checkpoint left by an earlier version is upgraded instead of converted again.
-    """
+    """The converted default model's folder, converting it first if needed (once per cache folder)."""
     target = default_model_dir()
     if _is_complete(target):
         return target
     with _conversion_lock(target.parent):
         if not _is_complete(target):
-            if target.exists():  # left by an interrupted older layout: never trust it
+            if target.exists():  # incomplete (no marker): never trust it
                 shutil.rmtree(target)
-            legacy = legacy_model_dir()
-            if _is_complete(legacy):
-                convert_atomically(target, upgrade_writer(legacy))
-            else:
-                convert_atomically(target)
+            convert_atomically(target)
     return target

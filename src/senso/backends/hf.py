@@ -257,12 +257,15 @@ class HFCausalLM:
         files with a content fingerprint (a local folder, a hub model's recorded hashes) it is computed once per
         (files, dtype) and remembered in the cache folder."""
         if self._fingerprint is None:
-            from senso.core.fingerprint import remembered
+            from senso.core.fingerprint import FingerprintError, remembered
 
-            files = self.files_fingerprint
             compute = lambda: weights_fingerprint(self.model)  # noqa: E731
-            self._fingerprint = (compute() if files.startswith("name:")
-                                 else remembered(WEIGHTS_MEMO, f"{files}|{self.dtype}", compute))
+            try:
+                files = self.files_fingerprint
+            except FingerprintError:  # files the hub and the cache cannot vouch for: the weights as loaded are hashed
+                self._fingerprint = compute()
+            else:
+                self._fingerprint = remembered(WEIGHTS_MEMO, f"{files}|{self.dtype}", compute)
         return self._fingerprint
 
     def describe(self) -> dict:

@@ -11,7 +11,8 @@ runs that use it, and a model the caller provided for the role (an object in mem
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable
+from dataclasses import replace
+from typing import Any, Callable, Mapping
 
 from senso.backends.cached import with_cache
 from senso.backends.pool import ModelPool
@@ -19,13 +20,43 @@ from senso.backends.specs import ROLE_FLAGS, ModelSpec, parse_spec
 from senso.core.cache import ResponseCache
 from senso.core.errors import SensoError
 from senso.core.options import DEFAULT_BATCH_SIZE, check_batch_size
+from senso.core.params import OptionError, Params
 
-def served_settings(options: dict[str, Any]) -> dict[str, Any]:
-    """The options that configure a served (openai) model (OPENAI_PARAMS, VLM_PARAMS), out of all of a run's."""
+MODEL_ARGS_FLAG = "--model-args"
+
+
+def model_args_params(vlm: bool = False) -> Params:
+    """The settings a served model takes (`--model-args KEY=VALUE`): the openai backend's, and a served VLM's too."""
     from senso.backends.openai import OPENAI_PARAMS
     from senso.backends.vlm import VLM_PARAMS
 
-    return {k: v for k, v in options.items() if k in OPENAI_PARAMS or k in VLM_PARAMS}
+    params = OPENAI_PARAMS + VLM_PARAMS if vlm else OPENAI_PARAMS
+    return Params(*(replace(p, flag=f"{MODEL_ARGS_FLAG} {p.name}") for p in params))
+
+
+def refuse_model_args_among(system_options: Mapping[str, Any]) -> None:
+    """A served model's setting given as a system option (`--set scoring=echo`) is an error saying where it goes."""
+    misplaced = [name for name in system_options if name in model_args_params(vlm=True)]
+    if misplaced:
+        raise OptionError(f"--set {', '.join(misplaced)}: a setting of the served model, not an option of the system; "
+                          f"give it as {MODEL_ARGS_FLAG} {misplaced[0]}=VALUE (in Python: model_args={{...}})")
+
+
+def resolve_model_args(given: Mapping[str, Any], served: bool, owner: str, vlm: bool = False) -> dict[str, Any]:
+    """The typed settings of a run's served model from `--model-args` (`given`); none when it reads no served
+    model, where any given is an error saying so."""
+    if not served:
+        if given:
+            raise SensoError(f"{MODEL_ARGS_FLAG} {', '.join(given)}: {owner} reads no served (openai) model here, so "
+                             f"it takes no model settings; give --model openai:NAME (or --generator openai:NAME) or "
+                             f"leave {MODEL_ARGS_FLAG} out")
+        return {}
+    params = model_args_params(vlm)
+    try:
+        params.check_names(given, owner, flags={name: f"{MODEL_ARGS_FLAG} {name}" for name in given})
+    except OptionError as exc:
+        raise OptionError(str(exc)) from None  # a setting of the model, not an option of the system
+    return params.resolve(given, owner)
 
 
 def load_model(spec: str | ModelSpec | None, role: str, *, backend: str | None = None, base_url: str | None = None,
@@ -35,8 +66,8 @@ def load_model(spec: str | ModelSpec | None, role: str, *, backend: str | None =
     """The model `spec` names for `role` ("lm", "embedder", "generator", "image", "vlm").
 
     `backend` is the default backend of a bare name (`--backend`); `base_url` is the server of an
-    openai model and an error for any other; `settings` are an openai model's typed settings (its declared
-    options, `senso.backends.openai.OPENAI_PARAMS`); `pool` shares local models between runs (and holds
+    openai model and an error for any other; `settings` are a served model's typed settings (`--model-args`,
+    `resolve_model_args`); `pool` shares local models between runs (and holds
     models the caller provided: with no spec, the role's provided model is the one used).
     """
     cache = cache if cache is not None and cache.enabled else None
@@ -109,14 +140,13 @@ def _served(parsed: ModelSpec, role: str, base_url: str | None, cache: ResponseC
         if exc.name != "senso.backends.openai":
             raise
         raise SensoError(f"the openai backend is not available in this version of senso (spec {parsed})") from None
-    served = served_settings(settings)  # a system's values hold its other options too
     if role == "lm":
-        own = {k: v for k, v in served.items() if k in openai.OPENAI_PARAMS}
+        own = {k: v for k, v in settings.items() if k in openai.OPENAI_PARAMS}
         return openai.load_loglikelihood_model(parsed.name, cache=cache, chat_template=chat_template,
                                                base_url=base_url, **own)
     if role == "vlm":
         from senso.backends.vlm import vision_lm
 
-        return vision_lm(str(parsed), base_url, cache, settings=served)
+        return vision_lm(str(parsed), base_url, cache, settings=settings)
     raise SensoError(f"{ROLE_FLAGS[role]} {parsed}: AdMIRe generative parts run on transformers models "
                      "(hf:NAME_OR_PATH); served models are not wired for them yet")

@@ -41,23 +41,29 @@ from senso.backends.logprobs import TokenLogprob, choice_logprobs
 from senso.backends.specs import ModelSpec, parse_spec
 from senso.core.errors import SensoError
 from senso.core.options import DEFAULT_BATCH_SIZE
-from senso.core.params import Param, Params
+from senso.core.params import Configurable, declared, param
 from senso.core.cache import ResponseCache, cache_key
 
 SCORING_MODES = ("auto", "last-token", "echo", "generate")
-# The settings of a served model (`--set KEY=VALUE`, or keywords of senso.evaluate), declared once.
-OPENAI_PARAMS = Params(
-    Param("scoring", "choice", "auto", "how choices are scored: auto (last-token when the choices differ in their "
-          "last character, else echo), last-token, echo, or generate (parse a chat answer)", choices=SCORING_MODES),
-    Param("top_logprobs", "int", 20, "log-probs asked per position (a choice outside them is bounded and flagged)",
-          minimum=1),
-    Param("api_key_env", "str", "OPENAI_API_KEY", "the environment variable holding the API key (never recorded)"),
-    Param("concurrency", "int", 4, "requests in flight per server URL", minimum=1),
-    Param("timeout", "float", 600.0, "seconds to wait for one response", minimum=0),
-    Param("max_retries", "int", 5, "retries of a request on 429/5xx and network errors", minimum=0),
-    Param("backoff", "float", 0.5, "seconds before the first retry (doubling, up to 30 s)", minimum=0),
-)
-SETTINGS = OPENAI_PARAMS.names
+
+
+@dataclass
+class OpenAISettings(Configurable):
+    """The settings of a served model (`--model-args KEY=VALUE`, or `model_args={...}` of senso.evaluate)."""
+
+    scoring: str = param("auto", "how choices are scored: auto (last-token when the choices differ in their last "
+                                 "character, else echo), last-token, echo, or generate (parse a chat answer)",
+                         choices=SCORING_MODES)
+    top_logprobs: int = param(20, "log-probs asked per position (a choice outside them is bounded and flagged)",
+                              minimum=1)
+    api_key_env: str = param("OPENAI_API_KEY", "the environment variable holding the API key (never recorded)")
+    concurrency: int = param(4, "requests in flight per server URL", minimum=1)
+    timeout: float = param(600.0, "seconds to wait for one response", minimum=0)
+    max_retries: int = param(5, "retries of a request on 429/5xx and network errors", minimum=0)
+    backoff: float = param(0.5, "seconds before the first retry (doubling, up to 30 s)", minimum=0)
+
+
+OPENAI_PARAMS = declared(OpenAISettings)
 CACHE_NAMESPACE = "openai"
 
 
@@ -380,24 +386,24 @@ class OpenAICompatLM:
 def load_openai_lm(spec: str | ModelSpec, base_url: str | None, cache: ResponseCache | None = None,
                    settings: dict[str, Any] | None = None) -> OpenAICompatLM:
     """`openai:NAME` (or a bare NAME) served at `base_url` (comma-separated for several), behind `cache`
-    (`senso.backends.cached.with_cache`: none when None or disabled); `settings` are values of OPENAI_PARAMS
+    (`senso.backends.cached.with_cache`: none when None or disabled); `settings` are values of OpenAISettings' parameters
     (scoring, top_logprobs, api_key_env, concurrency, timeout, max_retries, backoff), typed by their declaration."""
-    settings = OPENAI_PARAMS.resolve(settings or {}, "the openai backend")
+    own = OpenAISettings.from_values(OPENAI_PARAMS.resolve(settings or {}, "the openai backend"))
     name = (spec if isinstance(spec, ModelSpec) else parse_spec(spec, "lm", default_backend="openai")).name
     base_url = base_url or os.environ.get("OPENAI_BASE_URL")
     if not base_url:
         raise SensoError(f"{spec}: no server; pass --base-url http://HOST:PORT/v1 (or set OPENAI_BASE_URL)")
-    retry = RetryPolicy(max_retries=settings["max_retries"], backoff=settings["backoff"], timeout=settings["timeout"])
-    return with_cache(OpenAICompatLM(name, base_url, scoring=settings["scoring"], top_logprobs=settings["top_logprobs"],
-                                     api_key_env=settings["api_key_env"], concurrency=settings["concurrency"],
-                                     retry=retry), cache)
+    retry = RetryPolicy(max_retries=own.max_retries, backoff=own.backoff, timeout=own.timeout)
+    return with_cache(OpenAICompatLM(name, base_url, scoring=own.scoring, top_logprobs=own.top_logprobs,
+                                     api_key_env=own.api_key_env, concurrency=own.concurrency, retry=retry), cache)
 
 
 def load_loglikelihood_model(name: str, *, cache: ResponseCache | None = None, chat_template: bool = False,
                              base_url: str | None = None, **settings: Any) -> OpenAICompatLM:
     """Entry point for `senso.backends.specs.load_loglikelihood_model` (spec `openai:NAME`):
-    `base_url` (comma-separated for several) and `--set` settings as keyword arguments."""
-    if chat_template and settings.get("scoring", "auto") != "generate":
+    `base_url` (comma-separated for several) and `--model-args` settings as keyword arguments."""
+    scoring = OpenAISettings.from_values(OPENAI_PARAMS.resolve(settings, "the openai backend")).scoring
+    if chat_template and scoring != "generate":
         raise SensoError("--chat-template with the openai backend: servers apply chat templates only in "
-                         "chat/completions; use --set scoring=generate (not the official likelihood protocol)")
+                         "chat/completions; use --model-args scoring=generate (not the official likelihood protocol)")
     return load_openai_lm(ModelSpec("openai", name), base_url, cache, settings)

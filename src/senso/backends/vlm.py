@@ -28,7 +28,7 @@ from senso.backends.cached import CachedMethod, with_cache
 from senso.backends.image_text import load_image
 from senso.core.errors import DataError, SensoError
 from senso.core.cache import ResponseCache, cache_key
-from senso.core.params import Param, Params
+from senso.core.params import Configurable, declared, param
 from senso.backends.quiet import quietly
 
 YES_WORDS = ("yes",)
@@ -106,12 +106,18 @@ def yes_no_from_text(text: str) -> YesNo:
 
 JUDGE_SCORING = ("logprobs", "text")
 IMAGE_DETAILS = ("auto", "low", "high")
-# The settings of a served VLM besides the openai backend's own (`--set KEY=VALUE`), declared once.
-VLM_PARAMS = Params(
-    Param("judge_scoring", "choice", "logprobs", "logprobs: P(yes) from the top-k log-probs of one token; text: a "
-          "short answer parsed for yes/no", choices=JUDGE_SCORING),
-    Param("image_detail", "choice", "auto", "the image detail asked of the server", choices=IMAGE_DETAILS),
-)
+
+
+@dataclass
+class VlmSettings(Configurable):
+    """The settings of a served VLM besides the openai backend's own (`--model-args KEY=VALUE`)."""
+
+    judge_scoring: str = param("logprobs", "logprobs: P(yes) from the top-k log-probs of one token; text: a short "
+                                           "answer parsed for yes/no", choices=JUDGE_SCORING)
+    image_detail: str = param("auto", "the image detail asked of the server", choices=IMAGE_DETAILS)
+
+
+VLM_PARAMS = declared(VlmSettings)
 
 
 @dataclass
@@ -288,7 +294,7 @@ class TransformersVLM:
 
 def vision_lm(spec: str, base_url: str | None = None, cache: ResponseCache | None = None, device: str = "cpu",
               dtype: str = "float32", settings: dict[str, Any] | None = None) -> VisionLM:
-    """`openai:SERVED_NAME` (with base_url; `settings` are the openai backend's --set options plus
+    """`openai:SERVED_NAME` (with base_url; `settings` are the openai backend's --model-args plus
     `judge_scoring` and `image_detail`) or `hf:NAME_OR_PATH`."""
     from senso.backends.specs import parse_spec
 
@@ -298,6 +304,7 @@ def vision_lm(spec: str, base_url: str | None = None, cache: ResponseCache | Non
         from senso.backends.openai import OPENAI_PARAMS, load_openai_lm
 
         lm = load_openai_lm(parsed, base_url, cache, {k: v for k, v in settings.items() if k in OPENAI_PARAMS})
-        own = VLM_PARAMS.resolve({k: v for k, v in settings.items() if k in VLM_PARAMS}, "a served VLM")
-        return OpenAIVisionLM(lm, detail=own["image_detail"], scoring=own["judge_scoring"])
+        own = VlmSettings.from_values(VLM_PARAMS.resolve({k: v for k, v in settings.items() if k in VLM_PARAMS},
+                                                         "a served VLM"))
+        return OpenAIVisionLM(lm, detail=own.image_detail, scoring=own.judge_scoring)
     return with_cache(TransformersVLM(str(parsed), device=device, dtype=dtype), cache)

@@ -107,18 +107,18 @@ def _main_options(
     """senso: graded, context-dependent meaning benchmarks."""
 
 
-def _parse_set(pairs: list[str]) -> dict[str, str]:
-    """`--set KEY=VALUE` pairs (repeatable) as a dict of `Text` values (parsed by each option's type: `hedge=off`
-    is False); a key given twice is an error."""
+def _parse_set(pairs: list[str], flag: str = "--set") -> dict[str, str]:
+    """`--set KEY=VALUE` pairs (repeatable; or another such `flag`, `--model-args`) as a dict of `Text` values
+    (parsed by each option's type: `hedge=off` is False); a key given twice is an error."""
     from senso.core.params import Text
 
     options: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise SensoError(f"--set expects KEY=VALUE, got {pair!r}")
+            raise SensoError(f"{flag} expects KEY=VALUE, got {pair!r}")
         if key.strip() in options:
-            raise SensoError(f"--set {key.strip()} is given twice; keep one")
+            raise SensoError(f"{flag} {key.strip()} is given twice; keep one")
         options[key.strip()] = Text(value)
     return options
 

@@ -20,7 +20,7 @@ def report(
     no_thumbnails: bool = typer.Option(False, "--no-thumbnails", help="AdMIRe: show captions instead of image thumbnails."),
 ) -> None:
     """A self-contained HTML page for a run, or a comparison page for several; prints its path."""
-    from senso.report import write_report
+    from senso.reporting import write_report
 
     path = write_report(run_dirs, out=out_file, thumbnails=not no_thumbnails)
     out.print(str(path), soft_wrap=True)
@@ -44,7 +44,7 @@ def export(
                                             "(ORG/NAME, a Benchmark) the results are of."),
 ) -> None:
     """Results where researchers keep them: a Hugging Face dataset (folder or Hub repository), a model-index block."""
-    from senso.export.publish import export_runs
+    from senso.exporting.publish import export_runs
 
     if public and not push_to_hub:
         raise SensoError("--public is for --push-to-hub (a new repository's visibility)")
@@ -59,7 +59,7 @@ def export(
         if outcome.url is not None:
             console.print(f"uploaded to {outcome.url} ({'public' if public else 'private'})", soft_wrap=True)
     if model_index:
-        from senso.export.model_index import model_index as build_index, model_index_yaml
+        from senso.exporting.model_index import model_index as build_index, model_index_yaml
 
         index, notes = build_index(run_dirs, model_name=model_name)
         sys.stdout.write(model_index_yaml(index))
@@ -72,7 +72,7 @@ def export(
 def _write_eval_results(run_dirs: list[Path], folder: Path, benchmark: str, model_name: Optional[str]) -> None:
     """The Hub's .eval_results/<task>.yaml files of the runs, in the model folder `folder`."""
     from senso.core.output import write_text
-    from senso.export.model_index import eval_results_files
+    from senso.exporting.model_index import eval_results_files
 
     files, _ = eval_results_files(run_dirs, benchmark, model_name=model_name)
     for name, text in files.items():

@@ -19,6 +19,9 @@ from senso.core.tables import folded
 from senso.core.terminal import labelled
 
 SET_HELP = "Any other option of the system, KEY=VALUE (repeatable); `senso systems NAME` lists them."
+MODEL_ARGS_HELP = ("A setting of the served (openai) model, KEY=VALUE (repeatable): scoring, top_logprobs, api_key_env, "
+                   "concurrency, timeout, max_retries, backoff; a served VLM also judge_scoring, image_detail "
+                   "(docs/at_scale.md).")
 
 
 DISPLAY_OPTIONS = {
@@ -62,6 +65,8 @@ def _run_parameters() -> list[inspect.Parameter]:
     params += family_flags()
     params.append(inspect.Parameter("set_options", keyword, annotation=list[str],
                                     default=typer.Option([], "--set", help=SET_HELP, rich_help_panel="system")))
+    params.append(inspect.Parameter("model_args", keyword, annotation=list[str], default=typer.Option(
+        [], "--model-args", help=MODEL_ARGS_HELP, rich_help_panel="model")))
     for name, (flag, help) in DISPLAY_OPTIONS.items():
         params.append(inspect.Parameter(name, keyword, annotation=bool,
                                         default=typer.Option(False, flag, help=help, rich_help_panel="output")))
@@ -100,6 +105,7 @@ def _run(tasks: list[str], set_options: list[str], **values) -> None:
             raise SensoError(f"--set {key} and {flag} set the same option: give one of them")
         system_options[key] = value
     options = catalog.RunOptions(task=tasks[0], system_options=system_options,
+                                 model_args=_parse_set(values.pop("model_args"), "--model-args"),
                                  **{k: values[k] for k in catalog.RUN_FIELDS})
     parent = options.out if len(tasks) > 1 else None
     jobs = [Job(task_for(task), replace(options, task=task, out=parent / run_folder(task) if parent else options.out))
@@ -143,11 +149,11 @@ def _show_result(job, result, display: Display = Display()) -> None:
 
 
 def _print_summary_line(run_dir: Path, where) -> None:
-    """A run in one line (`senso.report.summary`), its footnote if a value is undefined, and its run folder:
+    """A run in one line (`senso.reporting.summary`), its footnote if a value is undefined, and its run folder:
     three lines at most, each one fact however long (a script reads them line by line)."""
     from senso.core.tables import Footnotes, print_footnotes
-    from senso.report.run_folder import load_run
-    from senso.report.summary import summary_line, summary_row
+    from senso.reporting.run_folder import load_run
+    from senso.reporting.summary import summary_line, summary_row
 
     footnotes = Footnotes()
     where.print(summary_line(summary_row(load_run(run_dir)), footnotes), soft_wrap=True)
@@ -156,10 +162,10 @@ def _print_summary_line(run_dir: Path, where) -> None:
 
 
 def _print_summary(run_dirs: list[Path], title: str) -> None:
-    """The runs in one table (`senso.report.summary`): what each number can be compared with, footnotes,
+    """The runs in one table (`senso.reporting.summary`): what each number can be compared with, footnotes,
     where the folders are."""
     from senso.core.tables import Footnotes, print_footnotes
-    from senso.report.summary import describe_runs, summary_notes, summary_rows, summary_table
+    from senso.reporting.summary import describe_runs, summary_notes, summary_rows, summary_table
 
     footnotes, rows = Footnotes(), summary_rows(run_dirs)
     out.print(summary_table(rows, footnotes, title=title))
@@ -208,8 +214,8 @@ def _print_placements(run_dirs: list[Path]) -> None:
     from rich import box
     from rich.table import Table
 
-    from senso.report.placement import placement_for
-    from senso.report.run_folder import load_run
+    from senso.reporting.placement import placement_for
+    from senso.reporting.run_folder import load_run
 
     for run_dir in run_dirs:
         placement = placement_for(load_run(run_dir))

@@ -89,7 +89,7 @@ def _score_lmeval(task: str, samples: Optional[Path], results: Optional[Path], d
     from senso.api import Job, evaluate_many
     from senso.catalog import RunOptions
     from senso.core.records import default_run_dir
-    from senso.report import write_report
+    from senso.reporting import write_report
 
     entry = task_for(task)
     if entry.family.logged_answers is None:

@@ -1,8 +1,8 @@
 """A paired comparison of two runs on the same items, typed: what `senso.compare(a, b)` returns and
 `senso compare RUN_A RUN_B` prints (its `--json` is `Comparison.to_json()`).
 
-Each family computes its differences its own way (`senso.admire.paired`, or `senso.report.compare_runs` for a task without its own); both
-give one `Comparison`: per metric and group (all items, then each domain or sentence type), both systems'
+Each family computes its differences its own way (`senso.admire.paired`, or `senso.reporting.compare_runs` for a
+task without its own); both give one `Comparison`: per metric and group (all items, then each domain or sentence type), both systems'
 values, A - B with a paired bootstrap 95% CI and a paired permutation p-value, calibration (ECE, Brier,
 log-loss) included as rows like the others.
 """

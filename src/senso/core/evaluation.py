@@ -26,17 +26,11 @@ from senso.core.cache import ResponseCache
 from senso.core.errors import SensoError
 from senso.core.options import RunOptions
 from senso.core.output import write_text
-from senso.core.records import RunRecord, RunWriter, run_config
+from senso.core.records import RunRecord, RunWriter, jsonable, run_config
 from senso.core.stats import Estimate
 
 TIMING_KEYS = ("load_s", "predict_s", "score_s", "total_s", "items_per_s")
 CACHE_KEYS = ("enabled", "hits", "misses")
-
-
-class Sample(Protocol):
-    """One item's record: typed fields, and the JSON object of its line in samples.jsonl."""
-
-    def to_json(self) -> dict[str, Any]: ...
 
 
 class ScoreWarning(str):
@@ -107,7 +101,8 @@ def describe_user_system(system: Any) -> dict[str, Any]:
         raise SensoError(f"{type(system).__name__}.describe() returned {type(described).__name__}, not a dict: "
                          "describe() returns a dict of what the run records of the system (e.g. {'rule': '...'})")
     return {"name": user_system_name(system), "user_supplied": True,
-            "class": f"{type(system).__module__}.{type(system).__qualname__}", **described}
+            "class": f"{type(system).__module__}.{type(system).__qualname__}",
+            **jsonable(described, f"{type(system).__name__}.describe()")}
 
 
 def calibration_groups(calibration: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -3,7 +3,7 @@
 A local folder or file: sha256 over (relative path, size, content sha256) of each file, where each
 file's content hash is cached by (absolute path, size, mtime) so a 70B checkpoint is hashed once.
 A hub name: the hub's recorded file hashes (LFS sha256 / git blob id) when the hub is reachable,
-else the local snapshot in the Hugging Face cache, else the name alone (marked as such).
+else the local snapshot in the Hugging Face cache, else a FingerprintError (never the name alone).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from senso.core.errors import DataError
+from senso.core.errors import DataError, SensoError
 from senso.core.paths import cache_dir
 
 _CHUNK = 1 << 20
@@ -93,24 +93,31 @@ def path_fingerprint(path: str | Path, memo: bool = True) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def hub_fingerprint(name: str, revision: str | None = None) -> str:
-    """Fingerprint of a hub model from its recorded file hashes, falling back to the local snapshot."""
-    try:
-        from huggingface_hub import HfApi
+class FingerprintError(SensoError):
+    """A model whose files cannot be fingerprinted: a run never records a name where a fingerprint belongs."""
 
+
+def hub_fingerprint(name: str, revision: str | None = None) -> str:
+    """Fingerprint of a hub model from the hub's recorded file hashes, else from its snapshot in the Hugging Face
+    cache; a FingerprintError naming the model and why each failed when neither is available."""
+    from huggingface_hub import HfApi, snapshot_download
+
+    try:
         info = HfApi().model_info(name, revision=revision, files_metadata=True)
+    except (OSError, ValueError) as exc:  # offline, unreachable, unknown or gated: the local snapshot's files
+        hub_failure = f"{type(exc).__name__}: {exc}"
+    else:
         parts = []
         for sib in sorted(info.siblings or [], key=lambda s: s.rfilename):
             lfs = getattr(sib, "lfs", None)
             sha = (lfs.sha256 if lfs is not None else None) or getattr(sib, "blob_id", None) or ""
             parts.append(f"{sib.rfilename}\0{sha}")
         return "hub:" + hashlib.sha256("\n".join(parts).encode()).hexdigest()
-    except Exception:  # offline or unknown: use the local snapshot
-        pass
     try:
-        from huggingface_hub import snapshot_download
-
         local = snapshot_download(name, revision=revision, local_files_only=True)
-        return path_fingerprint(local)
-    except Exception:
-        return "name:" + name
+    except (OSError, ValueError) as exc:
+        raise FingerprintError(
+            f"cannot fingerprint the hub model {name!r}: the hub gave no file hashes ({hub_failure}) and the Hugging "
+            f"Face cache holds no snapshot of it ({type(exc).__name__}: {exc}); download it once online, or give its "
+            "local folder") from None
+    return path_fingerprint(local)

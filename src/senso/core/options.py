@@ -8,12 +8,14 @@ own options (AdMIRe's --caption-lang, a Likert task's --protocol ...) are declar
 joins them into the `RunOptions` the command line and the API use. `RunOptions.validate()` checks every
 generic field (limit, batch size, dtype, device, data folder, output folder) before anything slow starts or
 any run folder is written; task- and system-specific checks live in the wings. A system's own options are not
-fields: each system declares them (`senso.core.params`), and `system_options` holds the values given for them.
+fields: each system declares them (`senso.core.params`), and `system_options` holds the values given for them;
+a served model's settings (the openai backend's) are its own namespace, `model_args` (`--model-args KEY=VALUE`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import re
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
@@ -85,7 +87,8 @@ def option(default: Any, flag: str, help: str, panel: str, family: str | None = 
 @dataclass
 class RunOptions:
     """Everything a run can be asked besides the system's own options (`system_options`: the values of the
-    options the chosen system declares, as given; `senso.core.params.Params.resolve` types them)."""
+    options the chosen system declares, as given; `senso.core.params.Params.resolve` types them) and its served
+    model's settings (`model_args`, as given; `senso.backends.load.resolve_model_args` types them)."""
 
     task: str
     data_dir: Path | None = option(None, "--data-dir", "Folder holding the data sets (default: $SENSO_DATA_DIR, "
@@ -119,6 +122,7 @@ class RunOptions:
     system_options: dict[str, Any] = field(default_factory=dict)
     READS: ClassVar[dict[str, tuple[str, ...]]] = {}  # family -> the offered options its tasks read (the table's)
     TITLES: ClassVar[dict[str, str]] = {}  # family -> how a message names it
+    model_args: dict[str, Any] = field(default_factory=dict)  # a served model's settings (`--model-args KEY=VALUE`)
 
     @property
     def use_cache(self) -> bool:
@@ -219,11 +223,26 @@ def _accepts(kind: type, value: Any) -> bool:
         return isinstance(value, bool)
     if kind in (int, float) and isinstance(value, bool):
         return False
-    if kind is float:
-        return isinstance(value, (int, float))
+    if kind in (int, float):  # numpy's numbers too: a value computed with numpy is a number
+        return isinstance(value, numbers.Integral if kind is int else numbers.Real)
     if kind is Path:
         return isinstance(value, (str, os.PathLike))
     return isinstance(value, kind)
+
+
+def python_value(value: Any) -> Any:
+    """A value as Python's own type: a numpy whole number an int, a numpy real a float, a numpy array a list (of
+    Python values), so that a notebook's numpy values are checked, used and recorded as their Python equals; any
+    other value as it is (a bool stays a bool, and is still no number)."""
+    if isinstance(value, bool) or type(value) in (int, float):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if getattr(value, "ndim", None) is not None and callable(getattr(value, "tolist", None)):
+        return value.tolist()
+    return value
 
 
 def check_python_value(keyword: str, value: Any, kinds: tuple[type, ...], optional: bool = False) -> None:

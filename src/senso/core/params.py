@@ -4,8 +4,9 @@ A system, or a part of one (sense, meaning, ranker, aggregator, a backend's sett
 options as a dataclass field made by `param(default, help, ...)`: the field's name and type annotation are
 the option's, so nothing is written twice. `declared(cls)` reads them as a `Params` (`Param`s: name, type,
 default, allowed values, one line of help, a flag where it has one); a class that takes an option another
-class declares uses `shared(OTHER, name)`. `Configurable` gives such a class scikit-learn's `get_params()` /
-`set_params()`. From that one declaration come:
+class declares uses `shared(OTHER, name)`. `Configurable` gives such a class scikit-learn's parameter protocol:
+`get_params(deep=True)` (every `__init__` field, a part's as `part__name`), `set_params(**values)` (each value
+checked, then the class's own checks) and `clone`. From that one declaration come:
 - parsing and validation of values given as text (`--set KEY=VALUE`, a sweep file: `Text`; the part flags such
   as `--sense`) or as Python values (`senso.evaluate(..., hedge=False)`; a Python string is never taken for a
   bool or a number): `Params.resolve`; one yes/no parser, `parse_bool`;
@@ -225,17 +226,6 @@ class Params:
     def names(self) -> tuple[str, ...]:
         return tuple(self._params)
 
-    def with_defaults(self, **defaults: Any) -> "Params":
-        """The same options with other defaults (e.g. fitted-pipeline: sense-pipeline's, with learned parts)."""
-        unknown = set(defaults) - set(self._params)
-        if unknown:
-            raise ValueError(f"no options {sorted(unknown)} to give defaults to")
-        return Params(*(replace(p, default=defaults.get(p.name, p.default)) for p in self))
-
-    def without(self, names: Iterable[str]) -> "Params":
-        drop = set(names)
-        return Params(*(p for p in self if p.name not in drop))
-
     def check_names(self, given: Iterable[str], owner: str, flags: Mapping[str, str] | None = None) -> None:
         """Unknown names are an error listing every valid one with its type; `flags` gives the flag of the
         options the caller knows by one (`sense` -> `--sense`), so an unknown one is named by it."""
@@ -264,9 +254,6 @@ class Params:
 
     def describe(self) -> list[dict[str, Any]]:
         return [p.describe() for p in self]
-
-
-NO_PARAMS = Params()
 
 
 # ---------------------------------------------------------------- options declared on the class that reads them
@@ -331,20 +318,53 @@ def declared(cls: type) -> Params:
 
 
 class Configurable:
-    """scikit-learn's parameter protocol for a dataclass whose options are `param` fields."""
+    """scikit-learn's parameter protocol for a dataclass: its parameters are its `__init__` fields (the `param`
+    ones are its declared options, typed and checked by their declaration); a field holding another
+    Configurable is a part, whose own parameters `get_params(deep=True)` and `set_params` name `part__name`."""
 
-    def get_params(self) -> dict[str, Any]:
-        """Every declared option's value, by name."""
-        return {name: getattr(self, name) for name in declared(type(self)).names}
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Every parameter's value, by name (every `__init__` field); `deep`: each part's too, as `part__name`."""
+        values: dict[str, Any] = {}
+        for name in _init_names(type(self)):
+            value = values[name] = getattr(self, name)
+            if deep and isinstance(value, Configurable):
+                values.update({f"{name}__{key}": inner for key, inner in value.get_params(deep=True).items()})
+        return values
 
     def set_params(self, **values: Any) -> "Configurable":
-        """Sets the given options, each checked by its declaration (an unknown name is an error naming the
-        valid ones); returns the object, as scikit-learn's `set_params` does."""
-        params = declared(type(self))
-        params.check_names(values, type(self).__name__)
-        for name, value in values.items():
-            object.__setattr__(self, name, params[name].parse(value))
+        """Sets the given parameters, each checked by its declaration or its type (an unknown name, or a
+        wrong value, is an OptionError naming it), then the object's own checks (`__post_init__`) run again;
+        returns the object, as scikit-learn's `set_params` does."""
+        names = _init_names(type(self))
+        _check_known(type(self), [key.partition("__")[0] for key in values], names)
+        typed: dict[str, Any] = {}
+        parts: dict[str, dict[str, Any]] = {}
+        for key, value in values.items():
+            name, _, inner = key.partition("__")
+            if inner:
+                parts.setdefault(name, {})[inner] = value
+            else:
+                typed[name] = _typed(type(self), name, value)
+        for name in parts:
+            if not isinstance(typed.get(name, getattr(self, name)), Configurable):
+                raise OptionError(f"{name} of {type(self).__name__} is not a part with parameters of its own; "
+                                  f"set it as {name}=VALUE")
+        before = {name: getattr(self, name) for name in typed}
+        try:
+            self._assign(typed, parts)
+        except Exception:
+            self._assign(before, {})  # a value the object's own checks refuse leaves it as it was
+            raise
         return self
+
+    def _assign(self, typed: Mapping[str, Any], parts: Mapping[str, Mapping[str, Any]]) -> None:
+        for name, value in typed.items():
+            object.__setattr__(self, name, value)
+        for name, inner in parts.items():
+            getattr(self, name).set_params(**inner)
+        post_init = getattr(self, "__post_init__", None)
+        if post_init is not None:
+            post_init()
 
     def values_for(self, cls: type) -> dict[str, Any]:
         """This object's values of the options `cls` declares (to build that part with them)."""
@@ -355,6 +375,51 @@ class Configurable:
         """An object of `cls` from typed values (`Params.resolve`'s: names it does not declare are left out) and
         its other fields."""
         return cls(**{name: values[name] for name in declared(cls).names if name in values}, **others)
+
+
+def clone(configurable: Configurable) -> Configurable:
+    """A new object of the same class with the same parameters, unfitted (scikit-learn's `clone`): each part is
+    cloned too; other values (a cache, a loader) are shared, as they are not the object's state."""
+    if not isinstance(configurable, Configurable):
+        raise SensoError(f"clone takes an object with get_params/set_params (a Configurable), got "
+                         f"{type(configurable).__name__}")
+    values = {name: clone(value) if isinstance(value, Configurable) else value
+              for name, value in configurable.get_params(deep=False).items()}
+    return type(configurable)(**values)
+
+
+@functools.cache
+def _init_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls) if f.init)
+
+
+def _check_known(cls: type, given: Sequence[str], names: Sequence[str]) -> None:
+    """An unknown parameter is an OptionError: an options class's names its options (with their types); any
+    other class's, its parameters."""
+    params = declared(cls)
+    if set(params.names) == set(names):
+        params.check_names(given, cls.__name__)
+        return
+    unknown = [name for name in given if name not in names]
+    if unknown:
+        close = [m for name in unknown for m in difflib.get_close_matches(name, names, n=1)]
+        hint = f"; did you mean {' and '.join(dict.fromkeys(close))}?" if close else ""
+        raise OptionError(f"unknown parameter{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} of "
+                          f"{cls.__name__}; valid: {', '.join(names)}{hint}")
+
+
+def _typed(cls: type, name: str, value: Any) -> Any:
+    """`value` of parameter `name` of `cls`, parsed by its declaration, else checked against its type hint where
+    the hint is a plain option type (bool, int, float, str, Path, a tuple of them); other values (objects) are
+    left to the class's own checks."""
+    params = declared(cls)
+    if name in params:
+        return params[name].parse(value)
+    try:
+        kind, item = _kind(typing.get_type_hints(cls)[name], name, ())
+    except ValueError:
+        return value
+    return Param(name, kind, item=item).parse(value)
 
 
 @dataclass

@@ -3,19 +3,19 @@ run's among the published ones), a rule and sources; and the published tables sh
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
+
+from senso.core.csvfile import read_records
 
 TIE_MARK = "="  # before a rank several rows share with equal rounded scores
 
 
 def read_resource(name: str) -> list[dict[str, str]]:
     """Rows of a CSV shipped in senso/resources."""
-    text = resources.files("senso").joinpath("resources", name).read_text(encoding="utf-8")
-    return list(csv.DictReader(io.StringIO(text)))
+    with resources.as_file(resources.files("senso").joinpath("resources", name)) as path:
+        return list(read_records(path)[1])
 
 
 def run_cell(rounded: float, exact: float) -> str:

@@ -126,8 +126,8 @@ def run_config(options: Any, system: str, data_files: Iterable[str | Path], **ex
 
 
 def config_option(config: dict[str, Any], key: str, default: Any = None) -> Any:
-    """A run option from a `config.json`: the `options` table of today's schema, else the top level, as
-    runs written before it kept them."""
+    """A run option from a `config.json`: the `options` table (as given), else the top level, where a family
+    records the value it chose for an option left out (AdMIRe's `lang` and `split`)."""
     options = config.get("options")
     if isinstance(options, dict) and options.get(key) is not None:
         return options[key]
@@ -135,32 +135,29 @@ def config_option(config: dict[str, Any], key: str, default: Any = None) -> Any:
     return default if value is None else value
 
 
-def config_data_files(config: dict[str, Any], old_keys: tuple[str, ...] = ("data_path", "data_file")) -> list[dict[str, Any]]:
-    """The data files a run read, as [{"path", "sha256"}]: today's `data_files`, else the older keys
-    (`data_path` + `data_sha256` of ABRICOT runs, `data_file` of AdMIRe runs, a list of paths of admire-sense
-    runs); sha256 is None where the run did not record it."""
-    files = config.get("data_files")
-    if isinstance(files, list) and files:
-        return [f if isinstance(f, dict) else {"path": str(f), "sha256": None} for f in files]
-    for key in old_keys:
-        if config.get(key):
-            sha = config.get("data_sha256") if key == "data_path" else None
-            return [{"path": p.strip(), "sha256": sha} for p in str(config[key]).split(", ")]
-    return []
+def config_data_files(config: dict[str, Any]) -> list[dict[str, Any]]:
+    """The data files a run read, as `run_config` records them: [{"path", "sha256"}] (none: an empty list)."""
+    return list(config.get("data_files") or [])
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any, where: str | None = None) -> Any:
+    """`value` as JSON holds it: Estimates, paths, numpy numbers and arrays (as lists) converted. With `where`
+    (what holds the value, e.g. "Mine.describe()"), a value JSON cannot hold is a SensoError naming its key;
+    without, it is left for the writer."""
     if isinstance(value, Estimate):
         return value.to_json()
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v, where and f"{where}[{k!r}]") for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v, where and f"{where}[{k}]") for k, v in enumerate(value)]
     if isinstance(value, Path):
         return str(value)
-    if hasattr(value, "item") and callable(value.item):  # numpy scalars
-        return value.item()
-    return value
+    if getattr(value, "ndim", None) is not None and callable(getattr(value, "tolist", None)):  # numpy, torch
+        return jsonable(value.tolist(), where)
+    if where is None or value is None or isinstance(value, (str, int, float)):
+        return value
+    raise SensoError(f"{where} is a {type(value).__name__}, which a run's record (JSON) cannot hold: give text, "
+                     "numbers, lists or dicts (a numpy array is taken as a list)")
 
 
 def _now() -> str:
@@ -187,7 +184,7 @@ class RunRecord:
     versions: dict[str, str] = field(default_factory=lambda: package_versions())
 
     def to_json(self) -> dict[str, Any]:
-        return _jsonable({
+        return jsonable({
             "task": self.task,
             "system": self.system,
             "n": self.n,
@@ -279,11 +276,11 @@ class RunWriter:
         return message + "No response cache was used, so a rerun computes everything again"
 
     def write_config(self, config: dict[str, Any]) -> None:
-        self._write_json("config.json", _jsonable(config))
+        self._write_json("config.json", jsonable(config))
 
     def write_samples(self, samples: Iterable[dict[str, Any]]) -> None:
         """samples.jsonl (one JSON object per item) and samples.parquet beside it (the same rows and columns)."""
-        rows = [_jsonable(sample) for sample in samples]
+        rows = [jsonable(sample) for sample in samples]
         with atomic_file(self.dir / "samples.jsonl", self.flag) as fh:
             for row in rows:
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
@@ -397,7 +394,52 @@ def load_results(run_dir: str | Path) -> dict[str, Any]:
     results = _read_json_file(path)
     if not isinstance(results, dict):
         raise _damaged(path, f"holds a JSON {type(results).__name__}, not the object a run writes")
+    _check_results(path, results)
     return results
+
+
+# The shape of results.json's common keys (`RunRecord.to_json`), checked when a run folder is read, so that a file
+# edited by hand is named by its wrong key rather than failing deep inside a report or a comparison.
+_NUMBER = (int, float)
+RESULT_KEYS = {"task": (str,), "system": (str,), "n": (int,), "config": (dict,), "model": (dict,),
+               "versions": (dict,), "timings": (dict,), "warnings": (list,), "calibration": (dict,)}
+ESTIMATE_KEYS = {"value": _NUMBER, "ci_low": _NUMBER, "ci_high": _NUMBER, "reason": (str,)}
+_JSON_NAMES = {str: "a string", int: "a whole number", float: "a number", dict: "an object", list: "a list"}
+
+
+def _json_name(value: Any) -> str:
+    return "null" if value is None else _JSON_NAMES.get(type(value), f"a {type(value).__name__}")
+
+
+def _check_estimates(path: Path, key: str, estimates: Any) -> None:
+    """`estimates` (at `key`) a JSON object of metrics, each {"value", "ci_low", "ci_high"} or {"value": null, "reason"}."""
+    if not isinstance(estimates, dict):
+        raise _damaged(path, f"has {_json_name(estimates)} at {key}, not an object of metrics "
+                             '(name: {"value", "ci_low", "ci_high"})')
+    for name, estimate in estimates.items():
+        if not isinstance(estimate, dict) or "value" not in estimate:
+            raise _damaged(path, f'has {_json_name(estimate)} at {key}.{name}, not a metric ({{"value", "ci_low", '
+                                 '"ci_high"} or {"value": null, "reason"})')
+        for field_name, kinds in ESTIMATE_KEYS.items():
+            value = estimate.get(field_name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, kinds)):
+                raise _damaged(path, f"has {_json_name(value)} at {key}.{name}.{field_name}, not "
+                                     f"{_JSON_NAMES[kinds[-1]]} or null")
+
+
+def _check_results(path: Path, results: dict[str, Any]) -> None:
+    """A SensoError naming the first key of `results` that is not of the shape a run writes."""
+    for key, kinds in RESULT_KEYS.items():
+        value = results.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, kinds)):
+            raise _damaged(path, f"has {_json_name(value)} at {key}, not {_JSON_NAMES[kinds[0]]}")
+    if "metrics" in results:
+        _check_estimates(path, "metrics", results["metrics"])
+    groups = results.get("metrics_by_group")
+    if groups is not None and not isinstance(groups, dict):
+        raise _damaged(path, f"has {_json_name(groups)} at metrics_by_group, not an object of groups")
+    for group, estimates in (groups or {}).items():
+        _check_estimates(path, f"metrics_by_group.{group}", estimates)
 
 
 def load_config(run_dir: str | Path) -> dict[str, Any] | None:

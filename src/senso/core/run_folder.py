@@ -1,6 +1,6 @@
 """A finished run folder as pages, comparisons and exports read it (results, samples, config, a header), and
 the data files a run recorded, found again wherever they are now. `RunFolder.task_def` is the run's task
-(`senso.core.task.Task`, attached by `senso.report.run_folder.load_run` from the table of tasks): how its items
+(`senso.core.task.Task`, attached by `senso.reporting.run_folder.load_run` from the table of tasks): how its items
 are keyed and where they come from are the task's to say."""
 
 from __future__ import annotations
@@ -64,8 +64,7 @@ NOT_FOUND_HINT = (" (nor a copy under the data folders: set SENSO_DATA_DIR to th
 
 
 def recorded_data_files(config: dict[str, Any]) -> list[tuple[str, str | None]]:
-    """(path, sha256 or None) of each data file a run recorded (`core.records.config_data_files`: today's
-    `data_files` [{"path", "sha256"}], or the older keys)."""
+    """(path, sha256) of each data file a run recorded (`core.records.config_data_files`)."""
     return [(str(f["path"]), f.get("sha256")) for f in config_data_files(config)]
 
 

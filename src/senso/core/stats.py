@@ -12,6 +12,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from senso.core.errors import SensoError
+
 
 class UndefinedMetric(ValueError):
     """A metric that has no value on these inputs (e.g. Pearson r of a constant series)."""
@@ -29,6 +31,12 @@ class Estimate:
     def to_json(self) -> dict:
         data = {k: v for k, v in asdict(self).items() if v is not None or k == "value"}
         return data
+
+    def __float__(self) -> float:
+        """The value (`float(r.metrics["top1"])`); a SensoError saying why when the metric has none."""
+        if self.value is None:
+            raise SensoError(f"the estimate has no value: {self.reason or 'undefined'}")
+        return float(self.value)
 
     def format(self, digits: int = 3) -> str:
         if self.value is None:

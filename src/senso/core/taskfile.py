@@ -41,6 +41,6 @@ def declared_kind(path: str | Path) -> Any:
 
     path = Path(path).expanduser()
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8")).get("kind") if path.is_file() else None
+        return tomllib.loads(path.read_text(encoding="utf-8-sig")).get("kind") if path.is_file() else None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return None

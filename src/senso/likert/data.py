@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import csv
 import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from senso.core.download import download
-from senso.core.errors import DataError, DataNotFound, SensoError, not_utf8
+from senso.core.csvfile import read_records
+from senso.core.errors import DataError, DataNotFound, SensoError
 from senso.core.paths import cache_dir, data_dir_candidates
 
 ABRICOT_RELATIVE = Path("abricot") / "dataset_it.csv"
@@ -79,48 +79,41 @@ def load_abricot(path: str | Path, require_scores: bool = True) -> list[AbricotI
     path = Path(path)
     if not path.is_file():
         raise DataError(path, "file not found" if not path.exists() else "not a file")
-    try:
-        return _read_abricot(path, require_scores)
-    except UnicodeDecodeError as exc:
-        raise not_utf8(path) from None
+    return _read_abricot(path, require_scores)
 
 
 def _read_abricot(path: Path, require_scores: bool) -> list[AbricotItem]:
-    with path.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.DictReader(fh)
-        columns = reader.fieldnames or []
-        needed = REQUIRED_COLUMNS + (SCORE_COLUMNS if require_scores else ())
-        missing = [c for c in needed if c not in columns]
-        if missing:
-            raise DataError(path, f"missing column(s) {', '.join(missing)}; found {', '.join(columns) or 'none'}")
-        items: list[AbricotItem] = []
-        seen: dict[str, int] = {}
-        for row_no, row in enumerate(reader, start=1):
-            if None in row:
-                raise DataError(path, "more fields than columns in the header", row=row_no)
-            item_id = (row["ID"] or "").strip()
-            if not item_id:
-                raise DataError(path, "empty ID", row=row_no, field="ID")
-            if item_id in seen:
-                raise DataError(path, f"duplicate ID {item_id!r} (first at row {seen[item_id]})", row=row_no, field="ID")
-            seen[item_id] = row_no
-            text = row["text"] or ""
-            if not text.strip():
-                raise DataError(path, "empty text", row=row_no, field="text")
-            begin = _parse_int(row["begin"], path, row_no, "begin")
-            end = _parse_int(row["end"], path, row_no, "end")
-            token = row["target_token"] or ""
-            if text[begin:end + 1] != token:
-                raise DataError(
-                    path,
-                    f"text[{begin}:{end}+1] is {text[begin:end + 1]!r}, not target_token {token!r} (end is inclusive)",
-                    row=row_no, field="begin/end",
-                )
-            scores = {c: _parse_score(row.get(c) or "", path, row_no, c, require_scores) for c in SCORE_COLUMNS}
-            items.append(AbricotItem(
-                id=item_id, domain=(row["domain"] or "").strip(), text=text, begin=begin, end=end,
-                target_token=token, target_lemma=(row["target_lemma"] or "").strip(), **scores,
-            ))
+    columns, rows = read_records(path)
+    needed = REQUIRED_COLUMNS + (SCORE_COLUMNS if require_scores else ())
+    missing = [c for c in needed if c not in columns]
+    if missing:
+        raise DataError(path, f"missing column(s) {', '.join(missing)}; found {', '.join(columns) or 'none'}")
+    items: list[AbricotItem] = []
+    seen: dict[str, int] = {}
+    for row_no, row in enumerate(rows, start=1):
+        item_id = (row["ID"] or "").strip()
+        if not item_id:
+            raise DataError(path, "empty ID", row=row_no, field="ID")
+        if item_id in seen:
+            raise DataError(path, f"duplicate ID {item_id!r} (first at row {seen[item_id]})", row=row_no, field="ID")
+        seen[item_id] = row_no
+        text = row["text"] or ""
+        if not text.strip():
+            raise DataError(path, "empty text", row=row_no, field="text")
+        begin = _parse_int(row["begin"], path, row_no, "begin")
+        end = _parse_int(row["end"], path, row_no, "end")
+        token = row["target_token"] or ""
+        if text[begin:end + 1] != token:
+            raise DataError(
+                path,
+                f"text[{begin}:{end}+1] is {text[begin:end + 1]!r}, not target_token {token!r} (end is inclusive)",
+                row=row_no, field="begin/end",
+            )
+        scores = {c: _parse_score(row.get(c) or "", path, row_no, c, require_scores) for c in SCORE_COLUMNS}
+        items.append(AbricotItem(
+            id=item_id, domain=(row["domain"] or "").strip(), text=text, begin=begin, end=end,
+            target_token=token, target_lemma=(row["target_lemma"] or "").strip(), **scores,
+        ))
     if not items:
         raise DataError(path, "no data rows")
     return items

@@ -34,15 +34,11 @@ def show(result: Any, by_group: bool = False) -> None:
 
 
 def scope(run: Any) -> Scope:
-    """A Likert task's language (its task file says it; before, only ABRICOT had one: Italian) and its one split:
-    the whole file, or its first N items with --limit."""
+    """A Likert task's language (its task file says it) and its one split: the whole file, or its first N items
+    with --limit."""
     from senso.core.records import config_option
 
-    task = run.results.get("likert_task") or {}
-    if "language" in task:
-        lang = task["language"] or "—"
-    else:
-        lang = "it" if run.task.startswith("abricot-") else "—"
+    lang = run.results["likert_task"]["language"] or "—"
     limit = run.results.get("limit") or config_option(run.config, "limit")
     split = f"first {limit} items (--limit)" if limit else "all items (the whole file is the benchmark)"
     return Scope(lang, split, "all")

@@ -8,13 +8,13 @@ row) and the column.
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from senso.core.errors import DataError, not_utf8
+from senso.core.csvfile import read_records
+from senso.core.errors import DataError
 
 FIELDS = ("id", "text", "word", "begin", "end", "gold", "group", "domain")
 REQUIRED_FIELDS = ("id", "text", "word", "gold")
@@ -110,57 +110,44 @@ def read_items(path: str | Path, columns: dict[str, str], gold_range: tuple[floa
     """Read and validate a Likert CSV (UTF-8, optional BOM; fields separated by `delimiter`). `columns` maps each
     field of FIELDS that the file has onto its column name; with `require_gold=False` the gold column may be
     absent or blank. A file in another encoding is a DataError naming the file, the byte and the fix."""
+    path = Path(path)
     try:
-        return _read_items(Path(path), columns, gold_range, require_gold, task_file, delimiter)
-    except UnicodeDecodeError:
-        raise not_utf8(path) from None
-
-
-def _read_items(path: Path, columns: dict[str, str], gold_range: tuple[float, float], require_gold: bool,
-                task_file: str, delimiter: str) -> list[LikertItem]:
-    try:
-        fh = path.open(encoding="utf-8-sig", newline="")
+        header, rows = read_records(path, delimiter)
     except OSError as exc:
         raise DataError(path, f"cannot read the data file ({exc.strerror}); check `data` in {task_file}") from None
-    with fh:
-        reader = csv.DictReader(fh, delimiter=delimiter)
-        header = reader.fieldnames or []
-        needed = [f for f in REQUIRED_FIELDS if require_gold or f != "gold"]
-        missing = [f for f in needed if columns[f] not in header]
-        if missing:
-            named = ", ".join(f"{columns[f]!r}" + (f" (the {f} column)" if columns[f] != f else "") for f in missing)
-            raise DataError(path, f"missing column(s) {named}; found {', '.join(header) or 'none'}. "
-                                  + (_separator_hint(header, delimiter, task_file) or
-                                     f"Rename them, or map them in the columns table of {task_file} "
-                                     f"(e.g. {missing[0]} = \"YOUR_COLUMN\")"))
-        present = {f: columns[f] for f in FIELDS if f in columns and columns[f] in header}
-        items: list[LikertItem] = []
-        seen: dict[str, int] = {}
-        for row_no, row in enumerate(reader, start=1):
-            if None in row:
-                raise DataError(path, "more fields than columns in the header", row=row_no)
+    needed = [f for f in REQUIRED_FIELDS if require_gold or f != "gold"]
+    missing = [f for f in needed if columns[f] not in header]
+    if missing:
+        named = ", ".join(f"{columns[f]!r}" + (f" (the {f} column)" if columns[f] != f else "") for f in missing)
+        raise DataError(path, f"missing column(s) {named}; found {', '.join(header) or 'none'}. "
+                              + (_separator_hint(header, delimiter, task_file) or
+                                 f"Rename them, or map them in the columns table of {task_file} "
+                                 f"(e.g. {missing[0]} = \"YOUR_COLUMN\")"))
+    present = {f: columns[f] for f in FIELDS if f in columns and columns[f] in header}
+    items: list[LikertItem] = []
+    seen: dict[str, int] = {}
+    for row_no, row in enumerate(rows, start=1):
+        def cell(field: str) -> str:
+            return (row.get(present[field]) or "") if field in present else ""
 
-            def cell(field: str) -> str:
-                return (row.get(present[field]) or "") if field in present else ""
-
-            item_id = cell("id").strip()
-            if not item_id:
-                raise DataError(path, "empty id", row=row_no, field=present["id"])
-            if item_id in seen:
-                raise DataError(path, f"duplicate id {item_id!r} (first at row {seen[item_id]})", row=row_no,
-                                field=present["id"])
-            seen[item_id] = row_no
-            text = cell("text")
-            if not text.strip():
-                raise DataError(path, "empty text", row=row_no, field=present["text"])
-            word = cell("word")
-            if not word.strip():
-                raise DataError(path, "empty word", row=row_no, field=present["word"])
-            begin, end = _offsets(text, word, cell("begin"), cell("end"), path, row_no, columns)
-            gold = _gold(cell("gold"), path, row_no, columns["gold"], gold_range, require_gold, task_file)
-            group = cell("group").strip() if "group" in present else item_id
-            items.append(LikertItem(id=item_id, text=text, word=word, begin=begin, end=end, gold=gold,
-                                    group=group, domain=cell("domain").strip()))
+        item_id = cell("id").strip()
+        if not item_id:
+            raise DataError(path, "empty id", row=row_no, field=present["id"])
+        if item_id in seen:
+            raise DataError(path, f"duplicate id {item_id!r} (first at row {seen[item_id]})", row=row_no,
+                            field=present["id"])
+        seen[item_id] = row_no
+        text = cell("text")
+        if not text.strip():
+            raise DataError(path, "empty text", row=row_no, field=present["text"])
+        word = cell("word")
+        if not word.strip():
+            raise DataError(path, "empty word", row=row_no, field=present["word"])
+        begin, end = _offsets(text, word, cell("begin"), cell("end"), path, row_no, columns)
+        gold = _gold(cell("gold"), path, row_no, columns["gold"], gold_range, require_gold, task_file)
+        group = cell("group").strip() if "group" in present else item_id
+        items.append(LikertItem(id=item_id, text=text, word=word, begin=begin, end=end, gold=gold,
+                                group=group, domain=cell("domain").strip()))
     if not items:
         raise DataError(path, "no data rows")
     return items

@@ -14,8 +14,8 @@ from senso.core.errors import SensoError
 from senso.core.stats import UndefinedMetric, pearson
 from senso.likert.items import LikertItem
 from senso.likert.tables import travel_rows
-from senso.likert.task import TASKS, LikertTask, get_task
-from senso.likert.taskfile import DEFAULT_GROUP_NOUN, gold_edges
+from senso.likert.task import LikertTask, get_task
+from senso.likert.taskfile import gold_edges
 
 
 @dataclass(frozen=True)
@@ -28,23 +28,16 @@ class Scale:
 
 
 def run_scale(results: dict[str, Any]) -> Scale:
-    """From the `likert_task` a run recorded; runs written before task files were ABRICOT's (1-5, [0, 1])."""
-    recorded = results.get("likert_task")
-    if recorded:
-        scale, gold_range = tuple(recorded["scale"]), tuple(recorded["gold_range"])
-        return Scale(tuple(recorded["labels"]), gold_range, gold_edges(scale, gold_range, recorded["gold_to_label"]))
-    task = get_task(results["task"])
-    return Scale(task.labels, task.gold_range, task.gold_edges)
+    """From the `likert_task` a run recorded."""
+    recorded = results["likert_task"]
+    scale, gold_range = tuple(recorded["scale"]), tuple(recorded["gold_range"])
+    return Scale(tuple(recorded["labels"]), gold_range, gold_edges(scale, gold_range, recorded["gold_to_label"]))
 
 
 def run_group_noun(results: dict[str, Any]) -> str:
     """What the run's task calls a group (its task file's `group_noun`: ABRICOT "lemma", default "group"), from
-    the `likert_task` the run recorded; runs written before it: the built-in task's, else the default."""
-    recorded = results.get("likert_task") or {}
-    if recorded.get("group_noun"):
-        return str(recorded["group_noun"])
-    builtin = TASKS.get(results.get("task", ""))
-    return builtin.group_noun if builtin is not None else DEFAULT_GROUP_NOUN
+    the `likert_task` the run recorded."""
+    return str(results["likert_task"]["group_noun"])
 
 
 def confusion_matrix(gold: Sequence[int], predicted: Sequence[int], labels: Sequence[int]) -> list[list[int]]:
@@ -149,18 +142,15 @@ def largest_errors(samples: Sequence[dict[str, Any]], items: dict[str, LikertIte
     return rows
 
 
-def _run_task(results: dict[str, Any], config: dict[str, Any]) -> LikertTask:
+def _run_task(results: dict[str, Any]) -> LikertTask:
     """The run's task: a built-in one by name, else its task file (SensoError when that cannot be read)."""
-    recorded = results.get("likert_task") or {}
-    if recorded.get("builtin", results.get("task") in TASKS):
-        return get_task(results["task"])
-    return get_task(recorded.get("task_file") or config.get("task_file") or results["task"])
+    recorded = results["likert_task"]
+    return get_task(results["task"] if recorded["builtin"] else recorded["task_file"])
 
 
 def load_items(results: dict[str, Any], config: dict[str, Any],
                run_dir: Path | None = None) -> tuple[dict[str, LikertItem] | None, list[str]]:
-    """The run's items by id, read from the data file the run recorded (`data_files`, or the `data_path` of
-    older runs; found again if it moved) through its task's columns, and notes for the page (file gone,
+    """The run's items by id, read from the data file the run recorded (`data_files`; found again if it moved) through its task's columns, and notes for the page (file gone,
     moved, changed since the run). (None, notes) when the file cannot be read."""
     from senso.core.run_folder import NOT_FOUND_HINT, locate_data_file, recorded_data_files
 
@@ -171,7 +161,7 @@ def load_items(results: dict[str, Any], config: dict[str, Any],
     if path is None:
         return None, [n + ": sentences are not shown" + NOT_FOUND_HINT for n in notes]
     try:
-        items = _run_task(results, config).load_items(path)
+        items = _run_task(results).load_items(path)
     except SensoError as exc:
         return None, [f"could not read the run's data file: {exc}"]
     return {item.id: item for item in items}, notes

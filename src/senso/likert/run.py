@@ -11,7 +11,8 @@ from typing import Any, Callable
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
 from senso.core.options import RunOptions, run_fields
-from senso.core.params import NoOptions, Params
+from senso.backends.load import refuse_model_args_among, resolve_model_args
+from senso.core.params import NoOptions
 from senso.likert.items import LikertItem
 from senso.likert.options import check_likert_options
 from senso.core.overlap import is_seen
@@ -46,15 +47,11 @@ class LikertSample:
                 "logprobs": self.logprobs, **self.extra}
 
 
-def system_params(system: LikertSystem, options: RunOptions) -> Params:
-    """The options `system` reads in this run: its own, and its model backend's settings when --model is served."""
-    from senso.backends.openai import OPENAI_PARAMS
+def _served(system: LikertSystem, options: RunOptions) -> bool:
+    """Whether the system reads a model behind an OpenAI-compatible server (its --model is openai's)."""
     from senso.backends.specs import parse_spec
 
-    params = system.params
-    if "model" in system.flags and parse_spec(options.model, "lm", default_backend=options.backend).backend == "openai":
-        params = params + OPENAI_PARAMS
-    return params
+    return "model" in system.flags and parse_spec(options.model, "lm", default_backend=options.backend).backend == "openai"
 
 
 def _check_model(options: RunOptions, system: LikertSystem) -> str:
@@ -75,11 +72,11 @@ def _check_model(options: RunOptions, system: LikertSystem) -> str:
 
 
 def check_options(options: RunOptions, task: LikertTask, system: LikertSystem,
-                  load: Callable[[], Loaded] | None = None) -> dict[str, Any]:
+                  load: Callable[[], Loaded] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The Likert checks, for built-in tasks and task files alike, before any model loads and before a run
     folder is written: options no Likert task reads, model and prompt flags the system's registry row does
-    not declare, the protocol and its shots, the model spec, and the system's options (its declared ones,
-    plus the openai backend's settings when --model is served by openai). Returns their typed values; `load`
+    not declare, the protocol and its shots, the model spec, the system's options and the served model's
+    settings (`--model-args`, when --model is served by openai). Returns the typed values of both; `load`
     gives the task's items (read once by the caller)."""
     options.check_family("likert", task.name)
     check_likert_options(options)
@@ -97,10 +94,12 @@ def check_options(options: RunOptions, task: LikertTask, system: LikertSystem,
                              f"of this {task.name} run is {own} (zero-shot): add --protocol {task.protocols[FEW_SHOT]}")
     if "model" in system.flags:
         described += _check_model(options, system)
-    params = system_params(system, options).resolve(options.system_options, described)
+    refuse_model_args_among(options.system_options)
+    params = system.params.resolve(options.system_options, described)
+    model_args = resolve_model_args(options.model_args, _served(system, options), described)
     if system.check is not None:
         system.check(task, load or (lambda: _load_items(options, task)), system.options.from_values(params))
-    return params
+    return params, model_args
 
 
 Loaded = tuple[Path, list[LikertItem], list[LikertItem]]  # the data file, the items scored, the whole pool
@@ -114,6 +113,7 @@ class Checked:
     task: LikertTask
     system: LikertSystem | None
     params: dict[str, Any]
+    model_args: dict[str, Any]
     loaded: Loaded
 
 
@@ -133,13 +133,13 @@ def check(options: RunOptions, system_object: Any = None) -> Checked:
     load = functools.lru_cache(maxsize=1)(lambda: _load_items(options, task))
     if system_object is None:
         system = get_system(options.system)
-        params = check_options(options, task, system, load)
-        return Checked(task, system, params, load())
+        params, model_args = check_options(options, task, system, load)
+        return Checked(task, system, params, model_args, load())
     if options.system is not None:
         raise SensoError("--system names a registered system, but a system object was given too: give one of them")
     options.check_family("likert", task.name)
     check_likert_options(options)
-    return Checked(task, None, {}, load())
+    return Checked(task, None, {}, {}, load())
 
 
 def prepare(options: RunOptions, context: RunContext) -> "LikertPlan":
@@ -158,13 +158,14 @@ def prepare(options: RunOptions, context: RunContext) -> "LikertPlan":
         logged = logged_limit(task, pool, typed)
         items, why_partial = (pool[:logged], f"lm-eval's log of a `--limit {logged}` run") if logged else (items, "")
     run_context = LikertRunContext(options=options, task=task, items=items, pool=pool, cache=context.cache,
-                                   models=context.models, params=typed, settings=params)
+                                   models=context.models, params=typed, settings=checked.model_args)
     warnings = []
     if len(items) < len(pool):
         warnings.append(f"PARTIAL: the first {len(items)} of the {len(pool)} items ({why_partial}); "
                         "not comparable to published full-set results")
     return LikertPlan(task=task.name, system=name, items=items, data_files=[data_path],
-                      config={"task_file": str(task.source), "system_options": params}, warnings=warnings,
+                      config={"task_file": str(task.source), "system_options": params,
+                              "model_args": checked.model_args}, warnings=warnings,
                       likert_task=task, runner=runner, context=run_context)
 
 

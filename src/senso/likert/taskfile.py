@@ -275,7 +275,7 @@ def load_task_file(path: str | Path, builtin: bool = False) -> LikertTask:
     if not path.is_file():
         raise TaskFileError(path, None, "no such task file")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except UnicodeDecodeError:
         raise TaskFileError(path, None, "not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:

@@ -170,15 +170,15 @@ def registered(name: str, options: RunOptions, models):
 
 
 def test_cross_validation_never_fits_on_a_scored_compound(data_dir, models, monkeypatch):
-    from senso.admire.data import load_subtask_a
+    from admire_fixtures import load_a
 
     system = registered("fitted-pipeline", RunOptions(task="admire-a", data_dir=data_dir,
                                                       system_options={"role_features": "relations"}), models)
     seen: list[set[str]] = []
     original = type(system).fit
     monkeypatch.setattr(type(system), "fit", lambda self, items: (seen.append({i.compound for i in items}), original(self, items))[1])
-    items = load_subtask_a(data_dir, "en", "train") + load_subtask_a(data_dir, "en", "dev")
-    answers, info = fitting.cross_validate(system, items, data_dir, seed=0)
+    items = load_a(data_dir, "en", "train") + load_a(data_dir, "en", "dev")
+    answers, info = fitting.cross_validate(system, items, fitting.shipped_training(data_dir), seed=0)
     assert info["cross_validated"] and info["folds"] == 5 and len(seen) == 5
     for item, ranking in zip(items, answers):
         assert item.compound not in seen[ranking.extra["cv_fold"]]
@@ -196,7 +196,7 @@ def test_fitted_pipeline_runs_cross_validated_on_train_dev_and_warns_on_xeval(da
     assert not any("SPLIT HYGIENE" in w for w in results["warnings"])
     assert results["metrics"]["top1"]["value"] > 0.5  # synthetic roles are learnable; random is 0.2
     xeval = senso.evaluate("admire-a", split="xeval", out=tmp_path / "xe", **options).results
-    assert xeval["cross_validated"] is False and xeval["fitting"]["fit_on"] == "en train+dev"
+    assert xeval["cross_validated"] is False and xeval["fitting"]["fit_on"] == "EN train+dev"
     assert any("SPLIT HYGIENE" in w for w in xeval["warnings"])
     cached = senso.evaluate("admire-a", split="xeval", **options).results
     assert cached["fitting"]["from_cache"]
@@ -210,9 +210,9 @@ def test_fit_to_file_and_apply_elsewhere(data_dir, models, tmp_path):
     document = fitting.fit_to_file(RunOptions(task="admire-a", data_dir=data_dir, split="train", system_options=quick),
                                    None, model, models=models)
     assert document["n_items"] == 24 and json.loads(model.read_text())["format"] == fitting.MODEL_FORMAT
-    # `--set model=FILE` (in Python `model=` is the scored LM's spec, so the file is given as a system option)
+    # `--set model_file=FILE` (`model_file=` in Python; `model=` is the run's scored LM)
     options = RunOptions(task="admire-a", data_dir=data_dir, system="fitted-pipeline", split="dev",
-                         system_options={"model": str(model), **quick})
+                         system_options={"model_file": str(model), **quick})
     [result] = evaluate_many([Job(task_entry("admire-a"), options)], models=models)
     results = result.results
     assert results["cross_validated"] is False and results["fitting"]["model_file"] == str(model)
@@ -239,7 +239,7 @@ def test_fit_command_writes_a_model_that_run_applies(data_dir, tmp_path):
     assert "fitted fitted-pipeline on 24 items" in result.output
     out = tmp_path / "applied"
     result = CliRunner().invoke(app, ["run", "admire-a", "--split", "train", "--data-dir", str(data_dir), "--out", str(out),
-                                      "--set", f"model={model}", *quick])
+                                      "--set", f"model_file={model}", *quick])
     assert result.exit_code == 0, result.output + repr(result.exception)
     results = load_results(out)
     assert results["fitting"]["model_file"] == str(model) and results["cross_validated"] is False

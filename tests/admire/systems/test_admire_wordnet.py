@@ -43,10 +43,8 @@ def test_locate_explicit_path_without_database_is_an_error(tmp_path):
         WordNet.locate(tmp_path)
 
 
-def test_real_wordnet_when_installed():
-    wordnet = WordNet.locate()
-    if wordnet is None:
-        pytest.skip("no WordNet database found (install Debian's wordnet-base; CI does)")
+def test_real_wordnet_when_installed(wordnet_installed):
+    wordnet = WordNet(wordnet_installed)
     assert wordnet.synsets("night_owl")[0].definition == "a person who likes to be active late at night"
     assert wordnet.synsets("bad_apple") == [] and wordnet.synsets("thin_ice") == []
     assert wordnet.synsets("copycat")[0].definition == "someone who copies the words or behavior of another"

@@ -33,6 +33,7 @@ def _sdist(tmp_path: Path) -> Path:
 
 def test_install_unpacks_checks_and_is_found(tmp_path, monkeypatch):
     monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("SENSO_WORDNET_DIR", raising=False)  # the suite's own copy (tests/conftest.py) comes first
     sdist = _sdist(tmp_path)
     sha = hashlib.sha256(sdist.read_bytes()).hexdigest()
     folder = wordnet_install.install(sdist=sdist, sha256=sha)

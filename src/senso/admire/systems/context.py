@@ -3,8 +3,8 @@
 A factory (`build` of a row of `senso.admire.systems.registry`) reads the run's options (`options`: data
 folder, seed, batch size, the model flags its row declares) and the system's options as typed attributes of
 `params`, an object of the options class its row names (`context.params.hedge` is a bool, `.weights` a tuple of
-floats, `.glossary` a Path; parsed once, by `senso.core.params.Params.resolve`); `settings` holds every typed
-value, a served model's settings among them. Every model comes through `load` (`senso.backends.load.load_model`, with
+floats, `.glossary` a Path; parsed once, by `senso.core.params.Params.resolve`); `settings` holds the served
+model's typed settings (`--model-args`). Every model comes through `load` (`senso.backends.load.load_model`, with
 the run's response cache and its `ModelPool`, so a model is built once per evaluation session and a model
 the caller provided is used as it is).
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 from senso.admire.systems.parts import ADMIRE_EMBEDDER
-from senso.backends.load import load_model, served_settings
+from senso.backends.load import load_model
 from senso.backends.pool import ModelPool
 from senso.core.cache import ResponseCache
 from senso.core.options import RunOptions
@@ -28,10 +28,20 @@ class SystemContext:
     params: Any = field(default_factory=NoOptions)  # the system's options class, its typed values
     cache: ResponseCache | None = None
     models: ModelPool | None = None
-    settings: Mapping[str, Any] = field(default_factory=dict)  # every typed value, a served model's among them
+    settings: Mapping[str, Any] = field(default_factory=dict)  # the served model's typed settings (--model-args)
+    training: Any = None  # the run's training rows (`fitting.TrainingRows`); None: AdMIRe 1's EN train+dev
+
+    def training_rows(self) -> Any:
+        """What fitted parts learn from: the run's task file's training rows (AdMIRe 1's EN train+dev when the
+        task has none of its own)."""
+        if self.training is not None:
+            return self.training
+        from senso.admire.systems.fitting import shipped_training
+
+        return shipped_training(self.options.data_dir)
 
     def with_options(self, options: RunOptions, params: Any, settings: Mapping[str, Any]) -> "SystemContext":
-        """The context of a member system (ensemble, fusion): its own options and typed values."""
+        """The context of a member system (ensemble, fusion): its own options, typed values and model settings."""
         return replace(self, options=options, params=params, settings=settings)
 
     def provided(self, role: str) -> Any:
@@ -45,7 +55,7 @@ class SystemContext:
     def _model_settings(self) -> dict[str, Any]:
         options = self.options
         return dict(dtype=options.dtype, device=options.device, batch_size=options.batch_size,
-                    settings=served_settings(dict(self.settings)))
+                    settings=dict(self.settings))
 
     @property
     def embedder_given(self) -> bool:

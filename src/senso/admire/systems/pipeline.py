@@ -142,11 +142,10 @@ def _learned_sense(context: SystemContext, builder: EvidenceBuilder, roles: Lear
 
 
 def _fitted_sense(context: SystemContext, builder: EvidenceBuilder, roles: LearnedRoles | None) -> SenseClassifier:
-    from senso.admire.data import load_subtask_a
     from senso.admire.systems.sense import FittedSense
 
     splits = context.params.fit_split.split("+")
-    training = [item for split in splits for item in load_subtask_a(context.options.data_dir, "en", split)]
+    training = [item for item in context.training_rows().items if item.split in splits]
     return FittedSense(builder, word_centre=context.params.word_centre).fit(training)
 
 

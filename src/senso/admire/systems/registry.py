@@ -10,8 +10,8 @@ declares its own options (`parts.py`: its parts' joined, e.g. `SensePipelineOpti
 `senso.core.params.Params`, and the factory is given an object of it, `context.params`); `composed`, that
 its `--members` name other systems of the table (ensemble, fusion: a composed system also reads its
 members' flags and options); `uses_wordnet`, that its evidence reads WordNet when installed; `check`, its
-own checks of how its typed options combine. A system that reads a served model (openai) also reads that
-backend's settings (`system_params`). `build(SystemContext) -> system` makes it (models through the
+own checks of how its typed options combine. A system that reads a served model (openai) takes that model's
+settings from `--model-args` (`model_args`), never among its own options. `build(SystemContext) -> system` makes it (models through the
 context's pool). A system has `name`, `describe()`, `fitted_compounds` and `uses_images` (True puts its runs
 on the text+images leaderboard track).
 """
@@ -27,9 +27,9 @@ from senso.admire.systems.baselines import CaptionSimilarityRanker, RandomChoose
 from senso.admire.systems.context import SystemContext
 from senso.admire.systems.images import factories as images
 from senso.admire.systems.parts import (
-    AGGREGATOR_SUMMARIES, DEFAULT_FUSION_MEMBERS, DEFAULT_MEMBERS, FLAGGED, MEANINGS, RANKERS, SENSES,
-    EnsembleOptions, FittedPipelineOptions, FusionOptions, SenseClassifierOptions, SensePipelineOptions,
-    SequenceContinuationOptions, VlmJudgeOptions,
+    AGGREGATOR_SUMMARIES, DEFAULT_FUSION_MEMBERS, BuilderOptions, DEFAULT_MEMBERS, FLAGGED, MEANINGS, RANKERS, SENSES,
+    CaptionSimilarityOptions, ClipRankOptions, EnsembleOptions, FittedPipelineOptions, FusionOptions, RandomOptions,
+    SenseClassifierOptions, SensePipelineOptions, SequenceContinuationOptions, VlmJudgeOptions,
 )
 from senso.admire.systems.sense import SenseClassifier
 from senso.admire.systems.submitted import SubmissionOptions, check_file, submitted
@@ -39,7 +39,8 @@ from senso.backends.embedders import EMBEDDERS
 from senso.core.cache import ResponseCache
 from senso.core.errors import SensoError
 from senso.core.options import RUN_FIELDS, RunOptions
-from senso.core.params import NO_PARAMS, NoOptions, OptionError, Params, declared
+from senso.backends.load import refuse_model_args_among, resolve_model_args
+from senso.core.params import NoOptions, OptionError, Params, declared
 
 System = Union[Ranker, SequenceChooser, SenseClassifier]
 # The model options (RunOptions fields) an AdMIRe system may read; a row's `flags` names its own.
@@ -87,7 +88,7 @@ def _composed(make: Callable[[SystemContext, list[Any]], System], name: str) -> 
         members = []
         for entry, row, options in member_rows(SYSTEMS["a"][name], context.params.members, context.options):
             values = own_params(row, options)
-            member = row.build(context.with_options(options, row.typed(values), values))
+            member = row.build(context.with_options(options, row.typed(values), context.settings))
             member.name = entry
             members.append(member)
         return make(context, members)
@@ -97,10 +98,10 @@ def _composed(make: Callable[[SystemContext, list[Any]], System], name: str) -> 
 
 ROWS = (
     AdmireSystem("random", "a", "seeded uniformly random order: the chance baseline",
-                 lambda context: RandomRanker(seed=context.options.seed)),
+                 lambda context: RandomRanker(seed=context.options.seed), RandomOptions),
     AdmireSystem("caption-similarity", "a", "cosine between the sentence and each caption (--embedder, default e5-f64)",
                  lambda context: CaptionSimilarityRanker(context.embedder(), batch_size=context.options.batch_size),
-                 flags=("embedder",)),
+                 CaptionSimilarityOptions, flags=("embedder",)),
     AdmireSystem("sense-pipeline", "a", "sense classifier -> meaning -> ranker (defaults: context-similarity, auto, "
                  "structure; training-free)", pipeline.sense_pipeline, SensePipelineOptions, PIPELINE_FLAGS,
                  uses_wordnet=True, check=_params_check(pipeline.check_parts)),
@@ -113,7 +114,7 @@ ROWS = (
                  composed=True, check=_params_check(pipeline.check_ensemble)),
     # image systems (text+images track); constructors in senso.admire.systems.images.factories
     AdmireSystem("clip-rank", "a", "cosine between the sentence and each picture (--image-model, default "
-                 "hf:openai/clip-vit-base-patch32)", images.clip_rank, flags=("image_model",)),
+                 "hf:openai/clip-vit-base-patch32)", images.clip_rank, ClipRankOptions, flags=("image_model",)),
     AdmireSystem("vlm-judge", "a", "a vision-language model's P(yes) per picture, or its rankings over rotated orders "
                  "(--set mode=list)", images.vlm_judge, VlmJudgeOptions, ("generator", "backend", "base_url"),
                  vlm=True, check=images.check_vlm_judge),
@@ -121,7 +122,7 @@ ROWS = (
                  f"{','.join(DEFAULT_FUSION_MEMBERS)})", _composed(images.fusion, "fusion"),
                  FusionOptions, composed=True, check=_params_check(images.check_fusion)),
     AdmireSystem("random", "b", "seeded uniformly random candidate and sense: the chance baseline",
-                 lambda context: RandomChooser(seed=context.options.seed)),
+                 lambda context: RandomChooser(seed=context.options.seed), RandomOptions),
     AdmireSystem("sequence-continuation", "b", "sense of the 2-image story, then the candidate that best continues "
                  "it (--modality images: also by the pictures)", pipeline.sequence_continuation,
                  SequenceContinuationOptions, SEQUENCE_FLAGS, uses_wordnet=True, check=_params_check(pipeline.check_builder)),
@@ -186,15 +187,9 @@ def own_params(row: AdmireSystem, options: RunOptions) -> dict[str, Any]:
 
 
 def system_params(row: AdmireSystem, options: RunOptions, members: bool = True) -> Params:
-    """Every option `row` reads in this run: its parts', the openai backend's (and a served VLM's) when it
-    reads a served model, and (`members`) its members' for ensemble/fusion (the first declaration of a name
-    shared by members with other defaults stands for it in messages)."""
-    from senso.backends.openai import OPENAI_PARAMS
-    from senso.backends.vlm import VLM_PARAMS
-
+    """Every option `row` reads in this run: its parts', and (`members`) its members' for ensemble/fusion (the
+    first declaration of a name shared by members with other defaults stands for it in messages)."""
     params = row.params
-    if _served(row, options):
-        params = params + OPENAI_PARAMS + (VLM_PARAMS if row.vlm else NO_PARAMS)
     if not (members and row.composed):
         return params
     names = row.typed(row.params.resolve(given_values(options, row.params), owner(row))).members
@@ -203,6 +198,21 @@ def system_params(row: AdmireSystem, options: RunOptions, members: bool = True) 
         for param in system_params(member, member_options):
             by_name.setdefault(param.name, param)
     return Params(*by_name.values())
+
+
+def _served_rows(row: AdmireSystem, options: RunOptions) -> list[AdmireSystem]:
+    """The rows (the system, or its members) that read a served model in this run."""
+    if not row.composed:
+        return [row] if _served(row, options) else []
+    names = row.typed(own_params(row, options)).members
+    return [served for _, member, member_options in member_rows(row, names, options)
+            for served in _served_rows(member, member_options)]
+
+
+def model_args(row: AdmireSystem, options: RunOptions) -> dict[str, Any]:
+    """The typed settings of the served model `row` (or a member) reads, from `--model-args`."""
+    served = _served_rows(row, options)
+    return resolve_model_args(options.model_args, bool(served), owner(row), vlm=any(r.vlm for r in served))
 
 
 def system_flags(row: AdmireSystem, options: RunOptions) -> tuple[str, ...]:
@@ -224,9 +234,11 @@ def check_system(row: AdmireSystem, options: RunOptions) -> dict[str, Any]:
     model flags it does not read, its model specs, its own checks and its members'); returns its typed values."""
     from senso.backends.specs import check_local_spec
 
+    refuse_model_args_among(given_values(options))
     system_params(row, options).check_names(given_values(options), owner(row), flags=FLAG_OF)
     params = own_params(row, options)
     typed = row.typed(params)
+    model_args(row, options)
     if row.check is not None:
         row.check(options, typed)
     reads = system_flags(row, options)
@@ -259,11 +271,20 @@ def wordnet_warnings(row: AdmireSystem, options: RunOptions) -> list[str]:
     """NO WORDNET when the system (or a member) reads WordNet and none is installed or named."""
     from senso.admire.systems.wordnet import WordNet
 
-    if reads_wordnet(row, options) and given_values(options).get("wordnet") is None and WordNet.locate() is None:
+    if reads_wordnet(row, options) and not _names_wordnet(row, options) and WordNet.locate() is None:
         from senso.core.evaluation import ScoreWarning
 
         return [ScoreWarning(NO_WORDNET)]
     return []
+
+
+def _names_wordnet(row: AdmireSystem, options: RunOptions) -> bool:
+    """Whether the system (or a member) is given a WordNet folder (`--set wordnet=FOLDER`)."""
+    typed = row.typed(own_params(row, options))
+    if row.composed:
+        return any(_names_wordnet(member, member_options)
+                   for _, member, member_options in member_rows(row, typed.members, options))
+    return isinstance(typed, BuilderOptions) and typed.wordnet is not None
 
 
 def user_row(system: Any, task: AdmireTask) -> AdmireSystem:
@@ -276,12 +297,12 @@ def user_row(system: Any, task: AdmireTask) -> AdmireSystem:
 
 
 def system_context(row: AdmireSystem, options: RunOptions, cache: ResponseCache | None = None,
-                   models: Any = None, values: Mapping[str, Any] | None = None) -> SystemContext:
+                   models: Any = None, values: Mapping[str, Any] | None = None, training: Any = None) -> SystemContext:
     """What the factories of `row` are given for `options` (checked first, unless `values`, its typed values
     that `check_system` returned, are given): its models come through `models` (a ModelPool) with `cache`
     around them."""
     values = check_system(row, options) if values is None else values
-    return SystemContext(options, row.typed(values), cache, models, values)
+    return SystemContext(options, row.typed(values), cache, models, model_args(row, options), training)
 
 
 def build_system(row: AdmireSystem, options: RunOptions, cache: ResponseCache | None = None,

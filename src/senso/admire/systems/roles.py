@@ -216,7 +216,7 @@ class RoleModel:
     def per_caption(self, features: np.ndarray) -> np.ndarray:
         """(5, 5) P(role | caption), each row on its own (before the one-to-one assignment)."""
         if self.coef is None:
-            raise SensoError("the learned role model must be fit (or loaded with --set model=FILE) before it ranks")
+            raise SensoError("the learned role model must be fit (or loaded with --set model_file=FILE) before it ranks")
         z = self._standardise(features) @ self.coef.T + self.intercept
         z = np.exp(z - z.max(axis=1, keepdims=True))
         return z / z.sum(axis=1, keepdims=True)
@@ -333,7 +333,7 @@ class LearnedRoles:
 
     def marginals(self, items: Sequence[AdmireAItem]) -> list[np.ndarray]:
         if self.chosen_features is None:
-            raise SensoError("the learned role model must be fit (or loaded with --set model=FILE) before it ranks")
+            raise SensoError("the learned role model must be fit (or loaded with --set model_file=FILE) before it ranks")
         return [self.model.marginals(f) for f in self.features(items)]
 
     def describe(self) -> dict:

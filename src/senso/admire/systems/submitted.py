@@ -18,14 +18,18 @@ from senso.admire.systems.base import Ranking, SequenceChoice
 from senso.admire.task import official_size, parse_targets_name
 from senso.core.errors import DataError, SensoError
 from senso.core.fingerprint import file_sha256
-from senso.core.params import Configurable, param
+from senso.admire.languages import ANY
+from senso.admire.systems.parts import SystemOptions
+from senso.core.params import param
 
 SYSTEM_NAME = "submission"
 
 
 @dataclass
-class SubmissionOptions(Configurable):
-    """`submission`'s options: the file and whether a part of the split may be scored."""
+class SubmissionOptions(SystemOptions):
+    """`submission`'s options: the file and whether a part of the split may be scored (any language: the file's)."""
+
+    languages = ANY
 
     submission: Path | None = param(None, "the official submission file to score (submission_EN.tsv ...)")
     allow_partial: bool = param(False, "score a submission with fewer rows than the official split (the run is "
@@ -46,6 +50,7 @@ class SubmittedAnswers:
     """The answers of a submission file: its rows, read and checked once, returned per item."""
 
     uses_images = False
+    reads_data = False  # the rows answer the items: scored against the targets file alone, as the official scorer is
     fitted_compounds: frozenset[str] = frozenset()
 
     def __init__(self, subtask: str, params: SubmissionOptions, lang: str, split: str, gold: Path | None):

@@ -16,7 +16,7 @@ class MyRanker:                                          # admire-a
 ```
 
 - admire-a, `rank(items: list[AdmireAItem]) -> list[Ranking | Sequence[str]]`: per item a
-  `senso.admire.systems.base.Ranking`, or the item's image names best first;
+  `senso.admire.systems.base.Ranking`, or the item's image names best first (a list, tuple or numpy array);
 - admire-b, `choose(items: list[AdmireBItem]) -> list[SequenceChoice | tuple[str, str]]` (AdmireBItem: sequence
   captions, candidates): per item a `SequenceChoice`, or a pair (the chosen candidate's image name, "idiomatic"
   or "literal");
@@ -37,6 +37,7 @@ from typing import Any, Sequence
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem, AdmireBItem
 from senso.core.errors import SensoError
 from senso.core.evaluation import describe_user_system, user_system_name
+from senso.core.options import python_value
 from senso.admire.systems.base import Ranking, SequenceChoice
 from senso.admire.systems.sense import SenseDecision
 
@@ -93,7 +94,7 @@ class UserSystem:
         check_user_system(system, subtask, task)
         self.system, self.subtask = system, subtask
         self.name = user_system_name(system)
-        self.fitted_compounds = frozenset(getattr(system, "fitted_compounds", None) or ())
+        self.fitted_compounds = frozenset(python_value(getattr(system, "fitted_compounds", None)) or ())
         self.uses_images = bool(getattr(system, "uses_images", False))
 
     def describe(self) -> dict[str, Any]:
@@ -103,7 +104,7 @@ class UserSystem:
         answers = list(getattr(self.system, METHODS[self.subtask])(list(items)))
         if len(answers) != len(items):
             raise SensoError(f"{self.name} returned {len(answers)} answers for {len(items)} items")
-        return [CONVERT[self.subtask](item, answer) for item, answer in zip(items, answers)]
+        return [CONVERT[self.subtask](item, python_value(answer)) for item, answer in zip(items, answers)]
 
     def rank(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
         return self._answers(items)

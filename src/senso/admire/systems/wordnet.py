@@ -42,9 +42,6 @@ class Synset:
         return f"{self.offset:08d}-{self.pos}"
 
 
-INSTALL_COMMAND = "python -m senso.admire.wordnet_install"
-
-
 def installed_folder() -> Path:
     """Where `senso.admire.wordnet_install` puts its copy: $SENSO_CACHE_DIR/wordnet-3.0."""
     from senso.core.paths import cache_dir

@@ -21,7 +21,7 @@ SystemOutput = tuple[list[LikertPrediction], dict[str, Any], dict[str, Any]]
 class LikertRunContext:
     """A run's inputs: `items` are scored; `pool` is the whole data set (few-shot exemplars, training folds);
     `params` the system's options, an object of the class its registry row names (typed attributes);
-    `settings` every typed value, a served model's settings among them; `models` the run's ModelPool (models
+    `settings` the served model's typed settings (`--model-args`); `models` the run's ModelPool (models
     shared by the tasks of one call, and the ones the caller provided), through which every model is loaded."""
 
     options: RunOptions

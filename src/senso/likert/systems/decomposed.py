@@ -117,7 +117,7 @@ class Decomposed(Configurable):
                      load_embedder: EmbedderLoader | None = None) -> "Decomposed":
         """From `--embedder` and the values of RIDGE_PARAMS (`features`, `kind`: the context part's)."""
         values = RIDGE_PARAMS.resolve(options or {}, f"--system {'decomposed' if context else 'lexical-prior'}")
-        return cls(embedder=embedder or DEFAULT_EMBEDDER, features=values["features"], kind=values["kind"],
+        return cls(embedder=embedder or DEFAULT_EMBEDDER, **RidgeOptions.from_values(values).get_params(),
                    cache=cache, seed=seed, context=context, load_embedder=load_embedder)
 
     def _prior(self) -> LexicalPrior:

@@ -22,7 +22,6 @@ package version, the embedder fingerprint and every setting, so it is computed o
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import importlib.metadata as md
 import json
@@ -35,7 +34,9 @@ import numpy as np
 
 from senso.backends.specs import DEFAULT_EMBEDDER
 from senso.core.cache import ResponseCache
+from senso.core.csvfile import read_records
 from senso.core.errors import SensoError
+from senso.core.fingerprint import file_sha256
 from senso.core.records import write_json_atomically
 from senso.core.paths import cache_dir
 from senso.core.stats import Estimate, bootstrap_estimate, pearson
@@ -73,14 +74,13 @@ def load_norms(path: str | Path | None = None, column: str = NORMS_COLUMN) -> No
     """Single-word rows of the norms CSV (`Word` + `column`, blank ratings skipped); default: the package's file."""
     path = Path(path) if path is not None else _norms_file()
     try:
-        raw = path.read_bytes()
+        header, rows = read_records(path)
     except OSError as exc:
         raise SensoError(f"cannot read the norms file {path}: {exc}") from None
-    reader = csv.DictReader(raw.decode("utf-8-sig").splitlines())
-    if "Word" not in (reader.fieldnames or []) or column not in (reader.fieldnames or []):
-        raise SensoError(f"{path}: the norms file needs columns Word and {column}; found {reader.fieldnames}")
+    if "Word" not in header or column not in header:
+        raise SensoError(f"{path}: the norms file needs columns Word and {column}; found {header}")
     words, ratings = [], []
-    for row_no, row in enumerate(reader, start=1):
+    for row_no, row in enumerate(rows, start=1):
         word, value = (row["Word"] or "").strip(), (row[column] or "").strip()
         if not value or not word or " " in word:
             continue
@@ -99,7 +99,7 @@ def load_norms(path: str | Path | None = None, column: str = NORMS_COLUMN) -> No
     except (md.PackageNotFoundError, SensoError):
         version = "file"
     source = {"package": NORMS_PACKAGE, "package_version": version, "file": path.name, "column": column,
-              "sha256": hashlib.sha256(raw).hexdigest(), "n_single_words": len(words), "citation": NORMS_CITATION}
+              "sha256": file_sha256(path), "n_single_words": len(words), "citation": NORMS_CITATION}
     return Norms(words=tuple(words), ratings=np.asarray(ratings, dtype=np.float64), source=source)
 
 

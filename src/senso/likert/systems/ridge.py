@@ -187,9 +187,9 @@ class EmbeddingRidge(Configurable):
                      cache: ResponseCache | None = None, seed: int = 0,
                      load_embedder: EmbedderLoader | None = None) -> "EmbeddingRidge":
         """Build from `--embedder` and the values of RIDGE_PARAMS (`features`, `kind`; text or typed)."""
-        values = RIDGE_PARAMS.resolve(options or {}, "--system embedding-ridge")
-        return cls(embedder=embedder or DEFAULT_EMBEDDER, features=values["features"], kind=values["kind"],
-                   cache=cache, seed=seed, load_embedder=load_embedder)
+        own = RidgeOptions.from_values(RIDGE_PARAMS.resolve(options or {}, "--system embedding-ridge"))
+        return cls(embedder=embedder or DEFAULT_EMBEDDER, **own.get_params(), cache=cache, seed=seed,
+                   load_embedder=load_embedder)
 
     @property
     def embedder_fingerprint(self) -> str:
@@ -199,10 +199,6 @@ class EmbeddingRidge(Configurable):
     def task(self) -> LikertTask:
         """The task the model was fitted for."""
         return self._require_fitted().task
-
-    @property
-    def fitted_lemmas(self) -> frozenset[str]:
-        return frozenset(self._fitted.lemmas) if self._fitted else frozenset()
 
     def describe(self) -> dict[str, Any]:
         data: dict[str, Any] = {

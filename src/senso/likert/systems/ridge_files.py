@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from senso.core.csvfile import read_rows
 from senso.core.errors import DataError, SensoError
 from senso.core.cache import ResponseCache
 from senso.core.output import atomic_file, check_output_file
@@ -110,10 +111,8 @@ class PredictReport:
 
 def _read_rows(path: Path, delimiter: str) -> tuple[list[str], list[list[str]]]:
     """Header and data rows as csv.DictReader sees them (entirely empty lines skipped), so row k is item k."""
-    with path.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.reader(fh, delimiter=delimiter)
-        header = next(reader, [])
-        return header, [row for row in reader if row != []]
+    rows = [row for row in read_rows(path, delimiter) if row != []]
+    return (rows[0], rows[1:]) if rows else ([], [])
 
 
 def predict_csv(model_path: str | Path, csv_path: str | Path, out: str | Path,

@@ -37,6 +37,7 @@ from typing import Any, Sequence
 
 from senso.core.errors import SensoError
 from senso.core.evaluation import describe_user_system, user_system_name
+from senso.core.options import python_value
 from senso.likert.items import LikertItem
 from senso.likert.systems.context import LikertRunContext, SystemOutput
 from senso.likert.task import LikertPrediction, LikertTask
@@ -89,8 +90,7 @@ def to_likert_prediction(item: LikertItem, answer: Any, task: LikertTask, clip: 
     """One answer of a user system as a LikertPrediction (see the module docstring for what it may be)."""
     if isinstance(answer, LikertPrediction):
         return answer
-    if not isinstance(answer, Real) and callable(getattr(answer, "tolist", None)):  # a numpy array or tensor
-        answer = answer.tolist()
+    answer = python_value(answer)  # a numpy number or array as Python's
     if isinstance(answer, Real) and not isinstance(answer, bool):
         return _from_score(item, float(answer), task, clip)
     if isinstance(answer, Sequence) and not isinstance(answer, str):
