@@ -8,8 +8,11 @@ agreement.
 
     PYTHONPATH=src python benchmarks/abricot_speed.py --data-dir ../shared/data
 
-`--baseline N` also times the plain path (one pass per continuation, no prefix reuse) on the first
-N items, to measure the speed-up rather than infer it from token counts.
+Beside each protocol and task it times, in the same process, the row-by-row path (`batch_rows=False`:
+every row alone, unpadded, as before rows ran in fixed-shape passes) on the same items, and gives the
+ratio and the largest log-likelihood difference; `--no-rows-alone` leaves it out. `--baseline N` also
+times the plain path (one pass per continuation, no prefix reuse) on the first N items, to measure the
+speed-up rather than infer it from token counts.
 
     PYTHONPATH=src python benchmarks/abricot_speed.py --smoke    # seconds: a tiny random LM, 2 items, baseline 2, 1 thread
 
@@ -51,8 +54,18 @@ def speed_line(lm, protocol: str, task_name: str, prompts, scores, seconds: floa
             same += argmax_choice(got) == argmax_choice(expected)
         mad, worst, agree = f"{sum(diffs) / len(diffs):.2e}", f"{max(diffs):.2e}", f"{same}/{len(prompts)}"
     return (f"{protocol:9} {task_name:12} {len(prompts):>5} {seconds:>8.1f} {len(prompts) / seconds:>8.2f} "
-            f"{lm.tokens_computed:>9} {lm.tokens_in_prompts:>10} "
+            f"{lm.tokens_computed:>9} {lm.tokens_padding:>7} {lm.tokens_in_prompts:>10} "
             f"{lm.tokens_computed / lm.tokens_in_prompts:>6.3f} {lm.forward_calls:>6} {mad:>15} {worst:>9} {agree:>8}")
+
+
+def rows_alone_line(lm, prompts, scores, seconds: float, batch_size: int) -> str:
+    """The row-by-row path (every row alone, unpadded) timed on the same prompts as the fixed-shape passes."""
+    lm.batch_rows = False
+    alone_scores, alone_s = timed(lm, prompts, batch_size)
+    lm.batch_rows = True
+    gap = max(abs(a - b) for x, y in zip(alone_scores, scores) for a, b in zip(x, y))
+    return (f"  rows alone on {len(prompts)} items: {alone_s:.1f} s, {len(prompts) / alone_s:.2f} items/s "
+            f"(fixed-shape passes x{alone_s / seconds:.2f}); max |difference| {gap:.1e}")
 
 
 def baseline_line(lm, subset, batch_size: int) -> str:
@@ -79,6 +92,8 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
     parser.add_argument("--baseline", type=int, default=0, help="also time the plain path on the first N items")
+    parser.add_argument("--no-rows-alone", dest="rows_alone", action="store_false",
+                        help="do not time the row-by-row path beside each protocol and task")
     add_smoke_option(parser)
     args = smoke(parser.parse_args(), model=tiny_lm_spec, limit=2, baseline=2, threads=1)
 
@@ -94,7 +109,7 @@ def main() -> None:
     print(f"model {lm.spec} ({lm.describe()['path']}), {args.dtype} on {args.device}, torch threads "
           f"{torch.get_num_threads()}, batch size {args.batch_size}, response cache off; loaded in {load_s:.1f} s")
 
-    header = (f"{'protocol':9} {'task':12} {'items':>5} {'seconds':>8} {'items/s':>8} {'computed':>9} "
+    header = (f"{'protocol':9} {'task':12} {'items':>5} {'seconds':>8} {'items/s':>8} {'computed':>9} {'padding':>7} "
               f"{'in prompts':>10} {'ratio':>6} {'passes':>6} {'MAD vs lm-eval':>15} {'max diff':>9} {'argmax':>8}")
     lines = []
     for protocol in args.protocols:
@@ -105,6 +120,9 @@ def main() -> None:
             scores, seconds = timed(lm, prompts, args.batch_size)
             lines.append(speed_line(lm, protocol, task_name, prompts, scores, seconds, reference))
             print(lines[-1], flush=True)
+            if args.rows_alone:
+                lines.append(rows_alone_line(lm, prompts, scores, seconds, args.batch_size))
+                print(lines[-1], flush=True)
             if args.baseline:
                 lines.append(baseline_line(lm, prompts[: args.baseline], args.batch_size))
                 print(lines[-1], flush=True)

@@ -54,6 +54,7 @@ SMOKES = {
     "abricot_ridge.py": Smoke((rf"^n = \d+ items, {ABRICOT_LEMMAS} lemmas", r"^abricot-inc\n  r\(label, gold label\) \[official\] +-?\d",
                                r"^time, both tasks: cold ")),
     "abricot_speed.py": Smoke((r"^paper +abricot-inc +2 .* \d/2$", r"^  plain path on 2 items: .* max \|difference\|",
+                               r"^  rows alone on 2 items: .* \(fixed-shape passes x\d+\.\d\d\); max \|difference\|",
                                r"^protocol +task +items")),
     "abricot_travel.py": Smoke((r"^lexical prior: English held-out r = ", r"^\| decomposed \| -?\d",
                                 r"^senso fit abricot-abs \(no --system\) chooses ")),

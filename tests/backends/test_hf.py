@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from senso.backends.hf import HFCausalLM
+from senso.backends.hf import BUCKET_STEP, PASS_ROWS, HFCausalLM, bucket_length
 from senso.core.errors import SensoError
 from senso.backends.cached import with_cache
 from senso.core.cache import ResponseCache
@@ -124,8 +124,9 @@ def test_fast_path_equals_full_path_with_fewer_passes(tiny_model_dir):
     fast = HFCausalLM(tiny_model_dir, reuse_prefix=False)
     full = HFCausalLM(tiny_model_dir, reuse_prefix=False, merge_continuations=False)
     assert_close(fast.loglikelihood_choices(prompts, batch_size=1), full.loglikelihood_choices(prompts, batch_size=1))
-    assert fast.forward_calls == len(prompts)
-    assert full.forward_calls == 5 * len(prompts)
+    # rows without a shared prefix run PASS_ROWS at a time: merged, a tenth as many rows run
+    assert len(prompts) / PASS_ROWS <= fast.forward_calls < full.forward_calls
+    assert full.forward_calls >= 5 * len(prompts) / PASS_ROWS
     assert fast.tokens_in_prompts == full.tokens_in_prompts
     assert fast.tokens_computed * 5 == full.tokens_computed == full.tokens_in_prompts
 
@@ -182,6 +183,68 @@ def test_a_rows_scores_do_not_depend_on_which_rows_share_its_call(tiny_model_dir
     rest = with_cache(HFCausalLM(tiny_model_dir), ResponseCache(tmp_path / "cache.sqlite"))
     assert rest.loglikelihood_choices(prompts, batch_size=8) == expected
     assert 0 < rest.tokens_computed < half.tokens_computed + rest.tokens_computed
+
+
+def prompt_of_length(lm: HFCausalLM, lead: str, n_tokens: int, digit: str = "1") -> FreePrompt:
+    """A prompt of one model input (its continuations differ in the last token only) of `n_tokens` tokens:
+    the tokenizer keeps digits apart, so each digit after `lead` adds one."""
+    def prompt(n_digits: int) -> FreePrompt:
+        return FreePrompt(f"{lead}\n" + digit * n_digits, (" 5", " 2", " 3"))
+
+    def length(p: FreePrompt) -> int:
+        return len(lm.tokenizer.encode(p.context + p.continuations[0], add_special_tokens=lm.add_bos_token)) - 1
+
+    result = prompt(n_tokens - length(prompt(0)))
+    assert length(result) == n_tokens
+    return result
+
+
+def test_a_row_scores_the_same_whichever_rows_share_its_pass(tiny_model_dir):
+    lm = HFCausalLM(tiny_model_dir)
+    width = bucket_length(3 * BUCKET_STEP, lm.max_length)
+    target = prompt_of_length(lm, "Il cane", width - 5)
+    mates_a = [prompt_of_length(lm, "Il gatto", width - k % 4, digit=str(k + 2)) for k in range(PASS_ROWS - 1)]
+    mates_b = [prompt_of_length(lm, "Rispondi", width - 9 + k, digit="3") for k in range(2)]
+    assert bucket_length(width - 9, lm.max_length) == width  # all in the target's bucket
+    alone = lm.loglikelihood_choices([target])[0]
+    lm.reset_counters()
+    in_a = lm.loglikelihood_choices(mates_a[:3] + [target] + mates_a[3:], batch_size=1)
+    assert lm.forward_calls == 1  # one full pass: each row's batch-mates were the others
+    in_b = lm.loglikelihood_choices([*mates_b, target], batch_size=8)
+    assert in_a[3] == in_b[-1] == alone
+    assert in_a[0] != in_b[0]  # the mates differ, and so do their scores
+
+
+def test_rows_either_side_of_a_bucket_edge(tiny_model_dir):
+    """Rows padded to the next width and rows that fill theirs exactly score as when run one per call, and as lm-eval."""
+    lm = HFCausalLM(tiny_model_dir)
+    edge = bucket_length(2 * BUCKET_STEP, lm.max_length)
+    prompts = [prompt_of_length(lm, "Il cane", edge + shift) for shift in (-1, 0, 1, 2)]
+    widths = [bucket_length(edge + shift, lm.max_length) for shift in (-1, 0, 1, 2)]
+    assert widths[0] == widths[1] == edge < widths[2] == widths[3]
+    together = lm.loglikelihood_choices(prompts)
+    assert [lm.loglikelihood_choices([p])[0] for p in prompts] == together
+    assert lm.loglikelihood_choices(prompts[::-1], batch_size=1)[::-1] == together
+    assert_close(together, naive_lmeval_loglikelihoods(tiny_model_dir, prompts))
+
+
+def test_rows_alone_score_as_fixed_shape_passes_under_their_own_cache_keys(tiny_model_dir):
+    prompts = likert_prompts() + free_prompts()
+    passes = HFCausalLM(tiny_model_dir, reuse_prefix=False)
+    alone = HFCausalLM(tiny_model_dir, reuse_prefix=False, batch_rows=False)
+    assert_close(passes.loglikelihood_choices(prompts), alone.loglikelihood_choices(prompts))
+    assert alone.tokens_computed == passes.tokens_computed and alone.tokens_padding == 0 < passes.tokens_padding
+    assert alone.forward_calls > passes.forward_calls
+    assert not set(passes.loglikelihood_keys(prompts)) & set(alone.loglikelihood_keys(prompts))
+
+
+def test_bucket_widths_hold_the_row_and_grow_by_about_an_eighth():
+    widths = [bucket_length(n, 4096) for n in range(1, 3000)]
+    assert all(w >= n and w % BUCKET_STEP == 0 for n, w in enumerate(widths, start=1))
+    rungs = sorted(set(widths))
+    assert rungs[:3] == [BUCKET_STEP, 2 * BUCKET_STEP, 3 * BUCKET_STEP]
+    assert all(b - a <= max(BUCKET_STEP, a / 8) for a, b in zip(rungs, rungs[1:]))
+    assert bucket_length(5000, 2048) == 2048
 
 
 def test_cache_hit_recomputes_nothing(tiny_model_dir, tmp_path):

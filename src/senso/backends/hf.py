@@ -17,11 +17,15 @@ How they are computed is faster, never different (up to float rounding):
   by every prompt whose token ids start with it; only the rest of each prompt runs. Distinct prefixes
   that begin alike (exemplar sets that differ in one exemplar) compute their common tokens once.
   A row reads the prefix cache through views, never copies of it.
-- Each row runs alone, unpadded, the LM head in blocks of fixed shape, and each shared prefix in blocks at
-  fixed token offsets: a pass's float32 sums follow its shape, so a row's log-likelihoods are a function
-  of that row alone, to the last bit, whatever the batch size and whichever other rows share the call (a
-  run reading part of its items from the response cache, or resumed, gives the numbers of a full
-  recomputation). `batch_size` rows are scored between two `on_batch` calls.
+- Every forward pass has a shape that follows from its rows alone, never from which rows share it: a pass's
+  float32 sums follow its shape, so a row's log-likelihoods are then a function of that row alone, to the last
+  bit, whatever the batch size and whichever other rows share the call (a run reading part of its items from
+  the response cache, or resumed, gives the numbers of a full recomputation). Rows without a shared prefix
+  run `PASS_ROWS` at a time, each padded on the right to its length's bucket (`bucket_length`: a fixed
+  ladder of widths), a short pass filled with rows of padding tokens; the causal mask already gives a real
+  position's attention exactly zero weight on the padding after it. A row that reads a shared prefix's cache
+  runs alone, unpadded; each shared prefix in blocks at fixed token offsets; the LM head in blocks of fixed
+  shape. Results reach `on_batch` once at least `batch_size` rows are scored since its last call.
 - The model only computes. Behind `senso.backends.cached.Cached` (what `load_model` gives unless
   `--no-cache`) results are stored after every batch, keyed by the model fingerprint, dtype and exact
   token ids (`loglikelihood_keys`): a rerun, or a run killed midway, recomputes nothing that was finished.
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Protocol, Sequence
@@ -48,9 +53,13 @@ CHECKS_MEMO = "lm_head_checks.json"  # in the cache folder: the LM-head check's 
 WEIGHTS_MEMO = "weights_fingerprints.json"  # in the cache folder: a checkpoint's weights hash per (files, dtype)
 PREFIX_BLOCK = 128  # tokens per pass when a shared prefix's cache is computed
 HEAD_ROWS = 8  # positions per pass of the LM head (a fixed shape: see `_score_rows`)
-# How a row is computed, in its cache key: values stored by the former batched, padded computation differ
-# from a row computed alone by about 1e-6, so they are not served to this one.
-SCORING = "rows-alone"
+PASS_ROWS = 8  # rows per forward pass of prompts without a shared prefix (a fixed shape: see `_passes`)
+BUCKET_STEP = 16  # the padded widths of those rows: multiples of this many tokens...
+BUCKET_GROWTH = 8  # ...that grow by at most 1/BUCKET_GROWTH of the width beyond the first steps (`bucket_length`)
+# How a row is computed, in its cache key: values stored by an earlier computation (padded to its batch's
+# longest row, or every row alone) may differ in the last bits, so they are not served to this one.
+SCORING = "fixed-shape-passes"
+ROWS_ALONE = "rows-alone"  # that of `batch_rows=False`: every row alone, unpadded
 HEAD_CHECK_VERSION = "head-check-1"  # part of that record's key: bump when `_check_manual_head` changes
 _DEFAULT_MAX_LENGTH = 2048  # lm-eval's fallback when neither config nor tokenizer says
 
@@ -97,6 +106,16 @@ def _common_prefix_len(a: Sequence[int], b: Sequence[int]) -> int:
     return n
 
 
+def bucket_length(n_tokens: int, limit: int) -> int:
+    """The padded width of a row of `n_tokens` tokens that runs with others: the first rung of a fixed ladder that
+    holds it (multiples of BUCKET_STEP, each rung wider than the one below by BUCKET_STEP or at most
+    1/BUCKET_GROWTH of it), at most `limit`."""
+    width = BUCKET_STEP
+    while width < n_tokens:
+        width += BUCKET_STEP * max(1, width // (BUCKET_STEP * BUCKET_GROWTH))
+    return min(width, limit)
+
+
 def _share_cache(cache, batch: int):
     """A copy of a key/value cache whose tensors are views of `cache`'s, expanded to `batch` rows.
 
@@ -115,8 +134,9 @@ def _share_cache(cache, batch: int):
 class HFCausalLM:
     """A transformers causal LM (hub name or local folder) that scores continuations like lm-eval.
 
-    `reuse_prefix` and `merge_continuations` exist to measure and test the speed-ups; the numbers
-    are the same either way.
+    `reuse_prefix`, `merge_continuations` and `batch_rows` exist to measure and test the speed-ups; the numbers
+    are the same either way (up to float rounding). `batch_rows=False` runs every row alone, unpadded: the
+    earlier computation, with its own response-cache entries.
     """
 
     CACHED = {"loglikelihood_choices": CachedMethod(CACHE_NAMESPACE, keys="loglikelihood_keys", streams=True)}
@@ -124,7 +144,8 @@ class HFCausalLM:
     def __init__(self, name_or_path: str | Path, dtype: str = "float32", device: str = "cpu",
                  chat_template: bool = False, *, spec: str | None = None,
                  add_bos_token: bool | None = None, max_length: int | None = None,
-                 reuse_prefix: bool = True, merge_continuations: bool = True, fast_tokenizer: bool = False):
+                 reuse_prefix: bool = True, merge_continuations: bool = True, fast_tokenizer: bool = False,
+                 batch_rows: bool = True):
         """`fast_tokenizer`: read the folder's tokenizer.json with `tokenizers` itself (`FastTokenizer`), not
         transformers' tokenizer class: for checkpoints whose ids are checked after loading (the default model)."""
         from senso.backends.torchvision_compat import ensure_torchvision_importable
@@ -161,6 +182,7 @@ class HFCausalLM:
             raise SensoError(f"cannot put model {spec} on device {device!r}: {exc}") from exc
         self._setup(model, tokenizer, name_or_path, is_local, spec, chat_template, add_bos_token, max_length,
                     reuse_prefix, merge_continuations)
+        self.batch_rows = batch_rows
 
     @classmethod
     def from_objects(cls, model, tokenizer, *, spec: str | None = None, chat_template: bool = False,
@@ -189,6 +211,7 @@ class HFCausalLM:
         self.name_or_path, self.is_local, self.spec = name_or_path, is_local, spec
         self.reuse_prefix = reuse_prefix
         self.merge_continuations = merge_continuations
+        self.batch_rows = True
         self.prefix_block = PREFIX_BLOCK
         self.transformers_version = transformers.__version__
         self.model.eval()
@@ -259,7 +282,7 @@ class HFCausalLM:
         }
 
     def reset_counters(self) -> None:
-        self.tokens_in_prompts = self.tokens_computed = self.forward_calls = 0
+        self.tokens_in_prompts = self.tokens_computed = self.tokens_padding = self.forward_calls = 0
 
     def _config_max_length(self) -> int:
         for attr in ("n_positions", "max_position_embeddings", "n_ctx"):
@@ -416,15 +439,13 @@ class HFCausalLM:
             yield prefix, self._extend(list(prefix), start, base) if start < len(prefix) else base
 
     def _score_rows(self, rows: list[_Row], prefix_cache) -> list[list[tuple[int, float]]]:
-        """(choice, log-likelihood) for each target of each row; all rows share `prefix_cache` (or none).
+        """(choice, log-likelihood) for each target of each row of one call (`_passes`).
 
-        Each row runs alone, unpadded, and the LM head in blocks of HEAD_ROWS positions: a pass's float32 sums
-        follow its shape (batch rows, padded width), so a row batched with others would score differently by
-        which others share its call (e.g. a run reading some items from the response cache), by a few 1e-7.
-        The head's weights are read once per block, not once per row.
+        The LM head runs in blocks of HEAD_ROWS positions (a short block padded with zeros): its weights are
+        read once per block, and a position's logits do not depend on which others share its block.
         """
         torch = self.torch
-        scored = [self._scored_positions(row, prefix_cache) for row in rows]
+        scored = self._scored_positions(rows, prefix_cache)
         if self._manual_head:
             hidden = torch.cat(scored)
             blocks = []
@@ -442,23 +463,53 @@ class HFCausalLM:
                             for choice, targets in row.targets])
         return results
 
-    def _scored_positions(self, row: _Row, prefix_cache):
-        """The hidden states (with the manual head) or logits of `row`'s scored positions, from one pass of it alone."""
+    def _scored_positions(self, rows: list[_Row], prefix_cache) -> list:
+        """The hidden states (with the manual head) or logits of each row's scored positions: one pass of PASS_ROWS
+        rows of their bucket's width (`_passes` puts rows of one bucket together), or, after a prefix's cache (or
+        with `batch_rows` off), one pass per row, unpadded."""
+        if rows[0].prefix_len or not self.batch_rows:
+            return [self._run_pass([row], prefix_cache, 1, len(row.tokens) - row.prefix_len)[0] for row in rows]
+        return self._run_pass(rows, None, PASS_ROWS, bucket_length(len(rows[0].tokens), self.max_length))
+
+    def _run_pass(self, rows: list[_Row], prefix_cache, n_rows: int, width: int) -> list:
+        """One forward pass of `rows` right-padded into an (n_rows, width) input; each row's scored positions."""
         torch = self.torch
-        suffix = row.tokens[row.prefix_len:]
-        input_ids = torch.tensor([suffix], dtype=torch.long, device=self.device)
+        suffixes = [row.tokens[row.prefix_len:] for row in rows]
+        input_ids = torch.full((n_rows, width), self.pad_token_id, dtype=torch.long)
+        for i, suffix in enumerate(suffixes):
+            input_ids[i, : len(suffix)] = torch.tensor(suffix, dtype=torch.long)
+        input_ids = input_ids.to(self.device)
         kwargs: dict = {"use_cache": False}
         if prefix_cache is not None:
-            kwargs = {"use_cache": True, self._cache_kwarg: _share_cache(prefix_cache, 1)}
+            kwargs = {"use_cache": True, self._cache_kwarg: _share_cache(prefix_cache, n_rows)}
         self.forward_calls += 1
-        self.tokens_computed += len(suffix)
+        self.tokens_computed += sum(len(suffix) for suffix in suffixes)
+        self.tokens_padding += n_rows * width - sum(len(suffix) for suffix in suffixes)
         if self._manual_head:
-            return self._base(input_ids=input_ids, **kwargs).last_hidden_state[0, -row.n_scored:]
-        return self.model(input_ids=input_ids, **kwargs).logits[0, -row.n_scored:]
+            out = self._base(input_ids=input_ids, **kwargs).last_hidden_state
+        else:
+            out = self.model(input_ids=input_ids, **kwargs).logits
+        return [out[i, len(suffix) - row.n_scored: len(suffix)] for i, (row, suffix) in enumerate(zip(rows, suffixes))]
+
+    def _passes(self, groups: dict[tuple[int, ...], list[_Row]]) -> Iterator[tuple[list[_Row], object]]:
+        """(rows, prefix cache or None) of each call of `_score_rows`, in an order that depends on the rows alone:
+        rows without a shared prefix up to PASS_ROWS at a time, each call one pass of one bucket width; then the
+        rows that read each prefix's cache, up to PASS_ROWS a call (one pass each, the LM head shared)."""
+        def order(row: _Row) -> tuple:
+            return bucket_length(len(row.tokens), self.max_length), row.tokens
+
+        plain = sorted(groups.get((), []), key=order)
+        for _, same_width in itertools.groupby(plain, key=lambda row: order(row)[0]):
+            rows = list(same_width)
+            yield from ((rows[i: i + PASS_ROWS], None) for i in range(0, len(rows), PASS_ROWS))
+        for prefix, prefix_cache in self._prefix_caches([p for p in groups if p]):
+            rows = sorted(groups[prefix], key=order)
+            yield from ((rows[i: i + PASS_ROWS], prefix_cache) for i in range(0, len(rows), PASS_ROWS))
 
     # ----------------------------------------------------------------- the public scorer
     def _item_key(self, context_enc: list[int], continuation_encs: list[list[int]]) -> str:
-        return cache_key(self.fingerprint, self.dtype, SCORING, context_enc, continuation_encs)
+        scoring = SCORING if self.batch_rows else ROWS_ALONE
+        return cache_key(self.fingerprint, self.dtype, scoring, context_enc, continuation_encs)
 
     def loglikelihood_keys(self, prompts: Sequence[LikelihoodPrompt], batch_size: int = DEFAULT_BATCH_SIZE) -> list[str]:
         """The response-cache key of each prompt's request (fingerprint, dtype, exact token ids)."""
@@ -473,8 +524,9 @@ class HFCausalLM:
                               on_batch: Callable[[dict[int, list[float]]], None] | None = None) -> list[list[float]]:
         """For each prompt, the total log-likelihood of each of its continuations after its context.
 
-        After each batch, `on_batch({index in prompts: log-likelihoods})` gets the prompts it finished (the
-        cache wrapper stores them there) and `progress(n)` their number.
+        Once at least `batch_size` rows are scored since its last call (and at the end),
+        `on_batch({index in prompts: log-likelihoods})` gets the prompts they finished (the cache wrapper stores
+        them there) and `progress(n)` their number.
         """
         check_batch_size(batch_size)
         torch = self.torch
@@ -506,30 +558,28 @@ class HFCausalLM:
             for row in rows:
                 groups.setdefault(tuple(row.tokens[: row.prefix_len]), []).append(row)
 
-        def batches():
-            """(rows, prefix cache) for each batch: rows that share a prefix, longest first."""
-            for rows in groups.values():
-                rows.sort(key=lambda r: (-len(r.tokens), r.tokens))
-            if () in groups:
-                yield from ((groups[()][i: i + batch_size], None) for i in range(0, len(groups[()]), batch_size))
-            for prefix, prefix_cache in self._prefix_caches([p for p in groups if p]):
-                rows = groups[prefix]
-                yield from ((rows[i: i + batch_size], prefix_cache) for i in range(0, len(rows), batch_size))
+        def hand_on(finished: dict[str, list[float]]) -> None:
+            results.update(finished)
+            done = {i: finished[key] for key in finished for i in indices[key]}
+            if on_batch is not None and done:
+                on_batch(done)
+            if progress is not None and done:
+                progress(len(done))
 
+        finished: dict[str, list[float]] = {}
+        rows_scored = 0
         with torch.inference_mode():
-            for chunk, prefix_cache in batches():
-                finished: dict[str, list[float]] = {}
-                for row, scored in zip(chunk, self._score_rows(chunk, prefix_cache)):
+            for rows, prefix_cache in self._passes(groups):
+                for row, scored in zip(rows, self._score_rows(rows, prefix_cache)):
                     item = pending_items[row.item]
                     for choice, value in scored:
                         item.scores[choice] = value
                     item.rows_left -= 1
                     if item.rows_left == 0:
                         finished[item.key] = [float(s) for s in item.scores]
-                results.update(finished)
-                done = {i: finished[key] for key in finished for i in indices[key]}
-                if on_batch is not None and done:
-                    on_batch(done)
-                if progress is not None and done:
-                    progress(len(done))
+                rows_scored += len(rows)
+                if rows_scored >= batch_size:
+                    hand_on(finished)
+                    finished, rows_scored = {}, 0
+        hand_on(finished)
         return [list(results[item.key]) for item in items]
