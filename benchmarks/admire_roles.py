@@ -131,7 +131,7 @@ def main() -> None:
     if args.run:
         return report_runs(args.run)
 
-    from senso.admire.data import load_subtask_a
+    from senso.admire.systems.fitting import admire_a_items
     from senso.admire.systems.pipeline import build_builder
     from senso.admire.systems.registry import SYSTEMS, system_context
     from senso.admire.systems.roles import assign_roles, rule_marginals
@@ -139,7 +139,7 @@ def main() -> None:
     from senso.catalog import RunOptions
 
     options = RunOptions(task="admire-a", data_dir=Path(args.data_dir))
-    items = [i for split in args.split.split("+") for i in load_subtask_a(options.data_dir, "en", split)]
+    items = [i for split in args.split.split("+") for i in admire_a_items("en", split, options.data_dir)[0]]
     context = system_context(SYSTEMS["a"]["sense-pipeline"], options, ResponseCache())
     rows = []
     for spec in args.rule_embedders.split(","):

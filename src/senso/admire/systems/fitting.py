@@ -63,7 +63,7 @@ class TrainingRows:
 def shipped_training(data_dir: Path | None) -> TrainingRows:
     """AdMIRe 1's EN train+dev: what fitted parts learn from in a run whose task has no training rows of its own
     (admire-b, admire-sense)."""
-    items, paths = _admire_a_items("en", "train+dev", data_dir)
+    items, paths = admire_a_items("en", "train+dev", data_dir)
     return TrainingRows.of(items, paths, "en train+dev")
 
 
@@ -146,7 +146,9 @@ def cv_overlaps(items: Sequence[AdmireAItem], answers: Sequence[Any], rows: Trai
     return [item_overlap(item, indexes[answer.extra["cv_fold"]]) for item, answer in zip(items, answers)]
 
 
-def _admire_a_items(lang: str, split: str, data_dir: Path | None) -> tuple[list[Any], list[Path]]:
+def admire_a_items(lang: str, split: str, data_dir: Path | None) -> tuple[list[Any], list[Path]]:
+    """AdMIRe 1 Subtask A items of `split` (splits joined by +) in `lang`, read through the shipped task file, and
+    the files read."""
     from senso.admire.rankdata import split_items
     from senso.admire.rankfile import shipped_task
 
@@ -162,7 +164,7 @@ def overlap_sides(subtask: str, train: str, eval_split: str, lang: str, data_dir
     from senso.admire.task import TASKS, check_splits
 
     if subtask == "a":
-        load = lambda split: _admire_a_items(lang, split, data_dir)[0]  # noqa: E731
+        load = lambda split: admire_a_items(lang, split, data_dir)[0]  # noqa: E731
     else:
         task = TASKS["admire-b"]
         load = lambda split: [i for s in check_splits(task, lang, split) for i in load_subtask_b(data_dir, lang, s)]  # noqa: E731
@@ -185,7 +187,7 @@ def fit_to_file(options: Any, cache: Any, out_path: Path, models: Any = None) ->
     row = get_system(TASKS["admire-a"], options.system or "fitted-pipeline")
     params = check_system(row, options)
     check_output_file(out_path, "-o")  # before the fit
-    items, paths = _admire_a_items(options.lang, options.split, options.data_dir)
+    items, paths = admire_a_items(options.lang, options.split, options.data_dir)
     rows = TrainingRows.of(items, paths, f"{options.lang} {options.split}")
     system = row.build(system_context(row, options, cache, models, params, training=rows))
     if not is_fittable(system):

@@ -4,7 +4,7 @@ the first few items of each split). Each run's samples.jsonl, submission file an
 unseen-items headline, placement) are saved under OUT/<config>/<split>/; `--compare REF` compares OUT with an
 earlier OUT (floats within 1e-6) and exits 1 on any difference.
 
-    python benchmarks/ranking_parity.py --out /tmp/after [--only random,caption-similarity] [--compare /tmp/before]
+    python scripts/ranking_parity.py --out /tmp/after [--only random,caption-similarity] [--compare /tmp/before]
 
 A run that fails (a model that is not installed) records its error message; the same message both sides is parity.
 """
