@@ -80,6 +80,11 @@ def ranking_task(options: RunOptions) -> RankingTask:
     return load_ranking_task(options.task)
 
 
+def _run_name(task: RankingTask, options: RunOptions) -> str:
+    """What the user ran: a shipped task's name (admire-a), else the task file's `name`."""
+    return options.task if options.task in SHIPPED else task.name
+
+
 def _chosen(task: RankingTask, options: RunOptions) -> tuple[list[DataFile], list[str], str]:
     """The `[[data]]` files of --lang and --split, the languages and the split text."""
     default = task.default_split or ("test" if "test" in task.splits else task.splits[0])
@@ -130,7 +135,7 @@ def _check_row(task: RankingTask, row: AdmireSystem, options: RunOptions,
 
 def check_options(options: RunOptions, system_object: Any = None) -> Checked:
     task = ranking_task(options)
-    options.check_family("admire", options.task if options.task in SHIPPED else task.name)
+    options.check_family("admire", _run_name(task, options))
     check_gold_file(options)
     entries, languages, split = _chosen(task, options)
     if options.gold is not None and len(entries) > 1:
@@ -233,7 +238,7 @@ def prepare(options: RunOptions, context: RunContext) -> "RankingPlan":
               "ranking_entries": [d.index for d in checked.entries],
               "system_options": system_params(row, options).to_json(params),
               "system_description": system.describe()}
-    return RankingPlan(task=options.task if options.task in SHIPPED else task.name, system=row.name, items=items,
+    return RankingPlan(task=_run_name(task, options), system=row.name, items=items,
                        data_files=paths, config=config, warnings=[*checked.warnings, *data_warnings], ranking=task,
                        entries=checked.entries, languages=checked.languages, predictor=system, options=options,
                        notes=[*gold_notes, *notes], choice=choice.record if choice is not None else None,
