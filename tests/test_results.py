@@ -103,13 +103,21 @@ def test_p_values_below_the_printed_precision_say_so():
     assert [format_p(p) for p in (0.0001, 0.001, 0.0456, None)] == ["< 0.001", "0.001", "0.046", "-"]
 
 
+def test_one_result_type_and_free_functions_for_what_needs_upper_layers(likert_pair):
+    from senso.core.evaluation import EvalResult
+
+    assert type(likert_pair[0]) is EvalResult is senso.EvalResult
+    assert not hasattr(senso, "Result") and "Result" not in senso.__all__
+    assert not any(hasattr(EvalResult, name) for name in ("report", "placement", "compare"))
+
+
 def test_report_placement_and_model_index_from_python(likert_pair, tmp_path):
     oracle = dataclasses.replace(likert_pair[0], run_dir=None)
-    page = oracle.report(tmp_path / "oracle.html")
+    page = senso.report([oracle], tmp_path / "oracle.html")
     assert page == tmp_path / "oracle.html" and "user:oracle" in page.read_text(encoding="utf-8")
     assert oracle.run_dir is None  # reporting an unsaved result leaves it unsaved
-    with pytest.raises(SensoError, match="report\\(\\) needs a path"):
-        oracle.report()
+    with pytest.raises(SensoError, match=r"senso.report needs a path: <in memory: user:oracle> has no run folder"):
+        senso.report([oracle])
     placement = senso.placement(oracle)
     assert placement.boards or placement.notes
 
@@ -122,7 +130,7 @@ class FirstListed:
 def test_compare_admire_runs_typed_and_refuses_other_items(data_dir):
     mine = senso.evaluate("admire-a", system=FirstListed(), split="dev", data_dir=data_dir, limit=10)
     chance = senso.evaluate("admire-a", system="random", split="dev", data_dir=data_dir, limit=10)
-    comparison = mine.compare(chance, n_resamples=500)
+    comparison = senso.compare(mine, chance, n_resamples=500)
     assert comparison.task == "admire-a" and comparison.n == 10 and comparison.system_b == "random"
     top1 = comparison["top1"]
     assert top1.value_a == pytest.approx(mine.metrics["top1"].value)

@@ -12,7 +12,7 @@ result = senso.evaluate("abricot-abs", limit=16)   # typed result: result.metric
 from senso.core.version import __version__
 
 _API = ("evaluate", "tasks", "systems", "default_model_path", "compare", "report", "export", "model_index",
-        "placement", "results_table", "Result")
+        "placement", "results_table")
 __all__ = [*_API, "EvalResult", "Comparison", "ModelPool", "SensoError", "__version__"]
 
 

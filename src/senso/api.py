@@ -34,7 +34,7 @@ from senso.core.options import check_choices, check_param_value, check_python_va
 from senso.core.params import OptionError, python_message
 from senso.core.task import Task
 from senso.results import (  # noqa: F401 (compare ... results_table: `senso.compare` and the others are these)
-    Result, as_result, compare, export, model_index, placement, report, results_table,
+    compare, export, model_index, placement, report, results_table,
 )
 
 task_entry = task_for  # the table's task for what a user typed (a name, or a task file's path)
@@ -121,7 +121,7 @@ def evaluate_many(jobs: Sequence[Job], *, models: Any = None, progress: bool = F
 
 def evaluate(task: str | Path | Sequence[str | Path], model: Any = None, system: Any = None, *,
              progress: bool = False, models: Any = None, model_args: Mapping[str, Any] | None = None,
-             **options: Any) -> Result | list[Result]:
+             **options: Any) -> EvalResult | list[EvalResult]:
     """Evaluate `system` (a registered name, a researcher's object, or None: the task's published protocol or
     default) on `task` and return the typed result; several tasks (a list) give one result per task, in order,
     sharing one ModelPool, every task's options checked before the first starts. `model` is a spec, a
@@ -147,7 +147,7 @@ def evaluate(task: str | Path | Sequence[str | Path], model: Any = None, system:
                                                    **options,
                                                    **({"out": Path(parent) / run_folder_name(name)} if parent else {})),
                     None if named is not None or system is None else system) for name in names]
-        results = [as_result(r) for r in evaluate_many(jobs, models=pool, progress=progress, command=command)]
+        results = evaluate_many(jobs, models=pool, progress=progress, command=command)
     except OptionError as exc:
         if not exc.unknown:
             exc.args = (python_message(str(exc), catalog.flag_names()),) + exc.args[1:]

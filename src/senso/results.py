@@ -10,7 +10,7 @@ mine = senso.evaluate("admire-a", system=MyRanker(), split="dev")
 chance = senso.evaluate("admire-a", system="random", split="dev")
 c = senso.compare(mine, chance)                 # typed paired differences: c["top1"].p_value; c.to_pandas()
 table = senso.results_table([mine, chance])     # run, task, system, metric, group, value, ci_low, ci_high, reason
-mine.report("mine.html"); senso.export([mine, chance], to="export/")
+senso.report([mine], "mine.html"); senso.export([mine, chance], to="export/")
 ```
 """
 
@@ -27,31 +27,6 @@ from senso.core.comparison import Comparison
 from senso.core.errors import SensoError
 from senso.core.evaluation import EvalResult, calibration_groups
 from senso.core.stats import Estimate
-
-
-class Result(EvalResult):
-    """An `EvalResult` that also does what the command line does with a run: `report(path)` writes its page,
-    `placement()` puts it beside the published results, `compare(other)` is `senso.compare(self, other)`."""
-
-    def report(self, path: str | Path | None = None, thumbnails: bool = True) -> Path:
-        """Its report page: `path` (default: report.html in its run folder, which must then exist)."""
-        if path is None and self.run_dir is None:
-            raise SensoError("report() needs a path (this result has no run folder: r.save(folder) or "
-                             "r.report('page.html'))")
-        return report([self], path, thumbnails=thumbnails)
-
-    def placement(self) -> Any:
-        return placement(self)
-
-    def compare(self, other: Any, **options: Any) -> Comparison:
-        return compare(self, other, **options)
-
-
-def as_result(result: EvalResult) -> Result:
-    """The same result, with the methods of `Result`."""
-    if isinstance(result, Result):
-        return result
-    return Result(record=result.record, samples=result.samples, files=result.files, run_dir=result.run_dir)
 
 
 @contextmanager
@@ -148,10 +123,15 @@ def compare(a: Any, b: Any, *, task: str | None = None, gold: str | Path | None 
 
 def report(results: Sequence[Any], path: str | Path | None = None, thumbnails: bool = True) -> Path:
     """One run's report page (default: report.html in its run folder), or a comparison page of several runs of
-    one task (then `path` is needed)."""
+    one task (then `path` is needed). A result never saved has no run folder to hold its page: give `path`."""
     from senso.reporting import write_report
 
-    with run_folders(list(results)) as folders:
+    results = list(results)
+    unsaved = [run for run in results if isinstance(run, EvalResult) and run.run_dir is None]
+    if path is None and unsaved:
+        raise SensoError(f"senso.report needs a path: {_label(unsaved[0])} has no run folder (r.save(folder) "
+                         "first, or senso.report([r], 'page.html'))")
+    with run_folders(results) as folders:
         return write_report(folders, out=path, thumbnails=thumbnails)
 
 

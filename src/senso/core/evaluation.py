@@ -114,7 +114,9 @@ def calibration_groups(calibration: dict[str, Any]) -> dict[str, dict[str, Any]]
 class EvalResult:
     """A finished run: typed metrics (`Estimate`: value, ci_low, ci_high, or value None and the reason), typed
     per-item `samples`, and the run's record (`results`, what results.json holds). `save(folder)` writes the run
-    folder that `senso report`, `compare` and `leaderboard` read; `run_dir` is where it was written, if anywhere."""
+    folder that `senso report`, `compare` and `leaderboard` read; `run_dir` is where it was written, if anywhere.
+    What the command line does with a finished run are free functions taking results: `senso.report([r], path)`,
+    `senso.compare(a, b)`, `senso.placement(r)`, `senso.export(...)`."""
 
     record: RunRecord
     samples: list[Any]
