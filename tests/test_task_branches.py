@@ -12,6 +12,7 @@ import ast
 import io
 import re
 import tokenize
+from dataclasses import fields
 from pathlib import Path
 
 import senso
@@ -47,6 +48,8 @@ def family_markers() -> set[str]:
         if family.options is not None:
             markers |= {name for name in run_fields(family.options)} | {f.flag for f in run_fields(family.options).values()}
         markers |= {p.name for p in family.flags()} | {p.flag for p in family.flags()}
+        if family.scoring is not None:  # its own `senso score` flags
+            markers |= {f.name for f in fields(family.scoring.flags)} | {f.metadata["flag"] for f in fields(family.scoring.flags)}
     for task in all_tasks():
         keys = (task.item_key,) if isinstance(task.item_key, str) else task.item_key
         markers |= {*keys, *task.family.gold_keys, *task.group_keys}
@@ -129,7 +132,7 @@ def test_the_check_finds_a_branch(tmp_path):
 def test_the_markers_cover_options_flags_fields_and_warnings():
     markers = family_markers()
     assert {"caption_lang", "--caption-lang", "chat_template", "--shots", "sense", "--meaning", "compound", "gold_mean",
-            "domain", "NO WORDNET:"} <= markers
+            "domain", "NO WORDNET:", "--lmeval-samples", "lmeval_results", "--allow-partial"} <= markers
     assert not {"split", "--split", "lang", "gold", "id", "limit"} & markers  # common: declared once in the core
 
 

@@ -1,8 +1,9 @@
 """A benchmark family is one folder plus one row in the table of tasks: a small binary word-in-context family,
 declared entirely in this file, that needs what a real family needs: its items keyed by `pair` (not `id`) in two
 splits (the common `--split`), its own run option (`--min-shared`), its own kind of task file (`kind =
-"toy-pairs"`), its own command (`senso toy-count`), a trivial system, accuracy with a bootstrap CI and a paired
-comparison on it, and a report section. It is registered at run time, then evaluated, compared, reported,
+"toy-pairs"`), its own command (`senso toy-count`), its own way to score a file of answers with a `senso score`
+flag of its own (`--toy-answers`), a trivial system, accuracy with a bootstrap CI and a paired comparison on it,
+and a report section. It is registered at run time, then evaluated, compared, reported,
 exported and run from the command line with no other file of senso touched; unregistered, it leaves nothing."""
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from senso.core.errors import SensoError
 from senso.core.evaluation import Scored
 from senso.core.options import option
 from senso.core.stats import bootstrap_estimate
-from senso.core.task import Family, Metric, PairedTest, Section, SystemEntry, Task, column
+from senso.core.task import Family, FileScoring, Metric, PairedTest, Section, SystemEntry, Task, column, score_flag
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -99,12 +100,27 @@ def read_items(path: Path, split: str, limit: int | None) -> list[WicItem]:
     return rows[:limit] if limit else rows
 
 
+@dataclass(frozen=True)
+class AnswersOptions:
+    """The options of the system that reads a file of answers (`senso score toy-wic --toy-answers FILE`)."""
+
+    answers: Path
+
+
+def read_answers(path: Path) -> dict[str, int]:
+    with path.open(encoding="utf-8") as fh:
+        return {row["pair"]: int(row["prediction"]) for row in csv.DictReader(fh)}
+
+
+ANSWERS = "answers"  # the system that reads a file of answers
+
+
 def check(options: Any, system_object: Any = None) -> None:
     options.validate()
     options.check_family(FAMILY, TASK)
-    if system_object is None and (options.system or "overlap") not in SYSTEMS:
+    if system_object is None and (options.system or "overlap") not in (*SYSTEMS, ANSWERS):
         raise SensoError(f"unknown system {options.system!r} for {TASK}; choose from {', '.join(SYSTEMS)}")
-    if options.system_options:
+    if options.system_options and options.system != ANSWERS:
         raise SensoError(f"{TASK}'s systems have no options: {', '.join(options.system_options)}")
 
 
@@ -139,6 +155,9 @@ def plan(options: Any, context: Any, path: Path, task: str) -> WicPlan:
     split = options.split or "test"
     if context.system is not None:
         predictor, name = (lambda item, least: context.system.classify(item)), f"user:{type(context.system).__name__}"
+    elif options.system == ANSWERS:
+        answers, name = read_answers(AnswersOptions(**options.system_options).answers), ANSWERS
+        predictor = lambda item, least: answers[item.pair]  # noqa: E731
     else:
         name = options.system or "overlap"
         predictor = SYSTEMS[name]
@@ -179,11 +198,30 @@ def register_commands(cli: Any) -> None:
         cli.out.print(COUNTED[-1])
 
 
+@dataclass
+class ToyScoreFlags:
+    """The toy family's own `senso score` flag."""
+
+    toy_answers: Path | None = score_flag(None, "--toy-answers", "toy: a CSV of pair,prediction to score.")
+
+
+def answers_options(task: str, file: Path | None, flags: ToyScoreFlags) -> dict[str, Any]:
+    return {"system": ANSWERS, "system_options": {"answers": flags.toy_answers}}
+
+
+def answers_json(result: Any, file: Path | None, flags: ToyScoreFlags) -> dict[str, Any]:
+    return {"answers": str(flags.toy_answers), "n": result.n, "accuracy": result.metrics["accuracy"].value}
+
+
+SCORING = FileScoring(ToyScoreFlags, needs=("--toy-answers",), missing="senso score {task}: give --toy-answers FILE",
+                      noun="answers file", help="a toy answers file (--toy-answers)", tasks=(TASK,),
+                      options=answers_options, to_json=answers_json)
+
 PAGE = """<section id="toy-items"><h2>Word-in-context items</h2><table>
 {% for s in section.rows %}<tr><td>{{ s.pair }}</td><td>{{ s.word }}</td><td>{{ s.gold }}</td><td>{{ s.prediction }}</td></tr>
 {% endfor %}</table></section>"""
 
-TOY = Family(FAMILY, title="toy", options=ToyOptions, reads=("split",), commands=register_commands,
+TOY = Family(FAMILY, title="toy", options=ToyOptions, reads=("split",), commands=register_commands, scoring=SCORING,
              catalog=lambda: [("toy (toy-wic)", name, f"toy system {name}") for name in SYSTEMS])
 ACCURACY = Metric("accuracy", "accuracy (same sense?)", "mean(prediction = gold)", short="acc.", hub_type="accuracy",
                   paired=PairedTest("mean", column("correct")))
@@ -193,7 +231,7 @@ COMMON = dict(family=TOY, check=check, show=show, metrics=(ACCURACY,), item_key=
 TOY_TASK = Task(TASK, kind=TASK, description="toy word-in-context: is the word used in the same sense in both "
                                              "sentences (yes/no)", prepare=prepare, **COMMON)
 TOY_FILE = Task("path/to/pairs.toml", kind=TASK, description="a toy task file (kind = \"toy-pairs\")",
-                file_kind=FILE_KIND, prepare=prepare_file, folder_name=lambda task: Path(task).stem, **COMMON)
+                file_kind=FILE_KIND, prepare=prepare_file, **COMMON)
 
 
 def write_items(path: Path) -> Path:
@@ -342,6 +380,37 @@ def test_the_command_line_runs_compares_and_has_its_command(toy, tmp_path):
     assert quiet.exit_code == 0 and f"{TASK} · overlap" in quiet.output
 
 
+def test_senso_score_has_its_own_flag_and_words(toy, tmp_path):
+    from typer.testing import CliRunner
+
+    from senso.cli import app
+
+    answers = tmp_path / "answers.csv"
+    answers.write_text("pair,prediction\n" + "".join(f"{i.pair},{i.gold if i.pair != 't1' else 0}\n"
+                                                       for i in TEST_ITEMS), encoding="utf-8")
+    pairs = tmp_path / "pairs.toml"
+    pairs.write_text(f'kind = "{FILE_KIND}"\nname = "my-pairs"\ndata = "pairs.csv"\n', encoding="utf-8")
+    runner = CliRunner()
+    scored = runner.invoke(app, ["score", TASK, "--toy-answers", str(answers), "--data-dir", str(toy), "--json",
+                                 "--out", str(tmp_path / "scored")])
+    assert scored.exit_code == 0, scored.output
+    assert json.loads(scored.output) == {"answers": str(answers), "n": 8, "accuracy": 7 / 8}
+    assert json.loads((tmp_path / "scored" / "results.json").read_text(encoding="utf-8"))["system"] == ANSWERS
+    helped = runner.invoke(app, ["score", "--help"], terminal_width=200, env={"COLUMNS": "200"})
+    assert "--toy-answers" in helped.output and "toy: a CSV of pair,prediction to score." in helped.output
+    words = " ".join(helped.output.replace("│", " ").split())
+    assert "toy-wic (with --toy-answers)" in words and "; or a toy answers file (--toy-answers)" in words
+    for args, message in (([TASK], "senso score toy-wic: give --toy-answers FILE"),
+                          (["abricot-abs", "--toy-answers", str(answers)],
+                           "--toy-answers is for toy tasks (toy-wic), not abricot-abs"),
+                          ([TASK, "--toy-answers", str(answers), "--gold", "x.tsv"],
+                           "--gold: AdMIRe submission options; leave them out with --toy-answers"),
+                          ([str(pairs)], f"senso score: {pairs} scores no file of answers; abricot-abs, "
+                                         "abricot-inc, a task file, admire-a, admire-b, toy-wic do")):
+        refused = runner.invoke(app, ["score", *args])
+        assert isinstance(refused.exception, SensoError) and message in str(refused.exception), refused.output
+
+
 def test_unregistered_it_leaves_no_option_or_command(toy):
     from typer.testing import CliRunner
 
@@ -351,6 +420,8 @@ def test_unregistered_it_leaves_no_option_or_command(toy):
     catalog.unregister(TASK)
     assert "min_shared" not in catalog.RUN_FIELDS and TOY not in catalog.families()
     assert CliRunner().invoke(app, ["toy-count", "."]).exit_code != 0
+    helped = CliRunner().invoke(app, ["score", "--help"], terminal_width=200, env={"COLUMNS": "200"})
+    assert helped.exit_code == 0 and "--toy-answers" not in helped.output
     with pytest.raises(SensoError, match="unknown keyword min_shared="):
         senso.evaluate("abricot-abs", min_shared=2)
     catalog.register(TOY_TASK)  # the fixture removes it again
@@ -368,4 +439,17 @@ def test_an_option_declared_twice_is_refused_not_shadowed():
     with pytest.raises(SensoError, match="family 'toy' declares split, which the core already declares \\(a common "
                                          "option: name it in Family.reads\\)"):
         catalog.register(replace(TOY_TASK, family=replace(TOY, options=OwnSplit)))
+    assert TASK not in catalog.TASKS
+
+
+def test_a_score_flag_declared_twice_is_refused():
+    from dataclasses import replace
+
+    @dataclass
+    class OwnGold:
+        gold: Path | None = score_flag(None, "--gold", "toy: its own targets.")
+
+    with pytest.raises(SensoError, match="family 'toy' declares the senso score flag gold, which family 'admire' "
+                                         "already declares"):
+        catalog.register(replace(TOY_TASK, family=replace(TOY, scoring=replace(SCORING, flags=OwnGold))))
     assert TASK not in catalog.TASKS

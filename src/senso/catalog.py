@@ -67,16 +67,29 @@ def _declared_names(options: type | None, flags: Any) -> list[str]:
     return [*(n for spec in own for n in (spec.name, spec.flag)), *(n for p in flags for n in (p.name, p.flag))]
 
 
+def _score_flags(family: Family) -> list[str]:
+    """The names and flags of a family's own `senso score` flags (`Family.scoring`)."""
+    own = dataclasses.fields(family.scoring.flags) if family.scoring is not None else ()
+    return [n for spec in own for n in (spec.name, spec.metadata["flag"])]
+
+
 def _check_own_options(family: Family) -> None:
     """A new family's own options and flags take no name or flag already declared (by the core: a common option,
-    read by saying so in `Family.reads`; or by another family): one option never silently shadows another."""
+    read by saying so in `Family.reads`; or by another family), nor its `senso score` flags another family's:
+    one option never silently shadows another."""
     taken = dict.fromkeys(_declared_names(CommonOptions, ()), "the core")
+    scored: dict[str, str] = {}
     for known in families():
         taken.update(dict.fromkeys(_declared_names(known.options, known.flags()), f"family {known.name!r}"))
+        scored.update(dict.fromkeys(_score_flags(known), f"family {known.name!r}"))
     for name in _declared_names(family.options, family.flags()):
         if name in taken:
             hint = " (a common option: name it in Family.reads)" if taken[name] == "the core" else ""
             raise SensoError(f"family {family.name!r} declares {name}, which {taken[name]} already declares{hint}")
+    for name in _score_flags(family):
+        if name in scored:
+            raise SensoError(f"family {family.name!r} declares the senso score flag {name}, which {scored[name]} "
+                             "already declares")
 
 
 def _rebuild() -> None:

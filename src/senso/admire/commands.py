@@ -10,6 +10,8 @@ from typing import Any
 
 import typer
 
+from senso.admire.options import SubmissionFlags
+
 SUBMISSION_SYSTEM = "submission"  # the system that reads a submission file
 
 
@@ -50,25 +52,26 @@ def register_commands(cli: Any) -> None:
         cli.out.print(f"wrote {output}: {', '.join(names)}", soft_wrap=True)
 
 
-def submission_options(file: Path, gold: Path, allow_partial: bool) -> dict[str, Any]:
+def submission_options(task: str, file: Path, flags: SubmissionFlags) -> dict[str, Any]:
     """`senso score TASK FILE --gold TARGETS`: the run options of the submission system on the targets' split (the
     language and split are the targets file's, as the organisers name it: a_en_dev_targets.tsv)."""
     from senso.admire.task import parse_targets_name
     from senso.core.errors import SensoError
 
+    gold = flags.gold
     parsed = parse_targets_name(gold.name)
     if parsed is None:
         raise SensoError(f"--gold {gold}: the language and split are read from the organisers' name of the targets "
                          "file (<a|b>_<lang>_<split>_targets.tsv, e.g. a_en_dev_targets.tsv); rename it so")
     _, lang, split = parsed
     return {"system": SUBMISSION_SYSTEM, "lang": lang, "split": split, "gold": gold,
-            "system_options": {"submission": file, "allow_partial": allow_partial}}
+            "system_options": {"submission": file, "allow_partial": flags.allow_partial}}
 
 
-def submission_json(result: Any, file: Path, gold: Path) -> dict[str, Any]:
+def submission_json(result: Any, file: Path, flags: SubmissionFlags) -> dict[str, Any]:
     """`senso score --json`: the submission's metrics and items, and the run folder they were written to."""
     n_expected = result.record.extra.get("n_official")
-    return {"task": result.task, "submission": str(file), "gold": str(gold), "n": result.n, "n_expected": n_expected,
+    return {"task": result.task, "submission": str(file), "gold": str(flags.gold), "n": result.n, "n_expected": n_expected,
             "partial": result.n != n_expected, "metrics": {k: v.to_json() for k, v in result.metrics.items()},
             "metrics_by_group": {g: {k: v.to_json() for k, v in ms.items()} for g, ms in result.metrics_by_group.items()},
             "per_item": [sample.to_json() for sample in result.samples], "notes": result.notes,

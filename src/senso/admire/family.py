@@ -4,11 +4,10 @@ modules are imported when a hook is first called, so the table of tasks (`senso.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from senso.admire.metrics import METRICS
-from senso.admire.options import AdmireOptions
+from senso.admire.options import AdmireOptions, SubmissionFlags
 from senso.admire.task import RANKING_FILE_KIND, RUN_TASKS, SPLITS
 from senso.core.task import DataSet, ExportInfo, Family, FileScoring, Scope, Section, SystemEntry, Task, template_of
 
@@ -86,6 +85,12 @@ ALLOW_PARTIAL_IN_RUN = (
     "--allow-partial is an AdMIRe option of `senso score`, `senso submission pack` and `senso leaderboard` (which "
     "refuse a partial file without it); `senso run` does not use it: a run on part of a split (--limit, or a data "
     "file shorter than the official split) is scored anyway and marked PARTIAL. Leave it out")
+SUBMISSIONS = FileScoring(
+    SubmissionFlags, needs=("FILE", "--gold"), noun="submission", tasks=("admire-a", "admire-b"),
+    missing="senso score {task} needs a submission FILE and --gold TARGETS",
+    help="a submission file exactly as the official scorer does (its task's official metrics)",
+    file_help="A submission file (submission_EN.tsv ...).", options=_call("commands", "submission_options"),
+    to_json=_call("commands", "submission_json"))
 ADMIRE = Family(FAMILY, title="AdMIRe", options=AdmireOptions, reads=("lang", "split", "gold"), flags=flags,
                 flags_panel="AdMIRe system parts", commands=_call("commands", "register_commands"),
                 run_refuses={"--allow-partial": ALLOW_PARTIAL_IN_RUN}, check_name=check_name,
@@ -94,14 +99,14 @@ ADMIRE = Family(FAMILY, title="AdMIRe", options=AdmireOptions, reads=("lang", "s
                 scope=scope, gold_keys=("gold_order", "sentence_type"), calibration_of="P(idiomatic)",
                 distributions=_call("page", "distributions"), evaluation=_call("published", "admire_evaluation"),
                 summary_name=lambda run: f"{run.task} ({run.results.get('lang')} {run.results.get('split')})",
-                header=lambda run: [("track", run.results.get("track") or "—")])
+                header=lambda run: [("track", run.results.get("track") or "—")],
+                placement=_call("published", "admire_placement"), best_published=_call("published", "best_published"),
+                scoring=SUBMISSIONS)
 COMMON = dict(family=ADMIRE, check=_call("run", "check"), prepare=_call("run", "prepare"),
               show=_call("tables", "print_result"), item_key="compound", group_keys=("sentence_type",), export=DATASET)
 RANKING = dict(check=_call("rankrun", "check"), prepare=_call("rankrun", "prepare"),
                show=_call("ranktables", "print_result"))  # admire-a and any ranking task file: one engine
-ON_BOARDS = dict(file_scoring=FileScoring(_call("commands", "submission_options"), _call("commands", "submission_json")),
-                 placement=_call("published", "admire_placement"), best_published=_call("published", "best_published"),
-                 compare=compare, overlap=_call("commands", "overlap"))
+ON_BOARDS = dict(compare=compare, overlap=_call("commands", "overlap"))  # the subtasks of the published boards
 
 TASKS = (
     Task("admire-a", description="AdMIRe Subtask A (SemEval-2025 Task 1): rank 5 images/captions by how well they "
@@ -124,14 +129,13 @@ TASKS = (
          choices=_choices("admire-sense"),
          systems=_systems("sense"),
          page=Section(template_of("senso.admire", "_run_sense.html.j2"), _call("page", "run_section_sense")),
-         placement=_call("published", "admire_placement"), compare=compare,
+         compare=compare,
          **{**COMMON, "prepare": _call("run_sense", "prepare"), "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
                                            dataset_name=DATASET.dataset_name, config=DATASET.config)}),
 )
 RANKING_FILE = Task(
     "path/to/ranking.toml", description="any ranking task file (kind = \"ranking\"): rank 5 images or captions for an "
                                         "expression in a sentence, in any language",
-    kind="admire-a", file_kind=RANKING_FILE_KIND, folder_name=lambda task: Path(task).stem, called="a ranking task file",
-    metrics=TASKS[0].metrics, page=TASKS[0].page, comparison=TASKS[0].comparison, placement=TASKS[0].placement,
-    best_published=TASKS[0].best_published,
+    kind="admire-a", file_kind=RANKING_FILE_KIND, called="a ranking task file",
+    metrics=TASKS[0].metrics, page=TASKS[0].page, comparison=TASKS[0].comparison,
     **{**COMMON, "item_key": ("compound", "sentence"), "group_keys": ("sentence_type", "lang"), **RANKING})

@@ -66,9 +66,11 @@ def admire_evaluation(run: Any) -> str:
 def best_published(run: Any) -> tuple[str | None, str | None]:
     """The best published figure on the test leaderboard of the run's subtask, language and track (the run's own
     board when it scored test or xeval)."""
-    from senso.admire.leaderboard import LEADERBOARD_SPLITS, published_entries
+    from senso.admire.leaderboard import LEADERBOARD_SPLITS, TABLE_FILES, published_entries
     from senso.admire.metrics import METRICS
 
+    if run.kind[-1] not in TABLE_FILES:  # the sense classification alone has no leaderboard
+        return None, None
     results = run.results
     lang, split, track = results.get("lang"), results.get("split"), results.get("track")
     board = split if split in LEADERBOARD_SPLITS else LEADERBOARD_SPLITS[0]

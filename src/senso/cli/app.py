@@ -30,16 +30,23 @@ SYSTEM_HELP = "What predicts (default: the published protocol); `senso systems` 
 
 
 class LiveCommand:
-    """A command whose options are made each time the command line is built (`parameters()`), so that a family
-    registered at run time brings its options and flags; calling it calls `function(**values)`."""
+    """A command whose options (`parameters()`) and help (`doc()`, default: the function's docstring) are made
+    each time the command line is built, so that a family registered at run time brings its options, flags and
+    words; calling it calls `function(**values)`."""
 
-    def __init__(self, function: Callable[..., Any], parameters: Callable[[], list[inspect.Parameter]]):
+    def __init__(self, function: Callable[..., Any], parameters: Callable[[], list[inspect.Parameter]],
+                 doc: Callable[[], str] | None = None):
         self.function, self.parameters = function, parameters
-        self.__name__, self.__doc__, self.__annotations__ = function.__name__, function.__doc__, {}
+        self.doc = doc or (lambda: function.__doc__ or "")
+        self.__name__, self.__annotations__ = function.__name__, {}
 
     @property
     def __signature__(self) -> inspect.Signature:
         return inspect.Signature(self.parameters())
+
+    @property
+    def __doc__(self) -> str:  # type: ignore[override]  (typer reads a command's help here)
+        return self.doc()
 
     def __call__(self, **values: Any) -> Any:
         return self.function(**values)

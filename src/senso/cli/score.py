@@ -1,108 +1,135 @@
-"""`senso score`: a file of a system's answers (a submission) exactly as the official scorer does (the task's
-`file_scoring`), or a harness's logged answers (the task's `logged_answers` system) as a run."""
+"""`senso score`: files of a system's answers (a submission, a harness's logged answers) scored as a run, the way
+the task's family says (`Family.scoring`: its own flags, registered with the family, the run's options, what
+`--json` prints). The command holds only what every family's scoring shares: the task, a file, `--json`,
+`--seed`, `--data-dir` and `--out`."""
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+import typing
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
-from senso.catalog import all_tasks, task_for
-from senso.cli.app import DATA_DIR_HELP, app, out
+from senso.catalog import all_tasks, families, task_for
+from senso.cli.app import DATA_DIR_HELP, LiveCommand, app, out
 from senso.cli.run import _print_placements, _show_result
 from senso.core.errors import SensoError
+from senso.core.task import Family, FileScoring, Task
 
-LMEVAL_SAMPLES_HELP = ("lm-evaluation-harness's per-sample log of a task it logs (lm_eval --log_samples: "
-                       "samples_<task>_<date>.jsonl): senso scores its choices' log-likelihoods.")
-
-
-LMEVAL_RESULTS_HELP = "lm-eval's results file of the same run (results_<date>.json): version, model and model args recorded."
+FILE = "FILE"  # the positional file, as a scoring's `needs` and messages name it
+JSON = "--json"
 
 
-def _titles(tasks) -> str:
-    """The families of `tasks`, as messages name them."""
-    return " or ".join(dict.fromkeys(task.family.called for task in tasks))
+def _scorings() -> list[tuple[Family, FileScoring]]:
+    return [(family, family.scoring) for family in families() if family.scoring is not None]
 
 
-def _file_tasks() -> list:
-    return [task for task in all_tasks() if task.file_scoring is not None]
+def _scored(family: Family, scoring: FileScoring) -> list[Task]:
+    """The tasks of `family` that `scoring` scores."""
+    return [task for task in all_tasks()
+            if task.family is family and (scoring.tasks is None or task.name in scoring.tasks)]
 
 
-def _logged_tasks() -> list:
-    return [task for task in all_tasks() if task.family.logged_answers is not None]
+def _called(tasks: list[Task]) -> str:
+    return ", ".join(task.called or task.name for task in tasks)
 
 
-@app.command()
-def score(
-    task: str = typer.Argument(..., help=f"{' or '.join(t.name for t in _file_tasks())}; with --lmeval-samples: "
-                                         f"{', '.join(t.called or t.name for t in _logged_tasks())}"),
-    file: Optional[Path] = typer.Argument(None, help="A submission file (submission_EN.tsv ...)."),
-    gold: Optional[Path] = typer.Option(None, "--gold", help="The organisers' targets file, e.g. a_en_dev_targets.tsv."),
-    allow_partial: bool = typer.Option(False, "--allow-partial", help="Score a submission with fewer rows than the official split."),
-    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
-    seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
-    lmeval_samples: Optional[Path] = typer.Option(None, "--lmeval-samples", help=LMEVAL_SAMPLES_HELP),
-    lmeval_results: Optional[Path] = typer.Option(None, "--lmeval-results", help=LMEVAL_RESULTS_HELP),
-    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
-    out_dir: Optional[Path] = typer.Option(None, "--out", help="The run folder to write (default runs/<time>-<task>-<system>/)."),
-    limit: Optional[int] = typer.Option(None, "--limit", help="With --lmeval-samples: score the first N items (a log of lm_eval --limit N)."),
-) -> None:
-    """Score a submission file exactly as the official scorer does (its task's official metrics); or, with
-    --lmeval-samples, lm-evaluation-harness's logged answers of a task: a senso run folder."""
-    if lmeval_samples is not None or task_for(task).family.logged_answers is not None:
-        _score_lmeval(task, lmeval_samples, lmeval_results, data_dir, out_dir, limit, seed,
-                      [flag for flag, value in (("FILE", file), ("--gold", gold), ("--allow-partial", allow_partial),
-                                                ("--json", as_json)) if value])
-        return
-    if file is None or gold is None:
-        raise SensoError(f"senso score {task} needs a submission FILE and --gold TARGETS")
-    for flag, value in (("--lmeval-results", lmeval_results), ("--limit", limit)):
-        if value is not None:
-            raise SensoError(f"{flag} is for lm-eval logs (--lmeval-samples of a {_titles(_logged_tasks())} task), not "
-                             f"a {_titles(_file_tasks())} submission")
-    _score_submission(task, file, gold, allow_partial, as_json, seed, data_dir, out_dir)
+def _flags(scoring: FileScoring) -> list[tuple[dataclasses.Field, Any]]:
+    """The fields of a scoring's flags dataclass, with their types."""
+    hints = typing.get_type_hints(scoring.flags)
+    return [(spec, hints[spec.name]) for spec in dataclasses.fields(scoring.flags)]
 
 
-def _score_submission(task: str, file: Path, gold: Path, allow_partial: bool, as_json: bool, seed: int,
-                      data_dir: Optional[Path], out_dir: Optional[Path]) -> None:
-    """`senso score TASK FILE --gold TARGETS`: a run of the task's file-scoring system, written as any run."""
-    from senso.api import Job, evaluate_many
-    from senso.catalog import RunOptions
-    from senso.core.records import default_run_dir
+def _score_parameters() -> list[inspect.Parameter]:
+    """`senso score`'s options: the task, a file and the common flags, and each family's own (`FileScoring.flags`)."""
+    keyword, scorings = inspect.Parameter.KEYWORD_ONLY, _scorings()
 
-    entry = task_for(task)
-    if entry.file_scoring is None:
-        raise SensoError(f"senso score FILE: {task} scores no file of answers; "
-                         f"{' and '.join(t.name for t in _file_tasks())} do")
-    options = RunOptions(task=task, data_dir=data_dir, out=out_dir, seed=seed, no_cache=True,
-                         **entry.file_scoring.options(file, gold, allow_partial))
-    [result] = evaluate_many([Job(entry, options)], out=lambda plan: default_run_dir(plan.task, plan.system),
-                             on_result=None if as_json else _show_result)  # --json: stdout holds the JSON alone
-    if as_json:
-        out.print_json(data=entry.file_scoring.to_json(result, file, gold))
+    def param(name: str, annotation: Any, default: Any) -> inspect.Parameter:
+        return inspect.Parameter(name, keyword, annotation=annotation, default=default)
+
+    task_help = "; ".join(f"{_called(_scored(f, s))} (with {' and '.join(s.needs)})" for f, s in scorings)
+    file_help = " ".join(s.file_help for _, s in scorings if s.file_help)
+    params = [param("task", str, typer.Argument(..., help=task_help)),
+              param("file", Optional[Path], typer.Argument(None, help=file_help))]
+    for _, scoring in scorings:
+        params += [param(spec.name, hint, typer.Option(spec.default, spec.metadata["flag"], help=spec.metadata["help"]))
+                   for spec, hint in _flags(scoring)]
+    return params + [
+        param("as_json", bool, typer.Option(False, JSON, help="Print the report as JSON.")),
+        param("seed", int, typer.Option(0, "--seed", help="Bootstrap seed.")),
+        param("data_dir", Optional[Path], typer.Option(None, "--data-dir", help=DATA_DIR_HELP)),
+        param("out_dir", Optional[Path], typer.Option(None, "--out", help="The run folder to write (default "
+                                                      "runs/<time>-<task>-<system>/).")),
+    ]
 
 
-def _score_lmeval(task: str, samples: Optional[Path], results: Optional[Path], data_dir: Optional[Path],
-                  out_dir: Optional[Path], limit: Optional[int], seed: int, file_only: list[str]) -> None:
-    """`senso score TASK --lmeval-samples FILE`: a run of the lmeval-samples system, written as any run."""
+def _score_doc() -> str:
+    return "Score " + "; or ".join(s.help for _, s in _scorings()) + ": a senso run folder."
+
+
+def _given(scoring: FileScoring, values: dict[str, Any]) -> list[str]:
+    """The flags of `scoring` given a value other than their default."""
+    return [spec.metadata["flag"] for spec, _ in _flags(scoring) if values[spec.name] != spec.default]
+
+
+def _refuse_others(task: str, own: FileScoring | None, file: Path | None, values: dict[str, Any]) -> None:
+    """SensoError when the task scores no file, when a flag that leads another family's scoring is given while
+    the task's own scoring lacks what it needs (the answers are of another kind), or when it lacks it."""
+    given = {FILE} if file is not None else set()
+    lacking = own is None or any(need not in given | set(_given(own, values)) for need in own.needs)
+    for family, scoring in _scorings():
+        lead = [flag for flag in _given(scoring, values) if flag in scoring.needs]
+        if scoring is not own and lacking and lead:
+            raise SensoError(f"{lead[0]} is for {family.called} tasks ({_called(_scored(family, scoring))}), not {task}")
+    if own is None:
+        scored = [t.called or t.name for f, s in _scorings() for t in _scored(f, s)]
+        raise SensoError(f"senso score: {task} scores no file of answers; {', '.join(scored)} do")
+    if lacking:
+        raise SensoError(own.missing.format(task=task))
+
+
+def _refuse_foreign(own: FileScoring, file: Path | None, as_json: bool, values: dict[str, Any]) -> None:
+    """SensoError naming what was given beside the task's own scoring that only other scorings read (a FILE,
+    `--json`, their flags), and whose they are."""
+    def reads(scoring: FileScoring) -> list[str]:
+        return [*([FILE] if scoring.file_help else []), *_given(scoring, values), *([JSON] if scoring.to_json else [])]
+
+    given = [*([FILE] if file is not None else []), *(f for _, s in _scorings() if s is not own for f in _given(s, values)),
+             *([JSON] if as_json else [])]
+    foreign = [flag for flag in given if flag not in reads(own)]
+    if foreign:
+        owners = [f"{family.called} {scoring.noun}" for family, scoring in _scorings()
+                  if scoring is not own and set(reads(scoring)) & set(foreign)]
+        raise SensoError(f"{', '.join(foreign)}: {' or '.join(owners) or 'no'} options; leave them out with "
+                         f"{' and '.join(own.needs)}")
+
+
+def _score(task: str, file: Optional[Path], as_json: bool, seed: int, data_dir: Optional[Path],
+           out_dir: Optional[Path], **values: Any) -> None:
     from senso.api import Job, evaluate_many
     from senso.catalog import RunOptions
     from senso.core.records import default_run_dir
     from senso.reporting import write_report
 
     entry = task_for(task)
-    if entry.family.logged_answers is None:
-        logged = ", ".join(t.called or t.name for t in _logged_tasks())
-        raise SensoError(f"--lmeval-samples is for {_titles(_logged_tasks())} tasks ({logged}), not {task}")
-    if samples is None:
-        raise SensoError(f"senso score {task} scores lm-eval's logged answers: give --lmeval-samples FILE")
-    if file_only:
-        raise SensoError(f"{', '.join(file_only)}: {_titles(_file_tasks())} submission options; leave them out with "
-                         "--lmeval-samples")
-    options = RunOptions(task=task, system=entry.family.logged_answers, data_dir=data_dir, out=out_dir, limit=limit, seed=seed, no_cache=True,
-                         system_options={"samples": samples, **({"results": results} if results else {})})
+    own = entry.family.scoring
+    if own is not None and own.tasks is not None and entry.name not in own.tasks:
+        own = None
+    _refuse_others(task, own, file, values)
+    _refuse_foreign(own, file, as_json, values)
+    flags = own.flags(**{spec.name: values[spec.name] for spec, _ in _flags(own)})
+    options = RunOptions(task=task, data_dir=data_dir, out=out_dir, seed=seed, no_cache=True,
+                         **own.options(task, file, flags))
     [result] = evaluate_many([Job(entry, options)], out=lambda plan: default_run_dir(plan.task, plan.system),
-                             on_result=_show_result)
-    out.print(f"report: {write_report([result.run_dir])}", soft_wrap=True)
-    _print_placements([result.run_dir])
+                             on_result=None if as_json else _show_result)  # --json: stdout holds the JSON alone
+    if as_json:
+        out.print_json(data=own.to_json(result, file, flags))
+    elif own.page:
+        out.print(f"report: {write_report([result.run_dir])}", soft_wrap=True)
+        _print_placements([result.run_dir])
+
+
+score = app.command("score")(LiveCommand(_score, _score_parameters, _score_doc))

@@ -12,6 +12,7 @@ own, the run's language and split as recorded), so a small family declares only 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from senso.core.placement import Placement
@@ -101,14 +102,38 @@ class ExportInfo:
     config: Callable[[Any], str] | None = None
 
 
+def score_flag(default: Any, flag: str, help: str) -> Any:
+    """A field of a `FileScoring.flags` dataclass: a `senso score` flag of the family's own, with its one line of
+    help (its name and type are the field's)."""
+    return field(default=default, metadata={"flag": flag, "help": help})
+
+
 @dataclass(frozen=True)
 class FileScoring:
-    """How `senso score TASK FILE --gold TARGETS` scores a file of a system's answers (a submission): the run's
-    options (`options(file, gold, allow_partial)`: system, language, split, system options ...) and what `--json`
-    prints of its result (`to_json(result, file, gold)`)."""
+    """How `senso score TASK ...` scores a family's files of a system's answers (a submission, a harness's logged
+    answers) as a run:
 
+    - `flags`: its own `senso score` flags, a dataclass of `score_flag` fields (`--gold`, `--lmeval-samples`),
+      given to `options` and `to_json` as an object of that class;
+    - `needs`: the flags a file needs to be scored so ("FILE" is the command's positional file), and `missing`,
+      the message when one is left out (`{task}`: the task's name);
+    - `noun`: what it scores, as a message names it ("submission"); `help`, a line of the command's help;
+    - `file_help`: the positional FILE's help, when it reads one ("": it reads none);
+    - `tasks`: the tasks of the family it scores (None: all);
+    - `options(task, file, flags)`: the run's options (its system, the system's options ...);
+    - `to_json(result, file, flags)`: what `--json` prints (None: `--json` is refused);
+    - `page`: after the run's tables, its report page and its place beside published results are printed."""
+
+    flags: type
+    needs: tuple[str, ...]
+    missing: str
+    noun: str
+    help: str
     options: Callable[..., dict[str, Any]]
-    to_json: Callable[..., dict[str, Any]]
+    file_help: str = ""
+    tasks: tuple[str, ...] | None = None
+    to_json: Callable[..., dict[str, Any]] | None = None
+    page: bool = False
 
 
 @dataclass(frozen=True)
@@ -168,7 +193,9 @@ class Family:
       probability distribution and gold index, for paired calibration; None: no calibration), `evaluation(run)`
       (how a run was evaluated, in a few words), `summary_name(run)` (the task as a summary row names it),
       `header(run)` (its rows of a run page's header: a protocol, a track);
-    - `logged_answers`: the system that scores a harness's logged answers of its tasks (`senso score`).
+    - `placement(run)`, `best_published(run)`: where a run stands beside published results, and the figure a
+      summary shows beside it;
+    - `scoring`: how `senso score` scores files of its systems' answers, with its own flags (`FileScoring`).
     """
 
     name: str
@@ -191,7 +218,9 @@ class Family:
     evaluation: Callable[[Any], str] = lambda run: "—"
     summary_name: Callable[[Any], str] = lambda run: str(run.task)
     header: Callable[[Any], list[tuple[str, str]]] = lambda run: []
-    logged_answers: str | None = None
+    placement: Callable[[Any], Placement] = not_placed
+    best_published: Callable[[Any], tuple[str | None, str | None]] = lambda run: (None, None)
+    scoring: FileScoring | None = None
 
     @property
     def called(self) -> str:
@@ -212,11 +241,8 @@ class Task:
     - `show(result, by_group=False)`: the terminal tables `senso run` prints;
     - `item_key`, `group_keys`: how a run folder's items are matched across runs and grouped in a comparison;
     - `page`, `comparison`: its sections of a run page and of a comparison page (None: the common parts only);
-    - `placement(run)`, `best_published(run)`: where a run stands beside published results, and the figure a
-      summary shows beside it;
     - `compare(task, a, b, gold, n_resamples, seed) -> core.comparison.Comparison`: the family's own paired
-      comparison (None: the comparison of two run folders on the task's metrics);
-    - `folder_name(task)`: its run folder in a parent.
+      comparison (None: the comparison of two run folders on the task's metrics).
     """
 
     name: str
@@ -232,17 +258,17 @@ class Task:
     group_keys: tuple[str, ...] = ()  # sample fields whose values group items in a comparison (a domain ...)
     page: Section | None = None
     comparison: Section | None = None
-    placement: Callable[[Any], Placement] = not_placed
-    best_published: Callable[[Any], tuple[str | None, str | None]] = lambda run: (None, None)
     compare: Callable[..., Any] | None = None
-    folder_name: Callable[[str], str] = str
     file_kind: str | None = None
     export: ExportInfo = ExportInfo()
     systems: Callable[[], Sequence[SystemEntry]] = lambda: ()
-    file_scoring: FileScoring | None = None  # `senso score TASK FILE --gold TARGETS`
     fit: Callable[..., tuple[list[str], list[str]]] | None = None  # `senso fit`: (options, path) -> (notes, lines)
     overlap: Callable[..., None] | None = None  # `senso data overlap TASK --train ... --eval ...`
     called: str = ""  # how a sentence names it (default: its name)
 
     def metric(self, name: str) -> Metric | None:
         return next((m for m in self.metrics if m.name == name), None)
+
+    def folder_name(self, task: str) -> str:
+        """Its run's folder in a parent folder: its name, or a task file's stem."""
+        return Path(task).stem if self.file_kind is not None else task

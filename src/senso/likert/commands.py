@@ -12,6 +12,9 @@ from typing import Any
 import typer
 
 from senso.likert.data import REQUIRED_COLUMNS, SCORE_COLUMNS
+from senso.likert.options import LoggedAnswers
+
+LOGGED_SYSTEM = "lmeval-samples"  # the system that reads lm-eval's logged answers
 
 
 def register_commands(cli: Any) -> None:
@@ -52,6 +55,13 @@ def row_ranges(rows: list[int]) -> str:
         else:
             parts.append(str(row))
     return ", ".join(parts)
+
+
+def logged_options(task: str, file: Path | None, flags: LoggedAnswers) -> dict[str, Any]:
+    """`senso score TASK --lmeval-samples FILE`: the run options of the system that reads lm-eval's log."""
+    results = {"results": flags.lmeval_results} if flags.lmeval_results is not None else {}
+    return {"system": LOGGED_SYSTEM, "limit": flags.limit,
+            "system_options": {"samples": flags.lmeval_samples, **results}}
 
 
 def fit(options: Any, out_path: Path) -> tuple[list[str], list[str]]:

@@ -4,12 +4,11 @@ first called, so the table of tasks (`senso.catalog`) stays light."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Sequence
 
-from senso.core.task import DataSet, ExportInfo, Family, Scope, Section, SystemEntry, Task, template_of
+from senso.core.task import DataSet, ExportInfo, Family, FileScoring, Scope, Section, SystemEntry, Task, template_of
 from senso.likert.metrics import METRICS
-from senso.likert.options import LikertOptions
+from senso.likert.options import LikertOptions, LoggedAnswers
 
 FAMILY = "likert"
 FILE_KIND = "likert"  # what a Likert task file says in its `kind` key (or leaves out)
@@ -105,18 +104,22 @@ def summary_note(evaluations: Sequence[str]) -> str:
     return COMPARE_LINE if any(e.startswith("leave-one-") for e in evaluations) else ""
 
 
+LOGGED_ANSWERS = FileScoring(
+    LoggedAnswers, needs=("--lmeval-samples",), noun="lm-eval log", options=_commands("logged_options"), page=True,
+    missing="senso score {task} scores lm-eval's logged answers: give --lmeval-samples FILE",
+    help="lm-evaluation-harness's logged answers of a task (--lmeval-samples)")
 LIKERT = Family(FAMILY, title="Likert", options=LikertOptions, commands=_commands("register_commands"),
                 catalog=catalog, systems_help=systems_help, summary_note=summary_note,
                 data_sets=(DataSet("abricot", stats=_commands("stats"), fetch=_commands("fetch")),),
                 scope=scope, gold_keys=("gold", "gold_mean"), calibration_of="the label distributions",
                 distributions=_page("distributions"), evaluation=_published("evaluation_label"), header=header,
-                logged_answers="lmeval-samples")
+                placement=_published("abricot_placement"), best_published=_published("best_published"),
+                scoring=LOGGED_ANSWERS)
 COMMON = dict(
     family=LIKERT, kind=FAMILY, check=check, prepare=prepare, show=show, metrics=METRICS, item_key="id",
-    group_keys=("domain",), placement=_published("abricot_placement"), best_published=_published("best_published"),
+    group_keys=("domain",), systems=systems, fit=_commands("fit"), overlap=_commands("overlap"),
     page=Section(template_of("senso.likert", "_run.html.j2"), _page("run_section")),
     comparison=Section(template_of("senso.likert", "_compare.html.j2"), _page("disagreements")),
-    systems=systems, fit=_commands("fit"), overlap=_commands("overlap"),
 )
 ABRICOT = ExportInfo(hub_task_type="text-classification", dataset_type="abricot",
                      dataset_name=lambda run: "ABRICOT (CALAMITA 2024)")
@@ -129,5 +132,4 @@ TASKS = (
 )
 TASK_FILE = Task("path/to/task.toml", description="any Likert task file: the word's rating in context on the file's "
                                                   "scale (README: task files)",
-                 file_kind=FILE_KIND, folder_name=lambda task: Path(task).stem,
-                 called="a task file", export=ExportInfo(dataset_name=_dataset_name), **COMMON)
+                 file_kind=FILE_KIND, called="a task file", export=ExportInfo(dataset_name=_dataset_name), **COMMON)

@@ -4,9 +4,11 @@ prompted. Declared once, with the same helper as every option; the table of task
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from senso.core.errors import SensoError
 from senso.core.options import option
+from senso.core.task import score_flag
 
 FAMILY = "likert"
 NOTE = "is an ABRICOT prompting option; {task} does not use it (leave it out)"
@@ -20,6 +22,19 @@ class LikertOptions:
                                "protocol", FAMILY, NOTE)
     chat_template: bool = option(False, "--chat-template", "Wrap prompts in the model's chat template.", "protocol",
                                  FAMILY, NOTE)
+
+
+@dataclass
+class LoggedAnswers:
+    """`senso score TASK --lmeval-samples FILE`: lm-evaluation-harness's logged answers of a Likert task."""
+
+    lmeval_samples: Path | None = score_flag(None, "--lmeval-samples", "lm-evaluation-harness's per-sample log of "
+                                             "a task it logs (lm_eval --log_samples: samples_<task>_<date>.jsonl): "
+                                             "senso scores its choices' log-likelihoods.")
+    lmeval_results: Path | None = score_flag(None, "--lmeval-results", "lm-eval's results file of the same run "
+                                             "(results_<date>.json): version, model and model args recorded.")
+    limit: int | None = score_flag(None, "--limit", "With --lmeval-samples: score the first N items (a log of "
+                                   "lm_eval --limit N).")
 
 
 def check_likert_options(options: LikertOptions) -> None:

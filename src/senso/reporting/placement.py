@@ -1,4 +1,4 @@
-"""Where a run stands beside published results, as its task says (`Task.placement`: ABRICOT's published figures,
+"""Where a run stands beside published results, as its family says (`Family.placement`: ABRICOT's published figures,
 AdMIRe's leaderboards, or a note that none are published), and how it was evaluated in a few words."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from senso.core.run_folder import RunFolder
 
 
 def placement_for(run: RunFolder) -> Placement:
-    return run.task_def.placement(run)
+    return run.task_def.family.placement(run)
 
 
 def evaluation_label(run: RunFolder) -> str:

@@ -43,7 +43,7 @@ def summary_row(run: RunFolder) -> SummaryRow:
     metrics = results.get("metrics") or {}
     name = next(iter(metrics), None)
     estimate = Estimate(**metrics[name]) if name is not None else None
-    published, note = run.task_def.best_published(run)
+    published, note = run.task_def.family.best_published(run)
     metric = run.task_def.metric(name) if name is not None else None
     short = (metric.short if metric is not None else None) or name or "no gold"
     missing = tuple(results.get("score_warnings") or ())
