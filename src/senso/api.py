@@ -22,7 +22,7 @@ folder. The command line (`senso.cli`) is a thin layer over `evaluate_many`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -140,12 +140,13 @@ def evaluate(task: str | Path | Sequence[str | Path], model: Any = None, system:
             raise SensoError(f"models= takes a senso.ModelPool (shared by several calls), got {type(models).__name__}")
         command = _python_call(task, model, system, {**options, **({"model_args": model_args} if model_args else {})})
         pool = models if models is not None else ModelPool()
-        spec, embedder = _provide_models(pool, model, options.pop("embedder", None))
         named = system if isinstance(system, str) or system is None else None
-        parent = options.pop("out", None) if len(names) > 1 else None
-        jobs = [Job(task_entry(name), make_options(name, model_args, model=spec, embedder=embedder, system=named,
-                                                   **options,
-                                                   **({"out": Path(parent) / run_folder_name(name)} if parent else {})),
+        given = make_options(names[0], model_args, system=named, **options)
+        spec, embedder = _provide_models(pool, model, given.embedder)
+        given = replace(given, model=spec, embedder=embedder)
+        parent = given.out if len(names) > 1 else None  # several tasks: each in its folder inside `out`
+        jobs = [Job(task_entry(name), replace(given, task=str(name), **({"out": parent / run_folder_name(name)}
+                                                                         if parent is not None else {})),
                     None if named is not None or system is None else system) for name in names]
         results = evaluate_many(jobs, models=pool, progress=progress, command=command)
     except OptionError as exc:

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 from senso.admire.items import SENTENCE_TYPES
 from senso.admire.languages import LanguageCodeError, check_language
-from senso.admire.options import check_gold_file
+from senso.admire.options import check_gold_file, chosen_by_default
 from senso.admire.data import items_from_targets_a, join_gold_a
 from senso.admire.rankdata import RankingItem, load_entries
 from senso.admire.rankdefault import adapt
@@ -29,6 +29,7 @@ from senso.admire.submission import (format_order, submission_text_a, submission
                                      submission_text_ranked)
 from senso.admire.systems.base import Ranking
 from senso.admire.systems.fitting import cross_validate, is_fittable
+from senso.admire.systems.parts import FittedOptions
 from senso.admire.systems.registry import (AdmireSystem, check_system, get_system, member_rows, system_context,
                                            system_params, user_row, wordnet_warnings)
 from senso.admire.task import RUN_TASKS, hygiene_warnings, partial_warnings
@@ -205,16 +206,6 @@ def _official_targets(checked: Checked, options: RunOptions, items: list[Ranking
     return joined, [*paths, *targets], notes
 
 
-def _chosen_by_default(options: RunOptions, given: RunOptions) -> dict[str, str]:
-    """The language and split the run chose because they were not given (said once, recorded)."""
-    chosen = {name: getattr(options, name) for name in ("lang", "split") if getattr(given, name) is None}
-    if chosen:
-        from senso.core.progress import note
-
-        note(f"{options.task}: {', '.join(f'{k} {v}' for k, v in chosen.items())} (not given: the default)")
-    return chosen
-
-
 def prepare(options: RunOptions, context: RunContext) -> "RankingPlan":
     options.validate()
     given = options
@@ -232,7 +223,7 @@ def prepare(options: RunOptions, context: RunContext) -> "RankingPlan":
         items = system.select_items(items)
     if options.limit is not None:
         items = items[: options.limit]
-    chosen = _chosen_by_default(options, given)
+    chosen = chosen_by_default(options, given)
     config = {"lang": options.lang, "split": options.split, "chosen_by_default": chosen,
               "ranking_task": task.describe(),
               "ranking_entries": [d.index for d in checked.entries],
@@ -242,7 +233,7 @@ def prepare(options: RunOptions, context: RunContext) -> "RankingPlan":
                        data_files=paths, config=config, warnings=[*checked.warnings, *data_warnings], ranking=task,
                        entries=checked.entries, languages=checked.languages, predictor=system, options=options,
                        notes=[*gold_notes, *notes], choice=choice.record if choice is not None else None,
-                       params=params, training=training, n_data=n_data)
+                       params=row.typed(params), training=training, n_data=n_data)
 
 
 def _default(task: RankingTask, checked: Checked, context: RunContext, training: Any) -> Candidate:
@@ -305,7 +296,7 @@ class RankingPlan:
     options: RunOptions
     notes: list[str] = field(default_factory=list)
     choice: dict[str, Any] | None = None
-    params: dict[str, Any] = field(default_factory=dict)
+    params: Any = None  # the system's typed options (an object of its options class)
     training: Any = None  # the file's training rows, read when a fitted system asks (`rankfit.lazy`)
     n_data: int = 0  # the items of the data files, before --limit
     fitted: Fitted | None = None
@@ -319,7 +310,8 @@ class RankingPlan:
         """Rankings, checked against the items; a fitted system is fit honestly first (`rankfit`)."""
         system, options = self.predictor, self.options
         if is_fittable(system):
-            self.fitted = run_fitted(system, self.items, self.training, self.params.get("model_file"),
+            model_file = self.params.model_file if isinstance(self.params, FittedOptions) else None
+            self.fitted = run_fitted(system, self.items, self.training, model_file,
                                      cross_validates(self.ranking, self.entries, options.gold is not None),
                                      options.seed, options.use_cache, self.ranking.data_from)
             rankings = self.fitted.rankings

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 from senso.admire.data import load_subtask_b, locate_admire, split_file
 from senso.admire.items import AdmireBItem
-from senso.admire.options import check_gold_file
+from senso.admire.options import check_gold_file, chosen_by_default
 from senso.admire.scoring import GROUPS, compounds_index, overlap_record, score_item_b, sense_calibration
 from senso.admire.submission import submission_text_b
 from senso.admire.systems.base import SequenceChoice, SequenceChooser
@@ -108,12 +108,8 @@ def start(options: RunOptions, context: RunContext) -> tuple[Checked, Any, dict[
     """What an admire-b or admire-sense run starts from: the checked options, the system `options.system`
     (default: the task's) or the researcher's `context.system` built, and config.json's record of them."""
     checked = context.checked or check(options, context.system)
-    chosen = {name: getattr(checked.options, name) for name in ("lang", "split") if getattr(options, name) is None}
+    chosen = chosen_by_default(checked.options, options)
     options, row = checked.options, checked.row
-    if chosen:
-        from senso.core.progress import note
-
-        note(f"{options.task}: {', '.join(f'{k} {v}' for k, v in chosen.items())} (not given: the default)")
     system = row.build(system_context(row, options, context.cache, context.models, checked.params))
     config = {"lang": options.lang, "split": options.split, "chosen_by_default": chosen,
               "system_options": system_params(row, options).to_json(checked.params)}

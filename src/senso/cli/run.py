@@ -88,7 +88,7 @@ def _in_panel_order(params: list[inspect.Parameter]) -> list[inspect.Parameter]:
     return sorted(params, key=panel)
 
 
-def _run(tasks: list[str], set_options: list[str], **values) -> None:
+def _run(tasks: list[str], set_options: list[str], model_args: list[str], **values) -> None:
     """Run one or more tasks with a system; each writes its run folder."""
     from dataclasses import replace
 
@@ -105,7 +105,7 @@ def _run(tasks: list[str], set_options: list[str], **values) -> None:
             raise SensoError(f"--set {key} and {flag} set the same option: give one of them")
         system_options[key] = value
     options = catalog.RunOptions(task=tasks[0], system_options=system_options,
-                                 model_args=_parse_set(values.pop("model_args"), "--model-args"),
+                                 model_args=_parse_set(model_args, "--model-args"),
                                  **{k: values[k] for k in catalog.RUN_FIELDS})
     parent = options.out if len(tasks) > 1 else None
     jobs = [Job(task_for(task), replace(options, task=task, out=parent / run_folder(task) if parent else options.out))
