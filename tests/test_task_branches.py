@@ -158,3 +158,66 @@ def test_the_scan_finds_a_planted_marker_and_import(tmp_path):
                       '        return warning.startswith("NO WORDNET: no database")\n', encoding="utf-8")
     assert [value for _, value in markers_in(module, family_markers())] == ["sense", "gold_mean", "NO WORDNET: no database"]
     assert [name for _, name in family_imports(module)] == ["senso.admire.systems.parts"]
+
+
+# Reads of a declared option by its name as a string (`values["limit"]`, `given.get("sense")`,
+# `getattr(options, "lang")`) bypass its declaration; the systems' own folders are another change's.
+SETTINGS = {"values", "given", "options", "system_options", "params", "settings", "model_args", "kwargs"}
+SYSTEMS_FOLDERS = ("admire/systems", "likert/systems")
+
+
+def declared_names() -> set[str]:
+    """Every option a run, a family, a system or `senso score` declares, by name."""
+    names = set(RUN_FIELDS)
+    for family in families():
+        names |= set(run_fields(family.options)) if family.options is not None else set()
+        names |= {p.name for p in family.flags()}
+        names |= {f.name for f in fields(family.scoring.flags)} if family.scoring is not None else set()
+    for task in all_tasks():
+        names |= {name for entry in task.systems() if entry.options is not None for name in entry.options.names}
+    return names
+
+
+def _receiver(node: ast.AST) -> str | None:
+    """The last name of an expression (`context.params` -> "params")."""
+    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+
+
+def _named(node: ast.AST) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def string_reads(path: Path, names: set[str]) -> list[tuple[int, str]]:
+    """`settings["name"]`, `settings.get("name")`, `settings.pop("name")`, `getattr(settings, "name")` of a declared
+    name, where `settings` is one of SETTINGS."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        read = None
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _receiver(node.value) in SETTINGS:
+            read = _named(node.slice)
+        elif isinstance(node, ast.Call) and node.args:
+            function = node.func
+            if isinstance(function, ast.Attribute) and function.attr in ("get", "pop") and _receiver(function.value) in SETTINGS:
+                read = _named(node.args[0])
+            elif isinstance(function, ast.Name) and function.id == "getattr" and len(node.args) > 1 \
+                    and _receiver(node.args[0]) in SETTINGS:
+                read = _named(node.args[1])
+        if read in names:
+            found.append((node.lineno, read))
+    return found
+
+
+def test_no_declared_option_is_read_by_its_name_as_a_string():
+    names = declared_names()
+    offending = [f"{path.relative_to(SRC)}:{line}: {name!r}" for path in sorted(SRC.rglob("*.py"))
+                 if not str(path.relative_to(SRC)).startswith(SYSTEMS_FOLDERS) for line, name in string_reads(path, names)]
+    assert not offending, "a declared option read by its name as a string:\n" + "\n".join(offending)
+
+
+def test_the_scan_finds_a_planted_read(tmp_path):
+    module = tmp_path / "planted.py"
+    module.write_text('def pick(values, context, options, record):\n'
+                      '    a = values["limit"] or context.params.get("hedge")\n'
+                      '    b = getattr(options, "lang") or options.system_options.pop("sense", None)\n'
+                      '    return record["limit"], values["not-declared"]\n', encoding="utf-8")
+    assert [name for _, name in string_reads(module, declared_names())] == ["limit", "hedge", "lang", "sense"]
