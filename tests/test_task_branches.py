@@ -149,13 +149,19 @@ def test_no_shared_module_imports_a_family():
     assert not offending, "a family imported outside its folder:\n" + "\n".join(offending)
 
 
+def planted(tmp_path: Path, source: str) -> Path:
+    """A module planted for a scan to find what it holds."""
+    module = tmp_path / "planted.py"
+    module.write_text(source, encoding="utf-8")
+    return module
+
+
 def test_the_scan_finds_a_planted_marker_and_import(tmp_path):
     """The scan is not blind: an option, a field, a warning prefix and an import of a family are each caught."""
-    module = tmp_path / "planted.py"
-    module.write_text('from senso.admire.systems.parts import FLAGGED\n'
-                      'def pick(options, sample, warning):\n'
-                      '    if options.system_options.get("sense") or sample["gold_mean"] > 3:\n'
-                      '        return warning.startswith("NO WORDNET: no database")\n', encoding="utf-8")
+    module = planted(tmp_path, 'from senso.admire.systems.parts import FLAGGED\n'
+                               'def pick(options, sample, warning):\n'
+                               '    if options.system_options.get("sense") or sample["gold_mean"] > 3:\n'
+                               '        return warning.startswith("NO WORDNET: no database")\n')
     assert [value for _, value in markers_in(module, family_markers())] == ["sense", "gold_mean", "NO WORDNET: no database"]
     assert [name for _, name in family_imports(module)] == ["senso.admire.systems.parts"]
 
@@ -215,9 +221,8 @@ def test_no_declared_option_is_read_by_its_name_as_a_string():
 
 
 def test_the_scan_finds_a_planted_read(tmp_path):
-    module = tmp_path / "planted.py"
-    module.write_text('def pick(values, context, options, record):\n'
-                      '    a = values["limit"] or context.params.get("hedge")\n'
-                      '    b = getattr(options, "lang") or options.system_options.pop("sense", None)\n'
-                      '    return record["limit"], values["not-declared"]\n', encoding="utf-8")
+    module = planted(tmp_path, 'def pick(values, context, options, record):\n'
+                               '    a = values["limit"] or context.params.get("hedge")\n'
+                               '    b = getattr(options, "lang") or options.system_options.pop("sense", None)\n'
+                               '    return record["limit"], values["not-declared"]\n')
     assert [name for _, name in string_reads(module, declared_names())] == ["limit", "hedge", "lang", "sense"]
