@@ -157,7 +157,7 @@ def plan(options: Any, context: Any, path: Path, task: str) -> WicPlan:
         predictor, name = (lambda item, least: context.system.classify(item)), f"user:{type(context.system).__name__}"
     elif options.system == ANSWERS:
         answers, name = read_answers(AnswersOptions(**options.system_options).answers), ANSWERS
-        predictor = lambda item, least: answers[item.pair]  # noqa: E731
+        predictor = lambda item, least: answers[item.pair]
     else:
         name = options.system or "overlap"
         predictor = SYSTEMS[name]

@@ -109,6 +109,7 @@ def _refuse_foreign(own: FileScoring, file: Path | None, as_json: bool, values: 
 
 def _score(task: str, file: Optional[Path], as_json: bool, seed: int, data_dir: Optional[Path],
            out_dir: Optional[Path], **values: Any) -> None:
+    """A file of a system's answers scored the way the task's family says (`Family.scoring`), written as any run."""
     from senso.api import Job, evaluate_many
     from senso.catalog import RunOptions
     from senso.core.records import default_run_dir
