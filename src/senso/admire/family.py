@@ -9,7 +9,8 @@ from typing import Any
 from senso.admire.metrics import METRICS
 from senso.admire.options import AdmireOptions, SubmissionFlags
 from senso.admire.task import RANKING_FILE_KIND, RUN_TASKS, SPLITS
-from senso.core.task import DataSet, ExportInfo, Family, FileScoring, Scope, Section, SystemEntry, Task, template_of
+from senso.core.task import (DataSet, ExportInfo, Family, FileScoring, Scope, Section, SystemEntry, Task, TaskCommand,
+                             template_of)
 
 FAMILY = "admire"
 DATASET = ExportInfo(hub_task_type="zero-shot-image-classification", dataset_type="admire",
@@ -101,12 +102,12 @@ ADMIRE = Family(FAMILY, title="AdMIRe", options=AdmireOptions, reads=("lang", "s
                 summary_name=lambda run: f"{run.task} ({run.results.get('lang')} {run.results.get('split')})",
                 header=lambda run: [("track", run.results.get("track") or "—")],
                 placement=_call("published", "admire_placement"), best_published=_call("published", "best_published"),
-                scoring=SUBMISSIONS)
+                scoring=SUBMISSIONS, fit=TaskCommand(_call("commands", "fit"), tasks=("admire-a",)),
+                overlap=TaskCommand(_call("commands", "overlap"), tasks=("admire-a", "admire-b")))
 COMMON = dict(family=ADMIRE, check=_call("run", "check"), prepare=_call("run", "prepare"),
               show=_call("tables", "print_result"), item_key="compound", group_keys=("sentence_type",), export=DATASET)
 RANKING = dict(check=_call("rankrun", "check"), prepare=_call("rankrun", "prepare"),
                show=_call("ranktables", "print_result"))  # admire-a and any ranking task file: one engine
-ON_BOARDS = dict(compare=compare, overlap=_call("commands", "overlap"))  # the subtasks of the published boards
 
 TASKS = (
     Task("admire-a", description="AdMIRe Subtask A (SemEval-2025 Task 1): rank 5 images/captions by how well they "
@@ -116,14 +117,14 @@ TASKS = (
          page=Section(template_of("senso.admire", "_run_a.html.j2"), _call("page", "run_section_a")),
          comparison=Section(template_of("senso.admire", "_compare_a.html.j2"), _call("page", "disagreements_a"),
                             helpers=lambda: {"caption_preview": _call("page", "caption_preview")}),
-         fit=_call("commands", "fit"), **ON_BOARDS, **{**COMMON, **RANKING}),
+         compare=compare, **{**COMMON, **RANKING}),
     Task("admire-b", description="AdMIRe Subtask B: complete an image sequence, and say whether the compound is "
                                  "used literally or idiomatically", kind="admire-b",
          metrics=(METRICS["image_accuracy"], METRICS["sentence_type_accuracy"]), systems=_systems("b"),
          choices=_choices("admire-b"),
          page=Section(template_of("senso.admire", "_run_b.html.j2"), _call("page", "run_section_b")),
          comparison=Section(template_of("senso.admire", "_compare_b.html.j2"), _call("page", "disagreements_b")),
-         **ON_BOARDS, **COMMON),
+         compare=compare, **COMMON),
     Task("admire-sense", description="AdMIRe sense classification alone: is the compound literal or idiomatic in "
                                      "this sentence", kind="admire-sense", metrics=(METRICS["sense_accuracy"],),
          choices=_choices("admire-sense"),

@@ -47,7 +47,8 @@ def data_overlap(
 ) -> None:
     """What an evaluation set shares with training data: AdMIRe compounds, sentences and identical captions;
     Likert groups and texts."""
-    overlap = task_for(task).overlap
-    if overlap is None:
+    entry = task_for(task)
+    overlap = entry.family.overlap
+    if overlap is None or not overlap.serves(entry):
         raise SensoError(f"senso data overlap: {task} has no training data to compare with")
-    overlap(task, train, eval_, lang, data_dir)
+    overlap.run(task, train, eval_, lang, data_dir)

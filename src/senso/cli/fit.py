@@ -1,4 +1,4 @@
-"""`senso fit`: a trainable system of a task, fitted and saved (its task's `fit`)."""
+"""`senso fit`: a trainable system of a task, fitted and saved (its family's `fit`)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ def _fit_parameters() -> list[inspect.Parameter]:
         return inspect.Parameter(name, keyword, annotation=annotation, default=default)
 
     return [
-        param("task", str, typer.Argument(..., help=" | ".join(t.name for t in catalog.all_tasks() if t.fit))),
+        param("task", str, typer.Argument(..., help=" | ".join(t.name for t in catalog.all_tasks()
+                                                               if t.family.fit and t.family.fit.serves(t)))),
         param("out_path", Path, typer.Option(..., "-o", "--output", help="Model file to write (JSON).")),
         param("system", Optional[str], typer.Option(None, "--system", help="Trainable system (default: the task's; "
                                                      "`senso systems` describes each).")),
@@ -42,12 +43,13 @@ def _fit_parameters() -> list[inspect.Parameter]:
 
 def _fit(task: str, out_path: Path, option: list[str], **values) -> None:
     """Fit a trainable system on the items of a task and save it."""
-    fit_task = task_for(task).fit
-    if fit_task is None:
+    entry = task_for(task)
+    fit_task = entry.family.fit
+    if fit_task is None or not fit_task.serves(entry):
         raise SensoError(f"senso fit: {task} has no trainable system (`senso tasks` lists the tasks)")
     system_options = {**flagged_values(values), **_parse_set(option)}
     options = catalog.RunOptions(task=task, **values, system_options=system_options)
-    notes, lines = fit_task(options, out_path)
+    notes, lines = fit_task.run(options, out_path)
     for note in notes:
         console.print(note, soft_wrap=True)
     for line in lines:

@@ -102,6 +102,18 @@ class ExportInfo:
     config: Callable[[Any], str] | None = None
 
 
+@dataclass(frozen=True)
+class TaskCommand:
+    """A family's part of a common command (`senso fit`, `senso data overlap`): the function that does it for a
+    task (`run`), and the family's tasks it does it for (`tasks`; None: all)."""
+
+    run: Callable[..., Any]
+    tasks: tuple[str, ...] | None = None
+
+    def serves(self, task: Any) -> bool:
+        return self.tasks is None or task.name in self.tasks
+
+
 def score_flag(default: Any, flag: str, help: str) -> Any:
     """A field of a `FileScoring.flags` dataclass: a `senso score` flag of the family's own, with its one line of
     help (its name and type are the field's)."""
@@ -195,7 +207,9 @@ class Family:
       `header(run)` (its rows of a run page's header: a protocol, a track);
     - `placement(run)`, `best_published(run)`: where a run stands beside published results, and the figure a
       summary shows beside it;
-    - `scoring`: how `senso score` scores files of its systems' answers, with its own flags (`FileScoring`).
+    - `scoring`: how `senso score` scores files of its systems' answers, with its own flags (`FileScoring`);
+    - `fit`: `senso fit` of its tasks that have a trainable system (`run(options, path) -> (notes, lines)`);
+      `overlap`: `senso data overlap` of its tasks with training data (`run(task, train, eval, lang, data_dir)`).
     """
 
     name: str
@@ -221,6 +235,8 @@ class Family:
     placement: Callable[[Any], Placement] = not_placed
     best_published: Callable[[Any], tuple[str | None, str | None]] = lambda run: (None, None)
     scoring: FileScoring | None = None
+    fit: TaskCommand | None = None
+    overlap: TaskCommand | None = None
 
     @property
     def called(self) -> str:
@@ -262,8 +278,6 @@ class Task:
     file_kind: str | None = None
     export: ExportInfo = ExportInfo()
     systems: Callable[[], Sequence[SystemEntry]] = lambda: ()
-    fit: Callable[..., tuple[list[str], list[str]]] | None = None  # `senso fit`: (options, path) -> (notes, lines)
-    overlap: Callable[..., None] | None = None  # `senso data overlap TASK --train ... --eval ...`
     called: str = ""  # how a sentence names it (default: its name)
 
     def metric(self, name: str) -> Metric | None:

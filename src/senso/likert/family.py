@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from senso.core.task import DataSet, ExportInfo, Family, FileScoring, Scope, Section, SystemEntry, Task, template_of
+from senso.core.task import (DataSet, ExportInfo, Family, FileScoring, Scope, Section, SystemEntry, Task, TaskCommand,
+                             template_of)
 from senso.likert.metrics import METRICS
 from senso.likert.options import LikertOptions, LoggedAnswers
 
@@ -114,10 +115,10 @@ LIKERT = Family(FAMILY, title="Likert", options=LikertOptions, commands=_command
                 scope=scope, gold_keys=("gold", "gold_mean"), calibration_of="the label distributions",
                 distributions=_page("distributions"), evaluation=_published("evaluation_label"), header=header,
                 placement=_published("abricot_placement"), best_published=_published("best_published"),
-                scoring=LOGGED_ANSWERS)
+                scoring=LOGGED_ANSWERS, fit=TaskCommand(_commands("fit")), overlap=TaskCommand(_commands("overlap")))
 COMMON = dict(
     family=LIKERT, kind=FAMILY, check=check, prepare=prepare, show=show, metrics=METRICS, item_key="id",
-    group_keys=("domain",), systems=systems, fit=_commands("fit"), overlap=_commands("overlap"),
+    group_keys=("domain",), systems=systems,
     page=Section(template_of("senso.likert", "_run.html.j2"), _page("run_section")),
     comparison=Section(template_of("senso.likert", "_compare.html.j2"), _page("disagreements")),
 )
