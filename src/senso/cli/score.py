@@ -29,8 +29,7 @@ def _scorings() -> list[tuple[Family, FileScoring]]:
 
 def _scored(family: Family, scoring: FileScoring) -> list[Task]:
     """The tasks of `family` that `scoring` scores."""
-    return [task for task in all_tasks()
-            if task.family is family and (scoring.tasks is None or task.name in scoring.tasks)]
+    return [task for task in all_tasks() if task.family is family and scoring.serves(task)]
 
 
 def _called(tasks: list[Task]) -> str:
@@ -116,9 +115,7 @@ def _score(task: str, file: Optional[Path], as_json: bool, seed: int, data_dir: 
     from senso.reporting import write_report
 
     entry = task_for(task)
-    own = entry.family.scoring
-    if own is not None and own.tasks is not None and entry.name not in own.tasks:
-        own = None
+    own = entry.family.scoring if entry.family.scoring is not None and entry.family.scoring.serves(entry) else None
     _refuse_others(task, own, file, values)
     _refuse_foreign(own, file, as_json, values)
     flags = own.flags(**{spec.name: values[spec.name] for spec, _ in _flags(own)})

@@ -111,7 +111,12 @@ class TaskCommand:
     tasks: tuple[str, ...] | None = None
 
     def serves(self, task: Any) -> bool:
-        return self.tasks is None or task.name in self.tasks
+        return serves(self.tasks, task)
+
+
+def serves(tasks: tuple[str, ...] | None, task: Any) -> bool:
+    """Whether `task` is among `tasks` (None: every task of the family)."""
+    return tasks is None or task.name in tasks
 
 
 def score_flag(default: Any, flag: str, help: str) -> Any:
@@ -146,6 +151,9 @@ class FileScoring:
     tasks: tuple[str, ...] | None = None
     to_json: Callable[..., dict[str, Any]] | None = None
     page: bool = False
+
+    def serves(self, task: Any) -> bool:
+        return serves(self.tasks, task)
 
 
 @dataclass(frozen=True)
