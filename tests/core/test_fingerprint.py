@@ -44,3 +44,18 @@ def test_neither_the_hub_nor_the_cache_is_an_error_naming_the_model_and_both_rea
     message = str(caught.value)
     assert isinstance(caught.value, SensoError) and "cannot fingerprint the hub model 'org/model'" in message
     assert "no network to ask about org/model" in message and "org/model is not in the cache" in message
+
+
+def test_a_name_that_does_not_resolve_is_the_same_error_not_a_network_traceback(monkeypatch):
+    import httpx2
+
+    def no_dns(self, name, **_):
+        raise httpx2.ConnectError("[Errno -2] Name or service not known")
+
+    def not_cached(name, **_):
+        raise LocalEntryNotFoundError(f"{name} is not in the cache")
+
+    monkeypatch.setattr(huggingface_hub.HfApi, "model_info", no_dns)
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", not_cached)
+    with pytest.raises(FingerprintError, match="ConnectError: .Errno -2. Name or service not known"):
+        hub_fingerprint("org/model")

@@ -112,6 +112,9 @@ class Generator:
             import torch
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
+            from senso.backends.hub_access import check_hub_model
+
+            check_hub_model(self.name_or_path)
             self._tokenizer = AutoTokenizer.from_pretrained(self.name_or_path)
             self._model = AutoModelForCausalLM.from_pretrained(self.name_or_path, dtype=torch_dtype(self.dtype)).to(self.device)
             self._model.eval()

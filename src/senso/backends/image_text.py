@@ -265,6 +265,9 @@ def load_encoder(spec: ImageModelSpec, device: str = "cpu", dtype: str = "float3
     ensure_torchvision_importable()
     from transformers import AutoImageProcessor, AutoModel, AutoTokenizer
 
+    from senso.backends.hub_access import check_hub_model
+
+    check_hub_model(spec.name)  # in seconds, saying how to give a local path, rather than a network traceback
     try:
         model = AutoModel.from_pretrained(spec.name, dtype=dtype_).to(device)
         tokenizer = AutoTokenizer.from_pretrained(spec.name)

@@ -219,7 +219,10 @@ class TransformersVLM:
             ensure_torchvision_importable()
             from transformers import AutoModelForImageTextToText, AutoProcessor
 
+            from senso.backends.hub_access import check_hub_model
+
             name = self.spec.removeprefix("hf:")
+            check_hub_model(name)
             try:
                 self.processor = AutoProcessor.from_pretrained(name, backend="pil")
                 self.model = AutoModelForImageTextToText.from_pretrained(name, dtype=torch_dtype(self.dtype))

@@ -100,11 +100,12 @@ class FingerprintError(SensoError):
 def hub_fingerprint(name: str, revision: str | None = None) -> str:
     """Fingerprint of a hub model from the hub's recorded file hashes, else from its snapshot in the Hugging Face
     cache; a FingerprintError naming the model and why each failed when neither is available."""
+    import httpx2
     from huggingface_hub import HfApi, snapshot_download
 
     try:
         info = HfApi().model_info(name, revision=revision, files_metadata=True)
-    except (OSError, ValueError) as exc:  # offline, unreachable, unknown or gated: the local snapshot's files
+    except (OSError, ValueError, httpx2.TransportError) as exc:  # offline, unreachable, unknown, gated: the local snapshot
         hub_failure = f"{type(exc).__name__}: {exc}"
     else:
         parts = []

@@ -297,7 +297,8 @@ def user_row(system: Any, task: AdmireTask) -> AdmireSystem:
 
 
 def system_context(row: AdmireSystem, options: RunOptions, cache: ResponseCache | None = None,
-                   models: Any = None, values: Mapping[str, Any] | None = None, training: Any = None) -> SystemContext:
+                   models: Any = None, values: Mapping[str, Any] | None = None,
+                   training: Callable[[], Any] | None = None) -> SystemContext:
     """What the factories of `row` are given for `options` (checked first, unless `values`, its typed values
     that `check_system` returned, are given): its models come through `models` (a ModelPool) with `cache`
     around them."""
