@@ -56,6 +56,8 @@ SMOKES = {
     "abricot_speed.py": Smoke((r"^paper +abricot-inc +2 .* \d/2$", r"^  plain path on 2 items: .* max \|difference\|",
                                r"^  rows alone on 2 items: .* \(fixed-shape passes x\d+\.\d\d\); max \|difference\|",
                                r"^protocol +task +items")),
+    "batch_identity.py": Smoke((r"^length +12 width +16: first differing module ", r"^linear +\d+ -> +\d+: 1[=x] 8[=x]"),
+                               data=False),
     "abricot_travel.py": Smoke((r"^lexical prior: English held-out r = ", r"^\| decomposed \| -?\d",
                                 r"^senso fit abricot-abs \(no --system\) chooses ")),
     "admire2_release.py": Smoke((r"^data set: 2 languages x 6 rows in ", r"^default system: ",
