@@ -22,23 +22,19 @@ from senso.admire.data import items_from_targets_a, join_gold_a
 from senso.admire.rankdata import RankingItem, load_entries
 from senso.admire.rankdefault import adapt
 from senso.admire.rankfile import SHIPPED, DataFile, RankingTask, load_ranking_task, shipped_task
-from senso.admire.rankfit import Fitted, cross_validates, lazy, run_fitted, training_rows
+from senso.admire.rankfit import Fitted, cross_validates, lazy, run_fitted
 from senso.admire.rankmetrics import item_metrics
 from senso.admire.rankselect import Candidate, choose_default
-from senso.admire.submission import (format_order, submission_text_a, submission_text_filled,
-                                     submission_text_ranked)
+from senso.admire.submission import format_order, submission_text_filled, submission_text_ranked
 from senso.admire.systems.base import Ranking
-from senso.admire.systems.fitting import cross_validate, is_fittable
-from senso.admire.systems.registry import (AdmireSystem, check_system, get_system, member_rows, system_context,
-                                           system_params, user_row, wordnet_warnings)
-from senso.admire.task import RUN_TASKS, hygiene_warnings, partial_warnings
+from senso.admire.systems.fitting import cross_validate, is_fittable, training_rows
+from senso.admire.systems.registry import (AdmireSystem, check_system, chosen_row, get_system, member_rows,
+                                           system_context, system_params, wordnet_warnings)
+from senso.admire.task import hygiene_warnings, partial_warnings
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
 from senso.core.fingerprint import path_fingerprint
 from senso.core.options import RunOptions
-
-ADMIRE_A = RUN_TASKS["admire-a"]
-
 
 @dataclass
 class RankingSample:
@@ -143,15 +139,9 @@ def check_options(options: RunOptions, system_object: Any = None) -> Checked:
                          "carry gold")
     task = task.with_captions(options.caption_lang)
     options = replace(options, split=split, lang="+".join(languages))
-    if system_object is not None:
-        if options.system is not None:
-            raise SensoError("--system names a registered system, but a system object was given too: give one of them")
-        row = user_row(system_object, ADMIRE_A)
-        return Checked(task, options, entries, languages, row, check_system(row, options), [])
-    name = options.system or task.default_system
-    if name is None:
-        return Checked(task, options, entries, languages, None, {}, [])
-    row = get_system(ADMIRE_A, name)
+    row = chosen_row(options, system_object, "a", task.default_system)
+    if row is None or system_object is not None:
+        return Checked(task, options, entries, languages, row, {} if row is None else check_system(row, options), [])
     options, params, notes = _check_row(task, row, options, languages)
     return Checked(task, options, entries, languages, row, params, notes, wordnet_warnings(row, options))
 
@@ -252,7 +242,7 @@ def _default(task: RankingTask, checked: Checked, context: RunContext, training:
     rows = training() if task.training_entries() else None
 
     def candidate(name: str, given: dict[str, Any]) -> Candidate:
-        row = get_system(ADMIRE_A, name)
+        row = get_system("a", name)
         options = replace(checked.options, system=name, system_options={**checked.options.system_options, **given})
         options, params, notes = _check_row(task, row, options, checked.languages)
         return Candidate(name, given, row, options, params, notes)
@@ -402,7 +392,4 @@ class RankingPlan:
                       for i, order, kind in rows}
             return submission_text_filled(path, task.delimiter_for(path), filled)
         ranked = [(i.compound, i.sentence, order, kind) for i, order, kind in rows]
-        repeated = len({r[0] for r in ranked}) < len(ranked)
-        if repeated or task.sentence_type:
-            return submission_text_ranked(ranked, repeated, task.sentence_type)
-        return submission_text_a([(r[0], r[2]) for r in ranked])
+        return submission_text_ranked(ranked, len({r[0] for r in ranked}) < len(ranked), task.sentence_type)

@@ -19,15 +19,15 @@ from senso.admire.data import load_subtask_b, locate_admire, split_file
 from senso.admire.items import AdmireBItem
 from senso.admire.options import check_gold_file
 from senso.admire.scoring import GROUPS, compounds_index, overlap_record, score_item_b, sense_calibration
-from senso.admire.submission import submission_text_b
+from senso.admire.submission import official_size, submission_text_b
 from senso.admire.systems.base import SequenceChoice, SequenceChooser
 from senso.admire.leaderboard import LEADERBOARD_SPLITS, unranked_reason
 from senso.admire.overlap import TrainingIndex
 from senso.admire.rankmetrics import grouped_estimates
-from senso.admire.systems.registry import (AdmireSystem, System, check_system, get_system, system_context,
-                                           system_params, user_row, wordnet_warnings)
+from senso.admire.systems.registry import (AdmireSystem, System, check_system, chosen_row, system_context,
+                                           system_params, wordnet_warnings)
 from senso.admire.task import (DEFAULT_LANG, DEFAULT_SPLIT, RUN_TASKS, TEXT_AND_IMAGES, TEXT_ONLY, AdmireTask,
-                               check_splits, hygiene_warnings, official_size, partial_warnings, submission_name,
+                               check_splits, hygiene_warnings, partial_warnings, submission_name,
                                targets_name)
 from senso.core.stats import Estimate
 from senso.core.errors import SensoError
@@ -88,12 +88,7 @@ def check_options(options: RunOptions, system_object: Any = None) -> Checked:
     if options.caption_lang not in (None, *task.caption_langs):
         raise SensoError(f"--caption-lang {options.caption_lang!r}: {task.name} has "
                          f"{' or '.join(task.caption_langs)} captions")
-    if system_object is not None:
-        if options.system is not None:
-            raise SensoError("--system names a registered system, but a system object was given too: give one of them")
-        row = user_row(system_object, task)
-    else:
-        row = get_system(task, options.system)
+    row = chosen_row(options, system_object, task.subtask, task.default_system)
     params = check_system(row, options)
     return Checked(task, options, splits, row, params, wordnet_warnings(row, options))
 
