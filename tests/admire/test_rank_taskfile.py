@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,8 @@ from senso.admire.rankfile import RankingTaskFileError, is_ranking_file, load_ra
 from senso.admire.rankmetrics import macro_f1, ndcg_at
 from senso.core.errors import DataError
 
-from rank_fixtures import COLUMNS, rows, write_dataset, write_rows
+sys.path.insert(0, str(Path(__file__).parent / "ranking"))
+from rank_fixtures import COLUMNS, rows, write_dataset, write_rows  # noqa: E402
 
 import numpy as np
 

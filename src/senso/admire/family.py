@@ -104,9 +104,9 @@ ADMIRE = Family(FAMILY, title="AdMIRe", options=AdmireOptions, reads=("lang", "s
                 distributions=_call("page", "distributions"), evaluation=_call("published", "admire_evaluation"),
                 summary_name=lambda run: f"{run.task} ({run.results.get('lang')} {run.results.get('split')})",
                 header=lambda run: [("track", run.results.get("track") or "—")])
-COMMON = dict(family=ADMIRE, check=_call("run", "check"), prepare=_call("run", "prepare"),
+COMMON = dict(family=ADMIRE, check=_call("checks", "check"), prepare=_call("sequence.run", "prepare"),
               show=_call("tables", "print_result"), item_key="compound", group_keys=("sentence_type",), export=DATASET)
-RANKING = dict(check=_call("rankrun", "check"), prepare=_call("rankrun", "prepare"),
+RANKING = dict(check=_call("ranking.run", "check"), prepare=_call("ranking.run", "prepare"),
                show=_call("tables", "print_result"))  # admire-a and any ranking task file: one engine
 ON_BOARDS = dict(file_scoring=FileScoring(_call("commands", "submission_options"), _call("commands", "submission_json")),
                  placement=_call("published", "admire_placement"), best_published=_call("published", "best_published"),
@@ -134,7 +134,7 @@ TASKS = (
          systems=_systems("sense"),
          page=Section(template_of("senso.admire", "_run_sense.html.j2"), _call("page", "run_section_sense")),
          placement=_call("published", "admire_placement"), compare=compare,
-         **{**COMMON, "prepare": _call("run_sense", "prepare"), "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
+         **{**COMMON, "prepare": _call("sense.run", "prepare"), "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
                                            dataset_name=DATASET.dataset_name, config=DATASET.config)}),
 )
 RANKING_FILE = Task(

@@ -108,7 +108,7 @@ class RankingTask:
     source: Path
     builtin: bool = False
     training: tuple[str, ...] = DEFAULT_TRAINING  # the splits whose rows fitted systems learn from
-    default_system: str | None = None  # None: chosen on the training rows (`rankselect`)
+    default_system: str | None = None  # None: chosen on the training rows (`ranking.select`)
     default_split: str | None = None  # None: test when the file has one, else its first
     leaderboard_splits: tuple[str, ...] = ()  # the splits a published leaderboard covers (placement)
     caption_columns: dict[str, str] = field(default_factory=dict)  # --caption-lang -> the caption column

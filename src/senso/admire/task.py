@@ -42,7 +42,7 @@ class AdmireTask:
     caption_langs: tuple[str, ...] = ("en",)  # --caption-lang
 
 
-RUN_TASKS: dict[str, AdmireTask] = {  # the tasks run by `run.py` and `run_sense.py`
+RUN_TASKS: dict[str, AdmireTask] = {  # the tasks with a plan of their own (`sequence/`, `sense/`)
     "admire-b": AdmireTask(TASK_NAMES["b"], "b", ("en",), OFFICIAL_METRICS["b"], "random"),
     # The sense classifier alone, scored on Subtask A's gold sentence types (no leaderboard, no submission file).
     "admire-sense": AdmireTask(TASK_NAMES["sense"], "sense", ("en", "pt"), ("sense_accuracy",), "sense-classifier",

@@ -3,7 +3,7 @@ records as `admire-a`, on the file's data, in its languages.
 
 `--lang` (codes joined by `+`) and `--split` (splits joined by `+`; default `test` when the file has one, else its
 first) choose the `[[data]]` files. Without `--system` the default is chosen on the file's own training items
-(`rankselect.py`). The run writes one submission file per data file (with sentence types when the task asks),
+(`ranking/select.py`). The run writes one submission file per data file (with sentence types when the task asks),
 samples.jsonl (with `lang` when the task has several languages, `predicted_sentence_type` when it asks for them)
 and results.json: the metrics overall, per gold sentence type and per language, each with a 95% CI, and the
 paired comparison of each two languages on the expressions they share.
@@ -15,16 +15,17 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Sequence
 
+from senso.admire.checks import chosen_by_default
 from senso.admire.items import SENTENCE_TYPES
 from senso.admire.languages import LanguageCodeError, check_language
 from senso.admire.options import check_gold_file
 from senso.admire.data import items_from_targets_a, join_gold_a
 from senso.admire.rankdata import RankingItem, load_entries
-from senso.admire.rankdefault import adapt
+from senso.admire.ranking.default import adapt
 from senso.admire.rankfile import SHIPPED, DataFile, RankingTask, load_ranking_task, shipped_task
-from senso.admire.rankfit import Fitted, cross_validates, lazy, run_fitted
+from senso.admire.ranking.fit import Fitted, cross_validates, lazy, run_fitted
 from senso.admire.rankmetrics import item_metrics
-from senso.admire.rankselect import Candidate, choose_default
+from senso.admire.ranking.select import Candidate, choose_default
 from senso.admire.submission import format_order, submission_text_filled, submission_text_ranked
 from senso.admire.systems.base import Ranking
 from senso.admire.systems.fitting import cross_validate, is_fittable, training_rows
@@ -195,16 +196,6 @@ def _official_targets(checked: Checked, options: RunOptions, items: list[Ranking
     return joined, [*paths, *targets], notes
 
 
-def _chosen_by_default(options: RunOptions, given: RunOptions) -> dict[str, str]:
-    """The language and split the run chose because they were not given (said once, recorded)."""
-    chosen = {name: getattr(options, name) for name in ("lang", "split") if getattr(given, name) is None}
-    if chosen:
-        from senso.core.progress import note
-
-        note(f"{options.task}: {', '.join(f'{k} {v}' for k, v in chosen.items())} (not given: the default)")
-    return chosen
-
-
 def prepare(options: RunOptions, context: RunContext) -> "RankingPlan":
     options.validate()
     given = options
@@ -222,7 +213,7 @@ def prepare(options: RunOptions, context: RunContext) -> "RankingPlan":
         items = system.select_items(items)
     if options.limit is not None:
         items = items[: options.limit]
-    chosen = _chosen_by_default(options, given)
+    chosen = chosen_by_default(options, given)
     config = {"lang": options.lang, "split": options.split, "chosen_by_default": chosen,
               "ranking_task": task.describe(),
               "ranking_entries": [d.index for d in checked.entries],
@@ -237,7 +228,7 @@ def prepare(options: RunOptions, context: RunContext) -> "RankingPlan":
 
 def _default(task: RankingTask, checked: Checked, context: RunContext, training: Any) -> Candidate:
     """The best candidate that serves the languages, by grouped cross-validation on the file's training rows
-    (`rankselect`; a fitted candidate is fit on each fold's other expressions; without training rows, the first
+    (`ranking.select`; a fitted candidate is fit on each fold's other expressions; without training rows, the first
     candidate, never a fitted one)."""
     rows = training() if task.training_entries() else None
 
@@ -296,7 +287,7 @@ class RankingPlan:
     notes: list[str] = field(default_factory=list)
     choice: dict[str, Any] | None = None
     params: dict[str, Any] = field(default_factory=dict)
-    training: Any = None  # the file's training rows, read when a fitted system asks (`rankfit.lazy`)
+    training: Any = None  # the file's training rows, read when a fitted system asks (`ranking.fit.lazy`)
     n_data: int = 0  # the items of the data files, before --limit
     fitted: Fitted | None = None
     family: str = "admire"
@@ -306,7 +297,7 @@ class RankingPlan:
         return self.predictor.describe()
 
     def predict(self) -> list[Ranking]:
-        """Rankings, checked against the items; a fitted system is fit honestly first (`rankfit`)."""
+        """Rankings, checked against the items; a fitted system is fit honestly first (`ranking.fit`)."""
         system, options = self.predictor, self.options
         if is_fittable(system):
             self.fitted = run_fitted(system, self.items, self.training, self.params.get("model_file"),
@@ -320,7 +311,7 @@ class RankingPlan:
         return rankings
 
     def score(self, answers: list[Ranking]) -> Scored:
-        from senso.admire.ranktally import official_record, tally
+        from senso.admire.ranking.tally import official_record, tally
 
         task, options = self.ranking, self.options
         types = [predicted_type(a) if task.sentence_type else None for a in answers]
