@@ -349,16 +349,6 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise RankingTaskFileError(path, None, f"not valid TOML ({exc})") from None
 
 
-def is_ranking_file(path: str | Path) -> bool:
-    """Whether `path` is a TOML file that says `kind = "ranking"` (anything else goes to the Likert reader, which
-    says what is wrong with it)."""
-    path = Path(path).expanduser()
-    try:
-        return path.is_file() and _read_toml(path).get("kind") == KIND
-    except SensoError:
-        return False
-
-
 def load_ranking_task(path: str | Path, builtin: bool = False) -> RankingTask:
     path = Path(path).expanduser().resolve()
     if not path.is_file():

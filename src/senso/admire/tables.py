@@ -132,30 +132,6 @@ def _group_heads(sizes: Mapping[str, int]) -> dict[str, str]:
     return {g: f"{g} (n={sizes.get(g, 0)})" for g in GROUPS}
 
 
-def metrics_table(title: str, metrics: Mapping[str, Estimate], by_group: Mapping[str, Mapping[str, Estimate]],
-                  n: int, group_sizes: Mapping[str, int], labels: Mapping[str, str] = METRIC_LABELS,
-                  unseen: tuple[int, Mapping[str, Estimate]] | None = None) -> Table:
-    """One row per metric; columns all / idiomatic / literal, each `value [95% CI]`; a fitted system's `unseen`
-    items (n, metrics) come first, as the headline."""
-    table = Table(title=title)
-    table.add_column("metric")
-    if unseen is not None:
-        table.add_column(f"UNSEEN (n={unseen[0]})", justify="right", style="bold")
-    table.add_column(f"all (n={n})", justify="right")
-    for group in GROUPS:
-        table.add_column(f"{group} (n={group_sizes.get(group, 0)})", justify="right")
-    for name, estimate in metrics.items():
-        row = [labels.get(name, name)]
-        if unseen is not None:
-            row.append(unseen[1][name].format() if name in unseen[1] else "-")
-        row.append(estimate.format())
-        for group in GROUPS:
-            est = by_group.get(group, {}).get(name)
-            row.append(est.format() if est is not None and est.value is not None else "-")
-        table.add_row(*row)
-    return table
-
-
 def print_calibration(calibration: Mapping[str, Any] | None, group_sizes: Mapping[str, int],
                       by_group: bool = False) -> None:
     """The calibration of P(idiomatic) (`admire.scoring.sense_calibration`), when the run has one."""

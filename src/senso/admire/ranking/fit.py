@@ -11,7 +11,6 @@ from typing import Any, Callable, Sequence
 from senso.admire.overlap import TrainingIndex
 from senso.admire.rankfile import DataFile, RankingTask
 from senso.admire.systems.fitting import TrainingRows, cross_validate, cv_overlaps, fit_cached, load_fitted_model
-from senso.core.errors import SensoError
 
 
 def lazy(make: Callable[[], TrainingRows]) -> Callable[[], TrainingRows]:
