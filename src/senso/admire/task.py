@@ -56,6 +56,7 @@ def official_subtask(task: str) -> str | None:
     return next((s for s in OFFICIAL_METRICS if TASK_NAMES[s] == task), None)
 
 TEXT_ONLY, TEXT_AND_IMAGES = "text-only", "text+images"  # the leaderboard tracks
+ONE_GOLD = "--gold holds one split's targets; combine splits (e.g. train+dev) only when their inputs carry gold"
 
 SHIPPED_DIR = Path(__file__).resolve().parent / "tasks"  # the shipped ranking task files
 # A registered ranking task -> its shipped files, one per language (`senso run admire-a --lang pt`).
@@ -82,8 +83,7 @@ def check_splits(task: AdmireTask, lang: str, split: str, gold: object = None) -
     if len(splits) != len(set(splits)):
         raise SensoError(f"split {split!r} names a split twice")
     if len(splits) > 1 and gold:
-        raise SensoError("--gold holds one split's targets; combine splits (e.g. train+dev) only when their inputs "
-                         "carry gold")
+        raise SensoError(ONE_GOLD)
     return splits
 
 

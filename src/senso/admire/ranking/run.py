@@ -31,7 +31,7 @@ from senso.admire.systems.base import Ranking
 from senso.admire.systems.fitting import cross_validate, is_fittable, training_rows
 from senso.admire.systems.registry import (AdmireSystem, check_system, chosen_row, get_system, member_rows,
                                            system_context, system_params, wordnet_warnings)
-from senso.admire.task import hygiene_warnings, partial_warnings
+from senso.admire.task import ONE_GOLD, hygiene_warnings, partial_warnings
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
 from senso.core.fingerprint import path_fingerprint
@@ -136,8 +136,7 @@ def check_options(options: RunOptions, system_object: Any = None) -> Checked:
     check_gold_file(options)
     entries, languages, split = _chosen(task, options)
     if options.gold is not None and len(entries) > 1:
-        raise SensoError("--gold holds one split's targets; combine splits (e.g. train+dev) only when their inputs "
-                         "carry gold")
+        raise SensoError(ONE_GOLD)
     task = task.with_captions(options.caption_lang)
     options = replace(options, split=split, lang="+".join(languages))
     row = chosen_row(options, system_object, "a", task.default_system)
