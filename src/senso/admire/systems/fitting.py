@@ -22,7 +22,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem
 from senso.admire.overlap import TrainingIndex, item_overlap, training_records
@@ -31,6 +31,9 @@ from senso.core.fingerprint import path_fingerprint
 from senso.core.output import check_output_file, write_text
 from senso.core.paths import cache_dir
 from senso.admire.systems.roles import grouped_folds
+
+if TYPE_CHECKING:
+    from senso.admire.rankfile import RankingTask
 
 CV_FOLDS = 5
 MODEL_FORMAT = "senso-admire-a-fit/1"
@@ -60,7 +63,7 @@ class TrainingRows:
         return cls(list(items), sha, source)
 
 
-def training_rows(task: Any, data_dir: Any) -> TrainingRows:
+def training_rows(task: RankingTask, data_dir: Any) -> TrainingRows:
     """The rows of a ranking task file's training splits, every language, all with gold."""
     from senso.admire.rankdata import load_entries
 
@@ -72,7 +75,6 @@ def training_rows(task: Any, data_dir: Any) -> TrainingRows:
     items, paths, _ = load_entries(task, entries, data_dir, False)
     languages = "+".join(dict.fromkeys(d.language.upper() for d in entries))
     return TrainingRows.of(items, paths, f"{languages} {'+'.join(dict.fromkeys(d.split for d in entries))}")
-
 
 
 def shipped_training(data_dir: Path | None) -> TrainingRows:
@@ -197,6 +199,7 @@ def fit_to_file(options: Any, cache: Any, out_path: Path, models: Any = None) ->
     from dataclasses import replace
 
     from senso.admire.systems.registry import check_system, get_system, system_context, system_params
+
     options = replace(options, lang=options.lang or "en", split=options.split or "train+dev")
     row = get_system("a", options.system or "fitted-pipeline")
     params = check_system(row, options)
