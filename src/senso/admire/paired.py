@@ -57,9 +57,6 @@ class Comparison:
                                list(self.notes), calibration_of="P(idiomatic)")
 
 
-A_METRICS = ("top1", "dcg", "official_name_corr")  # Subtask A's, as the official scorer prints them
-
-
 def load_side(path: str | Path, subtask: str) -> SideData:
     path = Path(path)
     if path.is_dir():
@@ -134,7 +131,7 @@ def compare(task_name: str, a: str | Path, b: str | Path, gold: str | Path | Non
             if subtask == "a" and sorted(side.predictions[compound]) != sorted(target):
                 raise SensoError(f"{side.source}: the order for {compound!r} is not a permutation of its gold images {list(target)}")
         if subtask == "a":
-            sa, sb = (item_metrics(A_METRICS, side.predictions[compound], target, DEFAULT_GAINS, len(target), None, None)
+            sa, sb = (item_metrics(OFFICIAL_METRICS["a"], side.predictions[compound], target, DEFAULT_GAINS, len(target), None, None)
                       for side in (side_a, side_b))
         else:
             sa = score_item_b(side_a.predictions[compound][1], side_a.predictions[compound][0], target, sentence_type)
