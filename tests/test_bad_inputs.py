@@ -623,7 +623,7 @@ def test_catalogue_is_large_enough():
 # ---------------------------------------------------------------------------- what the catalogue's phrases cannot show
 
 def test_no_wordnet_is_a_warning_not_silence(tmp_path, monkeypatch):
-    from senso.admire.checks import check_options
+    from senso.admire.ranking.run import check_options
     from senso.admire.systems import wordnet
     from senso.catalog import RunOptions
 
