@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from senso.core.errors import SensoError
+from senso.core.fingerprint import path_fingerprint
 
 SPLITS = ("train", "dev", "test", "xeval")
 RANKING_FILE_KIND = "ranking"  # what a ranking task file says in its `kind` key
@@ -129,6 +130,17 @@ def parse_targets_name(filename: str) -> tuple[str, str, str] | None:
     subtask, code, split = (g.lower() for g in match.groups())
     lang, xsplit = _CODE_TO_LANG[code]
     return subtask, lang, xsplit or split
+
+
+def fingerprints(data: Sequence[tuple[str, Path]], gold: Sequence[Path], memo: bool) -> dict[str, str]:
+    """results.json's `fingerprints`: each data file's (`data` when there is one, else `data_<key>`: its split, or
+    language and split) and each gold file's (`gold` when there is one, else `gold_<file name>`); a name given
+    twice takes the file's stem."""
+    names = ["data"] if len(data) == 1 else [f"data_{key}" for key, _ in data]
+    names += ["gold"] if len(gold) == 1 else [f"gold_{path.name}" for path in gold]
+    paths = [*(path for _, path in data), *gold]
+    names = [n if names.count(n) == 1 else f"{n}_{p.stem}" for n, p in zip(names, paths)]
+    return {name: path_fingerprint(path, memo=memo) for name, path in zip(names, paths)}
 
 
 def hygiene_warnings(system: Any, compounds: Sequence[str], split: str) -> list[str]:

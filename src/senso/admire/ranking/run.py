@@ -31,10 +31,9 @@ from senso.admire.systems.base import Ranking
 from senso.admire.systems.fitting import cross_validate, is_fittable, training_rows
 from senso.admire.systems.registry import (AdmireSystem, check_system, chosen_row, get_system, member_rows,
                                            system_context, system_params, wordnet_warnings)
-from senso.admire.task import ONE_GOLD, hygiene_warnings, partial_warnings
+from senso.admire.task import ONE_GOLD, fingerprints, hygiene_warnings, partial_warnings
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
-from senso.core.fingerprint import path_fingerprint
 from senso.core.options import RunOptions
 
 @dataclass
@@ -332,16 +331,11 @@ class RankingPlan:
                       warnings=[*warnings, *self._partial()], notes=[*self.notes, *notes], files=files)
 
     def _fingerprints(self) -> dict[str, str]:
-        """Each data file's (`data` when there is one) and each gold file's (`gold` when there is one)."""
-        memo, entries = self.options.use_cache, self.entries
-        data, gold = self.data_files[:len(entries)], self.data_files[len(entries):]
+        """Each data file's, named by its split (and language, in a multilingual run), and each gold file's."""
+        entries = self.entries
         one_language = len({d.language for d in entries}) == 1
-        names = ["data"] if len(entries) == 1 else [f"data_{d.split}" if one_language else
-                                                    f"data_{d.language}_{d.split}" for d in entries]
-        names += ["gold"] if len(gold) == 1 else [f"gold_{p.name}" for p in gold]
-        paths = [*data, *gold]
-        names = [n if names.count(n) == 1 else f"{n}_{p.stem}" for n, p in zip(names, paths)]
-        return {name: path_fingerprint(path, memo=memo) for name, path in zip(names, paths)}
+        keys = [d.split if one_language else f"{d.language}_{d.split}" for d in entries]
+        return fingerprints(list(zip(keys, self.data_files)), self.data_files[len(entries):], self.options.use_cache)
 
     def _partial(self) -> list[str]:
         """PARTIAL when the run scores fewer items than the file's official rows (`rows` of its [[data]])."""

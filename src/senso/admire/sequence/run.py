@@ -24,12 +24,11 @@ from senso.admire.leaderboard import LEADERBOARD_SPLITS, unranked_reason
 from senso.admire.overlap import TrainingIndex
 from senso.admire.rankmetrics import grouped_estimates
 from senso.admire.systems.registry import System
-from senso.admire.task import (TEXT_AND_IMAGES, TEXT_ONLY, AdmireTask, hygiene_warnings, partial_warnings,
-                               submission_name, targets_name)
+from senso.admire.task import (TEXT_AND_IMAGES, TEXT_ONLY, AdmireTask, fingerprints, hygiene_warnings,
+                               partial_warnings, submission_name, targets_name)
 from senso.core.stats import Estimate
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
-from senso.core.fingerprint import path_fingerprint
 from senso.core.options import RunOptions
 
 
@@ -210,14 +209,8 @@ class SequencePlan:
                              metrics, answer.extra)
 
     def _fingerprints(self) -> dict[str, str]:
-        memo, loaded = self.options.use_cache, self.loaded
-        paths = loaded.data_paths
-        fingerprints = {"data": path_fingerprint(paths[0], memo=memo)} if len(paths) == 1 else {
-            f"data_{split}": path_fingerprint(path, memo=memo) for split, path in zip(self.splits, paths)}
-        for gold_file in loaded.gold_files:
-            key = "gold" if len(loaded.gold_files) == 1 else f"gold_{gold_file.name}"
-            fingerprints[key] = path_fingerprint(gold_file, memo=memo)
-        return fingerprints
+        loaded = self.loaded
+        return fingerprints(list(zip(self.splits, loaded.data_paths)), loaded.gold_files, self.options.use_cache)
 
     def _warnings(self) -> list[str]:
         """Split hygiene and PARTIAL."""
