@@ -63,7 +63,7 @@ def package_of(module: str, depth: int) -> str:
 
 @pytest.mark.parametrize("depth", [1, 2])
 def test_no_import_cycle_between_packages(depth):
-    """depth 1: senso.core, senso.backends, senso.likert, ...; depth 2: senso.admire.systems, senso.admire.run, ..."""
+    """depth 1: senso.core, senso.backends, senso.likert, ...; depth 2: senso.admire.systems, senso.admire.ranking, ..."""
     edges: dict[str, set[str]] = defaultdict(set)
     for module, targets in module_imports().items():
         for target in targets:

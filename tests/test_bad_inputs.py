@@ -245,12 +245,12 @@ def tsv_task_file(tmp: Path) -> None:
 
 
 def ranking_files(tmp: Path) -> None:
-    """A ranking task file in AdMIRe 2's layout (tests/admire/rank_fixtures.py) under rk/, and broken copies of
+    """A ranking task file in AdMIRe 2's layout (tests/admire/ranking/rank_fixtures.py) under rk/, and broken copies of
     its Russian training file: a missing column, an expression and sentence twice (kept, with a warning), an order
     that is not a permutation of the five images, a sentence of 1 MB (fine); and task files with an unknown language
     code, a missing [[data]], a kind no family reads, an unknown data_from or submission_columns, and a second test
     file of a language."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent / "admire"))
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "admire" / "ranking"))
     from rank_fixtures import COLUMNS, rows, write_dataset, write_rows
 
     task = write_dataset(tmp / "rk")
@@ -623,7 +623,7 @@ def test_catalogue_is_large_enough():
 # ---------------------------------------------------------------------------- what the catalogue's phrases cannot show
 
 def test_no_wordnet_is_a_warning_not_silence(tmp_path, monkeypatch):
-    from senso.admire.run import check_options
+    from senso.admire.ranking.run import check_options
     from senso.admire.systems import wordnet
     from senso.catalog import RunOptions
 

@@ -84,7 +84,7 @@ def test_missing_column(tmp_path):
 )
 def test_validation_names_file_row_and_field(tmp_path, change, match):
     """(A row that repeats an expression and sentence is an item of its own, kept with a warning:
-    tests/admire/test_rank_admire2.py.)"""
+    tests/admire/ranking/test_rank_admire2.py.)"""
     bad = a_row("ghost town")
     bad.update(change)
     write_a_split(tmp_path, "en", "train", [a_row("night owl", first=30), bad], images=False)

@@ -6,7 +6,7 @@ import pytest
 
 from senso.admire.data import load_subtask_b, read_targets
 from admire_fixtures import load_a
-from senso.admire.task import OFFICIAL_SIZES
+from senso.admire.submission import official_sizes
 
 pytestmark = pytest.mark.real_data
 
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.real_data
 @pytest.mark.parametrize("split", ["train", "dev", "test", "xeval"])
 def test_english_subtask_a_splits_load_with_all_images(data_dir, split):
     items = load_a(data_dir, "en", split, need_images=True)
-    assert len(items) == OFFICIAL_SIZES[("a", "en", split)]
+    assert len(items) == official_sizes()[("a", "en", split)]
     assert all(len(i.images) == 5 and all(img.path is not None for img in i.images) for i in items)
     has_gold = split in ("train", "dev")
     assert all((i.expected_order is not None) == has_gold and (i.sentence_type is not None) == has_gold for i in items)

@@ -8,7 +8,8 @@ from typing import Any
 
 from senso.admire.metrics import METRICS
 from senso.admire.options import AdmireOptions, SubmissionFlags
-from senso.admire.task import RANKING_FILE_KIND, RUN_TASKS, SPLITS
+from senso.admire.task import RANKING_FILE_KIND, RUN_TASKS, SPLITS, TASK_NAMES, shipped_languages
+from senso.core.errors import SensoError
 from senso.core.task import (DataSet, ExportInfo, Family, FileScoring, Scope, Section, SystemEntry, Task, TaskCommand,
                              template_of)
 
@@ -45,19 +46,29 @@ def compare(task: str, a: Any, b: Any, gold: Any, n_resamples: int, seed: int) -
     return compare_sides(task, a, b, gold=gold, n_resamples=n_resamples, seed=seed).typed()
 
 
+def _default_system(subtask: str) -> str:
+    """A task's default system: admire-a's shipped task file says it, the others' declarations."""
+    if subtask == "a":
+        from senso.admire.rankfile import shipped_task
+
+        return str(shipped_task(TASK_NAMES["a"], "en").default_system)
+    return RUN_TASKS[TASK_NAMES[subtask]].default_system
+
+
 def _systems(subtask: str):
     def systems() -> list[SystemEntry]:
         from senso.admire.systems.registry import SYSTEMS
-        from senso.admire.task import RUN_TASKS
 
-        default = next(t.default_system for t in RUN_TASKS.values() if t.subtask == subtask)
+        default = _default_system(subtask)
         return [SystemEntry(r.name, r.summary, r.params, r.name == default, r) for r in SYSTEMS[subtask].values()]
 
     return systems
 
 
 def _choices(task: str) -> dict[str, tuple[str, ...]]:
-    """The languages and splits an AdMIRe task has."""
+    """The languages and splits an AdMIRe task has (admire-a: those of its shipped task files)."""
+    if task == TASK_NAMES["a"]:
+        return {"lang": shipped_languages(task), "split": SPLITS}
     return {"lang": RUN_TASKS[task].langs, "split": SPLITS}
 
 
@@ -70,9 +81,7 @@ def systems_help() -> str:
 def check_name(name: str) -> None:
     """A task name of AdMIRe's form (admire-...) that is none of its tasks: AdMIRe's own error, listing them."""
     if name.startswith("admire-"):
-        from senso.admire.task import get_task
-
-        get_task(name)
+        raise SensoError(f"unknown AdMIRe task {name!r}; choose from {', '.join(t.name for t in TASKS)}")
 
 
 def flags() -> Any:
@@ -104,10 +113,10 @@ ADMIRE = Family(FAMILY, title="AdMIRe", options=AdmireOptions, reads=("lang", "s
                 placement=_call("published", "admire_placement"), best_published=_call("published", "best_published"),
                 scoring=SUBMISSIONS, fit=TaskCommand(_call("commands", "fit"), tasks=("admire-a",)),
                 overlap=TaskCommand(_call("commands", "overlap"), tasks=("admire-a", "admire-b")))
-COMMON = dict(family=ADMIRE, check=_call("run", "check"), prepare=_call("run", "prepare"),
+COMMON = dict(family=ADMIRE, check=_call("checks", "check"), prepare=_call("sequence.run", "prepare"),
               show=_call("tables", "print_result"), item_key="compound", group_keys=("sentence_type",), export=DATASET)
-RANKING = dict(check=_call("rankrun", "check"), prepare=_call("rankrun", "prepare"),
-               show=_call("ranktables", "print_result"))  # admire-a and any ranking task file: one engine
+RANKING = dict(check=_call("ranking.run", "check"), prepare=_call("ranking.run", "prepare"),
+               show=_call("tables", "print_result"))  # admire-a and any ranking task file: one engine
 
 TASKS = (
     Task("admire-a", description="AdMIRe Subtask A (SemEval-2025 Task 1): rank 5 images/captions by how well they "
@@ -131,7 +140,7 @@ TASKS = (
          systems=_systems("sense"),
          page=Section(template_of("senso.admire", "_run_sense.html.j2"), _call("page", "run_section_sense")),
          compare=compare,
-         **{**COMMON, "prepare": _call("run_sense", "prepare"), "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
+         **{**COMMON, "prepare": _call("sense.run", "prepare"), "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
                                            dataset_name=DATASET.dataset_name, config=DATASET.config)}),
 )
 RANKING_FILE = Task(

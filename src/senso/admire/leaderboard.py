@@ -17,12 +17,11 @@ from typing import Sequence
 from senso.core.errors import SensoError
 from senso.core.placement import TIE_MARK, read_resource
 from senso.core.records import load_results
-from senso.admire.task import TASKS, TEXT_ONLY
+from senso.admire.task import OFFICIAL_METRICS, TEXT_ONLY, official_subtask
 
 TABLE_FILES = {"a": "admire_leaderboard.csv", "b": "admire_leaderboard_b.csv"}
 HUMAN_FILE = "admire_human.csv"
 LEADERBOARD_SPLITS = ("test", "xeval")
-METRICS = {"a": TASKS["admire-a"].metrics, "b": TASKS["admire-b"].metrics}
 _CSV_METRICS = {"a": ("top1", "dcg"), "b": ("image_acc", "sentence_type_acc")}
 
 
@@ -108,10 +107,10 @@ def run_entry(run_dir: str | Path, allow_partial: bool = False) -> tuple[tuple[s
     """((subtask, lang, split, track), entry) for a finished AdMIRe run folder with metrics."""
     results = load_results(run_dir)
     task = results.get("task")
-    if task not in ("admire-a", "admire-b"):
+    subtask = official_subtask(task)
+    if subtask is None:
         raise SensoError(f"{run_dir}: task {task!r} has no AdMIRe leaderboard (admire-a or admire-b runs only)")
-    subtask = TASKS[task].subtask
-    names = METRICS[subtask]
+    names = OFFICIAL_METRICS[subtask]
     metrics = results.get("metrics") or {}
     if not all((metrics.get(m) or {}).get("value") is not None for m in names):
         raise SensoError(f"{run_dir}: the run has no {', '.join(names)}: gold is needed. Rerun it with --gold <targets file> "
@@ -143,7 +142,7 @@ def leaderboards(run_dirs: Sequence[str | Path], allow_partial: bool = False) ->
     for key, run_entries in runs.items():
         subtask, lang, split, track = key
         published = published_entries(subtask, lang, split, track)
-        board = Board(subtask, lang, split, track, METRICS[subtask])
+        board = Board(subtask, lang, split, track, OFFICIAL_METRICS[subtask])
         placed = [(e.published_rank, e, False) for e in published]
         board.unranked = [e for e in run_entries if e.unranked]
         board.notes += [e.unranked for e in board.unranked]

@@ -36,14 +36,3 @@ def check_gold_file(options: Any) -> None:
         raise SensoError(f"--gold {options.gold}: no such file; give the organisers' targets file "
                          "(e.g. a_en_dev_targets.tsv)")
 
-
-def chosen_by_default(options: Any, given: Any) -> dict[str, str]:
-    """The language and split a run chose (`options`) because they were not given (`given`): said once on stderr,
-    recorded in config.json."""
-    chosen = {**({"lang": options.lang} if given.lang is None else {}),
-              **({"split": options.split} if given.split is None else {})}
-    if chosen:
-        from senso.core.progress import note
-
-        note(f"{options.task}: {', '.join(f'{k} {v}' for k, v in chosen.items())} (not given: the default)")
-    return chosen

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 from markupsafe import Markup, escape
 
 from senso.admire.items import AdmireAItem, AdmireBItem
+from senso.admire.task import OFFICIAL_METRICS
 from senso.core.errors import SensoError
 from senso.core.records import config_option
 from senso.core.thumbnails import prefetch, thumbnail_uri
@@ -279,7 +280,7 @@ def run_section_a(run: Any, thumbnails: bool = True) -> dict[str, Any]:
         "notes": notes,
         "landing": landing,
         "landing_scored": scored,
-        "group_plots": group_plots(run, ("top1", "dcg")) if scored else [],
+        "group_plots": group_plots(run, OFFICIAL_METRICS["a"]) if scored else [],
         "rows": admire_a_rows(run.samples, items, thumbnails=thumbnails),
         "caption_preview": caption_preview,
     }
@@ -289,7 +290,7 @@ def run_section_b(run: Any, thumbnails: bool = True) -> dict[str, Any]:
     items, notes = load_items(run.results, run.config, run.path)
     return {
         "notes": notes,
-        "group_plots": group_plots(run, ("image_accuracy", "sentence_type_accuracy")),
+        "group_plots": group_plots(run, OFFICIAL_METRICS["b"]),
         "rows": admire_b_rows(run.samples, items, thumbnails=thumbnails),
         "caption_preview": caption_preview,
     }

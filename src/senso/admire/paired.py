@@ -21,7 +21,7 @@ from senso.core.records import load_results, load_samples
 from senso.admire.rankmetrics import DEFAULT_GAINS, item_metrics
 from senso.admire.scoring import GROUPS, score_item_b
 from senso.admire.submission import read_submission
-from senso.admire.task import get_task
+from senso.admire.task import OFFICIAL_METRICS, official_subtask
 
 
 @dataclass
@@ -55,9 +55,6 @@ class Comparison:
         rows += [difference_of(m, g, r, calibration=True) for g, m, r in self.calibration]
         return TypedComparison(self.task, str(self.a), str(self.b), system_a, system_b, self.n, rows,
                                list(self.notes), calibration_of="P(idiomatic)")
-
-
-A_METRICS = ("top1", "dcg", "official_name_corr")  # Subtask A's, as the official scorer prints them
 
 
 def load_side(path: str | Path, subtask: str) -> SideData:
@@ -102,8 +99,10 @@ def _gold_from_file(path: Path, subtask: str) -> dict[str, tuple[str, Any]]:
 def compare(task_name: str, a: str | Path, b: str | Path, gold: str | Path | None = None,
             n_resamples: int = 10000, seed: int = 0) -> Comparison:
     """Paired test of every official metric between two runs (or submission files) on the same items."""
-    task = get_task(task_name)
-    side_a, side_b = load_side(a, task.subtask), load_side(b, task.subtask)
+    subtask = official_subtask(task_name)
+    if subtask is None:
+        raise SensoError(f"unknown AdMIRe task {task_name!r} to compare; choose from admire-a, admire-b")
+    side_a, side_b = load_side(a, subtask), load_side(b, subtask)
     if set(side_a.predictions) != set(side_b.predictions):
         only_a = sorted(set(side_a.predictions) - set(side_b.predictions))
         only_b = sorted(set(side_b.predictions) - set(side_a.predictions))
@@ -111,7 +110,7 @@ def compare(task_name: str, a: str | Path, b: str | Path, gold: str | Path | Non
                          f"{len(side_b.predictions)}): only in A {only_a[:5]}, only in B {only_b[:5]}")
     notes = []
     if gold is not None:
-        gold_map = _gold_from_file(Path(gold), task.subtask)
+        gold_map = _gold_from_file(Path(gold), subtask)
         notes.append(f"gold: {gold}")
     elif side_a.gold is not None and side_b.gold is not None:
         if side_a.gold != side_b.gold:
@@ -129,10 +128,10 @@ def compare(task_name: str, a: str | Path, b: str | Path, gold: str | Path | Non
     for compound in sorted(side_a.predictions):
         sentence_type, target = gold_map[compound]
         for side in (side_a, side_b):
-            if task.subtask == "a" and sorted(side.predictions[compound]) != sorted(target):
+            if subtask == "a" and sorted(side.predictions[compound]) != sorted(target):
                 raise SensoError(f"{side.source}: the order for {compound!r} is not a permutation of its gold images {list(target)}")
-        if task.subtask == "a":
-            sa, sb = (item_metrics(A_METRICS, side.predictions[compound], target, DEFAULT_GAINS, len(target), None, None)
+        if subtask == "a":
+            sa, sb = (item_metrics(OFFICIAL_METRICS["a"], side.predictions[compound], target, DEFAULT_GAINS, len(target), None, None)
                       for side in (side_a, side_b))
         else:
             sa = score_item_b(side_a.predictions[compound][1], side_a.predictions[compound][0], target, sentence_type)
@@ -141,9 +140,9 @@ def compare(task_name: str, a: str | Path, b: str | Path, gold: str | Path | Non
     per_item["all"] = rows_all
     for group in GROUPS:
         per_item[group] = [r for r in rows_all if r[0] == group]
-    result = Comparison(task.name, Path(a), Path(b), len(rows_all), notes=notes)
+    result = Comparison(task_name, Path(a), Path(b), len(rows_all), notes=notes)
     for group, rows in per_item.items():
-        for metric in task.metrics:
+        for metric in OFFICIAL_METRICS[subtask]:
             try:
                 outcome = paired_permutation_test([r[1][metric] for r in rows], [r[2][metric] for r in rows],
                                                   n_resamples=n_resamples, seed=seed)

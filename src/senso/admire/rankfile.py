@@ -36,7 +36,7 @@ from typing import Any
 
 from senso.admire.languages import LanguageCodeError, check_language
 from senso.admire.rankmetrics import DEFAULT_GAINS, DEFAULT_METRICS, METRICS, TYPE_METRICS
-from senso.admire.task import RANKING_FILE_KIND
+from senso.admire.task import RANKING_FILE_KIND, SHIPPED, SHIPPED_DIR, shipped_languages
 from senso.core.errors import DataNotFound, SensoError
 from senso.core.taskfile import TaskFileError, column_table
 from senso.core.paths import find_data_file
@@ -47,7 +47,6 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 KIND = RANKING_FILE_KIND
-BUILTIN_DIR = Path(__file__).resolve().parent / "tasks"
 KEYS = ("kind", "name", "description", "subtask", "sentence_type", "gold", "gold_order", "metrics", "gains",
         "ndcg_k", "group", "pair", "data_from", "delimiter", "submission_columns", "data", "columns", "training",
         "default_system", "default_split", "leaderboard_splits", "caption_columns")
@@ -109,7 +108,7 @@ class RankingTask:
     source: Path
     builtin: bool = False
     training: tuple[str, ...] = DEFAULT_TRAINING  # the splits whose rows fitted systems learn from
-    default_system: str | None = None  # None: chosen on the training rows (`rankselect`)
+    default_system: str | None = None  # None: chosen on the training rows (`ranking.select`)
     default_split: str | None = None  # None: test when the file has one, else its first
     leaderboard_splits: tuple[str, ...] = ()  # the splits a published leaderboard covers (placement)
     caption_columns: dict[str, str] = field(default_factory=dict)  # --caption-lang -> the caption column
@@ -350,16 +349,6 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise RankingTaskFileError(path, None, f"not valid TOML ({exc})") from None
 
 
-def is_ranking_file(path: str | Path) -> bool:
-    """Whether `path` is a TOML file that says `kind = "ranking"` (anything else goes to the Likert reader, which
-    says what is wrong with it)."""
-    path = Path(path).expanduser()
-    try:
-        return path.is_file() and _read_toml(path).get("kind") == KIND
-    except SensoError:
-        return False
-
-
 def load_ranking_task(path: str | Path, builtin: bool = False) -> RankingTask:
     path = Path(path).expanduser().resolve()
     if not path.is_file():
@@ -368,16 +357,7 @@ def load_ranking_task(path: str | Path, builtin: bool = False) -> RankingTask:
 
 
 def builtin_task_file(name: str) -> Path:
-    return BUILTIN_DIR / f"{name}.toml"
-
-
-# A registered ranking task -> its shipped files, one per language (`senso run admire-a --lang pt`).
-SHIPPED = {"admire-a": "admire1-a"}
-
-
-def shipped_languages(name: str) -> tuple[str, ...]:
-    prefix = f"{SHIPPED[name]}-"
-    return tuple(sorted(p.stem[len(prefix):] for p in BUILTIN_DIR.glob(f"{prefix}*.toml")))
+    return SHIPPED_DIR / f"{name}.toml"
 
 
 def shipped_task(name: str, lang: str) -> RankingTask:

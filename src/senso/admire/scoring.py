@@ -9,7 +9,6 @@ from typing import Any, Sequence
 
 from senso.admire.overlap import TrainingIndex, is_seen, item_overlap, overlap_summary
 from senso.admire.items import SENTENCE_TYPES
-from senso.core.errors import SensoError
 from senso.admire.metrics import exact_match
 from senso.admire.rankmetrics import estimates
 from senso.core.calibration import CALIBRATION_LABELS, binary_distribution, calibration_metrics, reliability_record
@@ -77,8 +76,3 @@ def overlap_record(items: Sequence[Any], rows: Sequence[dict[str, Any]] | None, 
         record["unseen"] = {"n": len(unseen), **{k: v.to_json() for k, v in metrics.items()}}
     return overlaps, record
 
-
-def require_gold(has_gold: bool, what: str) -> None:
-    if not has_gold:
-        raise SensoError(f"{what} has no gold to score against: give the organisers' targets file with --gold "
-                         "(e.g. a_en_test_targets.tsv); test and xeval gold is not distributed with the inputs")

@@ -12,6 +12,7 @@ import csv
 import io
 import zipfile
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -20,7 +21,8 @@ from senso.admire.items import SENTENCE_TYPES
 from senso.core.errors import DataError, SensoError
 from senso.core.output import atomic_file, check_output_file
 from senso.core.records import config_option, load_config, load_samples
-from senso.admire.task import OFFICIAL_SIZES, parse_submission_name
+from senso.admire.rankfile import shipped_task
+from senso.admire.task import SUBTASK_B_SIZES, TASK_NAMES, parse_submission_name, shipped_languages
 
 A_HEADER = ("compound", "expected_order")
 B_HEADER = ("compound", "sentence_type", "expected_item")
@@ -68,11 +70,6 @@ def format_order(order: Sequence[str]) -> str:
     return repr([str(name) for name in order])
 
 
-def submission_text_a(predictions: Sequence[tuple[str, Sequence[str]]]) -> str:
-    """(compound, predicted order) pairs as the text of an official Subtask A submission file."""
-    return _text(A_HEADER, [(compound, format_order(order)) for compound, order in predictions])
-
-
 def submission_text_b(predictions: Sequence[tuple[str, str, str]]) -> str:
     """(compound, sentence_type, expected_item) triples as the text of an official Subtask B submission file."""
     return _text(B_HEADER, [tuple(p) for p in predictions])
@@ -80,7 +77,7 @@ def submission_text_b(predictions: Sequence[tuple[str, str, str]]) -> str:
 
 def write_submission_a(path: str | Path, predictions: Sequence[tuple[str, Sequence[str]]]) -> Path:
     """Write (compound, predicted order) pairs as an official Subtask A submission file."""
-    return _write(Path(path), submission_text_a(predictions))
+    return _write(Path(path), submission_text_ranked([(c, "", order, None) for c, order in predictions], False, False))
 
 
 def write_submission_b(path: str | Path, predictions: Sequence[tuple[str, str, str]]) -> Path:
@@ -157,13 +154,30 @@ def check_submission(
                               " (pass --allow-partial to score the rows present only)")
 
 
+@cache
+def official_sizes() -> dict[tuple[str, str, str], int]:
+    """The official item count of every (subtask, language, split): Subtask A's are its shipped task files' `rows`;
+    the official scorer refuses other row counts."""
+    name = TASK_NAMES["a"]
+    sizes = {("a", d.language, d.split): int(d.rows or 0) for lang in shipped_languages(name)
+             for d in shipped_task(name, lang).data}
+    return {**sizes, **{("b", lang, split): n for (lang, split), n in SUBTASK_B_SIZES.items()}}
+
+
+def official_size(subtask: str, lang: str, split: str) -> int:
+    try:
+        return official_sizes()[(subtask, lang, split)]
+    except KeyError:
+        raise SensoError(f"no official split {split!r} for subtask {subtask.upper()} in {lang!r}") from None
+
+
 def plausible_sizes(subtask: str, filename: str) -> set[int]:
     """Official row counts a submission with this file name may have (e.g. XE: 100; EN for A: 70 or 15)."""
     parsed = parse_submission_name(filename)
     if parsed is None:
         return set()
     lang, split = parsed
-    return {size for (s, l, sp), size in OFFICIAL_SIZES.items()
+    return {size for (s, l, sp), size in official_sizes().items()
             if s == subtask and l == lang and (sp == split if split else sp != "xeval")}
 
 
@@ -214,7 +228,7 @@ def pack(inputs: Sequence[str | Path], out_zip: str | Path, allow_partial: bool 
         if config is not None:
             key = ("b" if config.get("task") == "admire-b" else "a", config_option(config, "lang", "en"),
                    config_option(config, "split"))
-            expected = OFFICIAL_SIZES.get(key)
+            expected = official_sizes().get(key)
             images = _run_images(Path(raw))
             if images is not None:
                 check_submission(submission, images, expected, allow_partial=allow_partial or bool(config_option(config, "limit")))

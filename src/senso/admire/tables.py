@@ -1,4 +1,6 @@
-"""Rich tables for AdMIRe numbers: metrics with CIs by sentence type, paired comparisons; a run's summary."""
+"""Rich tables for AdMIRe numbers: a run's metrics with 95% CIs by sentence type (and, for a ranking task file's
+run, by language, with the paired comparison of each two languages on the expressions they share), or, without
+gold, what the run did: the items per language, the system and the submission files it wrote."""
 
 from __future__ import annotations
 
@@ -15,6 +17,22 @@ from senso.admire.task import SENSE_TASK
 
 
 def print_result(result: Any, by_group: bool = False) -> None:
+    """A finished AdMIRe run on the terminal (`senso.core.evaluation.EvalResult`); a ranking task file's run
+    without gold says what it did instead."""
+    if "n_by_language" in result.results and not result.results.get("gold"):
+        print_unscored(result)
+        return
+    _print_scored(result, by_group)
+    console = terminal()
+    for table in (language_table(result), paired_table(result.results)):
+        if table is not None:
+            console.print(folded(table))
+    for pair in result.results.get("paired_languages") or []:
+        if "reason" in pair:
+            console.print(f"{pair['a']} vs {pair['b']}: {pair['reason']}", style="dim", soft_wrap=True)
+
+
+def _print_scored(result: Any, by_group: bool) -> None:
     """A finished AdMIRe run (`senso.core.evaluation.EvalResult`) on the terminal: its metrics (per sentence type
     where the columns fit, or `by_group`: one table per type), or, without gold, what it wrote; its notes and its
     submission file (the command line prints warnings)."""
@@ -43,6 +61,59 @@ def print_result(result: Any, by_group: bool = False) -> None:
     console.print(f"submission: {submission}", soft_wrap=True)
 
 
+def language_table(result: Any) -> Table | None:
+    """One row per language (n, then each metric `value [95% CI]`); None for a one-language run."""
+    results = result.results
+    sizes = results.get("n_by_language") or {}
+    if len(sizes) < 2 or not result.metrics:
+        return None
+    table = Table(title=f"per language (95% CI) | system {result.system}")
+    for column in ("language", "n", *(METRIC_LABELS.get(m, m) for m in result.metrics)):
+        table.add_column(column, justify="left" if column == "language" else "right")
+    names = results.get("language_names") or {}
+    for lang, n in sizes.items():
+        estimates = result.metrics_by_group.get(lang, {})
+        table.add_row(f"{lang} ({names.get(lang, lang)})", str(n),
+                      *(estimates[m].format() if m in estimates else "-" for m in result.metrics))
+    return table
+
+
+def paired_table(results: dict[str, Any]) -> Table | None:
+    pairs = results.get("paired_languages")
+    if not pairs:
+        return None
+    metric = METRIC_LABELS.get(pairs[0]["metric"], pairs[0]["metric"])
+    table = Table(title=f"same expression, other language: {metric}, A - B (paired)")
+    for column in ("A", "B", "shared", "A", "B", "A - B [95% CI]", "p"):
+        table.add_column(column, justify="left" if column in ("A", "B") else "right")
+    for p in pairs:
+        if "reason" in p:
+            table.add_row(p["a"], p["b"], str(p["n"]), "-", "-", "undefined", "-")
+            continue
+        table.add_row(p["a"], p["b"], str(p["n"]), f"{p['mean_a']:.3f}", f"{p['mean_b']:.3f}",
+                      f"{p['difference']:+.3f} [{p['ci_low']:+.3f}, {p['ci_high']:+.3f}]", f"{p['p_value']:.4f}")
+    return table
+
+
+def print_unscored(result: Any) -> None:
+    """A run without gold: the items of each language, the system and the submission files it wrote."""
+    console, results = terminal(), result.results
+    names = results.get("language_names") or {}
+    console.print(f"{result.task} {results['split']} | system {result.system} | {result.n} items, no gold: "
+                  "submissions written, no metrics", soft_wrap=True)
+    table = Table()
+    for column in ("language", "items"):
+        table.add_column(column, justify="left" if column == "language" else "right")
+    for lang, n in (results.get("n_by_language") or {}).items():
+        table.add_row(f"{lang} ({names.get(lang, lang)})", str(n))
+    console.print(folded(table))
+    for note in result.notes:
+        console.print(note, style="dim", soft_wrap=True)
+    for name in results.get("submissions") or [results["submission"]]:
+        console.print(f"submission: {result.run_dir / name if result.run_dir else name + ' (not written)'}",
+                      soft_wrap=True)
+
+
 def unseen_estimates(results: Mapping[str, Any]) -> tuple[int, dict[str, Estimate]] | None:
     """(n, metrics) of results.json's `unseen` (a fitted system's items that share nothing with its training
     data), or None when the run has none."""
@@ -59,30 +130,6 @@ def _with_groups(by_group: Mapping[str, Mapping[str, Estimate]]) -> dict[str, Ma
 
 def _group_heads(sizes: Mapping[str, int]) -> dict[str, str]:
     return {g: f"{g} (n={sizes.get(g, 0)})" for g in GROUPS}
-
-
-def metrics_table(title: str, metrics: Mapping[str, Estimate], by_group: Mapping[str, Mapping[str, Estimate]],
-                  n: int, group_sizes: Mapping[str, int], labels: Mapping[str, str] = METRIC_LABELS,
-                  unseen: tuple[int, Mapping[str, Estimate]] | None = None) -> Table:
-    """One row per metric; columns all / idiomatic / literal, each `value [95% CI]`; a fitted system's `unseen`
-    items (n, metrics) come first, as the headline."""
-    table = Table(title=title)
-    table.add_column("metric")
-    if unseen is not None:
-        table.add_column(f"UNSEEN (n={unseen[0]})", justify="right", style="bold")
-    table.add_column(f"all (n={n})", justify="right")
-    for group in GROUPS:
-        table.add_column(f"{group} (n={group_sizes.get(group, 0)})", justify="right")
-    for name, estimate in metrics.items():
-        row = [labels.get(name, name)]
-        if unseen is not None:
-            row.append(unseen[1][name].format() if name in unseen[1] else "-")
-        row.append(estimate.format())
-        for group in GROUPS:
-            est = by_group.get(group, {}).get(name)
-            row.append(est.format() if est is not None and est.value is not None else "-")
-        table.add_row(*row)
-    return table
 
 
 def print_calibration(calibration: Mapping[str, Any] | None, group_sizes: Mapping[str, int],

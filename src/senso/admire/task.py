@@ -9,51 +9,64 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
 from senso.core.errors import SensoError
+from senso.core.fingerprint import path_fingerprint
 
 SPLITS = ("train", "dev", "test", "xeval")
 RANKING_FILE_KIND = "ranking"  # what a ranking task file says in its `kind` key
 DEFAULT_LANG, DEFAULT_SPLIT = "en", "dev"
 
-# Official item counts per (subtask, language, split); the official scorer refuses other row counts.
-OFFICIAL_SIZES: dict[tuple[str, str, str], int] = {
-    ("a", "en", "train"): 70, ("a", "en", "dev"): 15, ("a", "en", "test"): 15, ("a", "en", "xeval"): 100,
-    ("a", "pt", "train"): 32, ("a", "pt", "dev"): 10, ("a", "pt", "test"): 13, ("a", "pt", "xeval"): 55,
-    ("b", "en", "train"): 20, ("b", "en", "dev"): 5, ("b", "en", "test"): 5, ("b", "en", "xeval"): 30,
-}
+# Subtask B's official item counts per (language, split); the official scorer refuses other row counts. Subtask A's
+# are its shipped task files' `rows` (`submission.official_sizes`).
+SUBTASK_B_SIZES: dict[tuple[str, str], int] = {("en", "train"): 20, ("en", "dev"): 5, ("en", "test"): 5,
+                                                ("en", "xeval"): 30}
+# The family's tasks by the subtask of their systems (the rows of `systems/registry.py`); admire-a is its shipped
+# ranking task files (`tasks/admire1-a-*.toml`), the others are declared below.
+TASK_NAMES = {"a": "admire-a", "b": "admire-b", "sense": "admire-sense"}
+# The official metrics of the subtasks with a leaderboard, in the order it ranks by (the other breaks ties).
+OFFICIAL_METRICS = {"a": ("top1", "dcg"), "b": ("image_accuracy", "sentence_type_accuracy")}
 
 
 @dataclass(frozen=True)
 class AdmireTask:
-    """One AdMIRe task: which subtask, languages, official metrics (ranking order) and default system."""
+    """A task of the family with a plan of its own (admire-b, admire-sense): its subtask, languages, official
+    metrics and default system."""
 
     name: str
-    subtask: str  # "a" or "b"
+    subtask: str  # "b" or "sense"
     langs: tuple[str, ...]
-    metrics: tuple[str, ...]  # official metrics, in the order the leaderboard ranks by
-    parity_metrics: tuple[str, ...]  # printed by the official scorer but not quality measures
+    metrics: tuple[str, ...]
     default_system: str
     caption_langs: tuple[str, ...] = ("en",)  # --caption-lang
 
 
-TASKS: dict[str, AdmireTask] = {
-    "admire-a": AdmireTask("admire-a", "a", ("en", "pt"), ("top1", "dcg"), ("official_name_corr",), "fitted-pipeline"),
-    "admire-b": AdmireTask("admire-b", "b", ("en",), ("image_accuracy", "sentence_type_accuracy"), (), "random"),
+RUN_TASKS: dict[str, AdmireTask] = {  # the tasks with a plan of their own (`sequence/`, `sense/`)
+    "admire-b": AdmireTask(TASK_NAMES["b"], "b", ("en",), OFFICIAL_METRICS["b"], "random"),
+    # The sense classifier alone, scored on Subtask A's gold sentence types (no leaderboard, no submission file).
+    "admire-sense": AdmireTask(TASK_NAMES["sense"], "sense", ("en", "pt"), ("sense_accuracy",), "sense-classifier",
+                               ("en", "pt")),
 }
-# The sense classifier alone, scored on Subtask A's gold sentence types (no leaderboard, no submission file).
-SENSE_TASK = AdmireTask("admire-sense", "sense", ("en", "pt"), ("sense_accuracy",), (), "sense-classifier",
-                        ("en", "pt"))
-RUN_TASKS: dict[str, AdmireTask] = {**TASKS, SENSE_TASK.name: SENSE_TASK}  # every AdMIRe task `senso run` runs
+SENSE_TASK = RUN_TASKS["admire-sense"]
+
+
+def official_subtask(task: str) -> str | None:
+    """The subtask ("a" or "b") of a task with official submissions and a leaderboard; None for the others."""
+    return next((s for s in OFFICIAL_METRICS if TASK_NAMES[s] == task), None)
 
 TEXT_ONLY, TEXT_AND_IMAGES = "text-only", "text+images"  # the leaderboard tracks
+ONE_GOLD = "--gold holds one split's targets; combine splits (e.g. train+dev) only when their inputs carry gold"
+
+SHIPPED_DIR = Path(__file__).resolve().parent / "tasks"  # the shipped ranking task files
+# A registered ranking task -> its shipped files, one per language (`senso run admire-a --lang pt`).
+SHIPPED = {TASK_NAMES["a"]: "admire1-a"}
 
 
-def get_task(name: str) -> AdmireTask:
-    if name not in TASKS:
-        raise SensoError(f"unknown AdMIRe task {name!r}; choose from {', '.join(TASKS)}")
-    return TASKS[name]
+def shipped_languages(name: str) -> tuple[str, ...]:
+    prefix = f"{SHIPPED[name]}-"
+    return tuple(sorted(p.stem[len(prefix):] for p in SHIPPED_DIR.glob(f"{prefix}*.toml")))
 
 
 def check_lang_split(task: AdmireTask, lang: str, split: str) -> None:
@@ -71,16 +84,9 @@ def check_splits(task: AdmireTask, lang: str, split: str, gold: object = None) -
     if len(splits) != len(set(splits)):
         raise SensoError(f"split {split!r} names a split twice")
     if len(splits) > 1 and gold:
-        raise SensoError("--gold holds one split's targets; combine splits (e.g. train+dev) only when their inputs "
-                         "carry gold")
+        raise SensoError(ONE_GOLD)
     return splits
 
-
-def official_size(subtask: str, lang: str, split: str) -> int:
-    try:
-        return OFFICIAL_SIZES[(subtask, lang, split)]
-    except KeyError:
-        raise SensoError(f"no official split {split!r} for subtask {subtask.upper()} in {lang!r}") from None
 
 
 def submission_code(lang: str, split: str) -> str:
@@ -124,6 +130,17 @@ def parse_targets_name(filename: str) -> tuple[str, str, str] | None:
     subtask, code, split = (g.lower() for g in match.groups())
     lang, xsplit = _CODE_TO_LANG[code]
     return subtask, lang, xsplit or split
+
+
+def fingerprints(data: Sequence[tuple[str, Path]], gold: Sequence[Path], memo: bool) -> dict[str, str]:
+    """results.json's `fingerprints`: each data file's (`data` when there is one, else `data_<key>`: its split, or
+    language and split) and each gold file's (`gold` when there is one, else `gold_<file name>`); a name given
+    twice takes the file's stem."""
+    names = ["data"] if len(data) == 1 else [f"data_{key}" for key, _ in data]
+    names += ["gold"] if len(gold) == 1 else [f"gold_{path.name}" for path in gold]
+    paths = [*(path for _, path in data), *gold]
+    names = [n if names.count(n) == 1 else f"{n}_{p.stem}" for n, p in zip(names, paths)]
+    return {name: path_fingerprint(path, memo=memo) for name, path in zip(names, paths)}
 
 
 def hygiene_warnings(system: Any, compounds: Sequence[str], split: str) -> list[str]:

@@ -12,7 +12,7 @@ A system is *fittable* when it has parts fit on gold (`system.fittable`, `fit(it
 - No model, any other split (admire-a: test, xeval; another language): fit once on the training rows
   (`fit_cached`), cached under `$SENSO_CACHE_DIR/admire-fits/` by the sha256 of their files and of the
   system's description. xeval reuses every train/dev compound, so its runs carry the SPLIT HYGIENE warning.
-The training rows are a ranking task file's (`rankfit.training_rows`; `TrainingRows`): admire-a's are EN
+The training rows are a ranking task file's (`training_rows`; `TrainingRows`): admire-a's are EN
 train+dev of the data folder; a task without its own (admire-b, admire-sense) reads those (`shipped_training`).
 """
 
@@ -22,7 +22,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem
 from senso.admire.overlap import TrainingIndex, item_overlap, training_records
@@ -31,6 +31,9 @@ from senso.core.fingerprint import path_fingerprint
 from senso.core.output import check_output_file, write_text
 from senso.core.paths import cache_dir
 from senso.admire.systems.roles import grouped_folds
+
+if TYPE_CHECKING:
+    from senso.admire.rankfile import RankingTask
 
 CV_FOLDS = 5
 MODEL_FORMAT = "senso-admire-a-fit/1"
@@ -60,11 +63,26 @@ class TrainingRows:
         return cls(list(items), sha, source)
 
 
+def training_rows(task: RankingTask, data_dir: Any) -> TrainingRows:
+    """The rows of a ranking task file's training splits, every language, all with gold."""
+    from senso.admire.rankdata import load_entries
+
+    entries = task.training_entries()
+    if not entries:
+        raise SensoError(f"{task.reference} has no training rows (a [[data]] file of split "
+                         f"{' or '.join(task.training)}): a fitted system or part learns from them; add one, or "
+                         "choose training-free parts")
+    items, paths, _ = load_entries(task, entries, data_dir, False)
+    languages = "+".join(dict.fromkeys(d.language.upper() for d in entries))
+    return TrainingRows.of(items, paths, f"{languages} {'+'.join(dict.fromkeys(d.split for d in entries))}")
+
+
 def shipped_training(data_dir: Path | None) -> TrainingRows:
-    """AdMIRe 1's EN train+dev: what fitted parts learn from in a run whose task has no training rows of its own
-    (admire-b, admire-sense)."""
-    items, paths = admire_a_items("en", "train+dev", data_dir)
-    return TrainingRows.of(items, paths, "en train+dev")
+    """AdMIRe 1's EN training rows (train+dev): what fitted parts learn from in a run whose task has none of its
+    own (admire-b, admire-sense)."""
+    from senso.admire.rankfile import shipped_task
+
+    return training_rows(shipped_task("admire-a", "en"), data_dir)
 
 
 def group_of(item: Any) -> str:
@@ -161,12 +179,12 @@ def overlap_sides(subtask: str, train: str, eval_split: str, lang: str, data_dir
     """`senso data overlap admire-*`: the evaluation split's items, and the training side: (split, item) of the
     splits `train` (e.g. train+dev) or, when `train` is a model file `senso fit admire-a` wrote, what it recorded."""
     from senso.admire.data import load_subtask_b
-    from senso.admire.task import TASKS, check_splits
+    from senso.admire.task import RUN_TASKS, check_splits
 
     if subtask == "a":
         load = lambda split: admire_a_items(lang, split, data_dir)[0]  # noqa: E731
     else:
-        task = TASKS["admire-b"]
+        task = RUN_TASKS["admire-b"]
         load = lambda split: [i for s in check_splits(task, lang, split) for i in load_subtask_b(data_dir, lang, s)]  # noqa: E731
     evaluated = load(eval_split)
     if Path(train).suffix == ".json":
@@ -181,10 +199,9 @@ def fit_to_file(options: Any, cache: Any, out_path: Path, models: Any = None) ->
     from dataclasses import replace
 
     from senso.admire.systems.registry import check_system, get_system, system_context, system_params
-    from senso.admire.task import TASKS
 
     options = replace(options, lang=options.lang or "en", split=options.split or "train+dev")
-    row = get_system(TASKS["admire-a"], options.system or "fitted-pipeline")
+    row = get_system("a", options.system or "fitted-pipeline")
     params = check_system(row, options)
     check_output_file(out_path, "-o")  # before the fit
     items, paths = admire_a_items(options.lang, options.split, options.data_dir)

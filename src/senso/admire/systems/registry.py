@@ -34,7 +34,7 @@ from senso.admire.systems.parts import (
 from senso.admire.systems.sense import SenseClassifier
 from senso.admire.systems.submitted import SubmissionOptions, check_file, submitted
 from senso.admire.systems.user import UserSystem, check_user_system
-from senso.admire.task import RUN_TASKS, AdmireTask
+from senso.admire.task import TASK_NAMES
 from senso.backends.embedders import EMBEDDERS
 from senso.core.cache import ResponseCache
 from senso.core.errors import SensoError
@@ -137,15 +137,25 @@ ROWS = (
 )
 SYSTEMS: dict[str, dict[str, AdmireSystem]] = {subtask: {row.name: row for row in ROWS if row.subtask == subtask}
                                                for subtask in ("a", "b", "sense")}
-TASK_NAMES = {task.subtask: task.name for task in RUN_TASKS.values()}  # "a" -> "admire-a", ...
 
 
-def get_system(task: AdmireTask, name: str | None) -> AdmireSystem:
-    """The row of `name` for `task` (None: the task's default); SensoError listing the valid names otherwise."""
-    table, name = SYSTEMS[task.subtask], name or task.default_system
+def get_system(subtask: str, name: str) -> AdmireSystem:
+    """The row of `name` among the systems of `subtask`; SensoError listing the valid names otherwise."""
+    table = SYSTEMS[subtask]
     if name not in table:
-        raise SensoError(f"unknown {task.name} system {name!r}; choose from {', '.join(sorted(table))}")
+        raise SensoError(f"unknown {TASK_NAMES[subtask]} system {name!r}; choose from {', '.join(sorted(table))}")
     return table[name]
+
+
+def chosen_row(options: RunOptions, system_object: Any, subtask: str, default: str | None) -> AdmireSystem | None:
+    """The system a run names: the researcher's `system_object` as a row, else --system's row (not given: the
+    `default`'s; None when there is none)."""
+    if system_object is not None:
+        if options.system is not None:
+            raise SensoError("--system names a registered system, but a system object was given too: give one of them")
+        return user_row(system_object, subtask)
+    name = options.system or default
+    return None if name is None else get_system(subtask, name)
 
 
 def member_rows(composed: AdmireSystem, entries: tuple[str, ...],
@@ -287,13 +297,13 @@ def _names_wordnet(row: AdmireSystem, options: RunOptions) -> bool:
     return isinstance(typed, BuilderOptions) and typed.wordnet is not None
 
 
-def user_row(system: Any, task: AdmireTask) -> AdmireSystem:
+def user_row(system: Any, subtask: str) -> AdmireSystem:
     """A researcher's system object as a row: it reads no model flag and no option of its own (see `user.py`)."""
     from senso.core.evaluation import user_system_name
 
-    check_user_system(system, task.subtask, task.name)
-    return AdmireSystem(user_system_name(system), task.subtask, "a researcher's own system",
-                        lambda context: UserSystem(system, task.subtask, task.name))
+    check_user_system(system, subtask, TASK_NAMES[subtask])
+    return AdmireSystem(user_system_name(system), subtask, "a researcher's own system",
+                        lambda context: UserSystem(system, subtask, TASK_NAMES[subtask]))
 
 
 def system_context(row: AdmireSystem, options: RunOptions, cache: ResponseCache | None = None,

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from senso.admire.submission import Submission, check_submission, read_submission
+from senso.admire.submission import Submission, check_submission, official_size, read_submission
 from senso.admire.systems.base import Ranking, SequenceChoice
-from senso.admire.task import official_size, parse_targets_name
+from senso.admire.task import parse_targets_name
 from senso.core.errors import DataError, SensoError
 from senso.core.fingerprint import file_sha256
 from senso.admire.languages import ANY

@@ -9,22 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from senso.admire.overlap import TrainingIndex
-from senso.admire.rankdata import load_entries
 from senso.admire.rankfile import DataFile, RankingTask
-from senso.admire.systems.fitting import (TrainingRows, cross_validate, cv_overlaps, fit_cached, load_fitted_model)
-from senso.core.errors import SensoError
-
-
-def training_rows(task: RankingTask, data_dir: Any) -> TrainingRows:
-    """The rows of the file's training splits, every language, all with gold."""
-    entries = task.training_entries()
-    if not entries:
-        raise SensoError(f"{task.reference} has no training rows (a [[data]] file of split "
-                         f"{' or '.join(task.training)}): a fitted system or part learns from them; add one, or "
-                         "choose training-free parts")
-    items, paths, _ = load_entries(task, entries, data_dir, False)
-    languages = "+".join(dict.fromkeys(d.language.upper() for d in entries))
-    return TrainingRows.of(items, paths, f"{languages} {'+'.join(dict.fromkeys(d.split for d in entries))}")
+from senso.admire.systems.fitting import TrainingRows, cross_validate, cv_overlaps, fit_cached, load_fitted_model
 
 
 def lazy(make: Callable[[], TrainingRows]) -> Callable[[], TrainingRows]:

@@ -12,7 +12,7 @@ import numpy as np
 from senso.admire.languages import language_name
 from senso.admire.leaderboard import unranked_reason
 from senso.admire.rankmetrics import RANK_METRICS, TYPE_METRICS, estimates
-from senso.admire.rankselect import selection_metric
+from senso.admire.ranking.select import selection_metric
 from senso.admire.scoring import GROUPS, PARITY_NOTE, compounds_index, overlap_record, sense_calibration
 from senso.admire.task import TEXT_AND_IMAGES, TEXT_ONLY
 from senso.core.stats import Estimate, paired_permutation_test

@@ -1,7 +1,6 @@
-"""`senso run admire-b|admire-sense` as the evaluation loop runs them (`senso.core.evaluation`): `check` (every
-option, before anything slow), `prepare` (the system built, the split loaded, gold joined) and the plan's `predict`
-(choices, or sense decisions: `run_sense.py`) and `score` (typed samples, metrics). Subtask A is a ranking task
-file, run by `rankrun.py`.
+"""`senso run admire-b` (AdMIRe 1 Subtask B: complete an image sequence) as the evaluation loop runs it
+(`senso.core.evaluation`): the checks (`admire/checks.py`), `prepare` (the system built, the split loaded, gold
+joined) and the plan's `predict` (choices) and `score` (typed samples, metrics).
 
 The run folder holds config.json (written first), the official submission file (admire-b), samples.jsonl (per
 item: scores, prediction, gold, per-item metrics) and results.json (metrics with 95% bootstrap CIs over all items
@@ -15,24 +14,21 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
+from senso.admire.checks import start
 from senso.admire.data import load_subtask_b, locate_admire, split_file
 from senso.admire.items import AdmireBItem
-from senso.admire.options import check_gold_file, chosen_by_default
 from senso.admire.scoring import GROUPS, compounds_index, overlap_record, score_item_b, sense_calibration
-from senso.admire.submission import submission_text_b
+from senso.admire.submission import official_size, submission_text_b
 from senso.admire.systems.base import SequenceChoice, SequenceChooser
 from senso.admire.leaderboard import LEADERBOARD_SPLITS, unranked_reason
 from senso.admire.overlap import TrainingIndex
 from senso.admire.rankmetrics import grouped_estimates
-from senso.admire.systems.registry import (AdmireSystem, System, check_system, get_system, system_context,
-                                           system_params, user_row, wordnet_warnings)
-from senso.admire.task import (DEFAULT_LANG, DEFAULT_SPLIT, RUN_TASKS, TEXT_AND_IMAGES, TEXT_ONLY, AdmireTask,
-                               check_splits, hygiene_warnings, official_size, partial_warnings, submission_name,
-                               targets_name)
+from senso.admire.systems.registry import System
+from senso.admire.task import (TEXT_AND_IMAGES, TEXT_ONLY, AdmireTask, fingerprints, hygiene_warnings,
+                               partial_warnings, submission_name, targets_name)
 from senso.core.stats import Estimate
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
-from senso.core.fingerprint import path_fingerprint
 from senso.core.options import RunOptions
 
 
@@ -59,61 +55,6 @@ class AdmireBSample:
                 "gold_item": self.gold_item, "sentence_type": self.sentence_type, **self.metrics,
                 **({"extra": self.extra} if self.extra else {}),
                 **({"overlap": self.overlap} if self.overlap is not None else {})}
-
-
-@dataclass(frozen=True)
-class Checked:
-    """What the checks found: the task, the options with AdMIRe's defaults filled in, the splits, the system's
-    row and its options' typed values, and warnings for the terminal and results.json."""
-
-    task: AdmireTask
-    options: RunOptions
-    splits: list[str]
-    row: AdmireSystem
-    params: dict[str, Any]
-    warnings: list[str]
-
-
-def check_options(options: RunOptions, system_object: Any = None) -> Checked:
-    """The AdMIRe checks, before anything slow and before a run folder: options no AdMIRe task reads, the
-    language, the splits (each once; --gold for one), the caption language, and the system (registered, or
-    the researcher's `system_object`): the model flags and options it reads, their values."""
-    options.check_family("admire")
-    check_gold_file(options)
-    task = RUN_TASKS.get(options.task)
-    if task is None:
-        raise SensoError(f"unknown AdMIRe task {options.task!r}; choose from {', '.join(RUN_TASKS)}")
-    options = replace(options, lang=options.lang or DEFAULT_LANG, split=options.split or DEFAULT_SPLIT)
-    splits = check_splits(task, options.lang, options.split, options.gold)
-    if options.caption_lang not in (None, *task.caption_langs):
-        raise SensoError(f"--caption-lang {options.caption_lang!r}: {task.name} has "
-                         f"{' or '.join(task.caption_langs)} captions")
-    if system_object is not None:
-        if options.system is not None:
-            raise SensoError("--system names a registered system, but a system object was given too: give one of them")
-        row = user_row(system_object, task)
-    else:
-        row = get_system(task, options.system)
-    params = check_system(row, options)
-    return Checked(task, options, splits, row, params, wordnet_warnings(row, options))
-
-
-def check(options: RunOptions, system_object: Any = None) -> Checked:
-    """Every option of an AdMIRe run, checked before anything slow, once."""
-    options.validate()
-    return check_options(options, system_object)
-
-
-def start(options: RunOptions, context: RunContext) -> tuple[Checked, Any, dict[str, Any]]:
-    """What an admire-b or admire-sense run starts from: the checked options, the system `options.system`
-    (default: the task's) or the researcher's `context.system` built, and config.json's record of them."""
-    checked = context.checked or check(options, context.system)
-    chosen = chosen_by_default(checked.options, options)
-    options, row = checked.options, checked.row
-    system = row.build(system_context(row, options, context.cache, context.models, checked.params))
-    config = {"lang": options.lang, "split": options.split, "chosen_by_default": chosen,
-              "system_options": system_params(row, options).to_json(checked.params)}
-    return checked, system, config
 
 
 def prepare(options: RunOptions, context: RunContext) -> "SequencePlan":
@@ -268,14 +209,8 @@ class SequencePlan:
                              metrics, answer.extra)
 
     def _fingerprints(self) -> dict[str, str]:
-        memo, loaded = self.options.use_cache, self.loaded
-        paths = loaded.data_paths
-        fingerprints = {"data": path_fingerprint(paths[0], memo=memo)} if len(paths) == 1 else {
-            f"data_{split}": path_fingerprint(path, memo=memo) for split, path in zip(self.splits, paths)}
-        for gold_file in loaded.gold_files:
-            key = "gold" if len(loaded.gold_files) == 1 else f"gold_{gold_file.name}"
-            fingerprints[key] = path_fingerprint(gold_file, memo=memo)
-        return fingerprints
+        loaded = self.loaded
+        return fingerprints(list(zip(self.splits, loaded.data_paths)), loaded.gold_files, self.options.use_cache)
 
     def _warnings(self) -> list[str]:
         """Split hygiene and PARTIAL."""

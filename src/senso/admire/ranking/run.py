@@ -3,7 +3,7 @@ records as `admire-a`, on the file's data, in its languages.
 
 `--lang` (codes joined by `+`) and `--split` (splits joined by `+`; default `test` when the file has one, else its
 first) choose the `[[data]]` files. Without `--system` the default is chosen on the file's own training items
-(`rankselect.py`). The run writes one submission file per data file (with sentence types when the task asks),
+(`ranking/select.py`). The run writes one submission file per data file (with sentence types when the task asks),
 samples.jsonl (with `lang` when the task has several languages, `predicted_sentence_type` when it asks for them)
 and results.json: the metrics overall, per gold sentence type and per language, each with a 95% CI, and the
 paired comparison of each two languages on the expressions they share.
@@ -15,31 +15,27 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Sequence
 
+from senso.admire.checks import chosen_by_default
 from senso.admire.items import SENTENCE_TYPES
 from senso.admire.languages import LanguageCodeError, check_language
-from senso.admire.options import check_gold_file, chosen_by_default
+from senso.admire.options import check_gold_file
 from senso.admire.data import items_from_targets_a, join_gold_a
 from senso.admire.rankdata import RankingItem, load_entries
-from senso.admire.rankdefault import adapt
+from senso.admire.ranking.default import adapt
 from senso.admire.rankfile import SHIPPED, DataFile, RankingTask, load_ranking_task, shipped_task
-from senso.admire.rankfit import Fitted, cross_validates, lazy, run_fitted, training_rows
+from senso.admire.ranking.fit import Fitted, cross_validates, lazy, run_fitted
 from senso.admire.rankmetrics import item_metrics
-from senso.admire.rankselect import Candidate, choose_default
-from senso.admire.submission import (format_order, submission_text_a, submission_text_filled,
-                                     submission_text_ranked)
+from senso.admire.ranking.select import Candidate, choose_default
+from senso.admire.submission import format_order, submission_text_filled, submission_text_ranked
 from senso.admire.systems.base import Ranking
-from senso.admire.systems.fitting import cross_validate, is_fittable
+from senso.admire.systems.fitting import cross_validate, is_fittable, training_rows
 from senso.admire.systems.parts import FittedOptions
-from senso.admire.systems.registry import (AdmireSystem, check_system, get_system, member_rows, system_context,
-                                           system_params, user_row, wordnet_warnings)
-from senso.admire.task import RUN_TASKS, hygiene_warnings, partial_warnings
+from senso.admire.systems.registry import (AdmireSystem, check_system, chosen_row, get_system, member_rows,
+                                           system_context, system_params, wordnet_warnings)
+from senso.admire.task import ONE_GOLD, fingerprints, hygiene_warnings, partial_warnings
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
-from senso.core.fingerprint import path_fingerprint
 from senso.core.options import RunOptions
-
-ADMIRE_A = RUN_TASKS["admire-a"]
-
 
 @dataclass
 class RankingSample:
@@ -140,19 +136,12 @@ def check_options(options: RunOptions, system_object: Any = None) -> Checked:
     check_gold_file(options)
     entries, languages, split = _chosen(task, options)
     if options.gold is not None and len(entries) > 1:
-        raise SensoError("--gold holds one split's targets; combine splits (e.g. train+dev) only when their inputs "
-                         "carry gold")
+        raise SensoError(ONE_GOLD)
     task = task.with_captions(options.caption_lang)
     options = replace(options, split=split, lang="+".join(languages))
-    if system_object is not None:
-        if options.system is not None:
-            raise SensoError("--system names a registered system, but a system object was given too: give one of them")
-        row = user_row(system_object, ADMIRE_A)
-        return Checked(task, options, entries, languages, row, check_system(row, options), [])
-    name = options.system or task.default_system
-    if name is None:
-        return Checked(task, options, entries, languages, None, {}, [])
-    row = get_system(ADMIRE_A, name)
+    row = chosen_row(options, system_object, "a", task.default_system)
+    if row is None or system_object is not None:
+        return Checked(task, options, entries, languages, row, {} if row is None else check_system(row, options), [])
     options, params, notes = _check_row(task, row, options, languages)
     return Checked(task, options, entries, languages, row, params, notes, wordnet_warnings(row, options))
 
@@ -238,12 +227,12 @@ def prepare(options: RunOptions, context: RunContext) -> "RankingPlan":
 
 def _default(task: RankingTask, checked: Checked, context: RunContext, training: Any) -> Candidate:
     """The best candidate that serves the languages, by grouped cross-validation on the file's training rows
-    (`rankselect`; a fitted candidate is fit on each fold's other expressions; without training rows, the first
+    (`ranking.select`; a fitted candidate is fit on each fold's other expressions; without training rows, the first
     candidate, never a fitted one)."""
     rows = training() if task.training_entries() else None
 
     def candidate(name: str, given: dict[str, Any]) -> Candidate:
-        row = get_system(ADMIRE_A, name)
+        row = get_system("a", name)
         options = replace(checked.options, system=name, system_options={**checked.options.system_options, **given})
         options, params, notes = _check_row(task, row, options, checked.languages)
         return Candidate(name, given, row, options, params, notes)
@@ -297,7 +286,7 @@ class RankingPlan:
     notes: list[str] = field(default_factory=list)
     choice: dict[str, Any] | None = None
     params: Any = None  # the system's typed options (an object of its options class)
-    training: Any = None  # the file's training rows, read when a fitted system asks (`rankfit.lazy`)
+    training: Any = None  # the file's training rows, read when a fitted system asks (`ranking.fit.lazy`)
     n_data: int = 0  # the items of the data files, before --limit
     fitted: Fitted | None = None
     family: str = "admire"
@@ -307,7 +296,7 @@ class RankingPlan:
         return self.predictor.describe()
 
     def predict(self) -> list[Ranking]:
-        """Rankings, checked against the items; a fitted system is fit honestly first (`rankfit`)."""
+        """Rankings, checked against the items; a fitted system is fit honestly first (`ranking.fit`)."""
         system, options = self.predictor, self.options
         if is_fittable(system):
             model_file = self.params.model_file if isinstance(self.params, FittedOptions) else None
@@ -322,7 +311,7 @@ class RankingPlan:
         return rankings
 
     def score(self, answers: list[Ranking]) -> Scored:
-        from senso.admire.ranktally import official_record, tally
+        from senso.admire.ranking.tally import official_record, tally
 
         task, options = self.ranking, self.options
         types = [predicted_type(a) if task.sentence_type else None for a in answers]
@@ -344,16 +333,11 @@ class RankingPlan:
                       warnings=[*warnings, *self._partial()], notes=[*self.notes, *notes], files=files)
 
     def _fingerprints(self) -> dict[str, str]:
-        """Each data file's (`data` when there is one) and each gold file's (`gold` when there is one)."""
-        memo, entries = self.options.use_cache, self.entries
-        data, gold = self.data_files[:len(entries)], self.data_files[len(entries):]
+        """Each data file's, named by its split (and language, in a multilingual run), and each gold file's."""
+        entries = self.entries
         one_language = len({d.language for d in entries}) == 1
-        names = ["data"] if len(entries) == 1 else [f"data_{d.split}" if one_language else
-                                                    f"data_{d.language}_{d.split}" for d in entries]
-        names += ["gold"] if len(gold) == 1 else [f"gold_{p.name}" for p in gold]
-        paths = [*data, *gold]
-        names = [n if names.count(n) == 1 else f"{n}_{p.stem}" for n, p in zip(names, paths)]
-        return {name: path_fingerprint(path, memo=memo) for name, path in zip(names, paths)}
+        keys = [d.split if one_language else f"{d.language}_{d.split}" for d in entries]
+        return fingerprints(list(zip(keys, self.data_files)), self.data_files[len(entries):], self.options.use_cache)
 
     def _partial(self) -> list[str]:
         """PARTIAL when the run scores fewer items than the file's official rows (`rows` of its [[data]])."""
@@ -394,7 +378,4 @@ class RankingPlan:
                       for i, order, kind in rows}
             return submission_text_filled(path, task.delimiter_for(path), filled)
         ranked = [(i.compound, i.sentence, order, kind) for i, order, kind in rows]
-        repeated = len({r[0] for r in ranked}) < len(ranked)
-        if repeated or task.sentence_type:
-            return submission_text_ranked(ranked, repeated, task.sentence_type)
-        return submission_text_a([(r[0], r[2]) for r in ranked])
+        return submission_text_ranked(ranked, len({r[0] for r in ranked}) < len(ranked), task.sentence_type)

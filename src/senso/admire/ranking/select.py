@@ -4,7 +4,7 @@ items.
 Candidates, in senso's order: the training-free sense-pipeline (sense, meaning and structure ranker), then the
 caption ranker (caption-similarity; for a task that asks for sentence types, sense-pipeline with the caption
 ranker, which decides a sense too), then the fitted fitted-pipeline. Each is adapted to the languages
-(`rankdefault.adapt`; one that cannot serve them is left out, with the reason). With training rows (the file's
+(`ranking.default.adapt`; one that cannot serve them is left out, with the reason). With training rows (the file's
 `training` splits, in any language, with a gold order), each candidate is scored on them by grouped
 cross-validation over the expressions: each fold's expressions are ranked by the candidate fit on the other folds'
 (a training-free candidate fits nothing, so its held-out score is its score on those expressions); the mean over

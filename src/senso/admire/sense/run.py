@@ -4,7 +4,7 @@ Items come from the Subtask A split file when it is there (English: with caption
 signal is used); otherwise from the organisers' targets file (`--gold FILE`, or
 `admire/reference/a_<lang>_<split>_targets.tsv`), which holds sentences and senses but no captions —
 how Portuguese train/dev are scored here. The metric is accuracy (all / idiomatic / literal) with 95%
-bootstrap CIs; samples.jsonl holds each item's P(idiomatic) and evidence. `senso.admire.run` checks the
+bootstrap CIs; samples.jsonl holds each item's P(idiomatic) and evidence. `senso.admire.checks` checks the
 options and builds the classifier; `sense_plan` is the run as the evaluation loop runs it.
 """
 
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from senso.admire.checks import start
 from senso.admire.data import locate_admire, read_targets_a
 from senso.admire.items import AdmireAItem, ImageOption
 from senso.admire.rankdata import split_items
@@ -120,9 +121,7 @@ class SensePlan:
 
 
 def prepare(options: RunOptions, context: RunContext) -> SensePlan:
-    """The admire-sense run: the classifier built (`senso.admire.run.start`), the items with their gold senses."""
-    from senso.admire.run import start
-
+    """The admire-sense run: the classifier built (`senso.admire.checks.start`), the items with their gold senses."""
     checked, classifier, config = start(options, context)
     return sense_plan(checked.options, checked.splits, classifier, config, checked.warnings)
 

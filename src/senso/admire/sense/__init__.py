@@ -1,0 +1,1 @@
+"""admire-sense: the sense classifier alone, its plan."""

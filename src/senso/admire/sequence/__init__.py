@@ -1,0 +1,1 @@
+"""admire-b: AdMIRe 1 Subtask B (complete an image sequence), its plan."""
