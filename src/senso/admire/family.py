@@ -134,4 +134,4 @@ RANKING_FILE = Task(
     kind="admire-a", file_kind=RANKING_FILE_KIND, folder_name=lambda task: Path(task).stem, called="a ranking task file",
     metrics=TASKS[0].metrics, page=TASKS[0].page, comparison=TASKS[0].comparison, placement=TASKS[0].placement,
     best_published=TASKS[0].best_published,
-    **{**COMMON, "item_key": ("compound", "sentence"), "group_keys": ("sentence_type", "lang"), **RANKING})
+    **{**COMMON, "item_key": ("data_file", "data_row"), "group_keys": ("sentence_type", "lang"), **RANKING})
