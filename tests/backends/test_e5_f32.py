@@ -122,13 +122,12 @@ def test_exact_path_is_float64_rounded_once_and_host_independent():
 def test_batches_pad_no_row_by_more_than_a_tenth_and_stay_within_the_token_budget():
     """A long text's tail window is not padded to the full window width beside the long ones."""
     engine = e5_f32.E5F32.__new__(e5_f32.E5F32)
-    engine.batch_tokens = 2048
     windows = [(i, [7] * n) for i, n in enumerate([510, 90, 500, 85, 5, 6, 508, 95, 4, 510])]
-    batches = engine._batches(windows)
+    batches = engine._batches(windows, 2048)
     assert sorted(w for batch in batches for w in batch) == sorted(windows)
     for batch in batches:
         longest = max(len(w) for _, w in batch) + 2
-        assert len(batch) * longest <= engine.batch_tokens
+        assert len(batch) * longest <= 2048
         assert all(longest - len(w) - 2 <= max(e5_f32.PADDING * longest, e5_f32.PADDING_TOKENS) for _, w in batch)
     assert [[len(w) for _, w in batch] for batch in batches] == [[510, 510, 508, 500], [95, 90, 85], [6, 5, 4]]
 
