@@ -294,7 +294,7 @@ class E5F32:
         threads split every operation of a batch and wait for each other after it, which costs CPU time on a
         busy machine (docs/benchmarks.md, "Float64 batches side by side"); the rounded float64 vectors are the
         same either way (in float32 a matrix product on one thread moves the last bit, so e5-f32 keeps torch's
-        threads). Each batch takes its share of `batch_tokens`, so that the memory in use stays the same."""
+        threads). Each batch takes its share of `batch_tokens`: the tokens in flight stay within it."""
         return self.threads if self.exact and self.threads > 1 else 1
 
     def _pooled(self, batches: list[list[tuple[int, list[int]]]]) -> list[np.ndarray]:
