@@ -2,6 +2,7 @@
 
     PYTHONPATH=src python benchmarks/admire2_release.py [--langs 15] [--rows 180] [--subtask b] [--data-dir DIR]
     PYTHONPATH=src python benchmarks/admire2_release.py --smoke    # seconds: 2 languages x 6 rows, a few rows
+    PYTHONPATH=src python benchmarks/admire2_release.py --tokens   # the texts and e5 tokens to embed; no run
 
 The script writes a data set in the release's layout (`submission_<Language>.tsv` per language with `compound`,
 `sentence`, an empty `expected_order`, `image1_name` ... `image5_caption`; tiny PNGs in
@@ -76,6 +77,40 @@ def write_release(root: Path, source: list[dict[str, str]], languages: list[str]
     return len(languages) * n_rows
 
 
+class _Recorder:
+    """An embedder that keeps the texts it is asked for (by kind) and computes nothing."""
+
+    spec = "e5-f64"
+
+    def __init__(self) -> None:
+        self.texts: dict[str, set[str]] = {"query": set(), "passage": set()}
+
+    def embed(self, texts, kind="passage"):
+        import numpy as np
+
+        self.texts[kind].update(texts)
+        return np.zeros((len(texts), 4), dtype=np.float32)
+
+
+def count_tokens(task: Path, codes: list[str], data_dir: Path) -> str:
+    """The distinct texts the default system embeds (sentences, contexts, words, captions of the training and
+    test rows; no meanings: WordNet serves none of the languages) and their e5 tokens, windows and markers counted."""
+    from senso.admire.rankdata import load_entries
+    from senso.admire.systems.evidence import EvidenceBuilder
+    from senso.admire.systems.wordnet import WordNet
+    from senso.backends.e5_f32 import E5F32, _windows
+
+    ranking = load_ranking_task(task)
+    entries = [d for d in ranking.data if d.language in codes or d.split == "train"]
+    recorder = _Recorder()
+    EvidenceBuilder(recorder, None, WordNet.locate(None)).build(load_entries(ranking, entries, data_dir, False)[0])
+    tokenizer, parts = E5F32(exact=True).tokenizer, []
+    for kind, texts in recorder.texts.items():
+        ids = tokenizer.content_ids(sorted(texts), kind)
+        parts.append(f"{len(texts)} {kind} texts, {sum(len(w) + 2 for i in ids for w in _windows(i, 510))} tokens")
+    return "; ".join(parts)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--langs", type=int, default=len(LANGUAGES), help="how many of the 15 languages")
@@ -83,6 +118,7 @@ def main() -> None:
     parser.add_argument("--subtask", choices=("a", "b"), default="b", help="a: images; b: captions only")
     parser.add_argument("--data-dir", default=None, help="AdMIRe 1's data folder (the training rows, the texts)")
     parser.add_argument("--keep", default=None, help="write the data set and the run folder here and keep them")
+    parser.add_argument("--tokens", action="store_true", help="count the texts and e5 tokens to embed; run nothing")
     add_smoke_option(parser)
     args = smoke(parser.parse_args(), langs=2, rows=6)
     data_dir = real_data_dir(args.data_dir)
@@ -91,6 +127,11 @@ def main() -> None:
     n = write_release(release, admire1_rows(data_dir), list(LANGUAGES[: args.langs]), args.rows)
     task = Path(shutil.copy(builtin_task_file(f"admire2-{args.subtask}"), release))
     codes = [d.language for d in load_ranking_task(task).data if d.split == "test"][: args.langs]
+    if args.tokens:
+        print(f"{n} items; to embed: {count_tokens(task, codes, data_dir)}")
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+        return
     command = [sys.executable, "-m", "senso.cli", "run", str(task), "--lang", "+".join(codes), "--data-dir",
                str(data_dir), "--no-cache", "--out", str(root / "run")]
     print(f"data set: {args.langs} languages x {args.rows} rows in {release}", flush=True)

@@ -122,12 +122,32 @@ def test_exact_path_is_float64_rounded_once_and_host_independent():
 def test_batches_pad_no_row_by_more_than_a_tenth_and_stay_within_the_token_budget():
     """A long text's tail window is not padded to the full window width beside the long ones."""
     engine = e5_f32.E5F32.__new__(e5_f32.E5F32)
-    engine.batch_tokens = 2048
     windows = [(i, [7] * n) for i, n in enumerate([510, 90, 500, 85, 5, 6, 508, 95, 4, 510])]
-    batches = engine._batches(windows)
+    batches = engine._batches(windows, 2048)
     assert sorted(w for batch in batches for w in batch) == sorted(windows)
     for batch in batches:
         longest = max(len(w) for _, w in batch) + 2
-        assert len(batch) * longest <= engine.batch_tokens
+        assert len(batch) * longest <= 2048
         assert all(longest - len(w) - 2 <= max(e5_f32.PADDING * longest, e5_f32.PADDING_TOKENS) for _, w in batch)
     assert [[len(w) for _, w in batch] for batch in batches] == [[510, 510, 508, 500], [95, 90, 85], [6, 5, 4]]
+
+
+def test_float64_batches_run_one_per_thread_with_the_same_vectors(monkeypatch):
+    """e5-f64 with two threads runs whole batches side by side, each on one of torch's threads; the vectors are
+    those of one thread running every batch, and torch's thread count is put back."""
+    import threading
+
+    import torch
+
+    texts = TEXTS + [LONG]
+    alone = e5_f32.E5F32(threads=1, exact=True, batch_tokens=64).passage(texts)
+    seen = []
+    original = e5_f32.E5F32._forward
+    monkeypatch.setattr(e5_f32.E5F32, "_forward", lambda self, windows: seen.append(
+        (threading.current_thread() is threading.main_thread(), torch.get_num_threads())) or original(self, windows))
+    before = torch.get_num_threads()
+    side_by_side = e5_f32.E5F32(threads=2, exact=True, batch_tokens=64)
+    assert np.array_equal(side_by_side.passage(texts), alone)
+    assert len(seen) > 2 and set(seen) == {(False, 1)} and torch.get_num_threads() == before
+    windows = [w for ids in side_by_side.tokenizer.content_ids(texts, "passage") for w in e5_f32._windows(ids, 510)]
+    assert side_by_side.tokens_computed == sum(len(w) + 2 for w in windows) and len(windows) > len(texts)

@@ -148,4 +148,4 @@ RANKING_FILE = Task(
                                         "expression in a sentence, in any language",
     kind="admire-a", file_kind=RANKING_FILE_KIND, called="a ranking task file",
     metrics=TASKS[0].metrics, page=TASKS[0].page, comparison=TASKS[0].comparison,
-    **{**COMMON, "item_key": ("compound", "sentence"), "group_keys": ("sentence_type", "lang"), **RANKING})
+    **{**COMMON, "item_key": ("data_file", "data_row"), "group_keys": ("sentence_type", "lang"), **RANKING})

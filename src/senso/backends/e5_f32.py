@@ -261,8 +261,9 @@ class E5F32:
         windows = [(i, w) for i, ids in enumerate(self.tokenizer.content_ids(list(texts), kind)) for w in _windows(ids, width)]
         sums = np.zeros((len(texts), self.header.hidden), dtype=np.float64)
         weights = np.zeros(len(texts))
-        for batch in self._batches(windows):
-            pooled = self._forward([w for _, w in batch])
+        batches = self._batches(windows, self.batch_tokens // self._side_by_side)
+        self.tokens_computed += sum(len(w) + 2 for _, w in windows)
+        for batch, pooled in zip(batches, self._pooled(batches)):
             for (i, w), row in zip(batch, pooled):
                 sums[i] += max(len(w), 1) * row
                 weights[i] += max(len(w), 1)
@@ -272,20 +273,45 @@ class E5F32:
         means = (sums / np.maximum(weights, 1e-12)[:, None]).astype(np.float32)
         return means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-6)
 
-    def _batches(self, windows: list[tuple[int, list[int]]]) -> list[list[tuple[int, list[int]]]]:
-        """Windows longest first, grouped so that rows x longest row stays within `batch_tokens` and no row is
+    def _batches(self, windows: list[tuple[int, list[int]]], budget: int) -> list[list[tuple[int, list[int]]]]:
+        """Windows longest first, grouped so that rows x longest row stays within `budget` and no row is
         padded by more than `PADDING` of the longest or `PADDING_TOKENS`: grouping by the budget alone padded a
         long caption's tail window to the full width (a fifth of AdMIRe's caption work was padding); one batch
         per length made hundreds of small products, slow when the other core is busy."""
         batches: list[list[tuple[int, list[int]]]] = []
         for window in sorted(windows, key=lambda iw: -len(iw[1])):
             longest = len(batches[-1][0][1]) + 2 if batches else 0
-            if batches and (len(batches[-1]) + 1) * longest <= self.batch_tokens \
+            if batches and (len(batches[-1]) + 1) * longest <= budget \
                     and longest - len(window[1]) - 2 <= max(PADDING * longest, PADDING_TOKENS):
                 batches[-1].append(window)
             else:
                 batches.append([window])
         return batches
+
+    @property
+    def _side_by_side(self) -> int:
+        """How many batches run at once, each on one thread: `threads` in float64 (`exact`), else 1. Torch's
+        threads split every operation of a batch and wait for each other after it, which costs CPU time on a
+        busy machine (docs/benchmarks.md, "Float64 batches side by side"); the rounded float64 vectors are the
+        same either way (in float32 a matrix product on one thread moves the last bit, so e5-f32 keeps torch's
+        threads). Each batch takes its share of `batch_tokens`: the tokens in flight stay within it."""
+        return self.threads if self.exact and self.threads > 1 else 1
+
+    def _pooled(self, batches: list[list[tuple[int, list[int]]]]) -> list[np.ndarray]:
+        """`_forward` of each batch, in order, `_side_by_side` at once; the caller sums the rows in batch order."""
+        if self._side_by_side < 2 or len(batches) < 2:
+            return [self._forward([w for _, w in batch]) for batch in batches]
+        from concurrent.futures import ThreadPoolExecutor
+
+        from threadpoolctl import threadpool_limits
+
+        torch, before = self.torch, self.torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            with threadpool_limits(limits=1), ThreadPoolExecutor(self._side_by_side) as pool:
+                return list(pool.map(lambda batch: self._forward([w for _, w in batch]), batches))
+        finally:
+            torch.set_num_threads(before)
 
     def _forward(self, windows: list[list[int]]) -> np.ndarray:
         """Mean-pooled final hidden states of `<s>` window `</s>` for each window (float64 rows)."""
@@ -305,7 +331,6 @@ class E5F32:
             for layer in self._layers:
                 x = self._block(x, layer, attention_mask)
             pooled = (x * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
-        self.tokens_computed += int(valid.sum())
         return pooled.double().numpy()
 
     def _embed_tokens(self, ids: np.ndarray):

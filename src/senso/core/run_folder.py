@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from senso.core.errors import SensoError
 from senso.core.records import config_data_files, config_option
 
 
@@ -55,8 +56,12 @@ class RunFolder:
 
     def item_id(self, sample: dict[str, Any]) -> str:
         """The key that identifies an item across runs of the same task (the task's `item_key`)."""
-        key = self.task_def.item_key
-        return str(sample[key]) if isinstance(key, str) else " | ".join(str(sample[k]) for k in key)
+        keys = (self.task_def.item_key,) if isinstance(self.task_def.item_key, str) else self.task_def.item_key
+        missing = [k for k in keys if k not in sample]
+        if missing:
+            raise SensoError(f"{self.path}: an item of samples.jsonl has no {', '.join(missing)} (what runs of "
+                             f"{self.task} are matched by; an earlier senso wrote it): run it again to compare it")
+        return " | ".join(str(sample[k]) for k in keys)
 
 
 NOT_FOUND_HINT = (" (nor a copy under the data folders: set SENSO_DATA_DIR to the folder holding the data sets' "

@@ -118,9 +118,10 @@ def test_the_fixture_has_the_release_quirks(release):
     assert not (release / "Turkish" / NO_IMAGES).exists()
 
 
-@pytest.mark.parametrize("subtask, system", [("b", None), ("a", "caption-similarity")])
+@pytest.mark.parametrize("subtask, system", [("b", None), ("b", "fitted-pipeline"), ("a", "caption-similarity")])
 def test_the_release_runs_as_it_is_and_each_submission_is_its_file(release, admire1, tmp_path, subtask, system):
-    """The default system (captions subtask; chosen on AdMIRe 1's English train+dev) and a named one (images)."""
+    """The default system (captions subtask; chosen on AdMIRe 1's English train+dev), the fitted one (fit on
+    them, run on the three languages through its multilingual embedders) and a named one (images)."""
     result = senso.evaluate(_task(release, subtask), system=system, lang="zh+ig+tr", data_dir=admire1,
                             out=tmp_path / "run")
     assert result.results["n_by_language"] == {"zh": 3, "ig": 3, "tr": 2} and result.n == 8
@@ -128,6 +129,10 @@ def test_the_release_runs_as_it_is_and_each_submission_is_its_file(release, admi
         choice = result.results["default_system"]
         assert choice["languages"] == ["zh", "ig", "tr"] and choice["chosen"] == result.system
         assert f"the file's {2 * ADMIRE1_ROWS} training items" in choice["why"]  # AdMIRe 1's English train and dev
+        assert "fitted-pipeline" in {c["system"] for c in choice["candidates"]}
+    if system == "fitted-pipeline":
+        assert result.results["fitting"]["fit_on"] == "EN train" and not result.results["cross_validated"]
+        assert any("fit on the task file's EN train rows and ranks zh, ig, tr" in n for n in result.notes)
     repeated = [w for w in result.warnings if "same expression and sentence" in w]
     assert len(repeated) == 1 and "submission_Igbo.tsv" in repeated[0] and "rows 2, 3" in repeated[0]
     for language in RELEASE:

@@ -5,6 +5,7 @@ and the paired comparison across languages; what a system does with a language i
 
 from __future__ import annotations
 
+import ast
 import csv
 import json
 import sys
@@ -210,3 +211,32 @@ def test_two_runs_of_a_ranking_file_are_compared_item_by_item(task, tmp_path):
     printed = CliRunner().invoke(app, ["compare", str(a), str(b), "--resamples", "200"], env={"COLUMNS": "200"})
     assert printed.exit_code == 0, printed.output
     assert "Top-1" in printed.output and "DCG" in printed.output
+
+
+def test_runs_of_a_file_that_repeats_a_row_are_compared_row_by_row(task, tmp_path):
+    """A file may repeat an expression and sentence (AdMIRe 2's releases do, once per language): each row is its
+    own item in a comparison, matched by its file and row, so both sides' means are the runs' own."""
+    from senso.core.records import load_results
+
+    train = task.parent / "ru" / "train.tsv"
+    with train.open(encoding="utf-8", newline="") as fh:
+        header, *data = list(csv.reader(fh, delimiter="\t"))
+    again = dict(zip(header, data[0]))
+    again["expected_order"] = repr(list(reversed(ast.literal_eval(again["expected_order"]))))  # the same sentence, other gold
+    with train.open("a", encoding="utf-8", newline="") as fh:
+        csv.writer(fh, delimiter="\t", lineterminator="\n").writerow([again[c] for c in header])
+    a = senso.evaluate(task, system=MyRanker(), split="train", lang="ru", out=tmp_path / "a").run_dir
+    b = senso.evaluate(task, system=ReversedRanker(), split="train", lang="ru", out=tmp_path / "b").run_dir
+    samples = [json.loads(line) for line in (a / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [(s["data_file"], s["data_row"]) for s in samples] == [("ru/train.tsv", n) for n in range(1, 6)]
+    assert samples[0]["compound"] == samples[4]["compound"] and samples[0]["dcg"] != samples[4]["dcg"]
+    comparison = senso.compare(a, b, n_resamples=200)
+    assert comparison.n == 5
+    for metric in ("top1", "dcg"):
+        values = [load_results(run)["metrics"][metric]["value"] for run in (a, b)]
+        assert (comparison[metric].value_a, comparison[metric].value_b) == pytest.approx(values)
+    lines = (a / "samples.jsonl").read_text(encoding="utf-8").splitlines()
+    older = [json.dumps({k: v for k, v in json.loads(line).items() if k != "data_row"}) for line in lines]
+    (a / "samples.jsonl").write_text("\n".join(older) + "\n", encoding="utf-8")
+    with pytest.raises(SensoError, match="an item of samples.jsonl has no data_row .* run it again to compare it"):
+        senso.compare(a, b, n_resamples=200)

@@ -41,8 +41,10 @@ from senso.core.options import RunOptions
 class RankingSample:
     """A line of samples.jsonl: the item, the system's scores and order, the gold order, the item's metrics (when
     scored), the system's `extra` (sense, roles, members, ...; left out when empty), what the item shares with a
-    fitted system's training data, the item's language (a multilingual task) and the system's sentence type (a
-    task that asks for it)."""
+    fitted system's training data, the item's language (a multilingual task), the system's sentence type (a
+    task that asks for it) and, in a run of a task file, where the item was read: its `[[data]]` file as the
+    task file names it and its row (what comparisons key an item by: a file may repeat an expression and
+    sentence)."""
 
     compound: str
     subset: str
@@ -57,6 +59,8 @@ class RankingSample:
     overlap: dict[str, Any] | None = None
     lang: str | None = None
     predicted_sentence_type: str | None = None
+    data_file: str | None = None
+    data_row: int | None = None
     show_lang: bool = False
     show_type: bool = False
 
@@ -65,7 +69,8 @@ class RankingSample:
                 "scores": self.scores, "predicted_order": self.predicted_order, "gold_order": self.gold_order,
                 "sentence_type": self.sentence_type,
                 **({"predicted_sentence_type": self.predicted_sentence_type} if self.show_type else {}),
-                **({"lang": self.lang} if self.show_lang else {}), **self.metrics,
+                **({"lang": self.lang} if self.show_lang else {}),
+                **({"data_file": self.data_file, "data_row": self.data_row} if self.data_file else {}), **self.metrics,
                 **({"extra": self.extra} if self.extra else {}),
                 **({"overlap": self.overlap} if self.overlap is not None else {})}
 
@@ -353,10 +358,13 @@ class RankingPlan:
         task = self.ranking
         metrics = item_metrics(task.metrics, answer.order, item.expected_order, task.gains, task.ndcg_k, kind,
                                item.sentence_type) if scored else {}
+        named = {str(path): d.file for d, path in zip(self.entries, self.data_files)}
+        read_from = None if self.options.task in SHIPPED else named.get(item.file, Path(item.file).name)
         return RankingSample(item.compound, item.subset, item.sentence, list(item.image_names), answer.scores,
                              list(answer.order), list(item.expected_order) if item.expected_order else None,
                              item.sentence_type, metrics, answer.extra, lang=item.lang, predicted_sentence_type=kind,
-                             show_lang=len(self.ranking.languages) > 1, show_type=task.sentence_type)
+                             data_file=read_from, data_row=item.row, show_lang=len(self.ranking.languages) > 1,
+                             show_type=task.sentence_type)
 
     def _submissions(self, answers: Sequence[Ranking], types: Sequence[str | None]) -> dict[str, str]:
         """One submission file per data file: Subtask A's columns (with sentence and sentence_type as needed), or
