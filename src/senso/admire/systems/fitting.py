@@ -184,7 +184,7 @@ def fit_to_file(options: Any, cache: Any, out_path: Path, models: Any = None) ->
     from senso.admire.task import TASKS
 
     options = replace(options, lang=options.lang or "en", split=options.split or "train+dev")
-    row = get_system(TASKS["admire-a"], options.system or "fitted-pipeline")
+    row = get_system(TASKS["admire-a"], options.system)  # none given: the task's default
     params = check_system(row, options)
     check_output_file(out_path, "-o")  # before the fit
     items, paths = admire_a_items(options.lang, options.split, options.data_dir)
