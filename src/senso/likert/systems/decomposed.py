@@ -288,8 +288,7 @@ class Decomposed(Configurable):
         return system
 
 
-SYSTEMS = {
-    "lexical-prior": lambda embedder, options=None, cache=None, seed=0, load_embedder=None: Decomposed.from_options(
-        embedder, options, cache, seed, context=False, load_embedder=load_embedder),
-    "decomposed": Decomposed.from_options,
-}
+def lexical_prior(embedder: str | None, options: dict[str, Any] | None = None, cache: ResponseCache | None = None,
+                  seed: int = 0, load_embedder: EmbedderLoader | None = None) -> Decomposed:
+    """`lexical-prior`: the decomposed system without its context part."""
+    return Decomposed.from_options(embedder, options, cache, seed, context=False, load_embedder=load_embedder)

@@ -387,5 +387,3 @@ def seen_lemma_message(seen: Sequence[LikertItem], n_items: int, noun: str = "le
             f"their predictions are not out-of-sample and will look better than on new {noun}s")
 
 
-SYSTEMS: dict[str, Callable[..., EmbeddingRidge]] = {"embedding-ridge": EmbeddingRidge.from_options}
-
