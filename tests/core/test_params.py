@@ -156,6 +156,7 @@ def test_a_wrong_part_value_is_an_error_naming_part__name_and_sets_nothing():
                            ({"toy__mode": "lists"}, "toy__mode: --set mode: unknown value 'lists'"),
                            ({"toy__nope": 1}, "toy__nope: unknown option --set nope for Toy"),
                            ({"nope__x": 1}, "unknown parameter nope of Whole"),
+                           ({"orders": 3}, r"unknown parameter orders of Whole; .*did you mean toy__orders\?"),
                            ({"label__x": 1}, "label of Whole is not a part"),
                            ({"label": "y", "bounds__low": 9}, "low 9 is above high 2")]:
         with pytest.raises(SensoError, match=message):

@@ -460,7 +460,9 @@ def _check_known(cls: type, given: Sequence[str], names: Sequence[str]) -> None:
         return
     unknown = [name for name in given if name not in names]
     if unknown:
-        close = [m for name in unknown for m in difflib.get_close_matches(name, names, n=1)]
+        paths = option_paths(cls)  # a part's option given by its own name: its path is what was meant
+        close = [paths.get(name) or next(iter(difflib.get_close_matches(name, names, n=1)), None) for name in unknown]
+        close = [name for name in close if name]
         hint = f"; did you mean {' and '.join(dict.fromkeys(close))}?" if close else ""
         raise OptionError(f"unknown parameter{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} of "
                           f"{cls.__name__}; valid: {', '.join(names)}{hint}")
