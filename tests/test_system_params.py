@@ -96,3 +96,20 @@ def test_parts_are_nested_typed_values():
         fitted.set_params(ranking__hedge="maybe")
     assert fitted.set_params(ranking__hedge=False, classifier__sense="fitted").ranking.hedge is False
     assert clone(fitted).classifier is not fitted.classifier and pipeline.ranking.hedge is True
+
+
+def test_the_names_users_give_reach_the_nested_parts():
+    """`--sense fitted --set hedge=off`, `senso.evaluate(..., roles="learned+rules")`: flat names, mapped onto the
+    parts once (`option_paths`); a wrong value is named as the user gave it."""
+    from senso.admire.systems.registry import SYSTEMS, check_system
+    from senso.catalog import RunOptions
+    from senso.core.params import Text
+
+    row = SYSTEMS["a"]["fitted-pipeline"]
+    given = {"sense": Text("fitted"), "hedge": Text("off"), "roles": "learned+rules", "meaning": "none"}
+    typed = row.typed(check_system(row, RunOptions(task="admire-a", system=row.name, system_options=given)))
+    assert (typed.classifier.sense, typed.ranking.hedge, typed.ranking.roles, typed.evidence.meaning) == (
+        "fitted", False, "learned+rules", "none")
+    assert typed.classifier.sense_roles is True  # fitted-pipeline's own default for its sense part
+    with pytest.raises(SensoError, match="--set hedge expects true or false"):
+        check_system(row, RunOptions(task="admire-a", system=row.name, system_options={"hedge": Text("maybe")}))
