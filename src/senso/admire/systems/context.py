@@ -13,7 +13,7 @@ the caller provided is used as it is).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from senso.admire.systems.parts import ADMIRE_EMBEDDER
 from senso.backends.load import load_model
@@ -30,13 +30,15 @@ class SystemContext:
     cache: ResponseCache | None = None
     models: ModelPool | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)  # the served model's typed settings (--model-args)
-    training: Any = None  # the run's training rows (`fitting.TrainingRows`); None: AdMIRe 1's EN train+dev
+    # gives the run's training rows (`fitting.TrainingRows`), read only when a fitted part asks (`rankfit.lazy`);
+    # None: AdMIRe 1's EN train+dev
+    training: Callable[[], Any] | None = None
 
     def training_rows(self) -> Any:
         """What fitted parts learn from: the run's task file's training rows (AdMIRe 1's EN train+dev when the
         task has none of its own)."""
         if self.training is not None:
-            return self.training
+            return self.training()
         from senso.admire.systems.fitting import shipped_training
 
         return shipped_training(self.options.data_dir)

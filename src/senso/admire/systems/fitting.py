@@ -189,7 +189,7 @@ def fit_to_file(options: Any, cache: Any, out_path: Path, models: Any = None) ->
     check_output_file(out_path, "-o")  # before the fit
     items, paths = admire_a_items(options.lang, options.split, options.data_dir)
     rows = TrainingRows.of(items, paths, f"{options.lang} {options.split}")
-    system = row.build(system_context(row, options, cache, models, params, training=rows))
+    system = row.build(system_context(row, options, cache, models, params, training=lambda: rows))
     if not is_fittable(system):
         raise SensoError(f"system {row.name!r} has no fitted parts; fit fitted-pipeline, or sense-pipeline with "
                          "--sense learned or --set roles=learned")
