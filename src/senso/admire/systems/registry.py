@@ -310,10 +310,11 @@ def user_row(system: Any, task: AdmireTask) -> AdmireSystem:
 
 
 def system_context(row: AdmireSystem, options: RunOptions, cache: ResponseCache | None = None,
-                   models: Any = None, values: Mapping[str, Any] | None = None, training: Any = None) -> SystemContext:
+                   models: Any = None, values: Mapping[str, Any] | None = None,
+                   training: Callable[[], Any] | None = None) -> SystemContext:
     """What the factories of `row` are given for `options` (checked first, unless `values`, its typed values
     that `check_system` returned, are given): its models come through `models` (a ModelPool) with `cache`
-    around them."""
+    around them; `training` gives the run's training rows when a fitted part asks (None: AdMIRe 1's)."""
     values = check_system(row, options) if values is None else values
     return SystemContext(options, row.typed(values), cache, models, model_args(row, options), training)
 
