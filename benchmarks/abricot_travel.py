@@ -25,14 +25,15 @@ from senso.core.stats import pearson
 from senso.likert.generalisation import between_group_r, choose_system, travel_report
 from senso.likert.items import group_key
 from senso.likert.systems.lexical_prior import LexicalPrior, PriorSettings, get_prior
-from senso.likert.systems.supervised import FITTABLE, builder
+from senso.likert.systems.registry import fittable
+from senso.likert.systems.supervised import builder
 from senso.likert.task import get_task
 
 
 def builder_with_prior(name: str, cache: ResponseCache, prior: LexicalPrior):
-    """`supervised.builder(name)`, its systems given the prior fitted above (with the default settings, the one
+    """`supervised.builder` of system `name`, its systems given the prior fitted above (with the default settings, the one
     they would read from the prior cache themselves; with `--prior-words`, the smaller one)."""
-    make = builder(name, None, {}, cache)
+    make = builder(fittable()[name], None, {}, cache)
 
     def build():
         system = make()
@@ -72,7 +73,7 @@ def main() -> None:
               "| label vs gold label (official) | s |")
         print("|---|---|---|---|---|---|---|---|")
         reports = []
-        for name in FITTABLE:
+        for name in fittable():
             t = time.perf_counter()
             make = builder_with_prior(name, cache, prior)
             report = travel_report(name, make().cross_validated_predict(items, task), items, task, make)

@@ -160,7 +160,7 @@ def test_every_registered_system_and_part_declares_its_languages():
     the languages of its choices (a choice it leaves out serves any language)."""
     from senso.admire.languages import ANY
     from senso.admire.systems.parts import (BY_EMBEDDER, BY_MEMBERS, BY_PARTS, MEANINGS, MODALITIES, RANKERS,
-                                            ROLE_MIXES, SENSES, SensePipelineOptions)
+                                            ROLE_MIXES, SENSES, RankerOptions, SensePipelineOptions)
     from senso.admire.systems.registry import SYSTEMS
 
     for table in SYSTEMS.values():
@@ -171,10 +171,28 @@ def test_every_registered_system_and_part_declares_its_languages():
     reads = {name: row.options().reads_images for name, row in SYSTEMS["a"].items()}
     assert reads["clip-rank"] and reads["vlm-judge"] and reads["fusion"]
     assert not reads["caption-similarity"] and not reads["sense-pipeline"]
-    assert SensePipelineOptions(modality="images").reads_images and SensePipelineOptions(ranker="image").reads_images
-    choices = SensePipelineOptions.languages_of_choices()
+    assert SensePipelineOptions(ranking=RankerOptions(modality="images")).reads_images
+    assert SensePipelineOptions(ranking=RankerOptions(ranker="image")).reads_images
+    choices = {option: (table, why) for option, (value, table, why) in
+               SensePipelineOptions().chosen_languages().items()}
     for part, names in (("sense", SENSES), ("meaning", MEANINGS), ("ranker", RANKERS), ("modality", MODALITIES)):
         assert set(choices[part][0]) <= set(names) and choices[part][1], part
     # fitted parts learn from the task file's training rows, in any language: no roles choice is English-only
     assert "roles" not in choices and set(ROLE_MIXES) >= {"learned", "learned+rules"}
     assert {"fitted", "learned"}.isdisjoint(choices["sense"][0])
+
+
+def test_the_default_choice_tries_the_candidates_the_systems_declare():
+    """The configurations the default choice tries, and which systems read WordNet, are declared on the systems'
+    options classes (no table keyed by system name)."""
+    from senso.admire.systems.parts import CaptionSimilarityOptions, DefaultCandidate, SensePipelineOptions
+    from senso.admire.systems.registry import SYSTEMS, default_candidates
+
+    assert default_candidates(False) == [("sense-pipeline", {}), ("caption-similarity", {}), ("fitted-pipeline", {})]
+    assert default_candidates(True) == [("sense-pipeline", {}), ("sense-pipeline", {"ranker": "caption"}),
+                                        ("fitted-pipeline", {})]
+    assert CaptionSimilarityOptions.candidates == (DefaultCandidate(1, types=False),)
+    assert SensePipelineOptions.candidates[1].given == {"ranker": "caption"}
+    wordnet = {f"{subtask}/{name}" for subtask, table in SYSTEMS.items() for name, row in table.items()
+               if row.options().reads_wordnet}
+    assert wordnet == {"a/sense-pipeline", "a/fitted-pipeline", "b/sequence-continuation", "sense/sense-classifier"}

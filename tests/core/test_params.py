@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from senso.core.errors import SensoError
-from senso.core.params import _PARAM, Configurable, OptionError, Text, _kind, clone, declared, param, shared
+from senso.core.params import _PARAM, Configurable, OptionError, Text, _kind, clone, declared, option_paths, param, part
 
 
 @dataclass
@@ -27,8 +27,8 @@ class Toy(Configurable):
 @dataclass
 class Reader(Configurable):
     source: str
-    hedge: bool = shared(Toy, "hedge")
-    orders: int = shared(Toy, "orders", 3)
+    hedge: bool = Toy.hedge
+    orders: int = 3
 
 
 def test_the_declaration_gives_names_types_defaults_and_flags():
@@ -37,7 +37,7 @@ def test_the_declaration_gives_names_types_defaults_and_flags():
     assert described["mode"]["type"] == "pointwise | list" and described["orders"]["type"] == "int >= 1"
     assert described["weights"]["type"] == "comma-separated floats" and described["members"]["default"] == ["a", "b"]
     assert described["glossary"]["flag"] == "--glossary" and described["hedge"]["flag"] == "--set hedge=VALUE"
-    assert [(p.name, p.default) for p in declared(Reader)] == [("hedge", True), ("orders", 3)]
+    assert len(declared(Reader)) == 0  # a class that reads options declares none of its own
 
 
 def test_text_is_parsed_and_python_values_are_taken_strictly():
@@ -85,7 +85,7 @@ def test_get_params_and_set_params():
     with pytest.raises(OptionError, match="did you mean --set orders"):  # a class of options alone: their types
         Toy().set_params(order=2)
     toy = Toy.from_values({"hedge": False, "unrelated": 1})
-    assert toy.hedge is False and Reader("s", **toy.values_for(Reader)).get_params()["orders"] == 5
+    assert toy.hedge is False and toy.orders == 5
 
 
 @dataclass
@@ -123,11 +123,61 @@ def test_set_params_runs_the_class_checks_and_reaches_nested_parts_and_clone_cop
         clone(object())
 
 
+@dataclass
+class Whole(Configurable):
+    """Options made of parts: the toy's with another default, and the checked part."""
+
+    toy: Toy = part(Toy, orders=2)
+    bounds: Checked = part(Checked)
+    label: str = param("w", "its own option")
+
+
+def test_parts_are_typed_values_named_part__name_and_by_their_own_name_for_users():
+    whole = Whole()
+    assert isinstance(whole.toy, Toy) and whole.toy.orders == 2 and Toy().orders == 5
+    assert option_paths(Whole)["orders"] == "toy__orders" and option_paths(Whole)["low"] == "bounds__low"
+    assert [p.name for p in declared(Whole)] == [*declared(Toy).names, "low", "high", "label"]
+    assert declared(Whole)["orders"].default == 2  # the holder's default
+    params = whole.get_params()
+    assert params["toy__orders"] == 2 and params["bounds__high"] == 2 and params["toy"] is whole.toy
+    made = Whole.from_values(declared(Whole).resolve({"orders": Text("4"), "low": 2, "label": "x"}, "t"))
+    assert (made.toy.orders, made.bounds.low, made.label, made.toy.hedge) == (4, 2, "x", True)
+    assert whole.set_params(toy__mode="list", bounds__high=7) is whole and whole.toy.mode == "list"
+    copy = clone(whole)
+    assert copy.toy is not whole.toy and copy.bounds is not whole.bounds and copy.get_params() == whole.get_params()
+    copy.set_params(toy__hedge=False)
+    assert whole.toy.hedge is True  # a deep copy: the clone's parts are its own
+
+
+def test_a_wrong_part_value_is_an_error_naming_part__name_and_sets_nothing():
+    whole = Whole()
+    before = whole.get_params()
+    for given, message in [({"toy__orders": 0}, "toy__orders: --set orders must be at least 1"),
+                           ({"toy__mode": "lists"}, "toy__mode: --set mode: unknown value 'lists'"),
+                           ({"toy__nope": 1}, "toy__nope: unknown option --set nope for Toy"),
+                           ({"nope__x": 1}, "unknown parameter nope of Whole"),
+                           ({"orders": 3}, r"unknown parameter orders of Whole; .*did you mean toy__orders\?"),
+                           ({"label__x": 1}, "label of Whole is not a part"),
+                           ({"label": "y", "bounds__low": 9}, "low 9 is above high 2")]:
+        with pytest.raises(SensoError, match=message):
+            whole.set_params(**given)
+        assert whole.get_params() == before  # a refused call sets nothing, in any part
+    assert whole.toy.get_params() == {**Toy().get_params(), "orders": 2}
+
+
+@dataclass
+class Clash(Configurable):
+    toy: Toy = part(Toy)
+    hedge: bool = param(False, "a second hedge")
+
+
 def test_declarations_refuse_what_they_cannot_type():
     with pytest.raises(ValueError, match="immutable"):
         param([1], "a list default")
-    with pytest.raises(ValueError, match="declares no option 'source'"):
-        shared(Reader, "source")
+    with pytest.raises(ValueError, match="option 'hedge' is declared by toy__hedge and hedge"):
+        declared(Clash)
+    with pytest.raises(ValueError, match="a part is a Configurable"):
+        part(str)
 
 
 def _classes(package: str) -> list[type]:
@@ -158,21 +208,22 @@ NOT_THE_OPTION = {
 
 @pytest.mark.parametrize("package", ["senso.admire.systems", "senso.likert.systems"])
 def test_no_option_is_declared_twice(package):
-    """Each option of a family's systems is declared once: every class that takes an option of that name takes
-    the one declaration (`shared`), and none writes a default of its own for it."""
+    """Each option of a family's systems is declared once: every class that declares an option of that name
+    declares it alike (one declaration, e.g. `parts._modality()`), and every class that reads it takes the
+    declaring class's default (`StructureRanker.hedge = RankerOptions.hedge`), never another."""
     classes = _classes(package)
-    declarations: dict[str, dict] = {}
+    declarations: dict[str, tuple[dict, object]] = {}
     for cls in classes:
         for field in dataclasses.fields(cls):
             spec = field.metadata.get(_PARAM)
             if spec is not None:
-                known = declarations.setdefault(field.name, spec)
-                assert known is spec, f"{cls.__name__}.{field.name} declares option {field.name!r} a second time"
+                known = declarations.setdefault(field.name, (spec, field.default))
+                assert known[0] == spec, f"{cls.__name__}.{field.name} declares option {field.name!r} a second time"
     assert {"hedge", "mode", "orders", "aggregator"} <= set(declarations) or package.startswith("senso.likert")
     for cls in classes:
         for field in dataclasses.fields(cls):
-            has_default = field.default is not dataclasses.MISSING or field.default_factory is not dataclasses.MISSING
-            if field.name in declarations and _PARAM not in field.metadata and has_default \
-                    and _option_typed(cls, field) and (cls.__name__, field.name) not in NOT_THE_OPTION:
-                pytest.fail(f"{cls.__module__}.{cls.__name__}.{field.name} writes its own default for option "
-                            f"{field.name!r}: take the declaration with shared()")
+            if field.name in declarations and _PARAM not in field.metadata and _option_typed(cls, field) \
+                    and (cls.__name__, field.name) not in NOT_THE_OPTION \
+                    and field.default is not declarations[field.name][1]:
+                pytest.fail(f"{cls.__module__}.{cls.__name__}.{field.name} has its own default for option "
+                            f"{field.name!r}: take the declaring class's (`= DeclaringOptions.{field.name}`)")

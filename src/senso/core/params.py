@@ -3,10 +3,13 @@
 A system, or a part of one (sense, meaning, ranker, aggregator, a backend's settings), declares each of its
 options as a dataclass field made by `param(default, help, ...)`: the field's name and type annotation are
 the option's, so nothing is written twice. `declared(cls)` reads them as a `Params` (`Param`s: name, type,
-default, allowed values, one line of help, a flag where it has one); a class that takes an option another
-class declares uses `shared(OTHER, name)`. `Configurable` gives such a class scikit-learn's parameter protocol:
-`get_params(deep=True)` (every `__init__` field, a part's as `part__name`), `set_params(**values)` (each value
-checked, then the class's own checks) and `clone`. From that one declaration come:
+default, allowed values, one line of help, a flag where it has one). A class made of parts holds each as a typed
+value (`part(OTHER)`: a field whose type is the part's own class), never by joining classes or naming another
+class's option in a string; users still name every option by its own name (`--sense`, `--set hedge=...`,
+`senso.evaluate(..., roles=...)`), and `option_paths` is the one map from those names to the nested values.
+`Configurable` gives such a class scikit-learn's parameter protocol: `get_params(deep=True)` (every `__init__`
+field, a part's as `part__name`), `set_params(**values)` (each value checked, `part__name` too, then the class's
+own checks) and `clone` (parts cloned). From that one declaration come:
 - parsing and validation of values given as text (`--set KEY=VALUE`, a sweep file: `Text`; the part flags such
   as `--sense`) or as Python values (`senso.evaluate(..., hedge=False)`; a Python string is never taken for a
   bool or a number): `Params.resolve`; one yes/no parser, `parse_bool`;
@@ -259,6 +262,7 @@ class Params:
 # ---------------------------------------------------------------- options declared on the class that reads them
 
 _PARAM = "senso.param"  # the key of a field's metadata that holds its declaration
+_PART = "senso.part"  # the key of a field's metadata that marks it a part (its Configurable class)
 
 
 def param(default: Any, help: str, *, choices: Iterable[str] = (), flag: str | None = None,
@@ -272,15 +276,14 @@ def param(default: Any, help: str, *, choices: Iterable[str] = (), flag: str | N
     return dataclasses.field(default=default, metadata={_PARAM: spec})
 
 
-def shared(owner: type, name: str, default: Any = dataclasses.MISSING) -> Any:
-    """The field of option `name`, declared by class `owner`, for another class that takes the same option
-    (declared once); `default` gives that class another default of its own (e.g. fitted-pipeline's parts)."""
-    known = {f.name: f for f in dataclasses.fields(owner)}
-    if name not in known or _PARAM not in known[name].metadata:
-        raise ValueError(f"{owner.__name__} declares no option {name!r}")
-    found = known[name]
-    return dataclasses.field(default=found.default if default is dataclasses.MISSING else default,
-                             metadata=found.metadata)
+def part(cls: type, **defaults: Any) -> Any:
+    """A dataclass field holding a part of its class: an object of `cls` (a Configurable), made with `defaults`
+    where the holder wants other defaults than the part's own (e.g. fitted-pipeline's learned sense). The
+    part's options are its holder's too, named `part__name` by `get_params`/`set_params` and by their own
+    name on the command line (`declared`, `option_paths`)."""
+    if not (isinstance(cls, type) and issubclass(cls, Configurable)):
+        raise ValueError(f"a part is a Configurable, got {cls!r}")
+    return dataclasses.field(default_factory=functools.partial(cls, **defaults), metadata={_PART: cls})
 
 
 _KINDS = {bool: "bool", int: "int", float: "float", str: "str", Path: "path"}
@@ -303,18 +306,43 @@ def _kind(hint: Any, name: str, choices: tuple[str, ...]) -> tuple[str, str]:
     raise ValueError(f"option {name!r}: no option type for {hint}")
 
 
-@functools.cache
-def declared(cls: type) -> Params:
-    """The options class `cls` declares (its `param` fields, in order) as Params."""
+def _leaves(cls: type, defaults: Any = None) -> list[tuple[str, Param]]:
+    """(path, Param) of every option `cls` and its parts declare, in field order; `defaults`, an object of `cls`
+    whose values are the defaults (a part made with its holder's defaults)."""
     hints = typing.get_type_hints(cls)
-    found = []
+    found: list[tuple[str, Param]] = []
     for f in dataclasses.fields(cls):
+        if _PART in f.metadata:
+            inner = f.default_factory() if defaults is None else getattr(defaults, f.name)
+            found += [(f"{f.name}__{path}", p) for path, p in _leaves(type(inner), inner)]
         spec = f.metadata.get(_PARAM)
         if spec is not None:
             kind, item = _kind(hints[f.name], f.name, spec["choices"])
-            found.append(Param(f.name, kind, f.default, spec["help"], spec["choices"], spec["flag"], spec["minimum"],
-                               item))
-    return Params(*found)
+            default = f.default if defaults is None else getattr(defaults, f.name)
+            found.append((f.name, Param(f.name, kind, default, spec["help"], spec["choices"], spec["flag"],
+                                        spec["minimum"], item)))
+    return found
+
+
+@functools.cache
+def option_paths(cls: type) -> dict[str, str]:
+    """Option name -> its path among the parameters of `cls` (`sense` -> `classifier__sense`): the one map from
+    the names users give (`--sense`, `--set hedge=...`, `senso.evaluate(..., roles=...)`) to the nested values.
+    A name two parts declare would be ambiguous, so it is refused."""
+    paths: dict[str, str] = {}
+    for path, p in _leaves(cls):
+        if p.name in paths:
+            raise ValueError(f"{cls.__name__}: option {p.name!r} is declared by {paths[p.name]} and {path}")
+        paths[p.name] = path
+    return paths
+
+
+@functools.cache
+def declared(cls: type) -> Params:
+    """The options class `cls` declares, its parts' included (their `param` fields, in order), as Params named
+    as users give them (`option_paths`)."""
+    option_paths(cls)  # refuses a name declared by two parts
+    return Params(*(p for _, p in _leaves(cls)))
 
 
 class Configurable:
@@ -332,49 +360,73 @@ class Configurable:
         return values
 
     def set_params(self, **values: Any) -> "Configurable":
-        """Sets the given parameters, each checked by its declaration or its type (an unknown name, or a
-        wrong value, is an OptionError naming it), then the object's own checks (`__post_init__`) run again;
-        returns the object, as scikit-learn's `set_params` does."""
-        names = _init_names(type(self))
-        _check_known(type(self), [key.partition("__")[0] for key in values], names)
+        """Sets the given parameters, a part's as `part__name`, each checked by its declaration or its type (an
+        unknown name, or a wrong value, is an OptionError naming it as given), then the object's own checks
+        (`__post_init__`, each changed part's first) run again; a refused call sets nothing. Returns the object,
+        as scikit-learn's `set_params` does."""
+        _check_known(type(self), [key for key in values if "__" not in key], _init_names(type(self)))
         typed: dict[str, Any] = {}
         parts: dict[str, dict[str, Any]] = {}
         for key, value in values.items():
             name, _, inner = key.partition("__")
             if inner:
+                _check_nested(self, key, value)
                 parts.setdefault(name, {})[inner] = value
             else:
                 typed[name] = _typed(type(self), name, value)
-        for name in parts:
-            if not isinstance(typed.get(name, getattr(self, name)), Configurable):
-                raise OptionError(f"{name} of {type(self).__name__} is not a part with parameters of its own; "
-                                  f"set it as {name}=VALUE")
-        before = {name: getattr(self, name) for name in typed}
+        before = _snapshot(self)
         try:
-            self._assign(typed, parts)
+            for name, value in typed.items():
+                object.__setattr__(self, name, value)
+            for name, inner in parts.items():
+                getattr(self, name).set_params(**inner)
+            post_init = getattr(self, "__post_init__", None)
+            if post_init is not None:
+                post_init()
         except Exception:
-            self._assign(before, {})  # a value the object's own checks refuse leaves it as it was
+            _restore(self, before)
             raise
         return self
 
-    def _assign(self, typed: Mapping[str, Any], parts: Mapping[str, Mapping[str, Any]]) -> None:
-        for name, value in typed.items():
-            object.__setattr__(self, name, value)
-        for name, inner in parts.items():
-            getattr(self, name).set_params(**inner)
-        post_init = getattr(self, "__post_init__", None)
-        if post_init is not None:
-            post_init()
-
-    def values_for(self, cls: type) -> dict[str, Any]:
-        """This object's values of the options `cls` declares (to build that part with them)."""
-        return {name: getattr(self, name) for name in declared(cls).names}
-
     @classmethod
     def from_values(cls, values: Mapping[str, Any], **others: Any):
-        """An object of `cls` from typed values (`Params.resolve`'s: names it does not declare are left out) and
-        its other fields."""
-        return cls(**{name: values[name] for name in declared(cls).names if name in values}, **others)
+        """An object of `cls` made with `others`, its options (its parts' too) set to typed `values` by the names
+        users give (`Params.resolve`'s; names it does not declare are left out), each put in place by
+        `option_paths`."""
+        paths = option_paths(cls)
+        return cls(**others).set_params(**{paths[name]: value for name, value in values.items() if name in paths})
+
+
+def _check_nested(configurable: Configurable, key: str, value: Any) -> None:
+    """`value` of the part parameter `key` (`part__name`, any depth), checked; an OptionError names `key`."""
+    name, _, inner = key.partition("__")
+    _check_known(type(configurable), [name], _init_names(type(configurable)))
+    part = getattr(configurable, name)
+    if not isinstance(part, Configurable):
+        raise OptionError(f"{name} of {type(configurable).__name__} is not a part with parameters of its own; "
+                          f"set it as {name}=VALUE")
+    inner_name, _, deeper = inner.partition("__")
+    try:
+        if deeper:
+            _check_nested(part, inner, value)
+        else:
+            _check_known(type(part), [inner_name], _init_names(type(part)))
+            _typed(type(part), inner_name, value)
+    except OptionError as exc:
+        raise OptionError(f"{key}: {exc}") from None
+
+
+def _snapshot(configurable: Configurable) -> dict[str, tuple[Any, Any]]:
+    """Each parameter's value (a part: the object and its own snapshot), to put back after a refused change."""
+    return {name: (value, _snapshot(value) if isinstance(value, Configurable) else None)
+            for name, value in configurable.get_params(deep=False).items()}
+
+
+def _restore(configurable: Configurable, snapshot: Mapping[str, tuple[Any, Any]]) -> None:
+    for name, (value, inner) in snapshot.items():
+        object.__setattr__(configurable, name, value)
+        if inner is not None:
+            _restore(value, inner)
 
 
 def clone(configurable: Configurable) -> Configurable:
@@ -393,16 +445,24 @@ def _init_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(cls) if f.init)
 
 
+@functools.cache
+def _own(cls: type) -> Params:
+    """The options `cls` declares itself (not its parts')."""
+    return Params(*(p for path, p in _leaves(cls) if path == p.name))
+
+
 def _check_known(cls: type, given: Sequence[str], names: Sequence[str]) -> None:
     """An unknown parameter is an OptionError: an options class's names its options (with their types); any
     other class's, its parameters."""
-    params = declared(cls)
+    params = _own(cls)
     if set(params.names) == set(names):
         params.check_names(given, cls.__name__)
         return
     unknown = [name for name in given if name not in names]
     if unknown:
-        close = [m for name in unknown for m in difflib.get_close_matches(name, names, n=1)]
+        paths = option_paths(cls)  # a part's option given by its own name: its path is what was meant
+        close = [paths.get(name) or next(iter(difflib.get_close_matches(name, names, n=1)), None) for name in unknown]
+        close = [name for name in close if name]
         hint = f"; did you mean {' and '.join(dict.fromkeys(close))}?" if close else ""
         raise OptionError(f"unknown parameter{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} of "
                           f"{cls.__name__}; valid: {', '.join(names)}{hint}")
@@ -412,7 +472,7 @@ def _typed(cls: type, name: str, value: Any) -> Any:
     """`value` of parameter `name` of `cls`, parsed by its declaration, else checked against its type hint where
     the hint is a plain option type (bool, int, float, str, Path, a tuple of them); other values (objects) are
     left to the class's own checks."""
-    params = declared(cls)
+    params = _own(cls)
     if name in params:
         return params[name].parse(value)
     try:

@@ -63,3 +63,11 @@ def test_report_and_export_read_a_multilingual_run_per_language(task, tmp_path):
     folder = export_runs([result.run_dir], to=tmp_path / "export").folder
     card = (folder / "README.md").read_text(encoding="utf-8")
     assert "tiny-admire2" in card
+
+
+def test_a_fitted_sense_fits_on_the_task_files_training_rows(task, tmp_path):
+    """`--sense fitted` in a ranking task file's run learns from the file's training rows (read when it asks)."""
+    result = senso.evaluate(task, system="sense-pipeline", sense="fitted", split="test", lang="ru", out=tmp_path / "run")
+    sense = result.results["model"]["sense"]
+    assert sense["name"] == "fitted" and sense["n_fitted_compounds"] == N_TRAIN
+    assert result.results["model"]["training_free"] is False

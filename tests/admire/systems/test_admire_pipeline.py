@@ -87,7 +87,7 @@ def test_options_build_the_named_parts(tmp_path, wordnet):
     assert isinstance(chain.sources[1], WordNetMeaning)
     assert build_meanings(context(meaning="none"), wordnet) is None
     with pytest.raises(OptionError, match="needs --glossary"):
-        check_builder(context(meaning="glossary").params)
+        check_builder(context(meaning="glossary").params.evidence)
     with pytest.raises(SensoError, match="no WordNet database"):
         build_meanings(context(meaning="wordnet"), None)
     with pytest.raises(OptionError, match="--meaning: unknown value 'oracle'; choose from auto, wordnet"):

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from senso.admire.languages import ANY, base_language, serves
 from senso.admire.systems.parts import (ADMIRE_EMBEDDER, BY_EMBEDDER, BY_MEMBERS, BY_PARTS, DEFAULT_SENSE_EMBEDDERS,
-                                        USEM3, SystemOptions)
+                                        USEM3, BuilderOptions, SenseOptions, SystemOptions)
 from senso.core.errors import SensoError
 from senso.core.params import declared
 
@@ -51,8 +51,8 @@ def _adapt_parts(system: type[SystemOptions], given: dict[str, Any], embedder: s
     out = dict(given)
     params = declared(system)
     typed = system.from_values(params.resolve({k: v for k, v in given.items() if k in params}, system.__name__))
-    for part, (table, why) in system.languages_of_choices().items():
-        value = getattr(typed, part)
+    builder, sense = typed.part_of(BuilderOptions), typed.part_of(SenseOptions)
+    for part, (value, table, why) in typed.chosen_languages().items():
         missing = _unserved(table.get(value, ANY), languages)
         if not missing:
             continue
@@ -60,16 +60,17 @@ def _adapt_parts(system: type[SystemOptions], given: dict[str, Any], embedder: s
             raise _refuse(f"{params[part].label} {value}" if params[part].flag else f"--set {part}={value}", missing,
                           why)
         if part == "meaning":
-            out["meaning"] = "glossary" if typed.glossary else "none"
+            out["meaning"] = "glossary" if builder.glossary else "none"
             notes.append(f"meaning: auto reads English WordNet, which does not serve {', '.join(missing)}: the meaning "
                          f"source of this run is {out['meaning']} (the multilingual alternative)")
-    if typed.sense_embedders is None and embedder is None:
+    chosen = sense.sense_embedders if sense is not None else None
+    if sense is not None and chosen is None and embedder is None:
         missing = _unserved(USEM3, languages)
         if missing:
             out["sense_embedders"] = [ADMIRE_EMBEDDER]
             notes.append(f"sense embedders: {','.join(DEFAULT_SENSE_EMBEDDERS)} by default; usem3 does not serve "
                          f"{', '.join(missing)}, so the sense reads {ADMIRE_EMBEDDER} alone (multilingual e5)")
-    for spec in typed.sense_embedders or ():
+    for spec in chosen or ():
         missing = _unserved(_embedder_languages(spec), languages)
         if missing:
             raise SensoError(f"--set sense_embedders names {spec}, which does not serve {', '.join(missing)}: use "

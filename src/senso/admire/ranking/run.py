@@ -29,7 +29,7 @@ from senso.admire.ranking.select import Candidate, choose_default
 from senso.admire.submission import format_order, submission_text_filled, submission_text_ranked
 from senso.admire.systems.base import Ranking
 from senso.admire.systems.fitting import cross_validate, is_fittable, training_rows
-from senso.admire.systems.parts import FittedOptions
+from senso.admire.systems.parts import SensePipelineOptions
 from senso.admire.systems.registry import (AdmireSystem, check_system, chosen_row, get_system, member_rows,
                                            system_context, system_params, wordnet_warnings)
 from senso.admire.task import ONE_GOLD, fingerprints, hygiene_warnings, partial_warnings
@@ -304,7 +304,7 @@ class RankingPlan:
         """Rankings, checked against the items; a fitted system is fit honestly first (`ranking.fit`)."""
         system, options = self.predictor, self.options
         if is_fittable(system):
-            model_file = self.params.model_file if isinstance(self.params, FittedOptions) else None
+            model_file = self.params.model_file if isinstance(self.params, SensePipelineOptions) else None
             self.fitted = run_fitted(system, self.items, self.training, model_file,
                                      cross_validates(self.ranking, self.entries, options.gold is not None),
                                      options.seed, options.use_cache, self.ranking.data_from)

@@ -1,7 +1,8 @@
 """The default system of a ranking task file: the best candidate that serves its languages, on its own training
 items.
 
-Candidates, in senso's order: the training-free sense-pipeline (sense, meaning and structure ranker), then the
+Candidates, in senso's order (each system's options class declares its own: `SystemOptions.candidates`): the
+training-free sense-pipeline (sense, meaning and structure ranker), then the
 caption ranker (caption-similarity; for a task that asks for sentence types, sense-pipeline with the caption
 ranker, which decides a sense too), then the fitted fitted-pipeline. Each is adapted to the languages
 (`ranking.default.adapt`; one that cannot serve them is left out, with the reason). With training rows (the file's
@@ -20,10 +21,8 @@ from typing import Any, Callable, Sequence
 
 from senso.admire.rankfile import RankingTask
 from senso.admire.rankmetrics import RANK_METRICS, estimates, item_metrics
+from senso.admire.systems.registry import default_candidates
 from senso.core.errors import SensoError
-
-CANDIDATES = (("sense-pipeline", {}), ("caption-similarity", {}), ("fitted-pipeline", {}))
-TYPE_CANDIDATES = (("sense-pipeline", {}), ("sense-pipeline", {"ranker": "caption"}), ("fitted-pipeline", {}))
 
 
 @dataclass
@@ -51,7 +50,7 @@ def choose_default(task: RankingTask, languages: Sequence[str], train: Sequence[
                    rank: Callable[[Candidate, list], list], seed: int = 0) -> Candidate:
     """The chosen candidate, its `record` saying why (every candidate's score or why it was left out)."""
     serving, rows = [], []
-    for name, given in (TYPE_CANDIDATES if task.sentence_type else CANDIDATES):
+    for name, given in default_candidates(bool(task.sentence_type)):
         try:
             serving.append(make(name, given))
         except SensoError as exc:

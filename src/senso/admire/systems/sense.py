@@ -33,7 +33,7 @@ from senso.admire.items import SENTENCE_TYPES, AdmireAItem
 from senso.core.errors import SensoError
 from senso.admire.systems.evidence import EvidenceBuilder, ItemEvidence
 from senso.admire.systems.parts import SenseOptions
-from senso.core.params import Configurable, shared
+from senso.core.params import Configurable
 
 # From benchmarks/admire_sense_calibration.py on the 15 EN dev items (see the module docstring).
 EMBEDDER_CALIBRATION = {
@@ -114,7 +114,7 @@ class EmbeddingSense(Configurable):
 
     builders: list[EvidenceBuilder]
     signals: tuple[str, ...] = SIGNALS
-    word_centre: float | None = shared(SenseOptions, "word_centre")  # overrides the calibrated centre
+    word_centre: float | None = SenseOptions.word_centre  # overrides the calibrated centre
     definition: Any = None  # a DefinitionSense whose standardised pmi joins the mean as one more signal
     name: str = "context-similarity"
     fitted_compounds: frozenset[str] = frozenset()
@@ -205,7 +205,7 @@ class FittedSense(Configurable):
     """
 
     builder: EvidenceBuilder
-    word_centre: float | None = shared(SenseOptions, "word_centre")
+    word_centre: float | None = SenseOptions.word_centre
     l2: float = 1.0
     folds: int = 5
     name: str = "fitted"

@@ -34,7 +34,7 @@ from senso.core.cache import ResponseCache
 from senso.core.errors import SensoError
 from senso.core.records import write_json_atomically
 from senso.core.ridge_cv import ALPHA_GRID, RidgeModel, fit_ridge, group_folds, select_alpha
-from senso.core.params import Configurable, shared
+from senso.core.params import Configurable
 from senso.likert.generalisation import TrainingProfile
 from senso.likert.items import LikertItem, group_key, has_group
 from senso.likert.systems.lexical_prior import LexicalPrior, PriorSettings, get_prior
@@ -88,8 +88,8 @@ class Decomposed(Configurable):
     """See the module docstring. `context=False` is the `lexical-prior` system."""
 
     embedder: str | Embedder = DEFAULT_EMBEDDER
-    features: tuple[str, ...] = shared(RidgeOptions, "features")
-    kind: str = shared(RidgeOptions, "kind")
+    features: tuple[str, ...] = RidgeOptions.features
+    kind: str = RidgeOptions.kind
     context: bool = True
     cache: ResponseCache | None = None
     seed: int = 0
@@ -288,8 +288,7 @@ class Decomposed(Configurable):
         return system
 
 
-SYSTEMS = {
-    "lexical-prior": lambda embedder, options=None, cache=None, seed=0, load_embedder=None: Decomposed.from_options(
-        embedder, options, cache, seed, context=False, load_embedder=load_embedder),
-    "decomposed": Decomposed.from_options,
-}
+def lexical_prior(embedder: str | None, options: dict[str, Any] | None = None, cache: ResponseCache | None = None,
+                  seed: int = 0, load_embedder: EmbedderLoader | None = None) -> Decomposed:
+    """`lexical-prior`: the decomposed system without its context part."""
+    return Decomposed.from_options(embedder, options, cache, seed, context=False, load_embedder=load_embedder)

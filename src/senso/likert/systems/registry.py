@@ -9,12 +9,15 @@ Each row also declares what its runner reads, so `senso.likert.run.check_options
 option before anything loads: `flags`, the model and prompt options (RunOptions fields, see MODEL_FLAGS;
 "protocol" means the system builds prompts under --protocol/--shots); `params`, the system's own options
 (`options`, the class that declares them with `senso.core.params.param`: name, type, default, help; `params`
-reads them as Params; a system that reads --model also takes its backend's settings, e.g. openai's); `backends`, the --model backends it can use; and `check`, a check of the system's
-inputs against the task's items (lmeval-samples: the log), run before the run folder is written.
+reads them as Params; a system that reads --model also takes its backend's settings, e.g. openai's); `backends`,
+the --model backends it can use; `check`, a check of the system's inputs against the task's items
+(lmeval-samples: the log), run before the run folder is written; and, for a supervised system, `fit`, the
+builder of its models, and `simplicity`, its place among them (`fittable`).
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -25,8 +28,9 @@ from senso.likert.systems.likert_generate import run_likert_generate
 from senso.likert.systems.likert_lm import run_likert_lm
 from senso.likert.systems.lmeval import LmevalOptions, check_lmeval, run_lmeval_samples
 from senso.likert.systems.lmeval import SYSTEM_NAME as LMEVAL_SYSTEM
-from senso.likert.systems.ridge import RidgeOptions
-from senso.likert.systems.supervised import run_decomposed, run_embedding_ridge, run_lexical_prior
+from senso.likert.systems.decomposed import Decomposed, lexical_prior
+from senso.likert.systems.ridge import EmbeddingRidge, RidgeOptions
+from senso.likert.systems.supervised import Fit, run_supervised
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,8 @@ class LikertSystem:
     # checks its inputs against the task's items before the run folder is written: (task, load, options),
     # where load() gives (data file, items scored, whole pool)
     check: Callable[..., Any] | None = None
+    fit: Fit | None = None  # a supervised system: builds a fresh unfitted model (`supervised.builder`)
+    simplicity: int = 0  # a supervised system's place among them, simplest first (`senso fit` prefers it on a tie)
 
     @property
     def params(self) -> Params:
@@ -52,24 +58,28 @@ MODEL_FLAGS = ("model", "backend", "base_url", "embedder", "generator", "image_m
                "chat_template")
 
 
+def _supervised(name: str, description: str, fit: Fit, simplicity: int) -> LikertSystem:
+    """The row of a supervised system: its models built by `fit`, evaluated leave-one-group-out."""
+    return LikertSystem(name, description, functools.partial(run_supervised, name, fit), flags=("embedder",),
+                        options=RidgeOptions, fit=fit, simplicity=simplicity)
+
+
 DEFAULT_SYSTEM = "likert-lm"
 LIKERT_SYSTEMS: dict[str, LikertSystem] = {s.name: s for s in (
     LikertSystem(DEFAULT_SYSTEM, "the published protocol: the most likely of the task's choices (ABRICOT: 1..5) "
                                  "under a language model (--model, --protocol, --shots)", run_likert_lm,
                  flags=("model", "backend", "base_url", "protocol", "shots", "chat_template")),
-    LikertSystem("embedding-ridge", "ridge regression on sentence embeddings (--embedder), evaluated "
-                                    "leave-one-group-out (ABRICOT: leave-one-lemma-out; supervised)", run_embedding_ridge,
-                 flags=("embedder",), options=RidgeOptions),
+    _supervised("embedding-ridge", "ridge regression on sentence embeddings (--embedder), evaluated "
+                                   "leave-one-group-out (ABRICOT: leave-one-lemma-out; supervised)",
+                EmbeddingRidge.from_options, simplicity=1),
     LikertSystem("likert-generate", "a chat model (--model openai:NAME) asked for the label, its answer parsed: NOT "
                                     "the official likelihood protocol; for chat-only APIs without log-probs",
                  run_likert_generate, flags=("model", "backend", "base_url", "protocol", "shots"), backends=("openai",)),
-    LikertSystem("lexical-prior", "a word's concreteness learned from English norms (Brysbaert et al. 2014) through the "
-                                  "multilingual embedder (--embedder), scale/offset calibrated on the training groups' "
-                                  "means (supervised, leave-one-group-out)", run_lexical_prior,
-                 flags=("embedder",), options=RidgeOptions),
-    LikertSystem("decomposed", "lexical-prior level + a ridge on context embeddings fitted on deviations from each "
-                               "group's mean (supervised, leave-one-group-out)", run_decomposed,
-                 flags=("embedder",), options=RidgeOptions),
+    _supervised("lexical-prior", "a word's concreteness learned from English norms (Brysbaert et al. 2014) through "
+                                 "the multilingual embedder (--embedder), scale/offset calibrated on the training "
+                                 "groups' means (supervised, leave-one-group-out)", lexical_prior, simplicity=0),
+    _supervised("decomposed", "lexical-prior level + a ridge on context embeddings fitted on deviations from each "
+                              "group's mean (supervised, leave-one-group-out)", Decomposed.from_options, simplicity=2),
     LikertSystem(LMEVAL_SYSTEM, "the answers lm-evaluation-harness logged (lm_eval --log_samples; --set samples=FILE, "
                                 "results=FILE; what `senso score TASK --lmeval-samples FILE` runs), scored by senso",
                  run_lmeval_samples, options=LmevalOptions, check=check_lmeval),
@@ -83,3 +93,9 @@ def get_system(name: str | None) -> LikertSystem:
         return LIKERT_SYSTEMS[name]
     except KeyError:
         raise SensoError(f"unknown Likert system {name!r}; choose from {', '.join(LIKERT_SYSTEMS)}") from None
+
+
+def fittable() -> dict[str, Fit]:
+    """Name -> builder of every supervised system (what `senso fit` fits and chooses among), simplest first."""
+    rows = sorted((row for row in LIKERT_SYSTEMS.values() if row.fit is not None), key=lambda row: row.simplicity)
+    return {row.name: row.fit for row in rows}

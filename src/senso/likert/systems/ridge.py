@@ -39,7 +39,7 @@ from senso.likert.items import LikertItem, group_key
 from senso.core.errors import SensoError
 from senso.core.records import write_json_atomically
 from senso.core.cache import ResponseCache
-from senso.core.params import Configurable, declared, param, shared
+from senso.core.params import Configurable, declared, param
 from senso.likert.task import LikertPrediction
 from senso.core.ridge_cv import (
     ALPHA_GRID, AlphaChoice, AlphaSelector, RidgeModel, fit_ridge, nested_cv_predict, select_alpha,
@@ -156,8 +156,8 @@ class EmbeddingRidge(Configurable):
     """
 
     embedder: str | Embedder = DEFAULT_EMBEDDER
-    features: tuple[str, ...] = shared(RidgeOptions, "features")
-    kind: str = shared(RidgeOptions, "kind")
+    features: tuple[str, ...] = RidgeOptions.features
+    kind: str = RidgeOptions.kind
     alphas: tuple[float, ...] = ALPHA_GRID
     cache: ResponseCache | None = None
     selector: AlphaSelector = select_alpha
@@ -386,6 +386,4 @@ def seen_lemma_message(seen: Sequence[LikertItem], n_items: int, noun: str = "le
     return (f"{len(seen)} of {n_items} rows have a {noun} the model was trained on ({', '.join(groups)}): "
             f"their predictions are not out-of-sample and will look better than on new {noun}s")
 
-
-SYSTEMS: dict[str, Callable[..., EmbeddingRidge]] = {"embedding-ridge": EmbeddingRidge.from_options}
 

@@ -1,4 +1,4 @@
-"""File workflows of the supervised systems (`supervised.FITTABLE`): fit on a task's whole data set and save;
+"""File workflows of the supervised systems (`registry.fittable`): fit on a task's whole data set and save;
 score a CSV of new sentences. Without `--system`, `senso fit` fits the one that travels best (`select_default`).
 
 `predict_csv` validates its input exactly as the task's data is read (its columns, the gold column
@@ -24,7 +24,8 @@ from senso.likert.generalisation import TrainingProfile, choose_system, travel_r
 from senso.likert.items import LikertItem
 from senso.likert.systems import decomposed
 from senso.likert.systems.ridge import MODEL_FORMAT as RIDGE_FORMAT, EmbeddingRidge, read_model_file, seen_lemma_message
-from senso.likert.systems.supervised import FITTABLE, builder
+from senso.likert.systems.registry import fittable
+from senso.likert.systems.supervised import builder
 from senso.likert.task import LikertTask, get_task
 
 
@@ -32,8 +33,8 @@ def select_default(task: LikertTask, items: Sequence[LikertItem], embedder: str 
                    cache: ResponseCache | None) -> tuple[str, str, list[dict[str, Any]]]:
     """The fittable system that travels best on `items` (generalisation.choose_system): (name, reason, reports)."""
     reports = []
-    for name in FITTABLE:
-        make = builder(name, embedder, options, cache)
+    for name, fit in fittable().items():
+        make = builder(fit, embedder, options, cache)
         reports.append(travel_report(name, make().cross_validated_predict(items, task), items, task, make))
     chosen, why = choose_system(reports)
     return chosen.system, why, [r.to_json() for r in reports]
@@ -48,15 +49,15 @@ def fit_to_file(task: str | LikertTask, out: str | Path, system: str | None = No
     leave-one-domain-out r (`select_default`); the comparison is saved in the model file (`selection`).
     """
     likert_task = get_task(task)
-    if system is not None and system not in FITTABLE:
-        raise SensoError(f"cannot fit system {system!r}; fittable systems: {', '.join(FITTABLE)}")
+    if system is not None and system not in fittable():
+        raise SensoError(f"cannot fit system {system!r}; fittable systems: {', '.join(fittable())}")
     check_output_file(out, "-o")  # before the fit, which takes minutes
     items = likert_task.load_items(likert_task.locate_data(data_dir))
     extra: dict[str, Any] = {}
     if system is None:
         system, why, reports = select_default(likert_task, items, embedder, options, cache)
         extra["selection"] = {"chosen": system, "reason": why, "candidates": reports}
-    model = builder(system, embedder, options, cache)()
+    model = builder(fittable()[system], embedder, options, cache)()
     model.fit(items, likert_task)
     extra["train_profile"] = TrainingProfile.from_items(items).to_json()
     _save_with(model, out, extra)

@@ -7,8 +7,8 @@
   settings (`top_logprobs`, `concurrency`, `timeout`, `max_retries`, `backoff`, `api_key_env`);
 - `fusion`: `--members A,B` (default caption-similarity,clip-rank), `--set weights=1,1`;
 - `sequence-continuation --modality images` (Subtask B): `--set text_weight=1`.
-Their options are declared in `senso.admire.systems.parts` (VlmJudgeOptions, FusionOptions, SequenceOptions)
-and shared by the classes that read them; a factory reads them as `context.params`' typed attributes.
+Their options are declared in `senso.admire.systems.parts` (VlmJudgeOptions, FusionOptions,
+SequenceContinuationOptions); a factory reads them as `context.params`' typed attributes and hands them on.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from senso.core.options import RunOptions
 from senso.core.params import OptionError
 from senso.admire.systems.base import Ranker, SequenceChooser
 from senso.admire.systems.context import SystemContext
-from senso.admire.systems.parts import FusionOptions, VlmJudgeOptions
+from senso.admire.systems.parts import FusionOptions, SequenceContinuationOptions, VlmJudgeOptions
 from senso.admire.systems.images.sequence import ImageSequenceChooser
 from senso.admire.systems.images.similarity import ClipRanker, FusionRanker
 from senso.admire.systems.images.vlm_judge import VlmJudgeRanker
@@ -49,7 +49,8 @@ def check_vlm_judge(options: RunOptions, params: VlmJudgeOptions | None = None) 
 
 def vlm_judge(context: SystemContext) -> VlmJudgeRanker:
     vlm = context.vision_lm(check_vlm_judge(context.options))
-    return VlmJudgeRanker(vlm, **context.params.values_for(VlmJudgeRanker))
+    params: VlmJudgeOptions = context.params
+    return VlmJudgeRanker(vlm, mode=params.mode, orders=params.orders)
 
 
 def check_fusion(params: FusionOptions) -> None:
@@ -67,5 +68,5 @@ def fusion(context: SystemContext, members: Sequence[Ranker]) -> FusionRanker:
 
 
 def image_sequence_chooser(context: SystemContext, text_chooser: SequenceChooser) -> ImageSequenceChooser:
-    return ImageSequenceChooser(context.image_model(), text_chooser,
-                                **context.params.values_for(ImageSequenceChooser))
+    params: SequenceContinuationOptions = context.params
+    return ImageSequenceChooser(context.image_model(), text_chooser, text_weight=params.text_weight)

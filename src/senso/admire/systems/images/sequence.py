@@ -21,8 +21,8 @@ from senso.admire.systems.images import TRACK
 from senso.admire.systems.images.similarity import image_path
 from senso.core.stats import zscores
 from senso.admire.systems.base import SequenceChoice, SequenceChooser
-from senso.admire.systems.parts import SequenceOptions
-from senso.core.params import Configurable, shared
+from senso.admire.systems.parts import SequenceContinuationOptions
+from senso.core.params import Configurable
 
 
 def sequence_paths(item: AdmireBItem) -> tuple[Path, Path]:
@@ -35,7 +35,7 @@ def sequence_paths(item: AdmireBItem) -> tuple[Path, Path]:
 class ImageSequenceChooser(Configurable):
     model: ImageTextModel
     text_chooser: SequenceChooser
-    text_weight: float = shared(SequenceOptions, "text_weight")
+    text_weight: float = SequenceContinuationOptions.text_weight
     name: str = "sequence-continuation"
     uses_images: bool = True
     fitted_compounds: frozenset[str] = field(init=False)

@@ -16,7 +16,7 @@ from senso.admire.task import TEXT_ONLY
 from senso.admire.systems.base import Ranker, Ranking, members_sense, ranking_by_scores
 from senso.admire.systems.aggregate import zscore_fusion
 from senso.admire.systems.parts import FusionOptions
-from senso.core.params import Configurable, shared
+from senso.core.params import Configurable
 
 
 def image_path(compound: str, image: ImageOption) -> Path:
@@ -76,7 +76,7 @@ class FusionRanker(Configurable):
     """
 
     members: Sequence[Ranker]
-    weights: Sequence[float] | None = shared(FusionOptions, "weights")
+    weights: Sequence[float] | None = FusionOptions.weights
     name: str = "fusion"
     fitted_compounds: frozenset[str] = field(init=False)
     uses_images: bool = field(init=False)

@@ -23,7 +23,7 @@ from senso.admire.systems.images import TRACK
 from senso.admire.systems.images.similarity import image_path
 from senso.admire.systems.aggregate import ballot_points
 from senso.admire.systems.parts import VLM_MODES, VlmJudgeOptions
-from senso.core.params import Configurable, shared
+from senso.core.params import Configurable
 from senso.admire.systems.base import Ranking, ranking_by_scores
 
 JUDGE_PROMPT = (
@@ -63,8 +63,8 @@ def borda(ballots: Sequence[Sequence[int]], n: int) -> list[float]:
 @dataclass
 class VlmJudgeRanker(Configurable):
     vlm: VisionLM
-    mode: str = shared(VlmJudgeOptions, "mode")
-    orders: int = shared(VlmJudgeOptions, "orders")
+    mode: str = VlmJudgeOptions.mode
+    orders: int = VlmJudgeOptions.orders
     name: str = "vlm-judge"
     uses_images: bool = True
     fitted_compounds: frozenset[str] = frozenset()
