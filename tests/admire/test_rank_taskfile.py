@@ -11,7 +11,7 @@ import pytest
 from senso.admire.languages import LanguageCodeError, check_language
 from senso.admire.rankdata import load_entries
 from senso.admire.rankfile import RankingTaskFileError, load_ranking_task
-from senso.admire.rankmetrics import macro_f1, ndcg_at
+from senso.admire.metrics import macro_f1, ndcg_at
 from senso.core.errors import DataError
 
 sys.path.insert(0, str(Path(__file__).parent / "ranking"))

@@ -18,7 +18,7 @@ from senso.core.calibration import binary_distribution, paired_calibration_diffe
 from senso.core.comparison import Comparison as TypedComparison, MetricDifference, difference_of
 from senso.core.stats import PairedComparison, PairedDifference, UndefinedMetric, paired_permutation_test
 from senso.core.records import load_results, load_samples
-from senso.admire.rankmetrics import DEFAULT_GAINS, item_metrics
+from senso.admire.metrics import DEFAULT_GAINS, item_metrics
 from senso.admire.scoring import GROUPS, score_item_b
 from senso.admire.submission import read_submission
 from senso.admire.task import OFFICIAL_METRICS, official_subtask

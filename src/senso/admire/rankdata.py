@@ -19,7 +19,7 @@ from typing import Any, Sequence
 from senso.admire.data import check_permutation, folder_names, image_folder, parse_order, read_tsv
 from senso.admire.languages import base_language
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem, ImageOption
-from senso.admire.rankfile import N_IMAGES, DataFile, RankingTask, RankingTaskFileError, check_splits
+from senso.admire.rankfile import N_IMAGES, DataFile, RankingTask, RankingTaskFileError
 from senso.core.errors import DataError
 
 
@@ -153,11 +153,8 @@ def load_entries(task: RankingTask, entries: Sequence[DataFile], data_dir: Any,
     return items, paths, warnings
 
 
-def split_items(task: RankingTask, split: str, data_dir: Any, need_images: bool = False,
-                languages: Sequence[str] | None = None) -> tuple[list[RankingItem], list[Path], list[str]]:
-    """The items of `split` (splits joined by +) of `task`, in its languages (or those of `languages`), the files
-    read and the data's warnings."""
-    splits = check_splits(task, split)
-    entries = [d for s in splits for d in task.data if d.split == s and (languages is None or d.language in languages)]
-    return load_entries(task, entries, data_dir, need_images)
-
+def split_items(task: RankingTask, split: str, data_dir: Any,
+                need_images: bool = False) -> tuple[list[RankingItem], list[Path], list[str]]:
+    """The items of `split` (splits joined by +) of `task`, every language, the files read and the data's
+    warnings."""
+    return load_entries(task, task.chosen(None, split)[0], data_dir, need_images)

@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from senso.admire.languages import LanguageCodeError, check_language
-from senso.admire.rankmetrics import DEFAULT_GAINS, DEFAULT_METRICS, METRICS, TYPE_METRICS
+from senso.admire.metrics import DEFAULT_GAINS, DEFAULT_METRICS, RANK_METRICS, TYPE_METRICS
 from senso.admire.task import RANKING_FILE_KIND, SHIPPED, SHIPPED_DIR, shipped_languages
 from senso.core.errors import DataNotFound, SensoError
 from senso.core.taskfile import TaskFileError, column_table
@@ -46,12 +46,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-KIND = RANKING_FILE_KIND
-KEYS = ("kind", "name", "description", "subtask", "sentence_type", "gold", "gold_order", "metrics", "gains",
-        "ndcg_k", "group", "pair", "data_from", "delimiter", "submission_columns", "data", "columns", "training",
-        "default_system", "default_split", "leaderboard_splits", "caption_columns")
-DATA_KEYS = ("file", "language", "split", "images", "submission", "data_from", "rows", "targets")
-DEFAULT_TRAINING = ("train",)
+DEFAULT_TRAINING = ("train",)  # the rows fitted and selected on; several files may hold them (AdMIRe 1's train and dev)
 SUBTASKS = {"images": "rank the five images", "captions": "rank the five captions, no pictures (text only)"}
 GOLD_FIELDS = ("expected_order", "sentence_type")
 GOLD_ORDERS = ("column", "listed")  # listed: the images as the file lists them, best first (XMPIE's spectrum)
@@ -64,7 +59,6 @@ COLUMNS = {"compound": "compound", "sentence": "sentence", "subset": "subset", "
            "expected_order": "expected_order", "image_name": "image{n}_name", "image_caption": "image{n}_caption"}
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 DEFAULT_SPLIT = "test"
-TRAIN_SPLIT = "train"  # the rows fitted and selected on; several files may hold them (AdMIRe 1's train and dev)
 N_IMAGES = 5
 
 
@@ -112,7 +106,6 @@ class RankingTask:
     default_split: str | None = None  # None: test when the file has one, else its first
     leaderboard_splits: tuple[str, ...] = ()  # the splits a published leaderboard covers (placement)
     caption_columns: dict[str, str] = field(default_factory=dict)  # --caption-lang -> the caption column
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def reference(self) -> str:
@@ -138,9 +131,31 @@ class RankingTask:
             raise SensoError(f"--caption-lang {lang!r}: choose from {', '.join(self.caption_columns)}")
         return replace(self, columns={**self.columns, "image_caption": self.caption_columns[lang]})
 
-    def training_entries(self, languages: Any = None) -> list[DataFile]:
-        """The `[[data]]` files fitted systems learn from (every language, or those of `languages`)."""
-        return [d for d in self.data if d.split in self.training and (languages is None or d.language in languages)]
+    def training_entries(self) -> list[DataFile]:
+        """The `[[data]]` files fitted systems learn from, every language."""
+        return [d for d in self.data if d.split in self.training]
+
+    def chosen(self, lang: str | None, split: str | None) -> tuple[list[DataFile], list[str], str]:
+        """The `[[data]]` files of --lang and --split (default: every language; `default_split`, else test when
+        the file has one, else its first), their languages and the split text."""
+        splits = (split or self.default_split or (DEFAULT_SPLIT if DEFAULT_SPLIT in self.splits else
+                                                  self.splits[0])).split("+")
+        try:
+            langs = [check_language(code) for code in lang.split("+")] if lang else list(self.languages)
+        except LanguageCodeError as exc:
+            raise SensoError(f"--lang: {exc}") from None
+        for name, given, have in (("--split", splits, self.splits), ("--lang", langs, self.languages)):
+            twice = sorted({g for g in given if given.count(g) > 1})
+            if twice:
+                raise SensoError(f"{name} {'+'.join(given)} names a {name[2:]} twice ({', '.join(twice)})")
+            if any(g not in have for g in given):
+                raise SensoError(f"{name} {'+'.join(given)}: {self.reference} has {', '.join(have)}; join several "
+                                 "with +")
+        entries = [d for s in splits for d in self.data if d.split == s and d.language in langs]
+        if not entries:
+            raise SensoError(f"{self.reference} has no data file for --lang {'+'.join(langs)} and --split "
+                             f"{'+'.join(splits)}")
+        return entries, list(dict.fromkeys(d.language for d in entries)), "+".join(splits)
 
     def column(self, field_name: str, n: int | None = None) -> str:
         return self.columns[field_name].replace("{n}", str(n)) if n is not None else self.columns[field_name]
@@ -174,14 +189,22 @@ class RankingTask:
                 self.columns["compound"], "languages": list(self.languages), "columns": dict(self.columns)}
 
 
-def _string(data: dict[str, Any], path: Path, key: str, default: str | None = None) -> str | None:
+
+# the keys a file may write: the fields of its tables (and `kind`), in their order
+KEYS = ("kind", *(f.name for f in fields(RankingTask) if f.name not in ("source", "builtin")))
+DATA_KEYS = tuple(f.name for f in fields(DataFile) if f.name != "index")
+
+def _string(data: dict[str, Any], path: Path, key: str, default: str | None = None, optional: bool = False,
+            where: str = "") -> str | None:
+    """`data[key]`, a non-empty string; when absent, `default` (None: an error unless `optional`). `where` comes
+    before the key in messages (`data[2].`)."""
     if key not in data:
-        if default is None:
+        if default is None and not optional:
             raise RankingTaskFileError(path, key, "missing; a ranking task file needs kind, name and [[data]]")
         return default
     value = data[key]
     if not isinstance(value, str) or not value.strip():
-        raise RankingTaskFileError(path, key, f"expected a non-empty string, got {value!r}")
+        raise RankingTaskFileError(path, where + key, f"expected a non-empty string, got {value!r}")
     return value
 
 
@@ -249,9 +272,9 @@ def _data_files(data: dict[str, Any], path: Path, data_from: str) -> tuple[DataF
             raise RankingTaskFileError(path, f"{key}.split", f"{split!r}: one word such as train, dev or test")
         if images is not None and (not isinstance(images, str) or not images):
             raise RankingTaskFileError(path, f"{key}.images", f"expected a folder, got {images!r}")
-        if (language, split) in seen and split != TRAIN_SPLIT:
+        if (language, split) in seen and split != DEFAULT_TRAINING[0]:
             raise RankingTaskFileError(path, key, f"a second file for language {language} and split {split}: "
-                                                  f"give each language and split one file (only {TRAIN_SPLIT} "
+                                                  f"give each language and split one file (only {DEFAULT_TRAINING[0]} "
                                                   "may have several)")
         seen.add((language, split))
         submission = table.get("submission", f"submission_{language.upper()}.tsv")
@@ -261,7 +284,7 @@ def _data_files(data: dict[str, Any], path: Path, data_from: str) -> tuple[DataF
         if where not in DATA_FROM:
             raise RankingTaskFileError(path, f"{key}.data_from", f"{where!r}: choose {' or '.join(map(repr, DATA_FROM))}")
         entries.append(DataFile(table["file"], language, split, images, submission, index, where,
-                                _count(table, path, key), _optional(table, path, key, "targets")))
+                                _count(table, path, key), _string(table, path, "targets", optional=True, where=f"{key}.")))
     return tuple(entries)
 
 
@@ -270,13 +293,6 @@ def _count(table: dict[str, Any], path: Path, key: str) -> int | None:
     if rows is not None and (isinstance(rows, bool) or not isinstance(rows, int) or rows < 1):
         raise RankingTaskFileError(path, f"{key}.rows", f"the official number of rows, a whole number >= 1; got {rows!r}")
     return rows
-
-
-def _optional(table: dict[str, Any], path: Path, key: str, name: str) -> str | None:
-    value = table.get(name)
-    if value is not None and (not isinstance(value, str) or not value.strip()):
-        raise RankingTaskFileError(path, f"{key}.{name}" if key else name, f"expected a non-empty string, got {value!r}")
-    return value
 
 
 def _run_keys(data: dict[str, Any], path: Path, splits: tuple[str, ...]) -> dict[str, Any]:
@@ -291,7 +307,7 @@ def _run_keys(data: dict[str, Any], path: Path, splits: tuple[str, ...]) -> dict
                                                   f"got {value!r}")
         out[key] = tuple(value)
     for key in ("default_system", "default_split"):
-        out[key] = _optional(data, path, "", key)
+        out[key] = _string(data, path, key, optional=True)
     if out["default_split"] is not None and out["default_split"] not in splits:
         raise RankingTaskFileError(path, "default_split", f"{out['default_split']!r} is none of {', '.join(splits)}")
     captions = data.get("caption_columns", {})
@@ -306,15 +322,15 @@ def parse_ranking_task(data: dict[str, Any], path: Path, builtin: bool = False) 
     unknown = [k for k in data if k not in KEYS]
     if unknown:
         raise RankingTaskFileError(path, unknown[0], f"unknown key; a ranking task file has the keys {', '.join(KEYS)}")
-    if data.get("kind") != KIND:
-        raise RankingTaskFileError(path, "kind", f"expected \"{KIND}\", got {data.get('kind')!r}")
+    if data.get("kind") != RANKING_FILE_KIND:
+        raise RankingTaskFileError(path, "kind", f"expected \"{RANKING_FILE_KIND}\", got {data.get('kind')!r}")
     name = _string(data, path, "name")
     if not NAME_PATTERN.match(name):
         raise RankingTaskFileError(path, "name", f"{name!r}: use letters, digits, '.', '_' and '-' (it names run folders)")
     sentence_type = data.get("sentence_type", False)
     if not isinstance(sentence_type, bool):
         raise RankingTaskFileError(path, "sentence_type", f"true or false, got {sentence_type!r}")
-    metrics = _names(data, path, "metrics", METRICS, DEFAULT_METRICS + (TYPE_METRICS if sentence_type else ()))
+    metrics = _names(data, path, "metrics", RANK_METRICS + TYPE_METRICS, DEFAULT_METRICS + (TYPE_METRICS if sentence_type else ()))
     gold = _names(data, path, "gold", GOLD_FIELDS, GOLD_FIELDS)
     if any(m in TYPE_METRICS for m in metrics) and "sentence_type" not in gold:
         raise RankingTaskFileError(path, "metrics", "sentence-type metrics need \"sentence_type\" in gold")
@@ -366,13 +382,3 @@ def shipped_task(name: str, lang: str) -> RankingTask:
     if lang not in languages:
         raise SensoError(f"{name} has no language {lang!r}; choose from {', '.join(languages)}")
     return load_ranking_task(builtin_task_file(f"{SHIPPED[name]}-{lang}"), builtin=True)
-
-
-def check_splits(task: RankingTask, split: str) -> list[str]:
-    """The splits of `--split A+B`, each one of the file's and named once."""
-    splits = split.split("+")
-    unknown = [s for s in splits if s not in task.splits]
-    if unknown or len(set(splits)) != len(splits):
-        raise SensoError(f"--split {split}: {task.reference} has {', '.join(task.splits)}, each named once; join "
-                         "several with +")
-    return splits

@@ -9,8 +9,7 @@ from typing import Any, Sequence
 
 from senso.admire.overlap import TrainingIndex, is_seen, item_overlap, overlap_summary
 from senso.admire.items import SENTENCE_TYPES
-from senso.admire.metrics import exact_match
-from senso.admire.rankmetrics import estimates
+from senso.admire.metrics import estimates, exact_match
 from senso.core.calibration import CALIBRATION_LABELS, binary_distribution, calibration_metrics, reliability_record
 
 GROUPS = SENTENCE_TYPES  # ("idiomatic", "literal"), by gold sentence_type

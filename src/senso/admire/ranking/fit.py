@@ -13,18 +13,6 @@ from senso.admire.rankfile import DataFile, RankingTask
 from senso.admire.systems.fitting import TrainingRows, cross_validate, cv_overlaps, fit_cached, load_fitted_model
 
 
-def lazy(make: Callable[[], TrainingRows]) -> Callable[[], TrainingRows]:
-    """`make`, called once (a training-free run never reads the rows)."""
-    memo: list[TrainingRows] = []
-
-    def rows() -> TrainingRows:
-        if not memo:
-            memo.append(make())
-        return memo[0]
-
-    return rows
-
-
 @dataclass
 class Fitted:
     """What a fitted run did: the rankings, results.json's `fitting`, the training data and per-item overlaps."""

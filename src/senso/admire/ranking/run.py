@@ -11,20 +11,20 @@ paired comparison of each two languages on the expressions they share.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from typing import Any, Sequence
 
 from senso.admire.checks import chosen_by_default
 from senso.admire.items import SENTENCE_TYPES
-from senso.admire.languages import LanguageCodeError, check_language
 from senso.admire.options import check_gold_file
 from senso.admire.data import items_from_targets_a, join_gold_a
 from senso.admire.rankdata import RankingItem, load_entries
 from senso.admire.ranking.default import adapt
 from senso.admire.rankfile import SHIPPED, DataFile, RankingTask, load_ranking_task, shipped_task
-from senso.admire.ranking.fit import Fitted, cross_validates, lazy, run_fitted
-from senso.admire.rankmetrics import item_metrics
+from senso.admire.ranking.fit import Fitted, cross_validates, run_fitted
+from senso.admire.metrics import item_metrics
 from senso.admire.ranking.select import Candidate, choose_default
 from senso.admire.submission import format_order, submission_text_filled, submission_text_ranked
 from senso.admire.systems.base import Ranking
@@ -87,27 +87,6 @@ def _run_name(task: RankingTask, options: RunOptions) -> str:
     return options.task if options.task in SHIPPED else task.name
 
 
-def _chosen(task: RankingTask, options: RunOptions) -> tuple[list[DataFile], list[str], str]:
-    """The `[[data]]` files of --lang and --split, the languages and the split text."""
-    default = task.default_split or ("test" if "test" in task.splits else task.splits[0])
-    splits = (options.split or default).split("+")
-    try:
-        langs = [check_language(code) for code in options.lang.split("+")] if options.lang else list(task.languages)
-    except LanguageCodeError as exc:
-        raise SensoError(f"--lang: {exc}") from None
-    for name, given, have in (("--split", splits, task.splits), ("--lang", langs, task.languages)):
-        twice = sorted({g for g in given if given.count(g) > 1})
-        if twice:
-            raise SensoError(f"{name} {'+'.join(given)} names a {name[2:]} twice ({', '.join(twice)})")
-        if any(g not in have for g in given):
-            raise SensoError(f"{name} {'+'.join(given)}: {task.reference} has {', '.join(have)}; join several with +")
-    entries = [d for s in splits for d in task.data if d.split == s and d.language in langs]
-    if not entries:
-        raise SensoError(f"{task.reference} has no data file for --lang {'+'.join(langs)} and --split "
-                         f"{'+'.join(splits)}")
-    return entries, list(dict.fromkeys(d.language for d in entries)), "+".join(splits)
-
-
 @dataclass(frozen=True)
 class Checked:
     task: RankingTask
@@ -129,17 +108,17 @@ def _check_row(task: RankingTask, row: AdmireSystem, options: RunOptions,
         raise SensoError(f"{task.reference} ranks captions only (subtask = \"captions\": no pictures): --system "
                          f"{row.name} with what it was given reads the pictures")
     members = member_rows(row, own.members, options) if row.composed else []
-    adapted = adapt(row.name, row.options, given, options.embedder, languages,
-                    [(entry, member.options) for entry, member, _ in members])
-    options = replace(options, system_options=adapted.system_options, embedder=adapted.embedder)
-    return options, check_system(row, options), adapted.notes
+    adapted, notes = adapt(row.name, row.options, given, options.embedder, languages,
+                           [(entry, member.options) for entry, member, _ in members])
+    options = replace(options, system_options=adapted)
+    return options, check_system(row, options), notes
 
 
 def check_options(options: RunOptions, system_object: Any = None) -> Checked:
     task = ranking_task(options)
     options.check_family("admire", _run_name(task, options))
     check_gold_file(options)
-    entries, languages, split = _chosen(task, options)
+    entries, languages, split = task.chosen(options.lang, options.split)
     if options.gold is not None and len(entries) > 1:
         raise SensoError(ONE_GOLD)
     task = task.with_captions(options.caption_lang)
@@ -183,8 +162,8 @@ def _items(checked: Checked, options: RunOptions,
 
 def _targets_items(entry: DataFile, gold: Path) -> list[RankingItem]:
     """The items a targets file names (no captions or pictures: nothing that scores a submission reads them)."""
-    return [RankingItem(**{f.name: getattr(item, f.name) for f in fields(item)}, group=item.compound,
-                        pair=item.compound, split=entry.split, file=str(gold), row=row)
+    return [RankingItem(**vars(item), group=item.compound, pair=item.compound, split=entry.split, file=str(gold),
+                        row=row)
             for row, item in enumerate(items_from_targets_a(gold, entry.language), start=1)]
 
 
@@ -206,7 +185,7 @@ def prepare(options: RunOptions, context: RunContext) -> "RankingPlan":
     checked = context.checked or check_options(options, context.system)
     task, options = checked.task, checked.options
     row, params, notes, choice = checked.row, checked.params, list(checked.notes), None
-    training = lazy(lambda: training_rows(task, options.data_dir))
+    training = cache(lambda: training_rows(task, options.data_dir))  # read when a fitted system first asks
     if row is None:
         choice = _default(task, checked, context, training)
         row, options, params, notes = choice.row, choice.options, choice.params, choice.notes
@@ -291,7 +270,7 @@ class RankingPlan:
     notes: list[str] = field(default_factory=list)
     choice: dict[str, Any] | None = None
     params: Any = None  # the system's typed options (an object of its options class)
-    training: Any = None  # the file's training rows, read when a fitted system asks (`ranking.fit.lazy`)
+    training: Any = None  # the file's training rows, read when a fitted system first asks
     n_data: int = 0  # the items of the data files, before --limit
     fitted: Fitted | None = None
     family: str = "admire"

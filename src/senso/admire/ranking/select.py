@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from senso.admire.rankfile import RankingTask
-from senso.admire.rankmetrics import RANK_METRICS, estimates, item_metrics
+from senso.admire.metrics import RANK_METRICS, estimates, item_metrics
 from senso.admire.systems.registry import default_candidates
 from senso.core.errors import SensoError
 

@@ -11,9 +11,9 @@ import numpy as np
 
 from senso.admire.languages import language_name
 from senso.admire.leaderboard import unranked_reason
-from senso.admire.rankmetrics import RANK_METRICS, TYPE_METRICS, estimates
+from senso.admire.metrics import RANK_METRICS, TYPE_METRICS, estimates, grouped_estimates
 from senso.admire.ranking.select import selection_metric
-from senso.admire.scoring import GROUPS, PARITY_NOTE, compounds_index, overlap_record, sense_calibration
+from senso.admire.scoring import PARITY_NOTE, compounds_index, overlap_record, sense_calibration
 from senso.admire.task import TEXT_AND_IMAGES, TEXT_ONLY
 from senso.core.stats import Estimate, paired_permutation_test
 
@@ -39,21 +39,6 @@ def paired_languages(items: Sequence[Any], rows: Sequence[dict[str, Any]], langu
             entry.update(result.to_json())
         out.append(entry)
     return out
-
-
-def _by_group(rows: Sequence[dict[str, Any]], items: Sequence[Any], names: Sequence[str], multilingual: bool,
-              seed: int) -> dict[str, dict[str, Estimate]]:
-    by_group = {}
-    for group in GROUPS:
-        in_group = [r for r in rows if r.get("sentence_type") == group]
-        values = estimates(in_group, [n for n in names if n != "sentence_type_macro_f1"], seed=seed)
-        if "sentence_type_macro_f1" in names:
-            values["sentence_type_macro_f1"] = Estimate(value=None, reason="one gold sentence type in this group")
-        by_group[group] = values
-    if multilingual:
-        for lang in dict.fromkeys(i.lang for i in items):
-            by_group[lang] = estimates([r for r, i in zip(rows, items) if i.lang == lang], names, seed=seed)
-    return by_group
 
 
 def _gold(plan: Any) -> str:
@@ -89,9 +74,10 @@ def tally(plan: Any, samples: Sequence[Any], scored: bool, types: Sequence[str |
         reason = f"no gold for {options.lang} {options.split}: wrote the submission file(s) only"
         notes.append(f"{reason}, no metrics")
         return record, {name: Estimate(None, reason=reason) for name in names}, {}, notes, warnings
-    metrics = estimates(rows, names, seed=options.seed)
+    metrics, by_group = grouped_estimates(rows, names, seed=options.seed)
     notes += [PARITY_NOTE] if "official_name_corr" in names else []
-    by_group = _by_group(rows, items, names, multilingual, options.seed)
+    for lang in languages if multilingual else ():
+        by_group[lang] = estimates([r for r, i in zip(rows, items) if i.lang == lang], names, seed=options.seed)
     if len(languages) > 1:
         record["paired_languages"] = paired_languages(items, rows, languages, selection_metric(task), options.seed)
     return record, metrics, by_group, notes, warnings

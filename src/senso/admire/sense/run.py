@@ -19,7 +19,7 @@ from senso.admire.data import locate_admire, read_targets_a
 from senso.admire.items import AdmireAItem, ImageOption
 from senso.admire.rankdata import split_items
 from senso.admire.rankfile import shipped_task
-from senso.admire.rankmetrics import grouped_estimates
+from senso.admire.metrics import grouped_estimates
 from senso.admire.scoring import compounds_index, overlap_record, sense_calibration
 from senso.admire.systems.sense import SenseClassifier, SenseDecision
 from senso.admire.task import SENSE_TASK, hygiene_warnings, targets_name

@@ -22,7 +22,7 @@ from senso.admire.submission import official_size, submission_text_b
 from senso.admire.systems.base import SequenceChoice, SequenceChooser
 from senso.admire.leaderboard import LEADERBOARD_SPLITS, unranked_reason
 from senso.admire.overlap import TrainingIndex
-from senso.admire.rankmetrics import grouped_estimates
+from senso.admire.metrics import grouped_estimates
 from senso.admire.systems.registry import System
 from senso.admire.task import (TEXT_AND_IMAGES, TEXT_ONLY, AdmireTask, fingerprints, hygiene_warnings,
                                partial_warnings, submission_name, targets_name)
