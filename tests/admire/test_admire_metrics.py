@@ -1,11 +1,13 @@
 """AdMIRe metrics: the official Top-1 and DCG by hand, the analytic random baseline, the parity-only
-name correlation, and the paired permutation test."""
+name correlation, NDCG@k and the sentence-type macro-F1, the per-group estimates, and the paired permutation
+test."""
 
 from __future__ import annotations
 
 import itertools
 import math
 
+import numpy as np
 import pytest
 
 from senso.admire.metrics import (
@@ -14,6 +16,9 @@ from senso.admire.metrics import (
     admire_expected_random_top1,
     admire_top1,
     exact_match,
+    grouped_estimates,
+    macro_f1,
+    ndcg_at,
     official_name_corr,
 )
 from senso.core.stats import UndefinedMetric, paired_permutation_test
@@ -103,3 +108,24 @@ def test_paired_permutation_refuses_bad_input():
         paired_permutation_test([1, 2], [1])
     with pytest.raises(UndefinedMetric):
         paired_permutation_test([], [])
+
+
+def test_ndcg_and_macro_f1():
+    gold = ["a", "b", "c", "d", "e"]
+    assert ndcg_at(gold, gold, (3, 1, 0, 0, 0), 5) == 1.0
+    assert ndcg_at(["b", "a", "c", "d", "e"], gold, (3, 1, 0, 0, 0), 1) == pytest.approx(1 / 3)
+    assert ndcg_at(["c", "d", "a", "b", "e"], gold, (3, 1, 0, 0, 0), 2) == 0.0
+    assert macro_f1(np.array([1.0, 1.0, 0.0, 0.0]), np.array([1.0, 0.0, 0.0, 0.0])) == pytest.approx((2 / 3 + 0.8) / 2)
+
+
+def test_grouped_estimates_leave_macro_f1_undefined_within_a_gold_type():
+    rows = [{"top1": 1.0, "sentence_type": "idiomatic", "predicted_sentence_type": "idiomatic"},
+            {"top1": 0.0, "sentence_type": "idiomatic", "predicted_sentence_type": "literal"},
+            {"top1": 1.0, "sentence_type": "literal", "predicted_sentence_type": "literal"}]
+    overall, by_group = grouped_estimates(rows, ["sentence_type_macro_f1", "top1"])
+    assert list(overall) == ["sentence_type_macro_f1", "top1"]
+    assert overall["sentence_type_macro_f1"].value == pytest.approx((2 / 3 + 2 / 3) / 2)
+    assert list(by_group) == ["idiomatic", "literal"] and list(by_group["idiomatic"]) == ["top1", "sentence_type_macro_f1"]
+    assert by_group["idiomatic"]["top1"].value == 0.5 and by_group["literal"]["top1"].value == 1.0
+    assert by_group["literal"]["sentence_type_macro_f1"].value is None
+    assert "one gold sentence type" in by_group["literal"]["sentence_type_macro_f1"].reason
