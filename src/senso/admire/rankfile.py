@@ -189,7 +189,6 @@ class RankingTask:
                 self.columns["compound"], "languages": list(self.languages), "columns": dict(self.columns)}
 
 
-
 # the keys a file may write: the fields of its tables (and `kind`), in their order
 KEYS = ("kind", *(f.name for f in fields(RankingTask) if f.name not in ("source", "builtin")))
 DATA_KEYS = tuple(f.name for f in fields(DataFile) if f.name != "index")

@@ -38,8 +38,9 @@ def _adapt_parts(system: type[SystemOptions], given: dict[str, Any], embedder: s
             continue
         if part in given:
             named = f"{params[part].label} {value}" if params[part].flag else f"--set {part}={value}"
-            raise SensoError(f"{named} serves English only ({why}) and this task is in {', '.join(missing)}: choose a "
-                             "part that serves it (`docs/ranking_task_files.md`, \"Languages\") or leave the option out")
+            raise SensoError(f"{named} serves English only ({why}) and this task is in {', '.join(missing)}: choose "
+                             "a part that serves it (`docs/ranking_task_files.md`, \"Languages\") or leave the option "
+                             "out")
         if part == "meaning":
             out["meaning"] = "glossary" if builder.glossary else "none"
             notes.append(f"meaning: auto reads English WordNet, which does not serve {', '.join(missing)}: the meaning "

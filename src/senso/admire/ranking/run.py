@@ -75,20 +75,9 @@ class RankingSample:
                 **({"overlap": self.overlap} if self.overlap is not None else {})}
 
 
-def ranking_task(options: RunOptions) -> RankingTask:
-    """The task file of the run: a registered ranking task's shipped file in --lang, or the file named."""
-    if options.task in SHIPPED:
-        return shipped_task(options.task, options.lang or "en")
-    return load_ranking_task(options.task)
-
-
-def _run_name(task: RankingTask, options: RunOptions) -> str:
-    """What the user ran: a shipped task's name (admire-a), else the task file's `name`."""
-    return options.task if options.task in SHIPPED else task.name
-
-
 @dataclass(frozen=True)
 class Checked:
+    name: str  # what the user ran: a shipped task's name (admire-a), else the task file's `name`
     task: RankingTask
     options: RunOptions
     entries: list[DataFile]
@@ -115,8 +104,10 @@ def _check_row(task: RankingTask, row: AdmireSystem, options: RunOptions,
 
 
 def check_options(options: RunOptions, system_object: Any = None) -> Checked:
-    task = ranking_task(options)
-    options.check_family("admire", _run_name(task, options))
+    shipped = options.task in SHIPPED  # a registered ranking task: its shipped file in --lang
+    task = shipped_task(options.task, options.lang or "en") if shipped else load_ranking_task(options.task)
+    name = options.task if shipped else task.name
+    options.check_family("admire", name)
     check_gold_file(options)
     entries, languages, split = task.chosen(options.lang, options.split)
     if options.gold is not None and len(entries) > 1:
@@ -125,9 +116,10 @@ def check_options(options: RunOptions, system_object: Any = None) -> Checked:
     options = replace(options, split=split, lang="+".join(languages))
     row = chosen_row(options, system_object, "a", task.default_system)
     if row is None or system_object is not None:
-        return Checked(task, options, entries, languages, row, {} if row is None else check_system(row, options), [])
+        params = {} if row is None else check_system(row, options)
+        return Checked(name, task, options, entries, languages, row, params, [])
     options, params, notes = _check_row(task, row, options, languages)
-    return Checked(task, options, entries, languages, row, params, notes, wordnet_warnings(row, options))
+    return Checked(name, task, options, entries, languages, row, params, notes, wordnet_warnings(row, options))
 
 
 def check(options: RunOptions, system_object: Any = None) -> Checked:
@@ -202,7 +194,7 @@ def prepare(options: RunOptions, context: RunContext) -> "RankingPlan":
               "ranking_entries": [d.index for d in checked.entries],
               "system_options": system_params(row, options).to_json(params),
               "system_description": system.describe()}
-    return RankingPlan(task=_run_name(task, options), system=row.name, items=items,
+    return RankingPlan(task=checked.name, system=row.name, items=items,
                        data_files=paths, config=config, warnings=[*checked.warnings, *data_warnings], ranking=task,
                        entries=checked.entries, languages=checked.languages, predictor=system, options=options,
                        notes=[*gold_notes, *notes], choice=choice.record if choice is not None else None,
