@@ -73,21 +73,21 @@ def _images(task: RankingTask, row: dict[str, str], path: Path, row_no: int, com
     return tuple(images)
 
 
-def _gold(task: RankingTask, row: dict[str, str], columns: Sequence[str], path: Path, row_no: int,
+def _gold(task: RankingTask, row: dict[str, str], path: Path, row_no: int,
           names: Sequence[str]) -> tuple[tuple[str, ...] | None, str | None]:
     order, sentence_type = None, None
+    order_column, type_column = task.column("expected_order"), task.column("sentence_type")
     if "expected_order" in task.gold:
         if task.gold_order == "listed":
             order = tuple(names)
-        elif task.column("expected_order") in columns and row.get(task.column("expected_order"), "").strip():
-            order = parse_order(row[task.column("expected_order")], path, row_no, field=task.column("expected_order"))
-            check_permutation(order, names, path, row_no, task.column("expected_order"))
-    column = task.column("sentence_type")
-    if "sentence_type" in task.gold and column in columns and row.get(column, "").strip():
-        sentence_type = row[column].strip()
+        elif row.get(order_column, "").strip():
+            order = parse_order(row[order_column], path, row_no, field=order_column)
+            check_permutation(order, names, path, row_no, order_column)
+    if "sentence_type" in task.gold and row.get(type_column, "").strip():
+        sentence_type = row[type_column].strip()
         if sentence_type not in SENTENCE_TYPES:
             raise DataError(path, f"unknown sentence type {sentence_type!r}; expected one of "
-                                  f"{', '.join(SENTENCE_TYPES)}", row=row_no, field=column)
+                                  f"{', '.join(SENTENCE_TYPES)}", row=row_no, field=type_column)
     return order, sentence_type
 
 
@@ -105,7 +105,7 @@ def read_entry(task: RankingTask, entry: DataFile, path: Path, images: Path | No
                need_images: bool) -> tuple[list[RankingItem], list[str]]:
     """The items of one `[[data]]` file, one per row, every row validated (gold all there or all absent per field),
     and the warning naming repeated rows."""
-    columns, rows = read_tsv(path, required_columns(task), delimiter=task.delimiter_for(path))
+    _, rows = read_tsv(path, required_columns(task), delimiter=task.delimiter_for(path))
     seen: dict[tuple[str, str], list[int]] = {}
     items = []
     for row_no, row in rows:
@@ -113,7 +113,7 @@ def read_entry(task: RankingTask, entry: DataFile, path: Path, images: Path | No
         sentence = _cell(row, task.column("sentence"), path, row_no, "sentence", raw=True)
         seen.setdefault((compound, " ".join(sentence.split())), []).append(row_no)
         options = _images(task, row, path, row_no, compound, images, need_images, entry.language)
-        order, sentence_type = _gold(task, row, columns, path, row_no, [o.name for o in options])
+        order, sentence_type = _gold(task, row, path, row_no, [o.name for o in options])
         group = _cell(row, task.group, path, row_no, "group") if task.group else compound
         pair = _cell(row, task.pair, path, row_no, "pair key") if task.pair else group
         items.append(RankingItem(

@@ -46,7 +46,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-DEFAULT_TRAINING = ("train",)  # the rows fitted and selected on; several files may hold them (AdMIRe 1's train and dev)
+# the splits fitted and selected on by default; several files may hold the first (AdMIRe 1's train and dev)
+DEFAULT_TRAINING = ("train",)
 SUBTASKS = {"images": "rank the five images", "captions": "rank the five captions, no pictures (text only)"}
 GOLD_FIELDS = ("expected_order", "sentence_type")
 GOLD_ORDERS = ("column", "listed")  # listed: the images as the file lists them, best first (XMPIE's spectrum)
@@ -193,6 +194,7 @@ class RankingTask:
 KEYS = ("kind", *(f.name for f in fields(RankingTask) if f.name not in ("source", "builtin")))
 DATA_KEYS = tuple(f.name for f in fields(DataFile) if f.name != "index")
 
+
 def _string(data: dict[str, Any], path: Path, key: str, default: str | None = None, optional: bool = False,
             where: str = "") -> str | None:
     """`data[key]`, a non-empty string; when absent, `default` (None: an error unless `optional`). `where` comes
@@ -283,7 +285,8 @@ def _data_files(data: dict[str, Any], path: Path, data_from: str) -> tuple[DataF
         if where not in DATA_FROM:
             raise RankingTaskFileError(path, f"{key}.data_from", f"{where!r}: choose {' or '.join(map(repr, DATA_FROM))}")
         entries.append(DataFile(table["file"], language, split, images, submission, index, where,
-                                _count(table, path, key), _string(table, path, "targets", optional=True, where=f"{key}.")))
+                                _count(table, path, key),
+                                _string(table, path, "targets", optional=True, where=f"{key}.")))
     return tuple(entries)
 
 
@@ -329,7 +332,8 @@ def parse_ranking_task(data: dict[str, Any], path: Path, builtin: bool = False) 
     sentence_type = data.get("sentence_type", False)
     if not isinstance(sentence_type, bool):
         raise RankingTaskFileError(path, "sentence_type", f"true or false, got {sentence_type!r}")
-    metrics = _names(data, path, "metrics", RANK_METRICS + TYPE_METRICS, DEFAULT_METRICS + (TYPE_METRICS if sentence_type else ()))
+    metrics = _names(data, path, "metrics", RANK_METRICS + TYPE_METRICS,
+                     DEFAULT_METRICS + (TYPE_METRICS if sentence_type else ()))
     gold = _names(data, path, "gold", GOLD_FIELDS, GOLD_FIELDS)
     if any(m in TYPE_METRICS for m in metrics) and "sentence_type" not in gold:
         raise RankingTaskFileError(path, "metrics", "sentence-type metrics need \"sentence_type\" in gold")
