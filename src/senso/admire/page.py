@@ -82,19 +82,20 @@ def _thumbnail(path: Path | None, wanted: bool) -> tuple[str | None, str | None]
     return uri, (None if uri else f"image file {Path(path).name} could not be decoded")
 
 
+def _cell(name: str, position: int, gold_rank: int | None, score: float | None, option: Any, caption: str | None,
+          thumbnails: bool) -> ImageCell:
+    thumb, note = _thumbnail(getattr(option, "path", None), thumbnails)
+    return ImageCell(name=name, position=position, gold_rank=gold_rank, score=score, thumbnail=thumb, caption=caption,
+                     image_note=note)
+
+
 def image_cells(order: Sequence[str], gold: Sequence[str] | None, scores: dict[str, float],
                 item: AdmireAItem | None, thumbnails: bool) -> list[ImageCell]:
     """Cells for the images named in `order`, in that order: gold rank, score, thumbnail and the caption in
     the language the run used (`item.caption` follows the caption language the item was loaded with)."""
     options = {option.name: option for option in item.images} if item else {}
-    cells = []
-    for p, name in enumerate(order, 1):
-        option = options.get(name)
-        thumb, note = _thumbnail(getattr(option, "path", None), thumbnails)
-        cells.append(ImageCell(name=name, position=p, gold_rank=(list(gold).index(name) + 1) if gold else None,
-                               score=scores.get(name), thumbnail=thumb,
-                               caption=item.caption(name) if option is not None else None, image_note=note))
-    return cells
+    return [_cell(name, p, (list(gold).index(name) + 1) if gold else None, scores.get(name), options.get(name),
+                  item.caption(name) if name in options else None, thumbnails) for p, name in enumerate(order, 1)]
 
 
 def predicted_sense(sample: dict[str, Any]) -> str | None:
@@ -148,14 +149,9 @@ def admire_b_rows(samples: Sequence[dict[str, Any]], items: dict[str, AdmireBIte
         item = items.get(s["compound"]) if items else None
         options = {c.name: c for c in item.candidates} if item else {}
         gold = s.get("gold_item")
-        cells = []
-        for k, name in enumerate(s["images"], 1):
-            option = options.get(name)
-            thumb, note = _thumbnail(getattr(option, "path", None), thumbnails)
-            cells.append(ImageCell(
-                name=name, position=k, gold_rank=(1 if name == gold else None) if gold else None,
-                score=(s.get("scores") or {}).get(name), thumbnail=thumb, caption=getattr(option, "caption", None),
-                image_note=note))
+        cells = [_cell(name, k, (1 if name == gold else None) if gold else None, (s.get("scores") or {}).get(name),
+                       options.get(name), getattr(options.get(name), "caption", None), thumbnails)
+                 for k, name in enumerate(s["images"], 1)]
         seq_thumbs = None
         if item is not None and item.sequence_paths:
             pair = tuple(_thumbnail(p, thumbnails)[0] for p in item.sequence_paths)
@@ -175,16 +171,16 @@ def load_items(results: dict[str, Any], config: dict[str, Any],
                run_dir: Path | None = None) -> tuple[dict[str, Any] | None, list[str]]:
     """The run's items by compound, read again from the data file(s) the run recorded (found again if they
     moved: captions, image paths, Subtask B sequences); (None, notes) when no file can be read. A ranking run
-    (admire-a, a ranking task file) reads them through its task file, in every language it ran."""
+    (admire-a, a ranking task file) reads them through the task file config.json describes, in every language."""
     from senso.core.run_folder import NOT_FOUND_HINT, locate_data_file, recorded_data_files
 
-    ranking, entries = _ranking_of(results, config)
-    recorded = recorded_data_files(config)
+    ranking = config_option(config, "ranking_task")
+    entries = list(config_option(config, "ranking_entries") or [])
     gold = config_option(config, "gold")
     gold = str(Path(gold).resolve()) if gold else None
     # data_files lists the data files first (one per split, or per [[data]] file of a ranking run), then any gold
     n_files = len(entries) if ranking else len(str(config_option(config, "split") or "dev").split("+"))
-    recorded = [(raw, sha) for raw, sha in recorded[:n_files] if raw != gold]
+    recorded = [(raw, sha) for raw, sha in recorded_data_files(config)[:n_files] if raw != gold]
     if not recorded:
         return None, ["config.json records no data file: captions and images are not shown"]
     located = [locate_data_file(raw, sha, run_dir=run_dir) for raw, sha in recorded]
@@ -197,21 +193,6 @@ def load_items(results: dict[str, Any], config: dict[str, Any],
     except SensoError as exc:
         return None, [*notes, f"could not read the run's data file: {exc}"]
     return {item.compound: item for item in items}, notes
-
-
-def _ranking_of(results: dict[str, Any], config: dict[str, Any]) -> tuple[dict[str, Any] | None, list[int]]:
-    """A ranking run's task file (as config.json describes it) and its `[[data]]` files' positions; an admire-a
-    run written before config.json recorded them: the shipped file of its language, the entries of its splits."""
-    described = config_option(config, "ranking_task")
-    if described is not None:
-        return described, list(config_option(config, "ranking_entries") or [])
-    if (results.get("task_kind") or results.get("task")) != "admire-a":
-        return None, []
-    from senso.admire.rankfile import shipped_task
-
-    task = shipped_task("admire-a", results.get("lang") or config_option(config, "lang") or "en")
-    splits = str(config_option(config, "split") or "dev").split("+")
-    return task.describe(), [d.index for s in splits for d in task.data if d.split == s]
 
 
 def _sequence_items(paths: list[Path], results: dict[str, Any], config: dict[str, Any]) -> list[Any]:
@@ -315,42 +296,33 @@ def run_section_sense(run: Any, thumbnails: bool = True) -> dict[str, Any]:
     return {"group_plots": group_plots(run, ("sense_accuracy",)), "rows": rows}
 
 
-def disagreements_a(runs: Sequence[Any], thumbnails: bool = True) -> list[dict[str, Any]]:
-    """Items where the runs' first-ranked images are not all the same, with each run's first choice."""
+def _differing(runs: Sequence[Any], answer: Any) -> list[list[dict[str, Any]]]:
+    """The runs' samples of each item (aligned) whose `answer`s are not all the same."""
     from senso.core.run_folder import aligned
 
-    samples = aligned(runs)
+    return [list(at) for at in zip(*aligned(runs)) if len({answer(s) for s in at}) > 1]
+
+
+def disagreements_a(runs: Sequence[Any], thumbnails: bool = True) -> list[dict[str, Any]]:
+    """Items where the runs' first-ranked images are not all the same, with each run's first choice."""
     items, _ = load_items(runs[0].results, runs[0].config, runs[0].path)
     rows = []
-    for k, first in enumerate(samples[0]):
-        tops = [run_samples[k]["predicted_order"][0] for run_samples in samples]
-        if len(set(tops)) == 1:
-            continue
+    for at in _differing(runs, lambda s: s["predicted_order"][0]):
+        first, gold = at[0], at[0].get("gold_order")
         item = items.get(first["compound"]) if items else None
-        gold = first.get("gold_order")
-        cells = [image_cells([top], gold, run_samples[k].get("scores") or {}, item, thumbnails)[0]
-                 for top, run_samples in zip(tops, samples)]
-        gold_first = image_cells([gold[0]], gold, {}, item, thumbnails)[0] if gold else None
         rows.append({"compound": first["compound"], "sentence": highlight_phrase(first.get("sentence", ""), first["compound"]),
-                     "sentence_type": first.get("sentence_type"), "choices": cells, "gold_first": gold_first,
-                     "dcg": [run_samples[k].get("dcg") for run_samples in samples]})
+                     "sentence_type": first.get("sentence_type"), "dcg": [s.get("dcg") for s in at],
+                     "choices": [image_cells([s["predicted_order"][0]], gold, s.get("scores") or {}, item, thumbnails)[0]
+                                 for s in at],
+                     "gold_first": image_cells([gold[0]], gold, {}, item, thumbnails)[0] if gold else None})
     return rows
 
 
 def disagreements_b(runs: Sequence[Any], thumbnails: bool = True) -> list[dict[str, Any]]:
     """Items where the runs chose different candidates or different sentence types."""
-    from senso.core.run_folder import aligned
-
-    samples = aligned(runs)
-    rows = []
-    for k, first in enumerate(samples[0]):
-        chosen = [run_samples[k]["predicted_item"] for run_samples in samples]
-        types = [run_samples[k]["predicted_sentence_type"] for run_samples in samples]
-        if len(set(chosen)) == 1 and len(set(types)) == 1:
-            continue
-        rows.append({"compound": first["compound"], "gold_item": first.get("gold_item"),
-                     "sentence_type": first.get("sentence_type"), "chosen": chosen, "types": types})
-    return rows
+    return [{"compound": at[0]["compound"], "gold_item": at[0].get("gold_item"), "sentence_type": at[0].get("sentence_type"),
+             "chosen": [s["predicted_item"] for s in at], "types": [s["predicted_sentence_type"] for s in at]}
+            for at in _differing(runs, lambda s: (s["predicted_item"], s["predicted_sentence_type"]))]
 
 
 def distributions(run: Any, samples: Sequence[dict[str, Any]]) -> Any:
