@@ -4,7 +4,7 @@ gold, what the run did: the items per language, the system and the submission fi
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from rich.table import Table
 
@@ -24,7 +24,10 @@ def print_result(result: Any, by_group: bool = False) -> None:
         return
     _print_scored(result, by_group)
     console = terminal()
-    for table in (language_table(result), paired_table(result.results)):
+    languages = len(result.results.get("n_by_language") or {}) > 1 and result.metrics
+    for table in (language_table(result, f"per language (95% CI) | system {result.system}", "n", list(result.metrics))
+                  if languages else None,
+                  paired_table(result.results)):
         if table is not None:
             console.print(folded(table))
     for pair in result.results.get("paired_languages") or []:
@@ -55,26 +58,30 @@ def _print_scored(result: Any, by_group: bool) -> None:
     print_calibration(results.get("calibration"), sizes, by_group)
     if result.task == SENSE_TASK.name:
         return
+    print_written(result, [results["submission"]])
+
+
+def print_written(result: Any, names: list[str]) -> None:
+    """The run's notes, then the submission files it wrote (or would have written: a run without a folder)."""
+    console = terminal()
     for note in result.notes:
         console.print(note, style="dim", soft_wrap=True)
-    submission = result.run_dir / results["submission"] if result.run_dir else f"{results['submission']} (not written)"
-    console.print(f"submission: {submission}", soft_wrap=True)
+    for name in names:
+        console.print(f"submission: {result.run_dir / name if result.run_dir else name + ' (not written)'}",
+                      soft_wrap=True)
 
 
-def language_table(result: Any) -> Table | None:
-    """One row per language (n, then each metric `value [95% CI]`); None for a one-language run."""
+def language_table(result: Any, title: str | None, count: str, metrics: Sequence[str]) -> Table:
+    """One row per language: its `count` of items, then each of `metrics` as `value [95% CI]`."""
     results = result.results
-    sizes = results.get("n_by_language") or {}
-    if len(sizes) < 2 or not result.metrics:
-        return None
-    table = Table(title=f"per language (95% CI) | system {result.system}")
-    for column in ("language", "n", *(METRIC_LABELS.get(m, m) for m in result.metrics)):
+    table = Table(title=title)
+    for column in ("language", count, *(METRIC_LABELS.get(m, m) for m in metrics)):
         table.add_column(column, justify="left" if column == "language" else "right")
     names = results.get("language_names") or {}
-    for lang, n in sizes.items():
+    for lang, n in (results.get("n_by_language") or {}).items():
         estimates = result.metrics_by_group.get(lang, {})
         table.add_row(f"{lang} ({names.get(lang, lang)})", str(n),
-                      *(estimates[m].format() if m in estimates else "-" for m in result.metrics))
+                      *(estimates[m].format() if m in estimates else "-" for m in metrics))
     return table
 
 
@@ -98,20 +105,10 @@ def paired_table(results: dict[str, Any]) -> Table | None:
 def print_unscored(result: Any) -> None:
     """A run without gold: the items of each language, the system and the submission files it wrote."""
     console, results = terminal(), result.results
-    names = results.get("language_names") or {}
     console.print(f"{result.task} {results['split']} | system {result.system} | {result.n} items, no gold: "
                   "submissions written, no metrics", soft_wrap=True)
-    table = Table()
-    for column in ("language", "items"):
-        table.add_column(column, justify="left" if column == "language" else "right")
-    for lang, n in (results.get("n_by_language") or {}).items():
-        table.add_row(f"{lang} ({names.get(lang, lang)})", str(n))
-    console.print(folded(table))
-    for note in result.notes:
-        console.print(note, style="dim", soft_wrap=True)
-    for name in results.get("submissions") or [results["submission"]]:
-        console.print(f"submission: {result.run_dir / name if result.run_dir else name + ' (not written)'}",
-                      soft_wrap=True)
+    console.print(folded(language_table(result, None, "items", ())))
+    print_written(result, results.get("submissions") or [results["submission"]])
 
 
 def unseen_estimates(results: Mapping[str, Any]) -> tuple[int, dict[str, Estimate]] | None:
