@@ -130,7 +130,7 @@ def leaderboards(run_dirs: Sequence[str | Path], allow_partial: bool = False) ->
     """One Board per (subtask, language, split, track) among the runs, runs inserted at their rank."""
     if not run_dirs:
         raise SensoError("give at least one run folder")
-    boards: dict[tuple[str, str, str, str], Board] = {}
+    boards: list[Board] = []
     runs: dict[tuple[str, str, str, str], list[Entry]] = {}
     for run_dir in run_dirs:
         key, entry = run_entry(run_dir, allow_partial)
@@ -155,8 +155,8 @@ def leaderboards(run_dirs: Sequence[str | Path], allow_partial: bool = False) ->
             board.references = human_references(subtask, lang, split)
         if not published:
             board.notes.append("no published entry in this table")
-        boards[key] = board
-    return list(boards.values())
+        boards.append(board)
+    return boards
 
 
 TIE_NOTE = f"{TIE_MARK}N: tied at rank N under the official rule (equal values at 2 decimals)."

@@ -253,28 +253,22 @@ def group_plots(run: Any, names: tuple[str, ...]) -> list[str]:
     return plots
 
 
-def run_section_a(run: Any, thumbnails: bool = True) -> dict[str, Any]:
+def _section(run: Any, rows_of: Any, metrics: tuple[str, ...], thumbnails: bool) -> dict[str, Any]:
+    """A run page's items (`rows_of` the run's samples and items), the notes on reading them, the group plots."""
     items, notes = load_items(run.results, run.config, run.path)
+    return {"notes": notes, "group_plots": group_plots(run, metrics), "caption_preview": caption_preview,
+            "rows": rows_of(run.samples, items, thumbnails=thumbnails)}
+
+
+def run_section_a(run: Any, thumbnails: bool = True) -> dict[str, Any]:
     landing = rank_landing(run.samples)
     scored = sum(landing[0])
-    return {
-        "notes": notes,
-        "landing": landing,
-        "landing_scored": scored,
-        "group_plots": group_plots(run, OFFICIAL_METRICS["a"]) if scored else [],
-        "rows": admire_a_rows(run.samples, items, thumbnails=thumbnails),
-        "caption_preview": caption_preview,
-    }
+    return {**_section(run, admire_a_rows, OFFICIAL_METRICS["a"] if scored else (), thumbnails), "landing": landing,
+            "landing_scored": scored}
 
 
 def run_section_b(run: Any, thumbnails: bool = True) -> dict[str, Any]:
-    items, notes = load_items(run.results, run.config, run.path)
-    return {
-        "notes": notes,
-        "group_plots": group_plots(run, OFFICIAL_METRICS["b"]),
-        "rows": admire_b_rows(run.samples, items, thumbnails=thumbnails),
-        "caption_preview": caption_preview,
-    }
+    return _section(run, admire_b_rows, OFFICIAL_METRICS["b"], thumbnails)
 
 
 def admire_sense_rows(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -49,10 +49,10 @@ class Submission:
 
 # ---------------------------------------------------------------------------- writing
 
-def _text(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """The tab-separated text of a submission file."""
+def _text(header: Sequence[str], rows: Sequence[Sequence[str]], delimiter: str = "\t") -> str:
+    """The text of a submission file (tab-separated unless said)."""
     buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer, delimiter="\t", lineterminator="\n")
+    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n")
     writer.writerow(header)
     writer.writerows(rows)
     return buffer.getvalue()
@@ -267,8 +267,5 @@ def submission_text_filled(path: Path, delimiter: str, filled: Mapping[int, dict
     file lacks is added at the end. Rows not predicted (a --limit run) are left out."""
     columns, rows = read_tsv(path, [], delimiter=delimiter)
     header = columns + [c for c in dict.fromkeys(c for cells in filled.values() for c in cells) if c not in columns]
-    buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows([[{**row, **filled[row_no]}.get(c, "") for c in header] for row_no, row in rows if row_no in filled])
-    return buffer.getvalue()
+    return _text(header, [[{**row, **filled[row_no]}.get(c, "") for c in header] for row_no, row in rows
+                          if row_no in filled], delimiter)

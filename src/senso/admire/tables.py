@@ -39,18 +39,14 @@ def _print_scored(result: Any, by_group: bool) -> None:
     """A finished AdMIRe run (`senso.core.evaluation.EvalResult`) on the terminal: its metrics (per sentence type
     where the columns fit, or `by_group`: one table per type), or, without gold, what it wrote; its notes and its
     submission file (the command line prints warnings)."""
-    console, results, footnotes = terminal(), result.results, Footnotes()
+    console, results = terminal(), result.results
     sizes = {g: sum(1 for s in result.samples if s.sentence_type == g) for g in GROUPS}
     what = "sense" if result.task == SENSE_TASK.name else "system"
     title = f"{result.task} {results['lang']} {results['split']} | {what} {result.system} | n={result.n}"
-    unseen = unseen_estimates(results)
+    unseen = results.get("unseen")  # a fitted system's items sharing nothing with its training data: the headline
     if result.metrics:
-        for table in metric_tables(console, title, result.metrics, _with_groups(result.metrics_by_group),
-                                   labels=METRIC_LABELS, all_head=f"all (n={result.n})",
-                                   group_heads=_group_heads(sizes), by_group_asked=by_group, footnotes=footnotes,
-                                   leading={f"UNSEEN (n={unseen[0]})": unseen[1]} if unseen else None):
-            console.print(table)
-        print_footnotes(console, footnotes)
+        _print_metrics(title, result.metrics, result.metrics_by_group, METRIC_LABELS, result.n, sizes, by_group,
+                       {f"UNSEEN (n={unseen['n']})": _estimates(unseen)} if unseen else None)
     else:
         console.print(title)
     if "overlap" in results:
@@ -111,38 +107,30 @@ def print_unscored(result: Any) -> None:
     print_written(result, results.get("submissions") or [results["submission"]])
 
 
-def unseen_estimates(results: Mapping[str, Any]) -> tuple[int, dict[str, Estimate]] | None:
-    """(n, metrics) of results.json's `unseen` (a fitted system's items that share nothing with its training
-    data), or None when the run has none."""
-    unseen = results.get("unseen")
-    if not unseen:
-        return None
-    return unseen["n"], {k: Estimate(**v) for k, v in unseen.items() if k != "n"}
+def _estimates(recorded: Mapping[str, Any]) -> dict[str, Estimate]:
+    """results.json's estimates of each metric (beside an `n`, which is not one)."""
+    return {name: Estimate(**estimate) for name, estimate in recorded.items() if name != "n"}
 
 
-def _with_groups(by_group: Mapping[str, Mapping[str, Estimate]]) -> dict[str, Mapping[str, Estimate]]:
-    """Every sentence type, in GROUPS order (a type with no items has no estimates: its cells are `-`)."""
-    return {group: by_group.get(group, {}) for group in GROUPS}
-
-
-def _group_heads(sizes: Mapping[str, int]) -> dict[str, str]:
-    return {g: f"{g} (n={sizes.get(g, 0)})" for g in GROUPS}
+def _print_metrics(title: str, metrics: Mapping[str, Estimate], by_group: Mapping[str, Mapping[str, Estimate]],
+                   labels: Mapping[str, str], n: int, sizes: Mapping[str, int], by_group_asked: bool,
+                   leading: Mapping[str, Mapping[str, Estimate]] | None = None) -> None:
+    """`metrics` over all `n` items and per sentence type (every type a column, `-` where it has no items)."""
+    console, footnotes = terminal(), Footnotes()
+    for table in metric_tables(console, title, metrics, {g: by_group.get(g, {}) for g in GROUPS}, labels=labels,
+                               all_head=f"all (n={n})", group_heads={g: f"{g} (n={sizes.get(g, 0)})" for g in GROUPS},
+                               by_group_asked=by_group_asked, footnotes=footnotes, leading=leading):
+        console.print(table)
+    print_footnotes(console, footnotes)
 
 
 def print_calibration(calibration: Mapping[str, Any] | None, group_sizes: Mapping[str, int],
                       by_group: bool = False) -> None:
     """The calibration of P(idiomatic) (`admire.scoring.sense_calibration`), when the run has one."""
-    if not calibration:
-        return
-    console, footnotes = terminal(), Footnotes()
-    metrics = {name: Estimate(**est) for name, est in calibration["metrics"].items()}
-    groups = {g: {name: Estimate(**est) for name, est in ms.items()} for g, ms in calibration["by_group"].items()}
-    for table in metric_tables(console, f"calibration of P(idiomatic) (95% CI, n={calibration['n']})", metrics,
-                               _with_groups(groups), labels=calibration["labels"],
-                               all_head=f"all (n={calibration['n']})", group_heads=_group_heads(group_sizes),
-                               by_group_asked=by_group, footnotes=footnotes):
-        console.print(table)
-    print_footnotes(console, footnotes)
+    if calibration:
+        _print_metrics(f"calibration of P(idiomatic) (95% CI, n={calibration['n']})", _estimates(calibration["metrics"]),
+                       {g: _estimates(ms) for g, ms in calibration["by_group"].items()}, calibration["labels"],
+                       calibration["n"], group_sizes, by_group)
 
 
 def print_overlap(rows: list, n_eval: int, evaluated: str, training: str) -> None:
