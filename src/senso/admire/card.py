@@ -158,7 +158,7 @@ def plot_admire_card(summaries: Sequence[SplitSummary], path: Path) -> Path:
 
 
 def print_admire_card(data_dir: str | Path | None, out_dir: Path, console) -> Path:
-    """`senso data stats admire`: the tables on `console` and the figure under `out_dir`; returns the figure path."""
+    """`senso data stats admire`: the tables on `console` and the figure under `out_dir` (its path printed last)."""
     from rich.table import Table
 
     from senso.core.errors import SensoError
@@ -181,4 +181,6 @@ def print_admire_card(data_dir: str | Path | None, out_dir: Path, console) -> Pa
         console.print(f"{s.name}: {s.source}", highlight=False, soft_wrap=True)
     if absent:
         console.print(f"absent from this copy: {', '.join(absent)}", highlight=False, soft_wrap=True)
-    return plot_admire_card(summaries, out_dir / "admire_card.png")
+    figure = plot_admire_card(summaries, out_dir / "admire_card.png")
+    console.print(f"figure: {figure}")
+    return figure

@@ -10,6 +10,7 @@ from typing import Any
 
 import typer
 
+from senso.admire.card import print_admire_card as stats  # `senso data stats admire`
 from senso.admire.options import SubmissionFlags
 
 SUBMISSION_SYSTEM = "submission"  # the system that reads a submission file
@@ -103,12 +104,6 @@ def overlap(task: str, train: str, eval_: str | None, lang: str | None, data_dir
     lang = lang or DEFAULT_LANG
     evaluated, training, described = overlap_sides(task[-1], train, eval_, lang, data_dir)
     print_overlap(overlap_rows(evaluated, training), len(evaluated), f"{lang} {eval_}", described)
-
-
-def stats(data_dir: Path | None, out_dir: Path, console: Any) -> None:
-    from senso.admire.card import print_admire_card
-
-    console.print(f"figure: {print_admire_card(data_dir, out_dir, console)}")
 
 
 def fetch(data_dir: Path | None, api_url: str | None, force: bool, console: Any, err: Any) -> None:
