@@ -203,10 +203,8 @@ def fetch_admire(
         else:
             download(url, dest, md5=md5)
             report.downloaded.append(name)
-        if zipfile.is_zipfile(dest) or tarfile.is_tarfile(dest):
-            unpacked.append((_unpack(dest, downloads / "unpacked"), name))
-        else:
-            unpacked.append((dest, name))
+        archive = zipfile.is_zipfile(dest) or tarfile.is_tarfile(dest)
+        unpacked.append((_unpack(dest, downloads / "unpacked") if archive else dest, name))
     make_folder(root, DATA_DIR_FLAG)
     place_official_files(unpacked, root, force, report)
     record = {"article": report.article, "files": [{"name": f.get("name"), "md5": f.get("computed_md5") or f.get("supplied_md5"),
