@@ -172,6 +172,7 @@ def load_items(results: dict[str, Any], config: dict[str, Any],
     """The run's items by compound, read again from the data file(s) the run recorded (found again if they
     moved: captions, image paths, Subtask B sequences); (None, notes) when no file can be read. A ranking run
     (admire-a, a ranking task file) reads them through the task file config.json describes, in every language."""
+    from senso.admire.data import read_subtask_b
     from senso.core.run_folder import NOT_FOUND_HINT, locate_data_file, recorded_data_files
 
     ranking = config_option(config, "ranking_task")
@@ -188,18 +189,12 @@ def load_items(results: dict[str, Any], config: dict[str, Any],
     if not any(p is not None for p, _ in located):
         return None, [n + ": captions and images are not shown" + NOT_FOUND_HINT for n in notes]
     try:
+        lang = results.get("lang") or config_option(config, "lang") or "en"
         items = (_ranking_items(ranking, entries, [p for p, _ in located]) if ranking else
-                 _sequence_items([p for p, _ in located if p is not None], results, config))
+                 [item for p, _ in located if p is not None for item in read_subtask_b(p, lang=lang)])
     except SensoError as exc:
         return None, [*notes, f"could not read the run's data file: {exc}"]
     return {item.compound: item for item in items}, notes
-
-
-def _sequence_items(paths: list[Path], results: dict[str, Any], config: dict[str, Any]) -> list[Any]:
-    from senso.admire.data import read_subtask_b
-
-    lang = results.get("lang") or config_option(config, "lang") or "en"
-    return [item for path in paths for item in read_subtask_b(path, lang=lang)]
 
 
 def _ranking_items(described: dict[str, Any], entries: list[int], paths: list[Path | None]) -> list[Any]:

@@ -191,13 +191,10 @@ def _submission_in(path: Path) -> tuple[Path, dict | None]:
 
 
 def _run_images(run_dir: Path) -> dict[str, list[str]] | None:
+    """Each compound's images as the run's samples list them; None without samples that list them."""
     if not (run_dir / "samples.jsonl").exists():
         return None
-    out = {}
-    for sample in load_samples(run_dir):
-        if "images" in sample:
-            out[sample["compound"]] = list(sample["images"])
-    return out or None
+    return {s["compound"]: list(s["images"]) for s in load_samples(run_dir) if "images" in s} or None
 
 
 def pack(inputs: Sequence[str | Path], out_zip: str | Path, allow_partial: bool = False) -> list[str]:
