@@ -188,8 +188,8 @@ def load_items(results: dict[str, Any], config: dict[str, Any],
     notes = [n for _, found_notes in located for n in found_notes]
     if not any(p is not None for p, _ in located):
         return None, [n + ": captions and images are not shown" + NOT_FOUND_HINT for n in notes]
+    lang = results.get("lang") or config_option(config, "lang") or "en"
     try:
-        lang = results.get("lang") or config_option(config, "lang") or "en"
         items = (_ranking_items(ranking, entries, [p for p, _ in located]) if ranking else
                  [item for p, _ in located if p is not None for item in read_subtask_b(p, lang=lang)])
     except SensoError as exc:
