@@ -78,19 +78,19 @@ def test_senso_compare_gives_paired_calibration_differences(data_dir, tmp_path):
     for name, system in (("knows", Knows()), ("half", Half())):
         senso.evaluate("admire-b", system=system, split="train", data_dir=data_dir, out=tmp_path / name)
     result = compare("admire-b", tmp_path / "knows", tmp_path / "half", n_resamples=500)
-    rows = {(g, m): r for g, m, r in result.calibration}
+    rows = {(d.group, d.metric): d for d in result.differences if d.calibration}
     brier = rows[("all", "brier")]
     assert brier.n == 20 and brier.value_a == pytest.approx(2 * 0.1 ** 2) and brier.value_b == pytest.approx(0.5)
     assert brier.difference == pytest.approx(0.02 - 0.5) and brier.ci_high < 0 and brier.p_value < 0.01
     assert rows[("all", "log_loss")].difference == pytest.approx(-math.log(0.9) - math.log(2))
     assert rows[("idiomatic", "ece")].n + rows[("literal", "ece")].n == 20
-    assert result.to_json()["calibration"][0]["metric"] == "ece"
+    assert [d for d in result.to_json()["differences"] if d["calibration"]][0]["metric"] == "ece"
     output = CliRunner().invoke(app, ["compare", "admire-b", str(tmp_path / "knows"), str(tmp_path / "half"),
                                       "--resamples", "200"], env={"COLUMNS": "200"}).output
     assert "calibration of P(idiomatic)" in output and "-0.480" in output
     submission = compare("admire-b", tmp_path / "knows", tmp_path / "half" / "submission_EN.tsv", n_resamples=100,
                          gold=data_dir / "admire" / "reference" / "b_en_train_targets.tsv")
-    assert not submission.calibration and any("not compared" in n for n in submission.notes)
+    assert not any(d.calibration for d in submission.differences) and any("not compared" in n for n in submission.notes)
 
 
 def test_a_fitted_sense_classifier_reports_its_unseen_compounds(data_dir):

@@ -59,8 +59,7 @@ def test_admire_comparison_agrees_with_senso_compare(admire_runs):
 
     runs = [load_run(admire_runs["A0"]), load_run(admire_runs["A1"])]
     context = comparison_context(runs)
-    expected = {metric: result for group, metric, result, _ in compare("admire-a", runs[0].path, runs[1].path).rows
-                if group == "all"}
+    expected = {d.metric: d for d in compare("admire-a", runs[0].path, runs[1].path).differences if d.group == "all"}
     for test in context["tests"]:
         mine, theirs = test.result, expected[test.metric]
         assert (mine.difference, mine.ci_low, mine.ci_high, mine.p_value) == \

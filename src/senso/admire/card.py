@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -40,78 +40,76 @@ class SplitSummary:
         return f"{self.subtask.upper()} {self.lang} {self.split}"
 
 
-def _sense_counts(types: Sequence[str | None]) -> dict[str, int]:
+def _summary(subtask: str, lang: str, split: str, source: str, types: Sequence[str | None], captions: Sequence[str],
+             images_on_disk: int | None) -> SplitSummary:
     counts = {t: sum(1 for x in types if x == t) for t in SENTENCE_TYPES}
-    counts["no_gold"] = sum(1 for x in types if x is None)
-    return counts
+    return SplitSummary(subtask, lang, split, len(types), **counts, no_gold=sum(1 for x in types if x is None),
+                        images_on_disk=images_on_disk, source=source,
+                        caption_words=tuple(caption_words(c) for c in captions))
 
 
 def summarise_a(items: Sequence[AdmireAItem], lang: str, split: str, source: str) -> SplitSummary:
-    captions = [caption_words(image.caption_pt if lang == "pt" and image.caption_pt else image.caption)
+    captions = [image.caption_pt if lang == "pt" and image.caption_pt else image.caption
                 for item in items for image in item.images]
     on_disk = sum(1 for item in items for image in item.images if image.path is not None)
-    return SplitSummary("a", lang, split, len(items), **_sense_counts([i.sentence_type for i in items]),
-                        images_on_disk=on_disk, source=source, caption_words=tuple(captions))
+    return _summary("a", lang, split, source, [i.sentence_type for i in items], captions, on_disk)
 
 
 def summarise_b(items: Sequence[AdmireBItem], lang: str, split: str, source: str) -> SplitSummary:
-    captions = [caption_words(c) for item in items for c in (*item.sequence_captions, *(x.caption for x in item.candidates))]
+    captions = [c for item in items for c in (*item.sequence_captions, *(x.caption for x in item.candidates))]
     on_disk = sum(1 for item in items for c in item.candidates if c.path is not None)
     on_disk += sum(2 for item in items if item.sequence_paths)
-    return SplitSummary("b", lang, split, len(items), **_sense_counts([i.sentence_type for i in items]),
-                        images_on_disk=on_disk, source=source, caption_words=tuple(captions))
-
-
-def summarise_targets(sentence_types: Sequence[str], subtask: str, lang: str, split: str, source: str) -> SplitSummary:
-    """A split known only from an organisers' targets file: senses, no captions, no images."""
-    return SplitSummary(subtask, lang, split, len(sentence_types), **_sense_counts(sentence_types),
-                        images_on_disk=None, source=source, caption_words=())
+    return _summary("b", lang, split, source, [i.sentence_type for i in items], captions, on_disk)
 
 
 def collect_admire(data_dir: str | Path | None) -> tuple[list[SplitSummary], list[str]]:
-    """Every split found under the AdMIRe folder, read with the validating loaders, and notes on what is absent.
+    """Every split found under the AdMIRe folder, read as a run reads it, and notes on what is absent.
 
-    Inputs (`subtask_x/<lang>/<split>/*.tsv`) come first; a split present only as an organisers' targets file
-    (`reference/a_pt_train_targets.tsv`, ...) is counted from it. Gold missing from the inputs is taken from
-    a targets file of the same split when there is one."""
+    Inputs (Subtask A: the files its shipped task files name; B: `subtask_b/en/<split>/*.tsv`) come first; a split
+    present only as an organisers' targets file (`reference/a_pt_train_targets.tsv`, ...) is counted from it. Gold
+    missing from the inputs is taken from a targets file of the same split when there is one."""
     from senso.admire import data as loader
-    from senso.admire.rankdata import split_items
     from senso.admire.rankfile import shipped_task
+    from senso.admire.task import TASK_NAMES, targets_name
     from senso.core.errors import DataNotFound
-    from senso.admire.task import targets_name
 
     root = loader.locate_admire(data_dir)
-    reference = root / "reference"
     summaries: list[SplitSummary] = []
     absent: list[str] = []
-    for subtask in ("a", "b"):
-        for lang in ("en", "pt"):
-            if (subtask, lang) == ("b", "pt"):  # Subtask B is English only
-                continue
-            for split in SPLIT_ORDER:
-                targets = reference / targets_name(subtask, lang, split)
+    for subtask, lang in (("a", "en"), ("a", "pt"), ("b", "en")):  # Subtask B is English only
+        task = shipped_task(TASK_NAMES["a"], lang) if subtask == "a" else None
+        for split in SPLIT_ORDER:
+            gold = root / "reference" / targets_name(subtask, lang, split)
+            gold = gold if gold.is_file() else None
+            if task is not None:  # Subtask A's inputs: where its shipped task file's [[data]] entry says
+                path = task.where(next(d for d in task.data if d.split == split), "file", root.parent, required=False)
+            else:
                 try:
                     path = loader.split_file(root.parent, subtask, lang, split)
                 except DataNotFound:
                     path = None
-                gold = targets if targets.is_file() else None
-                if path is not None:
-                    if subtask == "a":
-                        items = split_items(shipped_task("admire-a", lang), split, root.parent)[0]
-                        if gold and any(i.sentence_type is None for i in items):
-                            items = loader.join_gold_a(items, gold, path)
-                        summaries.append(summarise_a(items, lang, split, str(path)))
-                    else:
-                        items_b = loader.read_subtask_b(path, lang=lang)
-                        if gold and any(i.sentence_type is None for i in items_b):
-                            items_b = loader.join_gold_b(items_b, gold, path)
-                        summaries.append(summarise_b(items_b, lang, split, str(path)))
-                elif gold is not None:
-                    types = [t.sentence_type for t in loader.read_targets(gold)]
-                    summaries.append(summarise_targets(types, subtask, lang, split, f"{gold} (targets only)"))
-                else:
-                    absent.append(f"{subtask.upper()} {lang} {split}")
+            if path is not None:
+                summaries.append(_inputs(subtask, lang, split, path, gold, task, root.parent))
+            elif gold is not None:
+                types = [t.sentence_type for t in loader.read_targets(gold)]
+                summaries.append(_summary(subtask, lang, split, f"{gold} (targets only)", types, (), None))
+            else:
+                absent.append(f"{subtask.upper()} {lang} {split}")
     return summaries, absent
+
+
+def _inputs(subtask: str, lang: str, split: str, path: Path, gold: Path | None, task: Any, data_dir: Path) -> SplitSummary:
+    """A split read from its inputs as a run reads them, gold they lack joined from the organisers' targets file."""
+    from senso.admire import data as loader
+    from senso.admire.rankdata import split_items
+
+    if subtask == "a":
+        items = split_items(task, split, data_dir)[0]
+        items = loader.join_gold_a(items, gold, path) if gold and any(i.sentence_type is None for i in items) else items
+        return summarise_a(items, lang, split, str(path))
+    items_b = loader.read_subtask_b(path, lang=lang)
+    items_b = loader.join_gold_b(items_b, gold, path) if gold and any(i.sentence_type is None for i in items_b) else items_b
+    return summarise_b(items_b, lang, split, str(path))
 
 
 def caption_stats(words: Sequence[int]) -> dict[str, float] | None:
@@ -160,7 +158,7 @@ def plot_admire_card(summaries: Sequence[SplitSummary], path: Path) -> Path:
 
 
 def print_admire_card(data_dir: str | Path | None, out_dir: Path, console) -> Path:
-    """`senso data stats admire`: the tables on `console` and the figure under `out_dir`; returns the figure path."""
+    """`senso data stats admire`: the tables on `console` and the figure under `out_dir` (its path printed last)."""
     from rich.table import Table
 
     from senso.core.errors import SensoError
@@ -183,4 +181,6 @@ def print_admire_card(data_dir: str | Path | None, out_dir: Path, console) -> Pa
         console.print(f"{s.name}: {s.source}", highlight=False, soft_wrap=True)
     if absent:
         console.print(f"absent from this copy: {', '.join(absent)}", highlight=False, soft_wrap=True)
-    return plot_admire_card(summaries, out_dir / "admire_card.png")
+    figure = plot_admire_card(summaries, out_dir / "admire_card.png")
+    console.print(f"figure: {figure}")
+    return figure

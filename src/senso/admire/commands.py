@@ -10,6 +10,7 @@ from typing import Any
 
 import typer
 
+from senso.admire.card import print_admire_card as stats  # `senso data stats admire`
 from senso.admire.options import SubmissionFlags
 
 SUBMISSION_SYSTEM = "submission"  # the system that reads a submission file
@@ -84,9 +85,8 @@ def fit(options: Any, out_path: Path) -> tuple[list[str], list[str]]:
     from senso.core.cache import ResponseCache
 
     document = fit_to_file(options, ResponseCache(enabled=options.use_cache), out_path)
-    task = options.task
     return [], [f"fitted {document['system']} on {document['n_items']} items ({len(document['compounds'])} compounds): "
-                f"{out_path}; use it with `senso run {task} --system {document['system']} --set model_file={out_path}`"]
+                f"{out_path}; use it with `senso run {options.task} --system {document['system']} --set model_file={out_path}`"]
 
 
 def overlap(task: str, train: str, eval_: str | None, lang: str | None, data_dir: Path | None) -> None:
@@ -94,21 +94,14 @@ def overlap(task: str, train: str, eval_: str | None, lang: str | None, data_dir
     from senso.admire.overlap import overlap_rows
     from senso.admire.systems.fitting import overlap_sides
     from senso.admire.tables import print_overlap
+    from senso.admire.task import DEFAULT_LANG
     from senso.core.errors import SensoError
 
     if not eval_:
         raise SensoError(f"--eval names the split to check, e.g. `senso data overlap {task} --train train+dev --eval xeval`")
-    from senso.admire.task import DEFAULT_LANG
-
     lang = lang or DEFAULT_LANG
     evaluated, training, described = overlap_sides(task[-1], train, eval_, lang, data_dir)
     print_overlap(overlap_rows(evaluated, training), len(evaluated), f"{lang} {eval_}", described)
-
-
-def stats(data_dir: Path | None, out_dir: Path, console: Any) -> None:
-    from senso.admire.card import print_admire_card
-
-    console.print(f"figure: {print_admire_card(data_dir, out_dir, console)}")
 
 
 def fetch(data_dir: Path | None, api_url: str | None, force: bool, console: Any, err: Any) -> None:

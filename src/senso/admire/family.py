@@ -43,7 +43,7 @@ def compare(task: str, a: Any, b: Any, gold: Any, n_resamples: int, seed: int) -
     (`senso.core.comparison.Comparison`)."""
     from senso.admire.paired import compare as compare_sides
 
-    return compare_sides(task, a, b, gold=gold, n_resamples=n_resamples, seed=seed).typed()
+    return compare_sides(task, a, b, gold=gold, n_resamples=n_resamples, seed=seed)
 
 
 def _default_system(subtask: str) -> str:

@@ -15,6 +15,7 @@ The API base URL can be overridden with `api_url` or $SENSO_FIGSHARE_API (tests 
 
 from __future__ import annotations
 
+import filecmp
 import hashlib
 import json
 import os
@@ -82,11 +83,8 @@ def list_files(api: str, article_id: int) -> list[dict[str, Any]]:
 
 
 def _md5(path: Path) -> str:
-    digest = hashlib.md5()
     with path.open("rb") as fh:
-        while chunk := fh.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "md5").hexdigest()
 
 
 def _unpack(archive: Path, into: Path) -> Path:
@@ -116,7 +114,7 @@ def _is_portuguese(columns: list[str], context: str) -> bool:
 
 def _copy_file(src: Path, dest: Path, force: bool, report: FetchReport) -> None:
     if dest.exists():
-        if dest.is_file() and _md5(dest) == _md5(src):
+        if dest.is_file() and filecmp.cmp(dest, src, shallow=False):
             report.unchanged += 1
             return
         if not force:
@@ -205,10 +203,8 @@ def fetch_admire(
         else:
             download(url, dest, md5=md5)
             report.downloaded.append(name)
-        if zipfile.is_zipfile(dest) or tarfile.is_tarfile(dest):
-            unpacked.append((_unpack(dest, downloads / "unpacked"), name))
-        else:
-            unpacked.append((dest, name))
+        archive = zipfile.is_zipfile(dest) or tarfile.is_tarfile(dest)
+        unpacked.append((_unpack(dest, downloads / "unpacked") if archive else dest, name))
     make_folder(root, DATA_DIR_FLAG)
     place_official_files(unpacked, root, force, report)
     record = {"article": report.article, "files": [{"name": f.get("name"), "md5": f.get("computed_md5") or f.get("supplied_md5"),

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 from senso.core.errors import SensoError
-from senso.core.placement import TIE_MARK, read_resource
+from senso.core.placement import TIE_MARK, read_resource, run_cell
 from senso.core.records import load_results
 from senso.admire.task import OFFICIAL_METRICS, TEXT_ONLY, official_subtask
 
@@ -130,7 +130,7 @@ def leaderboards(run_dirs: Sequence[str | Path], allow_partial: bool = False) ->
     """One Board per (subtask, language, split, track) among the runs, runs inserted at their rank."""
     if not run_dirs:
         raise SensoError("give at least one run folder")
-    boards: dict[tuple[str, str, str, str], Board] = {}
+    boards: list[Board] = []
     runs: dict[tuple[str, str, str, str], list[Entry]] = {}
     for run_dir in run_dirs:
         key, entry = run_entry(run_dir, allow_partial)
@@ -155,8 +155,8 @@ def leaderboards(run_dirs: Sequence[str | Path], allow_partial: bool = False) ->
             board.references = human_references(subtask, lang, split)
         if not published:
             board.notes.append("no published entry in this table")
-        boards[key] = board
-    return list(boards.values())
+        boards.append(board)
+    return boards
 
 
 TIE_NOTE = f"{TIE_MARK}N: tied at rank N under the official rule (equal values at 2 decimals)."
@@ -185,29 +185,39 @@ def rank_notes(board: Board) -> list[str]:
     return notes
 
 
+def board_rows(board: Board, run_label: Callable[[Entry], str]) -> list[tuple[str, tuple[Any, ...]]]:
+    """(kind, cells) of every row of `board` as a table shows it: "published" (rank, team, scores), "run" (rank,
+    `run_label`, rounded and exact scores), "unranked" (a run beside the board) and "human" (references)."""
+    rows: list[tuple[str, tuple[Any, ...]]] = []
+    for (rank, entry, tied), label in zip(board.rows, rank_labels(board)):
+        rows.append(("published", (label, entry.label, *entry.scores)) if entry.run is None else
+                    ("run", (label, run_label(entry), *_run_cells(entry))))
+    rows += [("unranked", (UNRANKED, run_label(entry), *_run_cells(entry))) for entry in board.unranked]
+    return rows + [("human", ("", f"human: {who}", *scores)) for who, scores in board.references]
+
+
+def _run_cells(entry: Entry) -> list[str]:
+    return [run_cell(r, x) for r, x in zip(entry.scores, entry.exact or entry.scores)]
+
+
 def render(board: Board):
     """A rich Table of one board."""
     from rich.table import Table
     from rich.text import Text
 
-    labels = {"top1": "Top-1", "dcg": "DCG", "image_accuracy": "image acc.", "sentence_type_accuracy": "sentence-type acc."}
     table = Table(title=board.title)
     table.add_column("rank", justify="right")
     table.add_column("team / run")
     for m in board.metrics:
-        table.add_column(labels[m], justify="right")
-    for (rank, entry, tied), label in zip(board.rows, rank_labels(board)):
-        if entry.run is None:
-            table.add_row(label, entry.label, *(f"{s:.2f}" for s in entry.scores))
+        table.add_column(LABELS[m], justify="right")
+    for kind, (rank, label, *scores) in board_rows(board, lambda entry: entry.label):
+        if kind in ("published", "human"):
+            table.add_row(rank, label, *(f"{s:.2f}" for s in scores), style="dim" if kind == "human" else None)
         else:
-            values = [f"{r:.2f} ({x:.4f})" for r, x in zip(entry.scores, entry.exact or entry.scores)]
-            table.add_row(Text(label, style="bold"), Text(entry.label, style="bold green"), *values)
-    for entry in board.unranked:
-        values = [f"{r:.2f} ({x:.4f})" for r, x in zip(entry.scores, entry.exact or entry.scores)]
-        table.add_row(UNRANKED, Text(entry.label, style="bold"), *values)
-    for who, scores in board.references:
-        table.add_row("", f"human: {who}", *(f"{s:.2f}" for s in scores), style="dim")
+            table.add_row(Text(rank, style="bold") if kind == "run" else rank,
+                          Text(label, style="bold green" if kind == "run" else "bold"), *scores)
     return table
 
 
 UNRANKED = "not ranked"  # the rank cell of a run shown beside a board (`unranked_reason`)
+LABELS = {"top1": "Top-1", "dcg": "DCG", "image_accuracy": "image acc.", "sentence_type_accuracy": "sentence-type acc."}

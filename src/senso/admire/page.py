@@ -82,19 +82,20 @@ def _thumbnail(path: Path | None, wanted: bool) -> tuple[str | None, str | None]
     return uri, (None if uri else f"image file {Path(path).name} could not be decoded")
 
 
+def _cell(name: str, position: int, gold_rank: int | None, score: float | None, option: Any, caption: str | None,
+          thumbnails: bool) -> ImageCell:
+    thumb, note = _thumbnail(getattr(option, "path", None), thumbnails)
+    return ImageCell(name=name, position=position, gold_rank=gold_rank, score=score, thumbnail=thumb, caption=caption,
+                     image_note=note)
+
+
 def image_cells(order: Sequence[str], gold: Sequence[str] | None, scores: dict[str, float],
                 item: AdmireAItem | None, thumbnails: bool) -> list[ImageCell]:
     """Cells for the images named in `order`, in that order: gold rank, score, thumbnail and the caption in
     the language the run used (`item.caption` follows the caption language the item was loaded with)."""
     options = {option.name: option for option in item.images} if item else {}
-    cells = []
-    for p, name in enumerate(order, 1):
-        option = options.get(name)
-        thumb, note = _thumbnail(getattr(option, "path", None), thumbnails)
-        cells.append(ImageCell(name=name, position=p, gold_rank=(list(gold).index(name) + 1) if gold else None,
-                               score=scores.get(name), thumbnail=thumb,
-                               caption=item.caption(name) if option is not None else None, image_note=note))
-    return cells
+    return [_cell(name, p, (list(gold).index(name) + 1) if gold else None, scores.get(name), options.get(name),
+                  item.caption(name) if name in options else None, thumbnails) for p, name in enumerate(order, 1)]
 
 
 def predicted_sense(sample: dict[str, Any]) -> str | None:
@@ -148,14 +149,9 @@ def admire_b_rows(samples: Sequence[dict[str, Any]], items: dict[str, AdmireBIte
         item = items.get(s["compound"]) if items else None
         options = {c.name: c for c in item.candidates} if item else {}
         gold = s.get("gold_item")
-        cells = []
-        for k, name in enumerate(s["images"], 1):
-            option = options.get(name)
-            thumb, note = _thumbnail(getattr(option, "path", None), thumbnails)
-            cells.append(ImageCell(
-                name=name, position=k, gold_rank=(1 if name == gold else None) if gold else None,
-                score=(s.get("scores") or {}).get(name), thumbnail=thumb, caption=getattr(option, "caption", None),
-                image_note=note))
+        cells = [_cell(name, k, (1 if name == gold else None) if gold else None, (s.get("scores") or {}).get(name),
+                       options.get(name), getattr(options.get(name), "caption", None), thumbnails)
+                 for k, name in enumerate(s["images"], 1)]
         seq_thumbs = None
         if item is not None and item.sequence_paths:
             pair = tuple(_thumbnail(p, thumbnails)[0] for p in item.sequence_paths)
@@ -175,50 +171,30 @@ def load_items(results: dict[str, Any], config: dict[str, Any],
                run_dir: Path | None = None) -> tuple[dict[str, Any] | None, list[str]]:
     """The run's items by compound, read again from the data file(s) the run recorded (found again if they
     moved: captions, image paths, Subtask B sequences); (None, notes) when no file can be read. A ranking run
-    (admire-a, a ranking task file) reads them through its task file, in every language it ran."""
+    (admire-a, a ranking task file) reads them through the task file config.json describes, in every language."""
+    from senso.admire.data import read_subtask_b
     from senso.core.run_folder import NOT_FOUND_HINT, locate_data_file, recorded_data_files
 
-    ranking, entries = _ranking_of(results, config)
-    recorded = recorded_data_files(config)
+    ranking = config_option(config, "ranking_task")
+    entries = list(config_option(config, "ranking_entries") or [])
     gold = config_option(config, "gold")
     gold = str(Path(gold).resolve()) if gold else None
     # data_files lists the data files first (one per split, or per [[data]] file of a ranking run), then any gold
     n_files = len(entries) if ranking else len(str(config_option(config, "split") or "dev").split("+"))
-    recorded = [(raw, sha) for raw, sha in recorded[:n_files] if raw != gold]
+    recorded = [(raw, sha) for raw, sha in recorded_data_files(config)[:n_files] if raw != gold]
     if not recorded:
         return None, ["config.json records no data file: captions and images are not shown"]
     located = [locate_data_file(raw, sha, run_dir=run_dir) for raw, sha in recorded]
     notes = [n for _, found_notes in located for n in found_notes]
     if not any(p is not None for p, _ in located):
         return None, [n + ": captions and images are not shown" + NOT_FOUND_HINT for n in notes]
+    lang = results.get("lang") or config_option(config, "lang") or "en"
     try:
         items = (_ranking_items(ranking, entries, [p for p, _ in located]) if ranking else
-                 _sequence_items([p for p, _ in located if p is not None], results, config))
+                 [item for p, _ in located if p is not None for item in read_subtask_b(p, lang=lang)])
     except SensoError as exc:
         return None, [*notes, f"could not read the run's data file: {exc}"]
     return {item.compound: item for item in items}, notes
-
-
-def _ranking_of(results: dict[str, Any], config: dict[str, Any]) -> tuple[dict[str, Any] | None, list[int]]:
-    """A ranking run's task file (as config.json describes it) and its `[[data]]` files' positions; an admire-a
-    run written before config.json recorded them: the shipped file of its language, the entries of its splits."""
-    described = config_option(config, "ranking_task")
-    if described is not None:
-        return described, list(config_option(config, "ranking_entries") or [])
-    if (results.get("task_kind") or results.get("task")) != "admire-a":
-        return None, []
-    from senso.admire.rankfile import shipped_task
-
-    task = shipped_task("admire-a", results.get("lang") or config_option(config, "lang") or "en")
-    splits = str(config_option(config, "split") or "dev").split("+")
-    return task.describe(), [d.index for s in splits for d in task.data if d.split == s]
-
-
-def _sequence_items(paths: list[Path], results: dict[str, Any], config: dict[str, Any]) -> list[Any]:
-    from senso.admire.data import read_subtask_b
-
-    lang = results.get("lang") or config_option(config, "lang") or "en"
-    return [item for path in paths for item in read_subtask_b(path, lang=lang)]
 
 
 def _ranking_items(described: dict[str, Any], entries: list[int], paths: list[Path | None]) -> list[Any]:
@@ -272,28 +248,22 @@ def group_plots(run: Any, names: tuple[str, ...]) -> list[str]:
     return plots
 
 
-def run_section_a(run: Any, thumbnails: bool = True) -> dict[str, Any]:
+def _section(run: Any, rows_of: Any, metrics: tuple[str, ...], thumbnails: bool) -> dict[str, Any]:
+    """A run page's items (`rows_of` the run's samples and items), the notes on reading them, the group plots."""
     items, notes = load_items(run.results, run.config, run.path)
+    return {"notes": notes, "group_plots": group_plots(run, metrics), "caption_preview": caption_preview,
+            "rows": rows_of(run.samples, items, thumbnails=thumbnails)}
+
+
+def run_section_a(run: Any, thumbnails: bool = True) -> dict[str, Any]:
     landing = rank_landing(run.samples)
     scored = sum(landing[0])
-    return {
-        "notes": notes,
-        "landing": landing,
-        "landing_scored": scored,
-        "group_plots": group_plots(run, OFFICIAL_METRICS["a"]) if scored else [],
-        "rows": admire_a_rows(run.samples, items, thumbnails=thumbnails),
-        "caption_preview": caption_preview,
-    }
+    return {**_section(run, admire_a_rows, OFFICIAL_METRICS["a"] if scored else (), thumbnails), "landing": landing,
+            "landing_scored": scored}
 
 
 def run_section_b(run: Any, thumbnails: bool = True) -> dict[str, Any]:
-    items, notes = load_items(run.results, run.config, run.path)
-    return {
-        "notes": notes,
-        "group_plots": group_plots(run, OFFICIAL_METRICS["b"]),
-        "rows": admire_b_rows(run.samples, items, thumbnails=thumbnails),
-        "caption_preview": caption_preview,
-    }
+    return _section(run, admire_b_rows, OFFICIAL_METRICS["b"], thumbnails)
 
 
 def admire_sense_rows(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -315,42 +285,33 @@ def run_section_sense(run: Any, thumbnails: bool = True) -> dict[str, Any]:
     return {"group_plots": group_plots(run, ("sense_accuracy",)), "rows": rows}
 
 
-def disagreements_a(runs: Sequence[Any], thumbnails: bool = True) -> list[dict[str, Any]]:
-    """Items where the runs' first-ranked images are not all the same, with each run's first choice."""
+def _differing(runs: Sequence[Any], answer: Any) -> list[list[dict[str, Any]]]:
+    """The runs' samples of each item (aligned) whose `answer`s are not all the same."""
     from senso.core.run_folder import aligned
 
-    samples = aligned(runs)
+    return [list(at) for at in zip(*aligned(runs)) if len({answer(s) for s in at}) > 1]
+
+
+def disagreements_a(runs: Sequence[Any], thumbnails: bool = True) -> list[dict[str, Any]]:
+    """Items where the runs' first-ranked images are not all the same, with each run's first choice."""
     items, _ = load_items(runs[0].results, runs[0].config, runs[0].path)
     rows = []
-    for k, first in enumerate(samples[0]):
-        tops = [run_samples[k]["predicted_order"][0] for run_samples in samples]
-        if len(set(tops)) == 1:
-            continue
+    for at in _differing(runs, lambda s: s["predicted_order"][0]):
+        first, gold = at[0], at[0].get("gold_order")
         item = items.get(first["compound"]) if items else None
-        gold = first.get("gold_order")
-        cells = [image_cells([top], gold, run_samples[k].get("scores") or {}, item, thumbnails)[0]
-                 for top, run_samples in zip(tops, samples)]
-        gold_first = image_cells([gold[0]], gold, {}, item, thumbnails)[0] if gold else None
         rows.append({"compound": first["compound"], "sentence": highlight_phrase(first.get("sentence", ""), first["compound"]),
-                     "sentence_type": first.get("sentence_type"), "choices": cells, "gold_first": gold_first,
-                     "dcg": [run_samples[k].get("dcg") for run_samples in samples]})
+                     "sentence_type": first.get("sentence_type"), "dcg": [s.get("dcg") for s in at],
+                     "choices": [image_cells([s["predicted_order"][0]], gold, s.get("scores") or {}, item, thumbnails)[0]
+                                 for s in at],
+                     "gold_first": image_cells([gold[0]], gold, {}, item, thumbnails)[0] if gold else None})
     return rows
 
 
 def disagreements_b(runs: Sequence[Any], thumbnails: bool = True) -> list[dict[str, Any]]:
     """Items where the runs chose different candidates or different sentence types."""
-    from senso.core.run_folder import aligned
-
-    samples = aligned(runs)
-    rows = []
-    for k, first in enumerate(samples[0]):
-        chosen = [run_samples[k]["predicted_item"] for run_samples in samples]
-        types = [run_samples[k]["predicted_sentence_type"] for run_samples in samples]
-        if len(set(chosen)) == 1 and len(set(types)) == 1:
-            continue
-        rows.append({"compound": first["compound"], "gold_item": first.get("gold_item"),
-                     "sentence_type": first.get("sentence_type"), "chosen": chosen, "types": types})
-    return rows
+    return [{"compound": at[0]["compound"], "gold_item": at[0].get("gold_item"), "sentence_type": at[0].get("sentence_type"),
+             "chosen": [s["predicted_item"] for s in at], "types": [s["predicted_sentence_type"] for s in at]}
+            for at in _differing(runs, lambda s: (s["predicted_item"], s["predicted_sentence_type"]))]
 
 
 def distributions(run: Any, samples: Sequence[dict[str, Any]]) -> Any:

@@ -7,28 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from senso.core.errors import SensoError
-from senso.core.placement import Placement, PlacementBoard, PlacementRow, run_cell
+from senso.core.placement import Placement, PlacementBoard, PlacementRow
 
-LABELS = {"top1": "Top-1", "dcg": "DCG", "image_accuracy": "image acc.", "sentence_type_accuracy": "sentence-type acc."}
 SOURCE = ("SemEval-2025 Task 1 final official leaderboards (organisers' results page); human performance from the "
           "task paper. See senso/resources/SOURCES.md.")
-
-
-def _rows(board: Any, run: Any) -> list[PlacementRow]:
-    from senso.admire import leaderboard
-
-    rows = []
-    for (rank, entry, tied), label in zip(board.rows, leaderboard.rank_labels(board)):
-        if entry.run is None:
-            rows.append(PlacementRow((label, entry.label, *entry.scores)))
-        else:
-            values = [run_cell(r, x) for r, x in zip(entry.scores, entry.exact or entry.scores)]
-            rows.append(PlacementRow((label, f"this run: {run.system}", *values), is_run=True))
-    rows += [PlacementRow((leaderboard.UNRANKED, f"this run: {run.system}",
-                           *(run_cell(r, x) for r, x in zip(e.scores, e.exact or e.scores))), is_run=True)
-             for e in board.unranked]
-    rows += [PlacementRow(("", f"human: {who}", *scores), is_reference=True) for who, scores in board.references]
-    return rows
 
 
 def admire_placement(run: Any) -> Placement:
@@ -40,13 +22,16 @@ def admire_placement(run: Any) -> Placement:
         return Placement(notes=[f"Not placed: {exc}"])
     out = Placement()
     for board in boards:
-        note = ("Official rule: " + ", then ".join(LABELS[m] for m in board.metrics) + " (published values are "
-                "rounded to 2 decimals, so the run is ranked on its rounded values; exact in brackets; = marks a tie).")
+        labels = [leaderboard.LABELS[m] for m in board.metrics]
+        note = ("Official rule: " + ", then ".join(labels) + " (published values are rounded to 2 decimals, so the "
+                "run is ranked on its rounded values; exact in brackets; = marks a tie).")
         if board.references:
             note += " Human annotators are shown beside the table, unranked."
-        out.boards.append(PlacementBoard(
-            title=board.title, columns=("rank", "team / run", *(LABELS[m] for m in board.metrics)), numeric=(0, 2, 3),
-            rows=_rows(board, run), note=note + "".join(f" {n.rstrip('.')}." for n in board.notes), source=SOURCE))
+        rows = [PlacementRow(cells, is_run=kind in ("run", "unranked"), is_reference=kind == "human")
+                for kind, cells in leaderboard.board_rows(board, lambda entry: f"this run: {run.system}")]
+        out.boards.append(PlacementBoard(title=board.title, columns=("rank", "team / run", *labels), numeric=(0, 2, 3),
+                                         rows=rows, note=note + "".join(f" {n.rstrip('.')}." for n in board.notes),
+                                         source=SOURCE))
     return out
 
 

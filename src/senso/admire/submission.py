@@ -19,7 +19,7 @@ from typing import Mapping, Sequence
 from senso.admire.data import check_permutation, parse_order, read_compound, read_tsv
 from senso.admire.items import SENTENCE_TYPES
 from senso.core.errors import DataError, SensoError
-from senso.core.output import atomic_file, check_output_file
+from senso.core.output import atomic_file, check_output_file, write_bytes
 from senso.core.records import config_option, load_config, load_samples
 from senso.admire.rankfile import shipped_task
 from senso.admire.task import SUBTASK_B_SIZES, TASK_NAMES, parse_submission_name, shipped_languages
@@ -49,20 +49,13 @@ class Submission:
 
 # ---------------------------------------------------------------------------- writing
 
-def _text(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """The tab-separated text of a submission file."""
+def _text(header: Sequence[str], rows: Sequence[Sequence[str]], delimiter: str = "\t") -> str:
+    """The text of a submission file (tab-separated unless said)."""
     buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer, delimiter="\t", lineterminator="\n")
+    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n")
     writer.writerow(header)
     writer.writerows(rows)
     return buffer.getvalue()
-
-
-def _write(path: Path, text: str) -> Path:
-    """The file in a run folder (`--out`), written beside it and renamed."""
-    with atomic_file(path, "--out", newline="") as fh:
-        fh.write(text)
-    return path
 
 
 def format_order(order: Sequence[str]) -> str:
@@ -77,12 +70,13 @@ def submission_text_b(predictions: Sequence[tuple[str, str, str]]) -> str:
 
 def write_submission_a(path: str | Path, predictions: Sequence[tuple[str, Sequence[str]]]) -> Path:
     """Write (compound, predicted order) pairs as an official Subtask A submission file."""
-    return _write(Path(path), submission_text_ranked([(c, "", order, None) for c, order in predictions], False, False))
+    text = submission_text_ranked([(c, "", order, None) for c, order in predictions], False, False)
+    return write_bytes(path, text.encode("utf-8"), "--out")  # bytes: the same line ends on every host
 
 
 def write_submission_b(path: str | Path, predictions: Sequence[tuple[str, str, str]]) -> Path:
     """Write (compound, sentence_type, expected_item) triples as an official Subtask B submission file."""
-    return _write(Path(path), submission_text_b(predictions))
+    return write_bytes(path, submission_text_b(predictions).encode("utf-8"), "--out")
 
 
 # ---------------------------------------------------------------------------- reading
@@ -197,13 +191,10 @@ def _submission_in(path: Path) -> tuple[Path, dict | None]:
 
 
 def _run_images(run_dir: Path) -> dict[str, list[str]] | None:
+    """Each compound's images as the run's samples list them; None without samples that list them."""
     if not (run_dir / "samples.jsonl").exists():
         return None
-    out = {}
-    for sample in load_samples(run_dir):
-        if "images" in sample:
-            out[sample["compound"]] = list(sample["images"])
-    return out or None
+    return {s["compound"]: list(s["images"]) for s in load_samples(run_dir) if "images" in s} or None
 
 
 def pack(inputs: Sequence[str | Path], out_zip: str | Path, allow_partial: bool = False) -> list[str]:
@@ -267,8 +258,5 @@ def submission_text_filled(path: Path, delimiter: str, filled: Mapping[int, dict
     file lacks is added at the end. Rows not predicted (a --limit run) are left out."""
     columns, rows = read_tsv(path, [], delimiter=delimiter)
     header = columns + [c for c in dict.fromkeys(c for cells in filled.values() for c in cells) if c not in columns]
-    buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows([[{**row, **filled[row_no]}.get(c, "") for c in header] for row_no, row in rows if row_no in filled])
-    return buffer.getvalue()
+    return _text(header, [[{**row, **filled[row_no]}.get(c, "") for c in header] for row_no, row in rows
+                          if row_no in filled], delimiter)

@@ -4,7 +4,7 @@ gold, what the run did: the items per language, the system and the submission fi
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from rich.table import Table
 
@@ -24,7 +24,10 @@ def print_result(result: Any, by_group: bool = False) -> None:
         return
     _print_scored(result, by_group)
     console = terminal()
-    for table in (language_table(result), paired_table(result.results)):
+    languages = len(result.results.get("n_by_language") or {}) > 1 and result.metrics
+    for table in (language_table(result, f"per language (95% CI) | system {result.system}", "n", list(result.metrics))
+                  if languages else None,
+                  paired_table(result.results)):
         if table is not None:
             console.print(folded(table))
     for pair in result.results.get("paired_languages") or []:
@@ -36,18 +39,14 @@ def _print_scored(result: Any, by_group: bool) -> None:
     """A finished AdMIRe run (`senso.core.evaluation.EvalResult`) on the terminal: its metrics (per sentence type
     where the columns fit, or `by_group`: one table per type), or, without gold, what it wrote; its notes and its
     submission file (the command line prints warnings)."""
-    console, results, footnotes = terminal(), result.results, Footnotes()
+    console, results = terminal(), result.results
     sizes = {g: sum(1 for s in result.samples if s.sentence_type == g) for g in GROUPS}
     what = "sense" if result.task == SENSE_TASK.name else "system"
     title = f"{result.task} {results['lang']} {results['split']} | {what} {result.system} | n={result.n}"
-    unseen = unseen_estimates(results)
+    unseen = results.get("unseen")  # a fitted system's items sharing nothing with its training data: the headline
     if result.metrics:
-        for table in metric_tables(console, title, result.metrics, _with_groups(result.metrics_by_group),
-                                   labels=METRIC_LABELS, all_head=f"all (n={result.n})",
-                                   group_heads=_group_heads(sizes), by_group_asked=by_group, footnotes=footnotes,
-                                   leading={f"UNSEEN (n={unseen[0]})": unseen[1]} if unseen else None):
-            console.print(table)
-        print_footnotes(console, footnotes)
+        _print_metrics(title, result.metrics, result.metrics_by_group, METRIC_LABELS, result.n, sizes, by_group,
+                       {f"UNSEEN (n={unseen['n']})": _estimates(unseen)} if unseen else None)
     else:
         console.print(title)
     if "overlap" in results:
@@ -55,26 +54,30 @@ def _print_scored(result: Any, by_group: bool) -> None:
     print_calibration(results.get("calibration"), sizes, by_group)
     if result.task == SENSE_TASK.name:
         return
+    print_written(result, [results["submission"]])
+
+
+def print_written(result: Any, names: list[str]) -> None:
+    """The run's notes, then the submission files it wrote (or would have written: a run without a folder)."""
+    console = terminal()
     for note in result.notes:
         console.print(note, style="dim", soft_wrap=True)
-    submission = result.run_dir / results["submission"] if result.run_dir else f"{results['submission']} (not written)"
-    console.print(f"submission: {submission}", soft_wrap=True)
+    for name in names:
+        console.print(f"submission: {result.run_dir / name if result.run_dir else name + ' (not written)'}",
+                      soft_wrap=True)
 
 
-def language_table(result: Any) -> Table | None:
-    """One row per language (n, then each metric `value [95% CI]`); None for a one-language run."""
+def language_table(result: Any, title: str | None, count: str, metrics: Sequence[str]) -> Table:
+    """One row per language: its `count` of items, then each of `metrics` as `value [95% CI]`."""
     results = result.results
-    sizes = results.get("n_by_language") or {}
-    if len(sizes) < 2 or not result.metrics:
-        return None
-    table = Table(title=f"per language (95% CI) | system {result.system}")
-    for column in ("language", "n", *(METRIC_LABELS.get(m, m) for m in result.metrics)):
+    table = Table(title=title)
+    for column in ("language", count, *(METRIC_LABELS.get(m, m) for m in metrics)):
         table.add_column(column, justify="left" if column == "language" else "right")
     names = results.get("language_names") or {}
-    for lang, n in sizes.items():
+    for lang, n in (results.get("n_by_language") or {}).items():
         estimates = result.metrics_by_group.get(lang, {})
         table.add_row(f"{lang} ({names.get(lang, lang)})", str(n),
-                      *(estimates[m].format() if m in estimates else "-" for m in result.metrics))
+                      *(estimates[m].format() if m in estimates else "-" for m in metrics))
     return table
 
 
@@ -98,54 +101,36 @@ def paired_table(results: dict[str, Any]) -> Table | None:
 def print_unscored(result: Any) -> None:
     """A run without gold: the items of each language, the system and the submission files it wrote."""
     console, results = terminal(), result.results
-    names = results.get("language_names") or {}
     console.print(f"{result.task} {results['split']} | system {result.system} | {result.n} items, no gold: "
                   "submissions written, no metrics", soft_wrap=True)
-    table = Table()
-    for column in ("language", "items"):
-        table.add_column(column, justify="left" if column == "language" else "right")
-    for lang, n in (results.get("n_by_language") or {}).items():
-        table.add_row(f"{lang} ({names.get(lang, lang)})", str(n))
-    console.print(folded(table))
-    for note in result.notes:
-        console.print(note, style="dim", soft_wrap=True)
-    for name in results.get("submissions") or [results["submission"]]:
-        console.print(f"submission: {result.run_dir / name if result.run_dir else name + ' (not written)'}",
-                      soft_wrap=True)
+    console.print(folded(language_table(result, None, "items", ())))
+    print_written(result, results.get("submissions") or [results["submission"]])
 
 
-def unseen_estimates(results: Mapping[str, Any]) -> tuple[int, dict[str, Estimate]] | None:
-    """(n, metrics) of results.json's `unseen` (a fitted system's items that share nothing with its training
-    data), or None when the run has none."""
-    unseen = results.get("unseen")
-    if not unseen:
-        return None
-    return unseen["n"], {k: Estimate(**v) for k, v in unseen.items() if k != "n"}
+def _estimates(recorded: Mapping[str, Any]) -> dict[str, Estimate]:
+    """results.json's estimates of each metric (beside an `n`, which is not one)."""
+    return {name: Estimate(**estimate) for name, estimate in recorded.items() if name != "n"}
 
 
-def _with_groups(by_group: Mapping[str, Mapping[str, Estimate]]) -> dict[str, Mapping[str, Estimate]]:
-    """Every sentence type, in GROUPS order (a type with no items has no estimates: its cells are `-`)."""
-    return {group: by_group.get(group, {}) for group in GROUPS}
-
-
-def _group_heads(sizes: Mapping[str, int]) -> dict[str, str]:
-    return {g: f"{g} (n={sizes.get(g, 0)})" for g in GROUPS}
+def _print_metrics(title: str, metrics: Mapping[str, Estimate], by_group: Mapping[str, Mapping[str, Estimate]],
+                   labels: Mapping[str, str], n: int, sizes: Mapping[str, int], by_group_asked: bool,
+                   leading: Mapping[str, Mapping[str, Estimate]] | None = None) -> None:
+    """`metrics` over all `n` items and per sentence type (every type a column, `-` where it has no items)."""
+    console, footnotes = terminal(), Footnotes()
+    for table in metric_tables(console, title, metrics, {g: by_group.get(g, {}) for g in GROUPS}, labels=labels,
+                               all_head=f"all (n={n})", group_heads={g: f"{g} (n={sizes.get(g, 0)})" for g in GROUPS},
+                               by_group_asked=by_group_asked, footnotes=footnotes, leading=leading):
+        console.print(table)
+    print_footnotes(console, footnotes)
 
 
 def print_calibration(calibration: Mapping[str, Any] | None, group_sizes: Mapping[str, int],
                       by_group: bool = False) -> None:
     """The calibration of P(idiomatic) (`admire.scoring.sense_calibration`), when the run has one."""
-    if not calibration:
-        return
-    console, footnotes = terminal(), Footnotes()
-    metrics = {name: Estimate(**est) for name, est in calibration["metrics"].items()}
-    groups = {g: {name: Estimate(**est) for name, est in ms.items()} for g, ms in calibration["by_group"].items()}
-    for table in metric_tables(console, f"calibration of P(idiomatic) (95% CI, n={calibration['n']})", metrics,
-                               _with_groups(groups), labels=calibration["labels"],
-                               all_head=f"all (n={calibration['n']})", group_heads=_group_heads(group_sizes),
-                               by_group_asked=by_group, footnotes=footnotes):
-        console.print(table)
-    print_footnotes(console, footnotes)
+    if calibration:
+        _print_metrics(f"calibration of P(idiomatic) (95% CI, n={calibration['n']})", _estimates(calibration["metrics"]),
+                       {g: _estimates(ms) for g, ms in calibration["by_group"].items()}, calibration["labels"],
+                       calibration["n"], group_sizes, by_group)
 
 
 def print_overlap(rows: list, n_eval: int, evaluated: str, training: str) -> None:

