@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from senso.core.errors import DataNotFound
-from senso.core.taskfile import (TaskFileError, check_keys, choice_key, data_path, delimiter_for, delimiter_key,
-                                 name_key, read_task_file, string_key)
+from senso.core.taskfile import (TaskFileError, check_keys, choice_key, data_path, declared_kind, delimiter_for,
+                                 delimiter_key, name_key, read_task_file, string_key)
 
 PATH = Path("/tasks/t.toml")
 
@@ -28,6 +28,14 @@ def test_read_task_file_parses_and_names_what_is_wrong(tmp_path):
     (tmp_path / "bad.toml").write_text("name = [1\n", encoding="utf-8")
     with pytest.raises(TaskFileError, match=r"bad\.toml: not valid TOML \("):
         read_task_file(tmp_path / "bad.toml")
+
+
+def test_declared_kind_is_none_when_the_file_says_none_or_cannot_be_read(tmp_path):
+    (tmp_path / "r.toml").write_text('kind = "ranking"\n', encoding="utf-8")
+    (tmp_path / "l.toml").write_text('name = "x"\n', encoding="utf-8")
+    (tmp_path / "bad.toml").write_text("kind = [\n", encoding="utf-8")
+    assert declared_kind(tmp_path / "r.toml") == "ranking" and declared_kind(tmp_path / "l.toml") is None
+    assert declared_kind(tmp_path / "bad.toml") is None and declared_kind(tmp_path / "absent.toml") is None
 
 
 def test_string_key_default_needs_and_where():

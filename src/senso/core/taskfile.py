@@ -46,10 +46,9 @@ def read_task_file(path: str | Path, error: type[TaskFileError] = TaskFileError)
 def declared_kind(path: str | Path) -> Any:
     """The `kind` a task file says it is (`kind = "ranking"`); None when it says none, or when it cannot be read
     as TOML (its kind's reader then says what is wrong with it)."""
-    path = Path(path).expanduser()
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8-sig")).get("kind") if path.is_file() else None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return read_task_file(path)[0].get("kind")
+    except (OSError, TaskFileError):
         return None
 
 
