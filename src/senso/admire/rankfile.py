@@ -29,7 +29,6 @@ Every problem raises a RankingTaskFileError naming the file and the key.
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -37,28 +36,21 @@ from typing import Any
 from senso.admire.languages import LanguageCodeError, check_language
 from senso.admire.metrics import DEFAULT_GAINS, DEFAULT_METRICS, RANK_METRICS, TYPE_METRICS
 from senso.admire.task import RANKING_FILE_KIND, SHIPPED, SHIPPED_DIR, shipped_languages
-from senso.core.errors import DataNotFound, SensoError
-from senso.core.taskfile import TaskFileError, column_table
-from senso.core.paths import find_data_file
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from senso.core.errors import SensoError
+from senso.core.taskfile import (DATA_FROM, NAME_PATTERN, TaskFileError, check_keys, choice_key, column_table,
+                                 data_path, delimiter_for, delimiter_key, name_key, read_task_file, string_key)
 
 # the splits fitted and selected on by default; several files may hold the first (AdMIRe 1's train and dev)
 DEFAULT_TRAINING = ("train",)
 SUBTASKS = {"images": "rank the five images", "captions": "rank the five captions, no pictures (text only)"}
 GOLD_FIELDS = ("expected_order", "sentence_type")
 GOLD_ORDERS = ("column", "listed")  # listed: the images as the file lists them, best first (XMPIE's spectrum)
-DATA_FROM = ("task-file", "data-dir")
 # "admire": AdMIRe 1's columns (compound, expected_order; sentence and sentence_type as needed); "data-file": each
 # data file's own header and rows, in its order, with the order (and sentence type) filled in (AdMIRe 2's release).
 SUBMISSION_COLUMNS = ("admire", "data-file")
-DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
 COLUMNS = {"compound": "compound", "sentence": "sentence", "subset": "subset", "sentence_type": "sentence_type",
            "expected_order": "expected_order", "image_name": "image{n}_name", "image_caption": "image{n}_caption"}
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+NEEDS = "a ranking task file needs kind, name and [[data]]"
 DEFAULT_SPLIT = "test"
 N_IMAGES = 5
 
@@ -162,25 +154,16 @@ class RankingTask:
         return self.columns[field_name].replace("{n}", str(n)) if n is not None else self.columns[field_name]
 
     def delimiter_for(self, path: Path) -> str:
-        return self.delimiter if self.delimiter is not None else ("\t" if path.suffix.lower() == ".tsv" else ",")
+        return delimiter_for(self.delimiter, path)
 
     def where(self, entry: DataFile, key: str, data_dir: str | Path | None, required: bool = True) -> Path | None:
         """The path of an entry's `file` or `images` (relative to the task file, or found in the data folder)."""
         relative = getattr(entry, key)
         if relative is None:
             return None
-        if entry.data_from == "task-file":
-            path = (self.source.parent / relative).resolve()
-            if required and not path.exists():
-                raise RankingTaskFileError(self.source, f"data[{entry.index}].{key}",
-                                           f"{path} does not exist (paths are relative to the task file)")
-            return path
-        found = find_data_file(relative, data_dir)
-        if found is None and required:
-            fetch = " (the official release: `senso data fetch admire`)" if self.builtin else ""
-            raise DataNotFound(f"{self.source}: no {relative} in the data folder{fetch}; point senso at it with "
-                               f"--data-dir DIR (or SENSO_DATA_DIR=DIR), where DIR/{relative} is the file")
-        return found
+        fetch = " (the official release: `senso data fetch admire`)" if self.builtin else ""
+        return data_path(self.source, relative, entry.data_from, data_dir, f"data[{entry.index}].{key}",
+                         RankingTaskFileError, fetch, required)
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "task_file": str(self.source), "builtin": self.builtin, "subtask": self.subtask,
@@ -193,27 +176,6 @@ class RankingTask:
 # the keys a file may write: the fields of its tables (and `kind`), in their order
 KEYS = ("kind", *(f.name for f in fields(RankingTask) if f.name not in ("source", "builtin")))
 DATA_KEYS = tuple(f.name for f in fields(DataFile) if f.name != "index")
-
-
-def _string(data: dict[str, Any], path: Path, key: str, default: str | None = None, optional: bool = False,
-            where: str = "") -> str | None:
-    """`data[key]`, a non-empty string; when absent, `default` (None: an error unless `optional`). `where` comes
-    before the key in messages (`data[2].`)."""
-    if key not in data:
-        if default is None and not optional:
-            raise RankingTaskFileError(path, key, "missing; a ranking task file needs kind, name and [[data]]")
-        return default
-    value = data[key]
-    if not isinstance(value, str) or not value.strip():
-        raise RankingTaskFileError(path, where + key, f"expected a non-empty string, got {value!r}")
-    return value
-
-
-def _choice(data: dict[str, Any], path: Path, key: str, choices: Any, default: str) -> str:
-    value = _string(data, path, key, default)
-    if value not in choices:
-        raise RankingTaskFileError(path, key, f"{value!r}: choose {' or '.join(map(repr, choices))}")
-    return value
 
 
 def _names(data: dict[str, Any], path: Path, key: str, allowed: tuple[str, ...], default: tuple[str, ...]) -> tuple:
@@ -256,10 +218,7 @@ def _data_files(data: dict[str, Any], path: Path, data_from: str) -> tuple[DataF
     entries, seen = [], set()
     for index, table in enumerate(tables, start=1):
         key = f"data[{index}]"
-        unknown = [k for k in table if k not in DATA_KEYS]
-        if unknown:
-            raise RankingTaskFileError(path, f"{key}.{unknown[0]}", f"unknown key; a [[data]] table has "
-                                                                    f"{', '.join(DATA_KEYS)}")
+        check_keys(table, path, DATA_KEYS, "a [[data]] table has", RankingTaskFileError, f"{key}.")
         for name in ("file", "language"):
             if not isinstance(table.get(name), str) or not table[name].strip():
                 raise RankingTaskFileError(path, f"{key}.{name}", f"missing or empty; got {table.get(name)!r}")
@@ -281,12 +240,10 @@ def _data_files(data: dict[str, Any], path: Path, data_from: str) -> tuple[DataF
         submission = table.get("submission", f"submission_{language.upper()}.tsv")
         if not isinstance(submission, str) or not re.match(r"^[\w.-]+\.tsv$", submission):
             raise RankingTaskFileError(path, f"{key}.submission", f"{submission!r}: a file name ending .tsv")
-        where = table.get("data_from", data_from)
-        if where not in DATA_FROM:
-            raise RankingTaskFileError(path, f"{key}.data_from", f"{where!r}: choose {' or '.join(map(repr, DATA_FROM))}")
+        where = choice_key(table, path, "data_from", DATA_FROM, data_from, RankingTaskFileError, f"{key}.")
         entries.append(DataFile(table["file"], language, split, images, submission, index, where,
                                 _count(table, path, key),
-                                _string(table, path, "targets", optional=True, where=f"{key}.")))
+                                string_key(table, path, "targets", error=RankingTaskFileError, where=f"{key}.")))
     return tuple(entries)
 
 
@@ -309,7 +266,7 @@ def _run_keys(data: dict[str, Any], path: Path, splits: tuple[str, ...]) -> dict
                                                   f"got {value!r}")
         out[key] = tuple(value)
     for key in ("default_system", "default_split"):
-        out[key] = _string(data, path, key, optional=True)
+        out[key] = string_key(data, path, key, error=RankingTaskFileError)
     if out["default_split"] is not None and out["default_split"] not in splits:
         raise RankingTaskFileError(path, "default_split", f"{out['default_split']!r} is none of {', '.join(splits)}")
     captions = data.get("caption_columns", {})
@@ -321,14 +278,10 @@ def _run_keys(data: dict[str, Any], path: Path, splits: tuple[str, ...]) -> dict
 
 def parse_ranking_task(data: dict[str, Any], path: Path, builtin: bool = False) -> RankingTask:
     """A RankingTask from the parsed TOML of `path`; RankingTaskFileError for anything wrong."""
-    unknown = [k for k in data if k not in KEYS]
-    if unknown:
-        raise RankingTaskFileError(path, unknown[0], f"unknown key; a ranking task file has the keys {', '.join(KEYS)}")
+    check_keys(data, path, KEYS, "a ranking task file has the keys", RankingTaskFileError)
     if data.get("kind") != RANKING_FILE_KIND:
         raise RankingTaskFileError(path, "kind", f"expected \"{RANKING_FILE_KIND}\", got {data.get('kind')!r}")
-    name = _string(data, path, "name")
-    if not NAME_PATTERN.match(name):
-        raise RankingTaskFileError(path, "name", f"{name!r}: use letters, digits, '.', '_' and '-' (it names run folders)")
+    name = name_key(data, path, NEEDS, RankingTaskFileError)
     sentence_type = data.get("sentence_type", False)
     if not isinstance(sentence_type, bool):
         raise RankingTaskFileError(path, "sentence_type", f"true or false, got {sentence_type!r}")
@@ -343,36 +296,25 @@ def parse_ranking_task(data: dict[str, Any], path: Path, builtin: bool = False) 
     ndcg_k = data.get("ndcg_k", N_IMAGES)
     if isinstance(ndcg_k, bool) or not isinstance(ndcg_k, int) or not 1 <= ndcg_k <= N_IMAGES:
         raise RankingTaskFileError(path, "ndcg_k", f"a whole number from 1 to {N_IMAGES}, got {ndcg_k!r}")
-    data_from = _choice(data, path, "data_from", DATA_FROM, "task-file")
-    delimiter = data.get("delimiter")
-    if delimiter is not None and delimiter not in DELIMITERS:
-        raise RankingTaskFileError(path, "delimiter", f"{delimiter!r}: write one of {', '.join(map(repr, DELIMITERS))}")
+    data_from = choice_key(data, path, "data_from", DATA_FROM, "task-file", RankingTaskFileError)
+    delimiter = delimiter_key(data, path, RankingTaskFileError)
     entries = _data_files(data, path, data_from)
     return RankingTask(
-        **_run_keys(data, path, tuple(dict.fromkeys(d.split for d in entries))), name=name, description=_string(data, path, "description", ""), sentence_type=sentence_type,
-        subtask=_choice(data, path, "subtask", SUBTASKS, "images"), gold=gold,
-        gold_order=_choice(data, path, "gold_order", GOLD_ORDERS, "column"), metrics=metrics,
-        gains=_gains(data, path), ndcg_k=ndcg_k, group=data.get("group") and _string(data, path, "group"),
-        pair=data.get("pair") and _string(data, path, "pair"),
-        data_from=data_from, delimiter=delimiter,
-        submission_columns=_choice(data, path, "submission_columns", SUBMISSION_COLUMNS, "admire"),
+        **_run_keys(data, path, tuple(dict.fromkeys(d.split for d in entries))), name=name,
+        description=string_key(data, path, "description", "", error=RankingTaskFileError),
+        sentence_type=sentence_type, gold=gold, metrics=metrics,
+        subtask=choice_key(data, path, "subtask", tuple(SUBTASKS), "images", RankingTaskFileError),
+        gold_order=choice_key(data, path, "gold_order", GOLD_ORDERS, "column", RankingTaskFileError),
+        gains=_gains(data, path), ndcg_k=ndcg_k, data_from=data_from, delimiter=delimiter,
+        group=data.get("group") and string_key(data, path, "group", error=RankingTaskFileError),
+        pair=data.get("pair") and string_key(data, path, "pair", error=RankingTaskFileError),
+        submission_columns=choice_key(data, path, "submission_columns", SUBMISSION_COLUMNS, "admire",
+                                      RankingTaskFileError),
         data=entries, columns=_columns(data, path), source=path, builtin=builtin)
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
-    except UnicodeDecodeError:
-        raise RankingTaskFileError(path, None, "not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise RankingTaskFileError(path, None, f"not valid TOML ({exc})") from None
-
-
 def load_ranking_task(path: str | Path, builtin: bool = False) -> RankingTask:
-    path = Path(path).expanduser().resolve()
-    if not path.is_file():
-        raise RankingTaskFileError(path, None, "no such task file")
-    return parse_ranking_task(_read_toml(path), path, builtin=builtin)
+    return parse_ranking_task(*read_task_file(path, RankingTaskFileError), builtin=builtin)
 
 
 def builtin_task_file(name: str) -> Path:

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from senso.core.csvfile import read_records
 from senso.core.errors import DataError
+from senso.core.taskfile import DELIMITERS
 
 FIELDS = ("id", "text", "word", "begin", "end", "gold", "group", "domain")
 REQUIRED_FIELDS = ("id", "text", "word", "gold")
-DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "vertical bar"}  # field separators senso reads
 
 
 @dataclass(frozen=True)

@@ -29,36 +29,26 @@ TaskFileError naming the file and the key.
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from senso.core.errors import DataNotFound, SensoError
-from senso.core.taskfile import TaskFileError, column_table
-from senso.core.paths import find_data_file
-from senso.likert.items import DELIMITERS, FIELDS, LikertItem, read_items
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from senso.core.errors import SensoError
+from senso.core.taskfile import (DATA_FROM, TaskFileError, check_keys, choice_key, column_table, data_path,
+                                 delimiter_for, delimiter_key, name_key, read_task_file, string_key)
+from senso.likert.items import FIELDS, LikertItem, read_items
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "tasks"
 ZERO_SHOT, FEW_SHOT = "zero-shot", "few-shot"
 DEFAULT_SHOTS = 3
 GOLD_RULES = ("round", "bins")
-DATA_FROM = ("task-file", "data-dir")
 KEYS = ("kind", "name", "description", "data", "data_from", "scale", "gold_range", "gold_to_label", "template",
         "columns", "protocols", "group_noun", "delimiter", "language")
 REQUIRED_KEYS = ("name", "data", "scale", "gold_range", "template")
 TEMPLATE_FIELDS = ("word", "text")  # the template's placeholders {word} and {text}, each replaced once, in one pass
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+NEEDS = f"a task file needs {', '.join(REQUIRED_KEYS)}"
 DEFAULT_GROUP_NOUN = "group"
-TAB_SUFFIX = ".tsv"  # a data file ending so is tab-separated unless `delimiter` says otherwise; any other, comma
 GROUP_NOUN_PATTERN = re.compile(r"^[a-z]+$")
-
-
 
 
 def gold_label_of(value: float, scale: tuple[int, int], gold_range: tuple[float, float], rule: str) -> int:
@@ -151,25 +141,12 @@ class LikertTask:
 
     def locate_data(self, data_dir: str | Path | None = None) -> Path:
         """The data file: next to the task file, or (data_from = "data-dir") in the data folder."""
-        if self.data_from == "task-file":
-            path = (self.source.parent / self.data).resolve()
-            if not path.exists():
-                raise TaskFileError(self.source, "data", f"the data file {path} does not exist (`data` is relative "
-                                                         "to the task file)")
-            return path
-        if self.data in self.locators:
+        if self.data_from == "data-dir" and self.data in self.locators:
             return self.locators[self.data](data_dir)
-        found = find_data_file(self.data, data_dir)
-        if found is None:
-            raise DataNotFound(f"{self.source}: no {self.data} in the data folder; point senso at it with "
-                               f"--data-dir DIR (or SENSO_DATA_DIR=DIR), where DIR/{self.data} is the file")
-        return found
+        return data_path(self.source, self.data, self.data_from, data_dir, "data")
 
     def delimiter_for(self, path: str | Path) -> str:
-        """The field separator of a data file of this task: the file's `delimiter`, else tab for .tsv, else comma."""
-        if self.delimiter is not None:
-            return self.delimiter
-        return "\t" if Path(path).suffix.lower() == TAB_SUFFIX else ","
+        return delimiter_for(self.delimiter, path)
 
     def load_items(self, path: str | Path, require_gold: bool = True) -> list[LikertItem]:
         return read_items(path, self.columns, self.gold_range, require_gold=require_gold, task_file=str(self.source),
@@ -196,44 +173,27 @@ def _pair(raw: Any, path: Path, key: str, integers: bool) -> tuple:
     return (int(lo), int(hi)) if integers else (lo, hi)
 
 
-def _string(data: dict[str, Any], path: Path, key: str, required: bool = True, default: str = "") -> str:
-    if key not in data:
-        if required:
-            raise TaskFileError(path, key, f"missing; a task file needs {', '.join(REQUIRED_KEYS)}")
-        return default
-    value = data[key]
-    if not isinstance(value, str) or (required and not value.strip()):
-        raise TaskFileError(path, key, f"expected a non-empty string, got {value!r}")
-    return value
-
-
 def parse_task(data: dict[str, Any], path: Path, builtin: bool = False) -> LikertTask:
     """A LikertTask from the parsed TOML of `path`; TaskFileError for anything wrong."""
-    unknown = [k for k in data if k not in KEYS]
-    if unknown:
-        raise TaskFileError(path, unknown[0], f"unknown key; a task file has the keys {', '.join(KEYS)}")
-    name = _string(data, path, "name")
-    if not NAME_PATTERN.match(name):
-        raise TaskFileError(path, "name", f"{name!r}: use letters, digits, '.', '_' and '-' (it names run folders)")
-    description = _string(data, path, "description", required=False)
-    data_file = _string(data, path, "data")
-    data_from = _string(data, path, "data_from", required=False, default="task-file")
-    if data_from not in DATA_FROM:
-        raise TaskFileError(path, "data_from", f"{data_from!r}: choose {' or '.join(DATA_FROM)}")
+    check_keys(data, path, KEYS, "a task file has the keys")
+    name = name_key(data, path, NEEDS)
+    description = string_key(data, path, "description", "", allow_empty=True)
+    data_file = string_key(data, path, "data", needs=NEEDS)
+    data_from = choice_key(data, path, "data_from", DATA_FROM, "task-file")
     for key in ("scale", "gold_range", "template"):
         if key not in data:
-            raise TaskFileError(path, key, f"missing; a task file needs {', '.join(REQUIRED_KEYS)}")
+            raise TaskFileError(path, key, f"missing; {NEEDS}")
     scale = _pair(data["scale"], path, "scale", integers=True)
     gold_range = _pair(data["gold_range"], path, "gold_range", integers=False)
     default_rule = "round" if tuple(gold_range) == tuple(scale) else "bins"
-    rule = _string(data, path, "gold_to_label", required=False, default=default_rule)
+    rule = string_key(data, path, "gold_to_label", default_rule, allow_empty=True)
     if rule not in GOLD_RULES:
         raise TaskFileError(path, "gold_to_label", f"{rule!r}: choose \"round\" (gold already on the answer scale) "
                                                    "or \"bins\" (gold_range cut into one bin per label)")
     if rule == "round" and not (scale[0] <= gold_range[0] and gold_range[1] <= scale[1]):
         raise TaskFileError(path, "gold_to_label", f"\"round\" needs gold_range {list(gold_range)} inside scale "
                                                    f"{list(scale)}; use \"bins\" or fix gold_range")
-    template = _string(data, path, "template")
+    template = string_key(data, path, "template", needs=NEEDS)
     for placeholder in ("{" + name + "}" for name in TEMPLATE_FIELDS):
         if placeholder not in template:
             raise TaskFileError(path, "template", f"the template has no {placeholder}: it must contain both {{word}} "
@@ -246,38 +206,16 @@ def parse_task(data: dict[str, Any], path: Path, builtin: bool = False) -> Liker
         raise TaskFileError(path, "protocols", f"expected a table naming {ZERO_SHOT} and/or {FEW_SHOT}, "
                                                f"e.g. {ZERO_SHOT} = \"calamita\"; got {protocols_raw!r}")
     protocols = {ZERO_SHOT: protocols_raw.get(ZERO_SHOT, ZERO_SHOT), FEW_SHOT: protocols_raw.get(FEW_SHOT, FEW_SHOT)}
-    group_noun = _string(data, path, "group_noun", required=False, default=DEFAULT_GROUP_NOUN)
+    group_noun = string_key(data, path, "group_noun", DEFAULT_GROUP_NOUN, allow_empty=True)
     if not GROUP_NOUN_PATTERN.match(group_noun):
         raise TaskFileError(path, "group_noun", f"{group_noun!r}: one lowercase word, e.g. \"lemma\" (it names "
                                                 "the travel measures: within_lemma_r)")
     return LikertTask(name=name, description=description, data=data_file, data_from=data_from, scale=scale,
                       gold_range=gold_range, gold_to_label=rule, template=template, columns=columns,
                       protocols=protocols, source=path, builtin=builtin, group_noun=group_noun,
-                      delimiter=_delimiter(data, path),
-                      language=_string(data, path, "language", required=False, default=None))
-
-
-def _delimiter(data: dict[str, Any], path: Path) -> str | None:
-    """The `delimiter` key (None when absent: the data file's suffix decides)."""
-    if "delimiter" not in data:
-        return None
-    value = data["delimiter"]
-    if value not in DELIMITERS:
-        named = ", ".join(f"{d!r} ({name})" for d, name in DELIMITERS.items())
-        raise TaskFileError(path, "delimiter", f"{value!r} is not a field separator senso reads; write one of {named} "
-                                               "(a tab as \"\\t\"), or leave the key out: .tsv files are read "
-                                               "tab-separated, others comma-separated")
-    return value
+                      delimiter=delimiter_key(data, path),
+                      language=string_key(data, path, "language", allow_empty=True))
 
 
 def load_task_file(path: str | Path, builtin: bool = False) -> LikertTask:
-    path = Path(path).expanduser().resolve()
-    if not path.is_file():
-        raise TaskFileError(path, None, "no such task file")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
-    except UnicodeDecodeError:
-        raise TaskFileError(path, None, "not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise TaskFileError(path, None, f"not valid TOML ({exc})") from None
-    return parse_task(data, path, builtin=builtin)
+    return parse_task(*read_task_file(path), builtin=builtin)
