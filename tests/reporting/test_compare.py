@@ -82,6 +82,33 @@ def test_admire_b_comparison(admire_runs):
         assert d["chosen"] == [run.samples[k]["predicted_item"] for run in runs]
 
 
+def test_admire_b_runs_without_gold_are_shown_by_their_disagreements(admire_runs, tmp_path):
+    """Subtask B's file without its gold columns: no metrics and no paired test (nothing to score against), the
+    page says so and lists where the runs chose differently."""
+    import csv
+    import shutil
+
+    from report_fixtures import write_tsv
+
+    from senso.api import run as run_admire
+    from senso.catalog import RunOptions
+
+    data = shutil.copytree(admire_runs["data"], tmp_path / "data")
+    path = data / "admire" / "subtask_b" / "en" / "train" / "subtask_b_train.tsv"
+    with path.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    write_tsv(path, list(rows[0]), [{**row, "sentence_type": "", "expected_item": ""} for row in rows])
+    runs = [load_run(run_admire(RunOptions(task="admire-b", data_dir=data, out=tmp_path / f"B{seed}", split="train",
+                                           lang="en", system="random", seed=seed, no_cache=True))) for seed in (0, 1)]
+    context = comparison_context(runs)
+    assert (context["tests"], context["metric_names"], context["no_gold"]) == ([], [], ["A", "B"])
+    answers = [[(s["predicted_item"], s["predicted_sentence_type"]) for s in run.samples] for run in runs]
+    differing = [s["compound"] for s, a, b in zip(runs[0].samples, *answers) if a != b]
+    assert differing and [d["compound"] for d in context["disagreements"]] == differing
+    page = write_comparison([run.path for run in runs], tmp_path / "b.html").read_text(encoding="utf-8")
+    assert "No paired test: A, B have no gold for these items" in page
+
+
 def test_cli_comparison_page(abricot_runs, admire_runs, tmp_path):
     out = tmp_path / "cmp" / "compare.html"
     result = CliRunner().invoke(app, ["report", str(abricot_runs["A"]), str(abricot_runs["B"]), "-o", str(out)])

@@ -109,15 +109,15 @@ def predicted_sense(sample: dict[str, Any]) -> str | None:
     return f"{label} (p_idiomatic {p:.2f})" if isinstance(p, (int, float)) else label
 
 
-def admire_a_rows(samples: Sequence[dict[str, Any]], items: dict[str, AdmireAItem] | None,
+def admire_a_rows(samples: Sequence[dict[str, Any]], items: Sequence[AdmireAItem | None],
                   thumbnails: bool = True) -> list[AdmireARow]:
-    """Per item, in the run's order: sentence with the compound highlighted and the five images in
-    predicted order, each with its gold rank, score and thumbnail (or caption when there is no file)."""
-    if thumbnails and items:
-        prefetch(o.path for i in items.values() for o in i.images if o.path is not None and Path(o.path).is_file())
+    """Per item, in the run's order (`items`: each sample's item, None where unknown): sentence with the compound
+    highlighted and the five images in predicted order, each with its gold rank, score and thumbnail (or caption
+    when there is no file)."""
+    if thumbnails:
+        prefetch(o.path for i in items if i is not None for o in i.images if o.path is not None and Path(o.path).is_file())
     rows = []
-    for s in samples:
-        item = items.get(s["compound"]) if items else None
+    for s, item in zip(samples, items):
         sentence = s.get("sentence") or (item.sentence if item else "")
         rows.append(AdmireARow(
             compound=s["compound"], sentence=highlight_phrase(sentence, s["compound"]),
@@ -142,11 +142,10 @@ class AdmireBRow:
     type_correct: bool | None
 
 
-def admire_b_rows(samples: Sequence[dict[str, Any]], items: dict[str, AdmireBItem] | None,
+def admire_b_rows(samples: Sequence[dict[str, Any]], items: Sequence[AdmireBItem | None],
                   thumbnails: bool = True) -> list[AdmireBRow]:
     rows = []
-    for s in samples:
-        item = items.get(s["compound"]) if items else None
+    for s, item in zip(samples, items):
         options = {c.name: c for c in item.candidates} if item else {}
         gold = s.get("gold_item")
         cells = [_cell(name, k, (1 if name == gold else None) if gold else None, (s.get("scores") or {}).get(name),
@@ -167,11 +166,27 @@ def admire_b_rows(samples: Sequence[dict[str, Any]], items: dict[str, AdmireBIte
     return rows
 
 
-def load_items(results: dict[str, Any], config: dict[str, Any],
-               run_dir: Path | None = None) -> tuple[dict[str, Any] | None, list[str]]:
-    """The run's items by compound, read again from the data file(s) the run recorded (found again if they
-    moved: captions, image paths, Subtask B sequences); (None, notes) when no file can be read. A ranking run
-    (admire-a, a ranking task file) reads them through the task file config.json describes, in every language."""
+def load_items(run: Any) -> tuple[list[Any], list[str]]:
+    """Each of the run's samples' item (None where unknown), read again from the data file(s) the run recorded
+    (found again if they moved: captions, image paths, Subtask B sequences), and notes on reading them. A sample
+    finds its item as the task matches items (`Task.item_key`: a ranking file's data file and row, as one
+    expression may have several rows), or by compound where the samples record no such key (an earlier senso)."""
+    read, notes = _read_items(run.results, run.config, run.path)
+    found = {key["compound"]: item for key, item in read} | {run.item_id(key): item for key, item in read}
+
+    def item_of(sample: dict[str, Any]) -> Any:
+        try:
+            return found.get(run.item_id(sample))
+        except SensoError:
+            return found.get(sample["compound"])
+
+    return [item_of(s) for s in run.samples], notes
+
+
+def _read_items(results: dict[str, Any], config: dict[str, Any],
+                run_dir: Path | None) -> tuple[list[tuple[dict[str, Any], Any]], list[str]]:
+    """The run's items, each with the fields its samples record it by (compound; a ranking file's data file and
+    row), and notes; no items when no file can be read."""
     from senso.admire.data import read_subtask_b
     from senso.core.run_folder import NOT_FOUND_HINT, locate_data_file, recorded_data_files
 
@@ -183,22 +198,25 @@ def load_items(results: dict[str, Any], config: dict[str, Any],
     n_files = len(entries) if ranking else len(str(config_option(config, "split") or "dev").split("+"))
     recorded = [(raw, sha) for raw, sha in recorded_data_files(config)[:n_files] if raw != gold]
     if not recorded:
-        return None, ["config.json records no data file: captions and images are not shown"]
+        return [], ["config.json records no data file: captions and images are not shown"]
     located = [locate_data_file(raw, sha, run_dir=run_dir) for raw, sha in recorded]
     notes = [n for _, found_notes in located for n in found_notes]
     if not any(p is not None for p, _ in located):
-        return None, [n + ": captions and images are not shown" + NOT_FOUND_HINT for n in notes]
+        return [], [n + ": captions and images are not shown" + NOT_FOUND_HINT for n in notes]
     lang = results.get("lang") or config_option(config, "lang") or "en"
     try:
         items = (_ranking_items(ranking, entries, [p for p, _ in located]) if ranking else
-                 [item for p, _ in located if p is not None for item in read_subtask_b(p, lang=lang)])
+                 [({"compound": item.compound}, item) for p, _ in located if p is not None
+                  for item in read_subtask_b(p, lang=lang)])
     except SensoError as exc:
-        return None, [*notes, f"could not read the run's data file: {exc}"]
-    return {item.compound: item for item in items}, notes
+        return [], [*notes, f"could not read the run's data file: {exc}"]
+    return items, notes
 
 
-def _ranking_items(described: dict[str, Any], entries: list[int], paths: list[Path | None]) -> list[Any]:
-    """The items of a ranking run's data files, read through its task file with the columns it ran with."""
+def _ranking_items(described: dict[str, Any], entries: list[int],
+                   paths: list[Path | None]) -> list[tuple[dict[str, Any], Any]]:
+    """The items of a ranking run's data files, read through its task file with the columns it ran with, each with
+    its compound, data file (as the task file names it) and row."""
     from dataclasses import replace
 
     from senso.admire.rankdata import read_entry
@@ -213,7 +231,8 @@ def _ranking_items(described: dict[str, Any], entries: list[int], paths: list[Pa
         entry = task.data[index - 1]  # its images where they lie beside the data file, found again if it moved
         images = Path(os.path.normpath(path.parent / os.path.relpath(entry.images, Path(entry.file).parent))
                       ) if entry.images else None
-        items += read_entry(task, entry, path, images, False)[0]
+        items += [({"compound": item.compound, "data_file": entry.file, "data_row": item.row}, item)
+                  for item in read_entry(task, entry, path, images, False)[0]]
     return items
 
 
@@ -250,7 +269,7 @@ def group_plots(run: Any, names: tuple[str, ...]) -> list[str]:
 
 def _section(run: Any, rows_of: Any, metrics: tuple[str, ...], thumbnails: bool) -> dict[str, Any]:
     """A run page's items (`rows_of` the run's samples and items), the notes on reading them, the group plots."""
-    items, notes = load_items(run.results, run.config, run.path)
+    items, notes = load_items(run)
     return {"notes": notes, "group_plots": group_plots(run, metrics), "caption_preview": caption_preview,
             "rows": rows_of(run.samples, items, thumbnails=thumbnails)}
 
@@ -285,20 +304,19 @@ def run_section_sense(run: Any, thumbnails: bool = True) -> dict[str, Any]:
     return {"group_plots": group_plots(run, ("sense_accuracy",)), "rows": rows}
 
 
-def _differing(runs: Sequence[Any], answer: Any) -> list[list[dict[str, Any]]]:
-    """The runs' samples of each item (aligned) whose `answer`s are not all the same."""
+def _differing(runs: Sequence[Any], answer: Any) -> list[tuple[int, list[dict[str, Any]]]]:
+    """(position in the first run, the runs' samples) of each item (aligned) whose `answer`s are not all the same."""
     from senso.core.run_folder import aligned
 
-    return [list(at) for at in zip(*aligned(runs)) if len({answer(s) for s in at}) > 1]
+    return [(k, list(at)) for k, at in enumerate(zip(*aligned(runs))) if len({answer(s) for s in at}) > 1]
 
 
 def disagreements_a(runs: Sequence[Any], thumbnails: bool = True) -> list[dict[str, Any]]:
     """Items where the runs' first-ranked images are not all the same, with each run's first choice."""
-    items, _ = load_items(runs[0].results, runs[0].config, runs[0].path)
+    items, _ = load_items(runs[0])
     rows = []
-    for at in _differing(runs, lambda s: s["predicted_order"][0]):
-        first, gold = at[0], at[0].get("gold_order")
-        item = items.get(first["compound"]) if items else None
+    for k, at in _differing(runs, lambda s: s["predicted_order"][0]):
+        first, gold, item = at[0], at[0].get("gold_order"), items[k]
         rows.append({"compound": first["compound"], "sentence": highlight_phrase(first.get("sentence", ""), first["compound"]),
                      "sentence_type": first.get("sentence_type"), "dcg": [s.get("dcg") for s in at],
                      "choices": [image_cells([s["predicted_order"][0]], gold, s.get("scores") or {}, item, thumbnails)[0]
@@ -311,7 +329,7 @@ def disagreements_b(runs: Sequence[Any], thumbnails: bool = True) -> list[dict[s
     """Items where the runs chose different candidates or different sentence types."""
     return [{"compound": at[0]["compound"], "gold_item": at[0].get("gold_item"), "sentence_type": at[0].get("sentence_type"),
              "chosen": [s["predicted_item"] for s in at], "types": [s["predicted_sentence_type"] for s in at]}
-            for at in _differing(runs, lambda s: (s["predicted_item"], s["predicted_sentence_type"]))]
+            for _, at in _differing(runs, lambda s: (s["predicted_item"], s["predicted_sentence_type"]))]
 
 
 def distributions(run: Any, samples: Sequence[dict[str, Any]]) -> Any:

@@ -43,6 +43,13 @@ def check_comparable(runs: Sequence[RunFolder]) -> None:
                 f"{len(only_a)} only in the first, e.g. {only_a[:3]}; {len(only_b)} only in the second, e.g. {only_b[:3]})")
 
 
+def ungraded(run: RunFolder, samples: Sequence[dict[str, Any]]) -> list[str]:
+    """The ids of the items among `samples` that carry no gold (none of the task's `gold_keys`): nothing to score
+    them against, so no paired test."""
+    keys = run.task_def.family.gold_keys
+    return [run.item_id(s) for s in samples if all(s.get(k) is None for k in keys)]
+
+
 MetricTest = PairedTest  # how one metric is compared between two runs (`senso.core.task.PairedTest`)
 
 
@@ -76,7 +83,7 @@ def _mean_test(a: list[float], b: list[float], n_resamples: int, seed: int) -> P
 
 
 def pairwise_tests(runs: Sequence[RunFolder], n_resamples: int = N_RESAMPLES, seed: int = SEED) -> list[PairTest]:
-    """For every pair of runs and every metric both report (runs without gold report none):
+    """For every pair of runs and every metric both report (none when an item has no gold):
     A - B with a paired bootstrap 95% CI and a paired permutation p-value. Items are taken in the order
     of their ids (AdMIRe: compounds, sorted, as `senso compare` does). Then, for runs with calibration, the
     paired differences in ECE, Brier and log-loss (`calibration_tests`)."""
@@ -84,7 +91,8 @@ def pairwise_tests(runs: Sequence[RunFolder], n_resamples: int = N_RESAMPLES, se
     order = sorted(range(len(samples[0])), key=lambda k: runs[0].item_id(samples[0][k]))
     samples = [[run_samples[k] for k in order] for run_samples in samples]
     letters = run_letters(len(runs))
-    tests = metric_tests(runs[0].task_def)
+    graded = not any(ungraded(run, side) for run, side in zip(runs, samples))
+    tests = metric_tests(runs[0].task_def) if graded else {}
     out = []
     for i in range(len(runs)):
         for j in range(i + 1, len(runs)):
@@ -168,7 +176,8 @@ def comparison_context(runs: Sequence[RunFolder], thumbnails: bool = True) -> di
     check_comparable(runs)
     section = runs[0].task_def.comparison
     label = functools.partial(metric_label, task=runs[0].task_def)
-    names, rows = metrics_rows(runs)
+    no_gold = [letter for letter, run in zip(run_letters(len(runs)), runs) if ungraded(run, run.samples)]
+    names, rows = metrics_rows(runs) if len(no_gold) < len(runs) else ([], [])
     disagreements = section.data(runs, thumbnails=thumbnails) if section is not None else []
     plotted = [n for n in names if (runs[0].task_def.metric(n) is None or runs[0].task_def.metric(n).plotted)]
     tests = pairwise_tests(runs)
@@ -180,7 +189,7 @@ def comparison_context(runs: Sequence[RunFolder], thumbnails: bool = True) -> di
         "title": f"{runs[0].task} · {runs[0].split} · {len(runs)} runs compared",
         "runs": list(zip(run_letters(len(runs)), runs)), "warnings": warnings,
         "metric_names": names, "metric_labels": [label(n) for n in names], "metric_rows": rows,
-        "tests": tests, "shared_method": shared_method,
+        "tests": tests, "shared_method": shared_method, "no_gold": no_gold,
         "plots": metric_plots(runs, plotted), "plot_labels": [label(n) for n in plotted],
         "disagreements": disagreements, "n_items": len(runs[0].samples), "metric_label": label,
         "model_lines": model_lines, "section_template": section_template(section),

@@ -16,7 +16,9 @@ from senso.core.errors import SensoError
 from senso.core.run_folder import RunFolder, aligned
 from senso.core.stats import PairedDifference
 from senso.core.task import PairedTest
-from senso.reporting.compare import N_RESAMPLES, SEED, check_comparable, metric_difference, metric_tests, sample_distributions
+from senso.reporting.compare import (
+    N_RESAMPLES, SEED, check_comparable, metric_difference, metric_tests, sample_distributions, ungraded,
+)
 from senso.reporting.run_folder import load_run
 
 ALL = "all"  # the group of every item (then each group of the task's group keys)
@@ -60,10 +62,11 @@ def _check_gold(runs: list[RunFolder], samples: list[list[dict[str, Any]]]) -> N
     """Both runs carry gold (the task's `gold_keys`), the same for every item."""
     keys = runs[0].task_def.family.gold_keys
     for run, side in zip(runs, samples):
-        missing = [run.item_id(s) for s in side if all(s.get(k) is None for k in keys)]
+        missing = ungraded(run, side)
         if missing:
             raise SensoError(f"{run.path}: {len(missing)} item(s) have no gold ({', '.join(missing[:5])}); a paired "
-                             "comparison scores both runs against the gold in their samples")
+                             "comparison scores both runs against the gold in their samples (`senso report RUN_A "
+                             "RUN_B -o page.html` shows the items on which they answer differently)")
     differ = [runs[0].item_id(s) for s, t in zip(*samples) if [s.get(k) for k in keys] != [t.get(k) for k in keys]]
     if differ:
         raise SensoError(f"{runs[0].path} and {runs[1].path} carry different gold for {len(differ)} item(s) "

@@ -8,9 +8,11 @@ from __future__ import annotations
 import ast
 import csv
 import json
+import re
 import sys
 
 import pytest
+from PIL import Image
 
 import senso
 from senso.admire.systems.base import Ranking
@@ -211,6 +213,59 @@ def test_two_runs_of_a_ranking_file_are_compared_item_by_item(task, tmp_path):
     printed = CliRunner().invoke(app, ["compare", str(a), str(b), "--resamples", "200"], env={"COLUMNS": "200"})
     assert printed.exit_code == 0, printed.output
     assert "Top-1" in printed.output and "DCG" in printed.output
+
+
+def test_runs_without_gold_are_shown_by_where_they_differ_not_compared_on_metrics(task, tmp_path, monkeypatch,
+                                                                                   capsys):
+    """The test split has no gold: the comparison page says there is nothing to score the runs against and lists
+    the items on which their first choices differ; `senso compare` says so in one line, without a traceback."""
+    from senso.reporting import write_report
+
+    a = senso.evaluate(task, system=MyRanker(), split="test", out=tmp_path / "a").run_dir
+    b = senso.evaluate(task, system=ReversedRanker(), split="test", out=tmp_path / "b").run_dir
+    page = write_report([a, b], out=tmp_path / "cmp.html").read_text(encoding="utf-8")
+    text = " ".join(re.sub(r"<[^>]+>", " ", page).split())
+    assert "These runs carry no metrics (no gold for this split)" in text
+    assert "No paired test: A, B have no gold for these items" in text
+    assert "6 of 6 items where the runs put different images first" in text
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr(sys, "argv", ["senso", "compare", str(a), str(b)])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    printed = " ".join(capsys.readouterr().err.split())
+    assert exited.value.code == 2 and "Traceback" not in printed
+    assert "6 item(s) have no gold" in printed and "senso report RUN_A RUN_B" in printed
+
+
+def _second_images(train):
+    """The literal row of the first expression of `train` given five images and captions of its own."""
+    with train.open(encoding="utf-8", newline="") as fh:
+        header, *data = list(csv.reader(fh, delimiter="\t"))
+    literal = dict(zip(header, data[1]))
+    for n in range(1, 6):
+        literal[f"image{n}_name"], literal[f"image{n}_caption"] = f"lit_{n}.png", f"literal picture {n}"
+        Image.new("RGB", (4, 4), (n, 0, 0)).save(train.parent / "images" / literal["compound"] / f"lit_{n}.png")
+    literal["expected_order"] = repr([f"lit_{n}.png" for n in range(1, 6)])
+    data[1] = [literal[c] for c in header]
+    with train.open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh, delimiter="\t", lineterminator="\n").writerows([header, *data])
+
+
+def test_the_run_page_shows_each_row_of_an_expression_with_its_own_images(task, tmp_path):
+    """An expression in two rows with different images: each row's page cell shows its own captions (the page
+    finds a sample's item by its data file and row, as the task matches items)."""
+    from senso.admire.page import disagreements_a, run_section_a
+    from senso.reporting.run_folder import load_run
+
+    _second_images(task.parent / "ru" / "train.tsv")
+    runs = [load_run(senso.evaluate(task, system=ranker, split="train", lang="ru", out=tmp_path / name).run_dir)
+            for ranker, name in ((MyRanker(), "a"), (ReversedRanker(), "b"))]
+    rows = run_section_a(runs[0], thumbnails=False)["rows"]
+    assert rows[0].compound == rows[1].compound
+    assert all(cell.caption and not cell.caption.startswith("literal") for cell in rows[0].images)
+    assert sorted(cell.caption for cell in rows[1].images) == [f"literal picture {n}" for n in range(1, 6)]
+    choices = {d["sentence"].striptags(): d["choices"][0].caption for d in disagreements_a(runs, thumbnails=False)}
+    assert choices[rows[1].sentence.striptags()].startswith("literal picture")
 
 
 def test_runs_of_a_file_that_repeats_a_row_are_compared_row_by_row(task, tmp_path):
