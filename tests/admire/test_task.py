@@ -33,7 +33,8 @@ def test_partial_warnings_with_and_without_an_official_size():
         "PARTIAL: 2 of the 15 items of the official en dev split (--limit 2); not comparable to the leaderboard"]
     assert partial_warnings(10, 15, 10, None, "en", "dev") == [
         "PARTIAL: the data file has 10 items, the official split 15; not comparable to the leaderboard"]
-    assert partial_warnings(5, None, 15, "--limit 5", "pt", "dev") == ["PARTIAL: the first 5 items (--limit 5) of pt dev"]
+    assert partial_warnings(5, None, 15, "--limit 5", "pt", "dev") == [
+        "PARTIAL: the first 5 items (--limit 5) of pt dev"]
     assert partial_warnings(15, None, 15, None, "pt", "dev") == []
 
 

@@ -1,7 +1,8 @@
 """The checks of a run of admire-b or admire-sense (the tasks with a plan of their own: `sequence/`, `sense/`),
-before anything slow and before a run folder, the system they start from, and the steps every AdMIRe plan
-shares. What a plan knows of its task it reads from the task's one declaration (`family.py`'s `Task`): its name,
-languages (its captions' too), metrics and default system."""
+before anything slow and before a run folder, and the system they start from; what they know of their task they
+read from its one declaration (`family.py`'s `Task`): its name, languages (its captions' too), metrics and
+default system. Also the steps every AdMIRe plan shares: its shape, the overlap with a fitted system's training
+data, the answer count."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar, Sequence
 
+from senso.admire.leaderboard import unranked_reason
 from senso.admire.options import check_gold_file
+from senso.admire.overlap import TrainingIndex
+from senso.admire.scoring import overlap_record
 from senso.admire.systems.registry import (AdmireSystem, check_system, chosen_row, system_context, system_params,
                                            wordnet_warnings)
 from senso.admire.task import DEFAULT_LANG, DEFAULT_SPLIT, ONE_GOLD, TASK_NAMES, split_names
@@ -42,10 +46,9 @@ class AdmirePlan:
 
 @dataclass(frozen=True)
 class Checked:
-    """What the checks found: the task, the options with AdMIRe's defaults filled in, the splits, the system's
-    row and its options' typed values, and warnings for the terminal and results.json."""
+    """What the checks found: the options with AdMIRe's defaults filled in, the splits, the system's row and its
+    options' typed values, and warnings for the terminal and results.json."""
 
-    task: Task
     options: RunOptions
     splits: list[str]
     row: AdmireSystem
@@ -71,7 +74,7 @@ def check(task: Task, options: RunOptions, system_object: Any = None) -> Checked
     subtask = next(key for key, name in TASK_NAMES.items() if name == task.name)
     row = chosen_row(options, system_object, subtask, next(e.name for e in task.systems() if e.default))
     params = check_system(row, options)
-    return Checked(task, options, splits, row, params, wordnet_warnings(row, options))
+    return Checked(options, splits, row, params, wordnet_warnings(row, options))
 
 
 def start(task: Task, options: RunOptions, context: RunContext) -> tuple[Checked, Any, dict[str, Any]]:
@@ -95,6 +98,16 @@ def chosen_by_default(options: RunOptions, given: RunOptions) -> dict[str, str]:
 
         note(f"{options.task}: {', '.join(f'{k} {v}' for k, v in chosen.items())} (not given: the default)")
     return chosen
+
+
+def overlap_fields(samples: Sequence[Any], items: Sequence[Any], rows: Sequence[dict[str, Any]] | None,
+                   index: TrainingIndex, metric_names: Sequence[str], seed: int, on_board: bool = False,
+                   overlaps: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A fitted system's `overlap`, `unseen` (with the items' scored `rows`) and, `on_board` (a split a published
+    leaderboard covers), the `placement` sentence (`leaderboard.unranked_reason`); each sample's `overlap`."""
+    record = overlap_record(items, rows, index, metric_names, seed, overlaps, samples)[1]
+    reason = unranked_reason(record) if on_board else None
+    return {**record, **({"placement": reason} if reason else {})}
 
 
 def check_answers(system: str, answers: Sequence[Any], items: Sequence[Any], noun: str) -> None:

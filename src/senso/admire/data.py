@@ -237,23 +237,6 @@ def split_file(data_dir: str | Path | None, subtask: str, lang: str, split: str)
     raise DataNotFound(f"no Subtask {subtask.upper()} {lang} {split} file: looked for {', '.join(map(str, tried))}.{hint}")
 
 
-def _image_name(row: dict[str, str], n: int, path: Path, row_no: int) -> str:
-    name = row[f"image{n}_name"].strip()
-    if not name:
-        raise DataError(path, "empty image name", row=row_no, field=f"image{n}_name")
-    return name
-
-
-def _image_file(folder: Path | None, name: str, split_dir: Path, compound: str, need_images: bool,
-                path: Path, row_no: int, n: int) -> Path | None:
-    """The picture's file when it is there; None when it is not (an error when the system needs pictures)."""
-    image_path = folder / name if folder is not None and (folder / name).is_file() else None
-    if need_images and image_path is None:
-        looked = " or ".join(str(split_dir / f / name) for f in folder_names(compound))
-        raise DataError(path, f"image file missing: {looked}", row=row_no, field=f"image{n}_name")
-    return image_path
-
-
 # ---------------------------------------------------------------------------- gold targets joined to inputs
 
 def _join_gold(items: list, gold_path: str | Path, inputs_path: str | Path, target_type: type, wrong_file: str,
@@ -295,6 +278,22 @@ def join_gold_a(items: list[AdmireAItem], gold_path: str | Path, inputs_path: st
 
 # ---------------------------------------------------------------------------- Subtask B
 
+def _candidate(row: dict[str, str], n: int, folder: Path | None, compound: str, need_images: bool, path: Path,
+               row_no: int) -> ImageOption:
+    """Candidate `n` of a row: its name and caption (neither empty) and its picture's file when it is there (an
+    error when the system needs pictures)."""
+    name = row[f"image{n}_name"].strip()
+    if not name:
+        raise DataError(path, "empty image name", row=row_no, field=f"image{n}_name")
+    if not row[f"image{n}_caption"].strip():
+        raise DataError(path, "empty caption", row=row_no, field=f"image{n}_caption")
+    image_path = folder / name if folder is not None and (folder / name).is_file() else None
+    if need_images and image_path is None:
+        looked = " or ".join(str(path.parent / f / name) for f in folder_names(compound))
+        raise DataError(path, f"image file missing: {looked}", row=row_no, field=f"image{n}_name")
+    return ImageOption(name=name, caption=row[f"image{n}_caption"], path=image_path)
+
+
 def read_subtask_b(path: str | Path, lang: str = "en", need_images: bool = False) -> list[AdmireBItem]:
     """Read and validate one Subtask B TSV; images (s1.png, s2.png, candidates) next to it."""
     path = Path(path)
@@ -305,13 +304,8 @@ def read_subtask_b(path: str | Path, lang: str = "en", need_images: bool = False
     for row_no, row in rows:
         compound = read_compound(row, path, row_no, seen)
         folder = image_folder(split_dir, compound)
-        candidates = []
-        for n in range(1, N_CANDIDATES_B + 1):
-            name = _image_name(row, n, path, row_no)
-            if not row[f"image{n}_caption"].strip():
-                raise DataError(path, "empty caption", row=row_no, field=f"image{n}_caption")
-            image_path = _image_file(folder, name, split_dir, compound, need_images, path, row_no, n)
-            candidates.append(ImageOption(name=name, caption=row[f"image{n}_caption"], path=image_path))
+        candidates = [_candidate(row, n, folder, compound, need_images, path, row_no)
+                      for n in range(1, N_CANDIDATES_B + 1)]
         names = [c.name for c in candidates]
         _check_distinct(names, path, row_no)
         for n in (1, 2):

@@ -8,7 +8,8 @@ from typing import Any
 
 from senso.admire.metrics import METRICS
 from senso.admire.options import AdmireOptions, SubmissionFlags
-from senso.admire.task import OFFICIAL_METRICS, RANKING_FILE_KIND, SPLITS, SUBTASK_B_LANGS, TASK_NAMES, shipped_languages
+from senso.admire.task import (OFFICIAL_METRICS, RANKING_FILE_KIND, SPLITS, SUBTASK_B_LANGS, TASK_NAMES,
+                               shipped_languages)
 from senso.core.errors import SensoError
 from senso.core.task import (DataSet, ExportInfo, Family, FileScoring, Scope, Section, SystemEntry, Task, TaskCommand,
                              template_of)
@@ -111,7 +112,8 @@ ADMIRE = Family(FAMILY, title="AdMIRe", options=AdmireOptions, reads=("lang", "s
                 placement=_call("published", "admire_placement"), best_published=_call("published", "best_published"),
                 scoring=SUBMISSIONS, fit=TaskCommand(_call("commands", "fit"), tasks=(A,)),
                 overlap=TaskCommand(_call("commands", "overlap"), tasks=(A, B)))
-COMMON = dict(family=ADMIRE, check=_own("checks", "check"), show=_call("tables", "print_result"), item_key="compound", group_keys=("sentence_type",), export=DATASET)
+COMMON = dict(family=ADMIRE, check=_own("checks", "check"), show=_call("tables", "print_result"), item_key="compound",
+              group_keys=("sentence_type",), export=DATASET)
 RANKING = dict(check=_call("ranking.run", "check"), prepare=_call("ranking.run", "prepare"),
                show=_call("tables", "print_result"))  # admire-a and any ranking task file: one engine
 

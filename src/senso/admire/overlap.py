@@ -26,7 +26,8 @@ def text_sha(text: str) -> str:
 
 def _options(item: Any) -> list[Any]:
     """The images (Subtask A) or candidates (B) of an item that have a caption."""
-    return [o for o in (getattr(item, "images", ()) or getattr(item, "candidates", ())) if o.caption and o.caption.strip()]
+    options = getattr(item, "images", ()) or getattr(item, "candidates", ())
+    return [o for o in options if o.caption and o.caption.strip()]
 
 
 def item_captions(item: Any) -> list[str]:

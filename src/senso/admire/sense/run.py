@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from senso.admire.checks import AdmirePlan, check_answers, start
+from senso.admire.checks import AdmirePlan, check_answers, overlap_fields, start
 from senso.admire.data import items_from_targets_a, official_targets
 from senso.admire.items import AdmireAItem
 from senso.admire.rankdata import split_items
 from senso.admire.rankfile import shipped_task
 from senso.admire.rankmetrics import grouped_estimates
-from senso.admire.scoring import Sample, compounds_index, overlap_record, sense_calibration
+from senso.admire.scoring import Sample, compounds_index, sense_calibration
 from senso.admire.systems.sense import SenseDecision
 from senso.admire.task import TASK_NAMES, hygiene_warnings, partial_reason, partial_warnings
 from senso.core.errors import DataNotFound, SensoError
@@ -86,7 +86,7 @@ class SensePlan(AdmirePlan):
                                                    seed=options.seed)}
         index = compounds_index(self.predictor)
         if index is not None:  # a fitted classifier: the items whose compound it was not fit on are the headline
-            record.update(overlap_record(items, rows, index, [METRIC], options.seed, samples=samples)[1])
+            record.update(overlap_fields(samples, items, rows, index, [METRIC], options.seed))
         return Scored(samples=samples, metrics=metrics, metrics_by_group=by_group, record=record, warnings=warnings)
 
 
@@ -96,7 +96,8 @@ def prepare(task: Task, options: RunOptions, context: RunContext) -> SensePlan:
     checked, classifier, config = start(task, options, context)
     options = checked.options
     loaded = [load_sense_items(options, split) for split in checked.splits]
-    items, sources = [item for split_items, _ in loaded for item in split_items][: options.limit], [s for _, s in loaded]
+    items = [item for split_items, _ in loaded for item in split_items][: options.limit]
+    sources = [source for _, source in loaded]
     if any(i.sentence_type is None for i in items):
         raise SensoError(f"{', '.join(map(str, sources))}: no gold sentence types; give the targets file with --gold")
     return SensePlan(task.name, classifier.name, items, sources, {**config, "sense": classifier.describe()},

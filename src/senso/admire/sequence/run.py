@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from senso.admire.checks import AdmirePlan, check_answers, start
+from senso.admire.checks import AdmirePlan, check_answers, overlap_fields, start
 from senso.admire.data import load_subtask_b, official_targets, split_file
 from senso.admire.items import AdmireBItem
-from senso.admire.scoring import GROUPS, Sample, compounds_index, overlap_record, score_item_b, sense_calibration
+from senso.admire.scoring import GROUPS, Sample, compounds_index, score_item_b, sense_calibration
 from senso.admire.submission import official_size, submission_text_b
 from senso.admire.systems.base import SequenceChoice
-from senso.admire.leaderboard import LEADERBOARD_SPLITS, unranked_reason
+from senso.admire.leaderboard import LEADERBOARD_SPLITS
 from senso.admire.overlap import TrainingIndex
 from senso.admire.rankmetrics import grouped_estimates
 from senso.admire.task import (TEXT_AND_IMAGES, TEXT_ONLY, fingerprints, gold_source, hygiene_warnings,
@@ -71,8 +71,8 @@ def load_items(options: RunOptions, splits: Sequence[str],
     notes = []
     for split in splits:
         split_items = load_subtask_b(options.data_dir, options.lang, split, gold=options.gold, need_images=uses_images)
-        lacks_gold = all(i.expected_item is None for i in split_items)
-        official = official_targets(options.data_dir, "b", options.lang, split) if lacks_gold and not options.gold else None
+        lacks_gold = not options.gold and all(i.expected_item is None for i in split_items)
+        official = official_targets(options.data_dir, "b", options.lang, split) if lacks_gold else None
         if official is not None:  # the organisers' targets shipped beside the data: score against them, and say so
             split_items = load_subtask_b(options.data_dir, options.lang, split, gold=official, need_images=uses_images)
             gold_files.append(official)
@@ -129,14 +129,13 @@ class SequencePlan(AdmirePlan):
         return choices
 
     def _overlap_record(self, samples: Sequence[AdmireBSample]) -> dict[str, Any]:
-        """A system fit on some compounds: its `overlap`, `unseen` (with gold) and, on a leaderboard split it
-        overlaps, the `placement` sentence; each sample's `overlap`. Nothing for a training-free system."""
+        """A system fit on some compounds: its `overlap`, `unseen` (with gold), `placement` (a leaderboard split);
+        each sample's `overlap`. Nothing for a training-free system."""
         if self.training is None:
             return {}
         rows = [s.to_json() for s in samples] if self.scored else None
-        record = overlap_record(self.items, rows, self.training, self.metrics, self.options.seed, samples=samples)[1]
-        reason = unranked_reason(record) if set(self.splits) & set(LEADERBOARD_SPLITS) else None
-        return {**record, **({"placement": reason} if reason else {})}
+        on_board = bool(set(self.splits) & set(LEADERBOARD_SPLITS))
+        return overlap_fields(samples, self.items, rows, self.training, self.metrics, self.options.seed, on_board)
 
     def score(self, answers: list[SequenceChoice]) -> Scored:
         options, data, gold_files = self.options, self.data_files[:len(self.splits)], self.data_files[len(self.splits):]
