@@ -1,4 +1,5 @@
-"""AdMIRe (SemEval-2025 Task 1) task definitions: splits, official sizes, file names, metrics.
+"""AdMIRe (SemEval-2025 Task 1): its task names (each task is declared once, in `family.py`), splits, official
+sizes, file names and metrics, and what every plan says alike (split hygiene, PARTIAL, where the gold came from).
 
 Subtask A (`admire-a`): rank 5 images (or their captions) for how well they show the sense of a
 compound in a sentence; English and Brazilian Portuguese. Subtask B (`admire-b`): pick the image
