@@ -7,7 +7,10 @@ import pytest
 from admire_fixtures import a_row, b_row, load_a, write_a_split, write_a_targets, write_b_split, write_tsv
 from senso.admire.data import (
     image_folder,
+    items_from_targets_a,
+    load_splits_b,
     load_subtask_b,
+    official_targets,
     read_targets,
     AdmireATarget,
     AdmireBTarget,
@@ -143,6 +146,39 @@ def test_targets_reader_tells_a_from_b(tmp_path):
     d = write_tsv(tmp_path / "d.tsv", [{"compound": "x", "subset": "Dev", "sentence_type": "", "expected_item": "1.png"}])
     with pytest.raises(DataError, match=r"d.tsv, row 1, field 'sentence_type': missing sentence_type"):
         read_targets(d)
+
+
+def test_targets_reader_keeps_to_the_column_asked_for(tmp_path):
+    b = write_tsv(tmp_path / "b.tsv", [{"compound": "x", "subset": "Dev", "sentence_type": "literal", "expected_item": "1.png"}])
+    with pytest.raises(DataError, match="missing column.s. expected_order"):
+        items_from_targets_a(b, "en")
+    a = write_a_targets(tmp_path / "a.tsv", [a_row("night owl")])
+    [item] = items_from_targets_a(a, "pt")
+    assert item.lang == "pt" and item.sentence_type == "idiomatic" and item.images[0].caption == ""
+    assert list(item.image_names) == sorted(item.expected_order)
+
+
+def test_organisers_targets_are_found_beside_the_data(tmp_path):
+    write_b_split(tmp_path, "train", [b_row("cold turkey")], images=False)
+    assert official_targets(tmp_path, "b", "en", "dev") is None
+    reference = tmp_path / "admire" / "reference"
+    reference.mkdir()
+    targets = write_tsv(reference / "b_en_dev_targets.tsv", [{"compound": "x", "sentence_type": "literal",
+                                                              "expected_item": "1.png"}])
+    assert official_targets(tmp_path, "b", "en", "dev") == targets
+    assert official_targets(tmp_path, "a", "en", "dev") is None
+
+
+def test_subtask_b_splits_are_read_once_each_in_its_language(tmp_path):
+    write_b_split(tmp_path, "train", [b_row("cold turkey")], images=False)
+    write_b_split(tmp_path, "dev", [b_row("can of worms", gold=False)], images=False)
+    assert [i.compound for i in load_splits_b(tmp_path, "en", "train+dev")] == ["cold turkey", "can of worms"]
+    with pytest.raises(SensoError, match="admire-b has no language 'pt'; choose from en"):
+        load_splits_b(tmp_path, "pt", "train")
+    with pytest.raises(SensoError, match="split 'train\\+train' names a split twice"):
+        load_splits_b(tmp_path, "en", "train+train")
+    with pytest.raises(SensoError, match="unknown AdMIRe split 'nope'"):
+        load_splits_b(tmp_path, "en", "nope+nope")
 
 
 def test_missing_split_file_says_what_was_looked_for(tmp_path):

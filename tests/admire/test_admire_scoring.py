@@ -119,3 +119,21 @@ def test_unknown_compound_and_wrong_subtask_are_refused(tmp_path):
     with pytest.raises(DataError, match=r"row 4, field 'expected_order'"):
         score_submission("admire-a", write_submission_a(tmp_path / "other" / "submission_EN.tsv", order), gold, data,
                          tmp_path / "c")
+
+
+def test_a_sample_line_keeps_its_fields_in_order_and_leaves_out_the_unknown():
+    from dataclasses import dataclass, field
+
+    from senso.admire.scoring import Sample
+
+    @dataclass
+    class Line(Sample):
+        compound: str
+        metrics: dict[str, float]
+        extra: dict[str, str] = field(default_factory=dict)
+        overlap: dict[str, bool] | None = None
+
+    assert Line("x", {"top1": 1.0}).to_json() == {"compound": "x", "top1": 1.0}
+    line = Line("x", {}, {"sense": "literal"}, {"compound": True})
+    assert list(line.to_json().items()) == [("compound", "x"), ("extra", {"sense": "literal"}),
+                                            ("overlap", {"compound": True})]

@@ -1,26 +1,54 @@
 """The checks of a run of admire-b or admire-sense (the tasks with a plan of their own: `sequence/`, `sense/`),
-before anything slow and before a run folder, and the system they start from."""
+before anything slow and before a run folder, and the system they start from; what they know of their task they
+read from its one declaration (`family.py`'s `Task`): its name, languages (its captions' too), metrics and
+default system. Also the steps every AdMIRe plan shares: its shape, the overlap with a fitted system's training
+data, the answer count."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from pathlib import Path
+from typing import Any, ClassVar, Sequence
 
+from senso.admire.leaderboard import unranked_reason
 from senso.admire.options import check_gold_file
+from senso.admire.overlap import TrainingIndex
+from senso.admire.scoring import overlap_record
 from senso.admire.systems.registry import (AdmireSystem, check_system, chosen_row, system_context, system_params,
                                            wordnet_warnings)
-from senso.admire.task import DEFAULT_LANG, DEFAULT_SPLIT, RUN_TASKS, AdmireTask, check_splits
+from senso.admire.task import DEFAULT_LANG, DEFAULT_SPLIT, ONE_GOLD, TASK_NAMES, split_names
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext
-from senso.core.options import RunOptions
+from senso.core.options import RunOptions, check_choices
+from senso.core.task import Task
+
+
+@dataclass
+class AdmirePlan:
+    """What the plan of an AdMIRe run holds (`core.evaluation.Plan`): the task's and the system's names, the
+    items, the files read, config.json's record, the warnings, the built system (`predictor`), the options with
+    AdMIRe's defaults filled in, and the shape of its records (`kind`)."""
+
+    task: str
+    system: str
+    items: list[Any]
+    data_files: list[Path]
+    config: dict[str, Any]
+    warnings: list[str]
+    predictor: Any
+    options: RunOptions
+    kind: str
+    family: ClassVar[str] = "admire"
+
+    def describe_system(self) -> dict[str, Any]:
+        return self.predictor.describe()
 
 
 @dataclass(frozen=True)
 class Checked:
-    """What the checks found: the task, the options with AdMIRe's defaults filled in, the splits, the system's
-    row and its options' typed values, and warnings for the terminal and results.json."""
+    """What the checks found: the options with AdMIRe's defaults filled in, the splits, the system's row and its
+    options' typed values, and warnings for the terminal and results.json."""
 
-    task: AdmireTask
     options: RunOptions
     splits: list[str]
     row: AdmireSystem
@@ -28,35 +56,31 @@ class Checked:
     warnings: list[str]
 
 
-def check_options(options: RunOptions, system_object: Any = None) -> Checked:
-    """The AdMIRe checks, before anything slow and before a run folder: options no AdMIRe task reads, the
-    language, the splits (each once; --gold for one), the caption language, and the system (registered, or
-    the researcher's `system_object`): the model flags and options it reads, their values."""
+def check(task: Task, options: RunOptions, system_object: Any = None) -> Checked:
+    """Every option of the run, checked before anything slow, once: options no AdMIRe task reads, the language,
+    the splits (each once; --gold for one), the caption language, and the system (registered, or the
+    researcher's `system_object`): the model flags and options it reads, their values."""
+    options.validate()
     options.check_family("admire")
     check_gold_file(options)
-    task = RUN_TASKS.get(options.task)
-    if task is None:
-        raise SensoError(f"unknown AdMIRe task {options.task!r}; choose from {', '.join(RUN_TASKS)}")
     options = replace(options, lang=options.lang or DEFAULT_LANG, split=options.split or DEFAULT_SPLIT)
-    splits = check_splits(task, options.lang, options.split, options.gold)
-    if options.caption_lang not in (None, *task.caption_langs):
-        raise SensoError(f"--caption-lang {options.caption_lang!r}: {task.name} has "
-                         f"{' or '.join(task.caption_langs)} captions")
-    row = chosen_row(options, system_object, task.subtask, task.default_system)
+    check_choices(options, task.choices, task.name)
+    splits = split_names(options.split)
+    if len(splits) > 1 and options.gold:
+        raise SensoError(ONE_GOLD)
+    langs = task.choices["lang"]
+    if options.caption_lang not in (None, *langs):
+        raise SensoError(f"--caption-lang {options.caption_lang!r}: {task.name} has {' or '.join(langs)} captions")
+    subtask = next(key for key, name in TASK_NAMES.items() if name == task.name)
+    row = chosen_row(options, system_object, subtask, next(e.name for e in task.systems() if e.default))
     params = check_system(row, options)
-    return Checked(task, options, splits, row, params, wordnet_warnings(row, options))
+    return Checked(options, splits, row, params, wordnet_warnings(row, options))
 
 
-def check(options: RunOptions, system_object: Any = None) -> Checked:
-    """Every option of an AdMIRe run, checked before anything slow, once."""
-    options.validate()
-    return check_options(options, system_object)
-
-
-def start(options: RunOptions, context: RunContext) -> tuple[Checked, Any, dict[str, Any]]:
+def start(task: Task, options: RunOptions, context: RunContext) -> tuple[Checked, Any, dict[str, Any]]:
     """What an admire-b or admire-sense run starts from: the checked options, the system `options.system`
     (default: the task's) or the researcher's `context.system` built, and config.json's record of them."""
-    checked = context.checked or check(options, context.system)
+    checked = context.checked or check(task, options, context.system)
     chosen = chosen_by_default(checked.options, options)
     options, row = checked.options, checked.row
     system = row.build(system_context(row, options, context.cache, context.models, checked.params))
@@ -74,3 +98,19 @@ def chosen_by_default(options: RunOptions, given: RunOptions) -> dict[str, str]:
 
         note(f"{options.task}: {', '.join(f'{k} {v}' for k, v in chosen.items())} (not given: the default)")
     return chosen
+
+
+def overlap_fields(samples: Sequence[Any], items: Sequence[Any], rows: Sequence[dict[str, Any]] | None,
+                   index: TrainingIndex, metric_names: Sequence[str], seed: int, on_board: bool = False,
+                   overlaps: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A fitted system's `overlap`, `unseen` (with the items' scored `rows`) and, `on_board` (a split a published
+    leaderboard covers), the `placement` sentence (`leaderboard.unranked_reason`); each sample's `overlap`."""
+    record = overlap_record(items, rows, index, metric_names, seed, overlaps, samples)[1]
+    reason = unranked_reason(record) if on_board else None
+    return {**record, **({"placement": reason} if reason else {})}
+
+
+def check_answers(system: str, answers: Sequence[Any], items: Sequence[Any], noun: str) -> None:
+    """One answer (`noun`: rankings, answers, decisions) per item from a system, else its error."""
+    if len(answers) != len(items):
+        raise SensoError(f"system {system!r} returned {len(answers)} {noun} for {len(items)} items")

@@ -22,7 +22,7 @@ from senso.admire.items import SENTENCE_TYPES, AdmireAItem, AdmireBItem, ImageOp
 from senso.core.csvfile import read_records
 from senso.core.errors import DataError, DataNotFound, SensoError
 from senso.core.paths import data_dir_candidates
-from senso.admire.task import SPLITS
+from senso.admire.task import SPLITS, SUBTASK_B_LANGS, TASK_NAMES, split_names, targets_name
 
 A_COLUMNS = ("compound", "subset", "sentence_type", "sentence", "expected_order") + tuple(
     c for n in range(1, 6) for c in (f"image{n}_name", f"image{n}_caption")
@@ -137,55 +137,40 @@ def _check_distinct(names: Sequence[str], path: Path, row_no: int) -> None:
 
 # ---------------------------------------------------------------------------- targets files
 
-def read_targets(path: str | Path) -> list[AdmireATarget] | list[AdmireBTarget]:
-    """Read an organisers' targets file; Subtask A or B is told by its columns."""
+def read_targets(path: str | Path, answer: str | None = None) -> list[AdmireATarget] | list[AdmireBTarget]:
+    """Read an organisers' targets file: its compound, sentence_type and `answer` column (expected_order:
+    Subtask A, expected_item: Subtask B; not given: told by the file's columns), validated, each row a target."""
     path = Path(path)
-    columns, _ = read_tsv(path, ("compound",))
-    if "expected_order" in columns:
-        return read_targets_a(path)
-    if "expected_item" in columns:
-        return read_targets_b(path)
-    raise DataError(path, f"not an AdMIRe targets file: needs expected_order (A) or expected_item (B); found {', '.join(columns)}")
-
-
-def _read_targets(path: str | Path, answer: str, make: Callable[[dict[str, str], str, str, Path, int], Any]) -> list:
-    """The rows of a targets file (compound, sentence_type and the `answer` column, validated), each made a target."""
-    path = Path(path)
+    if answer is None:
+        columns, _ = read_tsv(path, ("compound",))
+        answer = next((c for c in ("expected_order", "expected_item") if c in columns), None)
+        if answer is None:
+            raise DataError(path, "not an AdMIRe targets file: needs expected_order (A) or expected_item (B); found "
+                                  f"{', '.join(columns)}")
     _, rows = read_tsv(path, ("compound", "sentence_type", answer))
     seen: dict[str, int] = {}
-    return [make(row, read_compound(row, path, row_no, seen), _sentence_type(row["sentence_type"], path, row_no, required=True),
-                 path, row_no) for row_no, row in rows]
-
-
-def _target_a(row: dict[str, str], compound: str, sentence_type: str, path: Path, row_no: int) -> AdmireATarget:
-    order = parse_order(row["expected_order"], path, row_no)
-    return AdmireATarget(compound, row.get("subset", "").strip(), sentence_type, row.get("sentence", ""), order, row_no)
-
-
-def _target_b(row: dict[str, str], compound: str, sentence_type: str, path: Path, row_no: int) -> AdmireBTarget:
-    item = row["expected_item"].strip()
-    if not item:
-        raise DataError(path, "missing expected_item", row=row_no, field="expected_item")
-    return AdmireBTarget(compound, row.get("subset", "").strip(), sentence_type, item, row_no)
-
-
-def read_targets_a(path: str | Path) -> list[AdmireATarget]:
-    """Subtask A gold: columns compound, subset, sentence_type, sentence, expected_order."""
-    return _read_targets(path, "expected_order", _target_a)
+    targets = []
+    for row_no, row in rows:
+        compound = read_compound(row, path, row_no, seen)
+        sentence_type = _sentence_type(row["sentence_type"], path, row_no, required=True)
+        subset = row.get("subset", "").strip()
+        if answer == "expected_order":
+            order = parse_order(row[answer], path, row_no)
+            targets.append(AdmireATarget(compound, subset, sentence_type, row.get("sentence", ""), order, row_no))
+        elif not row[answer].strip():
+            raise DataError(path, "missing expected_item", row=row_no, field="expected_item")
+        else:
+            targets.append(AdmireBTarget(compound, subset, sentence_type, row[answer].strip(), row_no))
+    return targets
 
 
 def items_from_targets_a(path: str | Path, lang: str) -> list[AdmireAItem]:
-    """The Subtask A items a targets file names, to score a submission against the targets alone, as the official
-    scorer does: compound, sentence, sentence type and gold order; the images are the order's names (sorted),
-    without captions or pictures (nothing that scores a submission reads them)."""
+    """The Subtask A items a targets file names, to score a submission or a sense classifier against the targets
+    alone, as the official scorer does: compound, sentence, sentence type and gold order; the images are the
+    order's names (sorted), without captions or pictures."""
     return [AdmireAItem(t.compound, t.subset, t.sentence, tuple(ImageOption(n, "") for n in sorted(t.expected_order)),
                         lang=lang, sentence_type=t.sentence_type, expected_order=t.expected_order)
-            for t in read_targets_a(path)]
-
-
-def read_targets_b(path: str | Path) -> list[AdmireBTarget]:
-    """Subtask B gold: columns compound, subset, sentence_type, expected_item."""
-    return _read_targets(path, "expected_item", _target_b)
+            for t in read_targets(path, "expected_order")]
 
 
 def check_same_compounds(inputs: Iterable[str], gold: Iterable[str], inputs_path: Path | str, gold_path: Path | str) -> None:
@@ -252,23 +237,6 @@ def split_file(data_dir: str | Path | None, subtask: str, lang: str, split: str)
     raise DataNotFound(f"no Subtask {subtask.upper()} {lang} {split} file: looked for {', '.join(map(str, tried))}.{hint}")
 
 
-def _image_name(row: dict[str, str], n: int, path: Path, row_no: int) -> str:
-    name = row[f"image{n}_name"].strip()
-    if not name:
-        raise DataError(path, "empty image name", row=row_no, field=f"image{n}_name")
-    return name
-
-
-def _image_file(folder: Path | None, name: str, split_dir: Path, compound: str, need_images: bool,
-                path: Path, row_no: int, n: int) -> Path | None:
-    """The picture's file when it is there; None when it is not (an error when the system needs pictures)."""
-    image_path = folder / name if folder is not None and (folder / name).is_file() else None
-    if need_images and image_path is None:
-        looked = " or ".join(str(split_dir / f / name) for f in folder_names(compound))
-        raise DataError(path, f"image file missing: {looked}", row=row_no, field=f"image{n}_name")
-    return image_path
-
-
 # ---------------------------------------------------------------------------- gold targets joined to inputs
 
 def _join_gold(items: list, gold_path: str | Path, inputs_path: str | Path, target_type: type, wrong_file: str,
@@ -310,6 +278,22 @@ def join_gold_a(items: list[AdmireAItem], gold_path: str | Path, inputs_path: st
 
 # ---------------------------------------------------------------------------- Subtask B
 
+def _candidate(row: dict[str, str], n: int, folder: Path | None, compound: str, need_images: bool, path: Path,
+               row_no: int) -> ImageOption:
+    """Candidate `n` of a row: its name and caption (neither empty) and its picture's file when it is there (an
+    error when the system needs pictures)."""
+    name = row[f"image{n}_name"].strip()
+    if not name:
+        raise DataError(path, "empty image name", row=row_no, field=f"image{n}_name")
+    if not row[f"image{n}_caption"].strip():
+        raise DataError(path, "empty caption", row=row_no, field=f"image{n}_caption")
+    image_path = folder / name if folder is not None and (folder / name).is_file() else None
+    if need_images and image_path is None:
+        looked = " or ".join(str(path.parent / f / name) for f in folder_names(compound))
+        raise DataError(path, f"image file missing: {looked}", row=row_no, field=f"image{n}_name")
+    return ImageOption(name=name, caption=row[f"image{n}_caption"], path=image_path)
+
+
 def read_subtask_b(path: str | Path, lang: str = "en", need_images: bool = False) -> list[AdmireBItem]:
     """Read and validate one Subtask B TSV; images (s1.png, s2.png, candidates) next to it."""
     path = Path(path)
@@ -320,13 +304,8 @@ def read_subtask_b(path: str | Path, lang: str = "en", need_images: bool = False
     for row_no, row in rows:
         compound = read_compound(row, path, row_no, seen)
         folder = image_folder(split_dir, compound)
-        candidates = []
-        for n in range(1, N_CANDIDATES_B + 1):
-            name = _image_name(row, n, path, row_no)
-            if not row[f"image{n}_caption"].strip():
-                raise DataError(path, "empty caption", row=row_no, field=f"image{n}_caption")
-            image_path = _image_file(folder, name, split_dir, compound, need_images, path, row_no, n)
-            candidates.append(ImageOption(name=name, caption=row[f"image{n}_caption"], path=image_path))
+        candidates = [_candidate(row, n, folder, compound, need_images, path, row_no)
+                      for n in range(1, N_CANDIDATES_B + 1)]
         names = [c.name for c in candidates]
         _check_distinct(names, path, row_no)
         for n in (1, 2):
@@ -371,3 +350,17 @@ def load_subtask_b(data_dir: str | Path | None, lang: str = "en", split: str = "
     if gold is not None:
         items = join_gold_b(items, gold, path)
     return items
+
+
+def load_splits_b(data_dir: str | Path | None, lang: str, split: str) -> list[AdmireBItem]:
+    """The items of Subtask B's splits `split` (joined by +, each once) in `lang`."""
+    if lang not in SUBTASK_B_LANGS:
+        raise SensoError(f"{TASK_NAMES['b']} has no language {lang!r}; choose from {', '.join(SUBTASK_B_LANGS)}")
+    return [item for name in split_names(split) for item in load_subtask_b(data_dir, lang, name)]
+
+
+def official_targets(data_dir: str | Path | None, subtask: str, lang: str, split: str) -> Path | None:
+    """The organisers' targets file of a split in the data folder's reference/ (e.g. b_en_dev_targets.tsv), when
+    it is there."""
+    path = locate_admire(data_dir) / "reference" / targets_name(subtask, lang, split)
+    return path if path.is_file() else None

@@ -8,12 +8,14 @@ from typing import Any
 
 from senso.admire.metrics import METRICS
 from senso.admire.options import AdmireOptions, SubmissionFlags
-from senso.admire.task import RANKING_FILE_KIND, RUN_TASKS, SPLITS, TASK_NAMES, shipped_languages
+from senso.admire.task import (OFFICIAL_METRICS, RANKING_FILE_KIND, SPLITS, SUBTASK_B_LANGS, TASK_NAMES,
+                               shipped_languages)
 from senso.core.errors import SensoError
 from senso.core.task import (DataSet, ExportInfo, Family, FileScoring, Scope, Section, SystemEntry, Task, TaskCommand,
                              template_of)
 
 FAMILY = "admire"
+A, B, SENSE = TASK_NAMES["a"], TASK_NAMES["b"], TASK_NAMES["sense"]
 DATASET = ExportInfo(hub_task_type="zero-shot-image-classification", dataset_type="admire",
                      dataset_name=lambda run: "AdMIRe (SemEval-2025 Task 1)", config=lambda run: f"{run.task}-{run.lang}")
 
@@ -46,36 +48,33 @@ def compare(task: str, a: Any, b: Any, gold: Any, n_resamples: int, seed: int) -
     return compare_sides(task, a, b, gold=gold, n_resamples=n_resamples, seed=seed)
 
 
-def _default_system(subtask: str) -> str:
-    """A task's default system: admire-a's shipped task file says it, the others' declarations."""
-    if subtask == "a":
-        from senso.admire.rankfile import shipped_task
+def _own(module: str, name: str):
+    """A hook of a task with a plan of its own (admire-b: `sequence/`, admire-sense: `sense/`), given the task's
+    `Task` below (what the plan reads of it) before the hook's arguments."""
+    hook = _call(module, name)
 
-        return str(shipped_task(TASK_NAMES["a"], "en").default_system)
-    return RUN_TASKS[TASK_NAMES[subtask]].default_system
+    def call(options: Any, *args: Any) -> Any:
+        return hook(next(task for task in TASKS if task.name == options.task), options, *args)
+
+    call.__name__ = name
+    return call
 
 
-def _systems(subtask: str):
+def _systems(subtask: str, default: str | None = None):
+    """A task's registered systems, its `default` marked (admire-a: the one its shipped task file names)."""
     def systems() -> list[SystemEntry]:
+        from senso.admire.rankfile import shipped_task
         from senso.admire.systems.registry import SYSTEMS
 
-        default = _default_system(subtask)
-        return [SystemEntry(r.name, r.summary, r.params, r.name == default, r) for r in SYSTEMS[subtask].values()]
+        chosen = default or str(shipped_task(TASK_NAMES["a"], "en").default_system)
+        return [SystemEntry(r.name, r.summary, r.params, r.name == chosen, r) for r in SYSTEMS[subtask].values()]
 
     return systems
 
 
-def _choices(task: str) -> dict[str, tuple[str, ...]]:
-    """The languages and splits an AdMIRe task has (admire-a: those of its shipped task files)."""
-    if task == TASK_NAMES["a"]:
-        return {"lang": shipped_languages(task), "split": SPLITS}
-    return {"lang": RUN_TASKS[task].langs, "split": SPLITS}
-
-
 def systems_help() -> str:
-    names = {subtask: ", ".join(e.name for e in _systems(subtask)()) for subtask in ("a", "b", "sense")}
-    return (f"admire-a: {names['a']}. admire-b: {names['b']}. "
-            f"admire-sense: {names['sense']} (the classifier --sense names).")
+    tasks = ". ".join(f"{task.name}: {', '.join(e.name for e in task.systems())}" for task in TASKS)
+    return f"{tasks} (the classifier --sense names)."
 
 
 def check_name(name: str) -> None:
@@ -96,7 +95,7 @@ ALLOW_PARTIAL_IN_RUN = (
     "refuse a partial file without it); `senso run` does not use it: a run on part of a split (--limit, or a data "
     "file shorter than the official split) is scored anyway and marked PARTIAL. Leave it out")
 SUBMISSIONS = FileScoring(
-    SubmissionFlags, needs=("FILE", "--gold"), noun="submission", tasks=("admire-a", "admire-b"),
+    SubmissionFlags, needs=("FILE", "--gold"), noun="submission", tasks=(A, B),
     missing="senso score {task} needs a submission FILE and --gold TARGETS",
     help="a submission file exactly as the official scorer does (its task's official metrics)",
     file_help="A submission file (submission_EN.tsv ...).", options=_call("commands", "submission_options"),
@@ -111,41 +110,43 @@ ADMIRE = Family(FAMILY, title="AdMIRe", options=AdmireOptions, reads=("lang", "s
                 summary_name=lambda run: f"{run.task} ({run.results.get('lang')} {run.results.get('split')})",
                 header=lambda run: [("track", run.results.get("track") or "—")],
                 placement=_call("published", "admire_placement"), best_published=_call("published", "best_published"),
-                scoring=SUBMISSIONS, fit=TaskCommand(_call("commands", "fit"), tasks=("admire-a",)),
-                overlap=TaskCommand(_call("commands", "overlap"), tasks=("admire-a", "admire-b")))
-COMMON = dict(family=ADMIRE, check=_call("checks", "check"), prepare=_call("sequence.run", "prepare"),
-              show=_call("tables", "print_result"), item_key="compound", group_keys=("sentence_type",), export=DATASET)
+                scoring=SUBMISSIONS, fit=TaskCommand(_call("commands", "fit"), tasks=(A,)),
+                overlap=TaskCommand(_call("commands", "overlap"), tasks=(A, B)))
+COMMON = dict(family=ADMIRE, check=_own("checks", "check"), show=_call("tables", "print_result"), item_key="compound",
+              group_keys=("sentence_type",), export=DATASET)
 RANKING = dict(check=_call("ranking.run", "check"), prepare=_call("ranking.run", "prepare"),
                show=_call("tables", "print_result"))  # admire-a and any ranking task file: one engine
 
 TASKS = (
-    Task("admire-a", description="AdMIRe Subtask A (SemEval-2025 Task 1): rank 5 images/captions by how well they "
-                                 "show the compound's sense in the sentence", kind="admire-a",
+    Task(A, description="AdMIRe Subtask A (SemEval-2025 Task 1): rank 5 images/captions by how well they show the "
+                        "compound's sense in the sentence", kind=A,
          metrics=(METRICS["top1"], METRICS["dcg"], METRICS["official_name_corr"]), systems=_systems("a"),
-         choices=_choices("admire-a"),
+         choices={"lang": shipped_languages(A), "split": SPLITS},
          page=Section(template_of("senso.admire", "_run_a.html.j2"), _call("page", "run_section_a")),
          comparison=Section(template_of("senso.admire", "_compare_a.html.j2"), _call("page", "disagreements_a"),
                             helpers=lambda: {"caption_preview": _call("page", "caption_preview")}),
          compare=compare, **{**COMMON, **RANKING}),
-    Task("admire-b", description="AdMIRe Subtask B: complete an image sequence, and say whether the compound is "
-                                 "used literally or idiomatically", kind="admire-b",
-         metrics=(METRICS["image_accuracy"], METRICS["sentence_type_accuracy"]), systems=_systems("b"),
-         choices=_choices("admire-b"),
+    Task(B, description="AdMIRe Subtask B: complete an image sequence, and say whether the compound is used "
+                        "literally or idiomatically", kind=B,
+         metrics=tuple(METRICS[name] for name in OFFICIAL_METRICS["b"]), systems=_systems("b", default="random"),
+         choices={"lang": SUBTASK_B_LANGS, "split": SPLITS},
+         prepare=_own("sequence.run", "prepare"),
          page=Section(template_of("senso.admire", "_run_b.html.j2"), _call("page", "run_section_b")),
          comparison=Section(template_of("senso.admire", "_compare_b.html.j2"), _call("page", "disagreements_b")),
          compare=compare, **COMMON),
-    Task("admire-sense", description="AdMIRe sense classification alone: is the compound literal or idiomatic in "
-                                     "this sentence", kind="admire-sense", metrics=(METRICS["sense_accuracy"],),
-         choices=_choices("admire-sense"),
-         systems=_systems("sense"),
+    # The sense classifier alone, scored on Subtask A's gold sentence types (its languages; no leaderboard, no
+    # submission file).
+    Task(SENSE, description="AdMIRe sense classification alone: is the compound literal or idiomatic in this "
+                            "sentence", kind=SENSE, metrics=(METRICS["sense_accuracy"],),
+         systems=_systems("sense", default="sense-classifier"),
+         choices={"lang": shipped_languages(A), "split": SPLITS}, prepare=_own("sense.run", "prepare"),
          page=Section(template_of("senso.admire", "_run_sense.html.j2"), _call("page", "run_section_sense")),
-         compare=compare,
-         **{**COMMON, "prepare": _call("sense.run", "prepare"), "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
-                                           dataset_name=DATASET.dataset_name, config=DATASET.config)}),
+         compare=compare, **{**COMMON, "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
+                                                            dataset_name=DATASET.dataset_name, config=DATASET.config)}),
 )
 RANKING_FILE = Task(
     "path/to/ranking.toml", description="any ranking task file (kind = \"ranking\"): rank 5 images or captions for an "
                                         "expression in a sentence, in any language",
-    kind="admire-a", file_kind=RANKING_FILE_KIND, called="a ranking task file",
+    kind=A, file_kind=RANKING_FILE_KIND, called="a ranking task file",
     metrics=TASKS[0].metrics, page=TASKS[0].page, comparison=TASKS[0].comparison,
     **{**COMMON, "item_key": ("data_file", "data_row"), "group_keys": ("sentence_type", "lang"), **RANKING})

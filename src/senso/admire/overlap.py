@@ -19,19 +19,21 @@ from typing import Any, Iterable, Sequence
 from senso.admire.items import AdmireAItem
 from senso.core.overlap import is_seen, overlap_summary as core_summary
 
-__all__ = ["TrainingIndex", "item_overlap", "is_seen", "overlap_summary", "training_records", "text_sha"]
-
-
 
 def text_sha(text: str) -> str:
     return hashlib.sha256(text.strip().encode("utf-8")).hexdigest()
 
 
+def _options(item: Any) -> list[Any]:
+    """The images (Subtask A) or candidates (B) of an item that have a caption."""
+    options = getattr(item, "images", ()) or getattr(item, "candidates", ())
+    return [o for o in options if o.caption and o.caption.strip()]
+
+
 def item_captions(item: Any) -> list[str]:
-    """The non-empty captions of an item (Subtask A: its five images; B: the sequence and the candidates)."""
-    options = list(getattr(item, "images", ()) or getattr(item, "candidates", ()))
-    sequence = [c for c in getattr(item, "sequence_captions", ()) if isinstance(c, str)]
-    return [c for c in [*(o.caption for o in options), *sequence] if c and c.strip()]
+    """The non-empty captions of an item (Subtask A: its five images; B: the candidates and the sequence)."""
+    sequence = [c for c in getattr(item, "sequence_captions", ()) if isinstance(c, str) and c.strip()]
+    return [o.caption for o in _options(item)] + sequence
 
 
 def training_records(items: Sequence[AdmireAItem]) -> list[dict[str, Any]]:
@@ -102,10 +104,6 @@ class OverlapRow:
     seen_in: tuple[str, ...]
     sentence: bool | None
     captions: tuple[tuple[str, str | None], ...]
-
-
-def _options(item: Any) -> list[Any]:
-    return [o for o in (getattr(item, "images", ()) or getattr(item, "candidates", ())) if o.caption and o.caption.strip()]
 
 
 def overlap_rows(eval_items: Sequence[Any], training: Sequence[tuple[str, Any]] | TrainingIndex) -> list[OverlapRow]:

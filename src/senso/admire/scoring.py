@@ -5,6 +5,7 @@ and training overlap; pure functions the evaluation loop's AdMIRe plans use (a s
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from typing import Any, Sequence
 
 from senso.admire.overlap import TrainingIndex, is_seen, item_overlap, overlap_summary
@@ -19,6 +20,23 @@ PARITY_NOTE = (
     "of the two lists of file NAMES (alphabetical ranks), which says nothing about ranking quality "
     "(a reversed ranking can score 0.5). Do not use it to compare systems."
 )
+
+
+@dataclass
+class Sample:
+    """A line of samples.jsonl: the fields of its class in their order, the `metrics` dict spread in, `extra`
+    left out when empty and `overlap` (a fitted system's: what the item shares with its training data) when
+    unknown."""
+
+    def to_json(self) -> dict[str, Any]:
+        row: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "metrics":
+                row.update(value)
+            elif value or f.name not in ("extra", "overlap"):
+                row[f.name] = value
+        return row
 
 
 def score_item_b(expected_item: str, sentence_type: str, gold_item: str, gold_type: str) -> dict[str, float]:
@@ -63,11 +81,14 @@ def compounds_index(system: Any) -> TrainingIndex | None:
 
 
 def overlap_record(items: Sequence[Any], rows: Sequence[dict[str, Any]] | None, index: TrainingIndex,
-                   metric_names: Sequence[str], seed: int = 0,
-                   overlaps: Sequence[dict[str, Any]] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+                   metric_names: Sequence[str], seed: int = 0, overlaps: Sequence[dict[str, Any]] | None = None,
+                   samples: Sequence[Any] = ()) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(each item's overlap, results.json's `overlap` and, when `rows` (the items' scored samples) are given,
-    `unseen`: the metrics on the items that share nothing with the training data, each with its CI, and `n`)."""
+    `unseen`: the metrics on the items that share nothing with the training data, each with its CI, and `n`);
+    each of `samples` (the items' samples) is given its item's `overlap`."""
     overlaps = list(overlaps) if overlaps is not None else [item_overlap(item, index) for item in items]
+    for sample, overlap in zip(samples, overlaps):
+        sample.overlap = overlap
     record: dict[str, Any] = {"overlap": overlap_summary(overlaps, index, scored=rows is not None)}
     if rows is not None:
         unseen = [row for row, o in zip(rows, overlaps) if not is_seen(o)]

@@ -13,7 +13,7 @@ from senso.core.tables import Footnotes, folded, metric_tables, print_footnotes
 from senso.core.terminal import terminal
 from senso.admire.scoring import GROUPS
 from senso.admire.metrics import METRIC_LABELS
-from senso.admire.task import SENSE_TASK
+from senso.admire.task import TASK_NAMES
 
 
 def print_result(result: Any, by_group: bool = False) -> None:
@@ -41,7 +41,7 @@ def _print_scored(result: Any, by_group: bool) -> None:
     submission file (the command line prints warnings)."""
     console, results = terminal(), result.results
     sizes = {g: sum(1 for s in result.samples if s.sentence_type == g) for g in GROUPS}
-    what = "sense" if result.task == SENSE_TASK.name else "system"
+    what = "sense" if result.task == TASK_NAMES["sense"] else "system"
     title = f"{result.task} {results['lang']} {results['split']} | {what} {result.system} | n={result.n}"
     unseen = results.get("unseen")  # a fitted system's items sharing nothing with its training data: the headline
     if result.metrics:
@@ -52,7 +52,7 @@ def _print_scored(result: Any, by_group: bool) -> None:
     if "overlap" in results:
         console.print(f"overlap with the training data: {results['overlap']['why']}", soft_wrap=True)
     print_calibration(results.get("calibration"), sizes, by_group)
-    if result.task == SENSE_TASK.name:
+    if result.task == TASK_NAMES["sense"]:
         return
     print_written(result, [results["submission"]])
 

@@ -1,4 +1,5 @@
-"""AdMIRe (SemEval-2025 Task 1) task definitions: splits, official sizes, file names, metrics.
+"""AdMIRe (SemEval-2025 Task 1): its task names (each task is declared once, in `family.py`), splits, official
+sizes, file names and metrics, and what every plan says alike (split hygiene, PARTIAL, where the gold came from).
 
 Subtask A (`admire-a`): rank 5 images (or their captions) for how well they show the sense of a
 compound in a sentence; English and Brazilian Portuguese. Subtask B (`admire-b`): pick the image
@@ -8,7 +9,6 @@ that completes a 2-image sequence and say whether the sequence is idiomatic or l
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -23,38 +23,18 @@ DEFAULT_LANG, DEFAULT_SPLIT = "en", "dev"
 # are its shipped task files' `rows` (`submission.official_sizes`).
 SUBTASK_B_SIZES: dict[tuple[str, str], int] = {("en", "train"): 20, ("en", "dev"): 5, ("en", "test"): 5,
                                                 ("en", "xeval"): 30}
-# The family's tasks by the subtask of their systems (the rows of `systems/registry.py`); admire-a is its shipped
-# ranking task files (`tasks/admire1-a-*.toml`), the others are declared below.
+SUBTASK_B_LANGS = tuple(dict.fromkeys(lang for lang, _ in SUBTASK_B_SIZES))
+# The family's task names by the subtask of their systems (the rows of `systems/registry.py`); each task is declared
+# under its name once, in `family.py` (admire-a: its shipped ranking task files, `tasks/admire1-a-*.toml`).
 TASK_NAMES = {"a": "admire-a", "b": "admire-b", "sense": "admire-sense"}
 # The official metrics of the subtasks with a leaderboard, in the order it ranks by (the other breaks ties).
 OFFICIAL_METRICS = {"a": ("top1", "dcg"), "b": ("image_accuracy", "sentence_type_accuracy")}
 
 
-@dataclass(frozen=True)
-class AdmireTask:
-    """A task of the family with a plan of its own (admire-b, admire-sense): its subtask, languages, official
-    metrics and default system."""
-
-    name: str
-    subtask: str  # "b" or "sense"
-    langs: tuple[str, ...]
-    metrics: tuple[str, ...]
-    default_system: str
-    caption_langs: tuple[str, ...] = ("en",)  # --caption-lang
-
-
-RUN_TASKS: dict[str, AdmireTask] = {  # the tasks with a plan of their own (`sequence/`, `sense/`)
-    "admire-b": AdmireTask(TASK_NAMES["b"], "b", ("en",), OFFICIAL_METRICS["b"], "random"),
-    # The sense classifier alone, scored on Subtask A's gold sentence types (no leaderboard, no submission file).
-    "admire-sense": AdmireTask(TASK_NAMES["sense"], "sense", ("en", "pt"), ("sense_accuracy",), "sense-classifier",
-                               ("en", "pt")),
-}
-SENSE_TASK = RUN_TASKS["admire-sense"]
-
-
 def official_subtask(task: str) -> str | None:
     """The subtask ("a" or "b") of a task with official submissions and a leaderboard; None for the others."""
     return next((s for s in OFFICIAL_METRICS if TASK_NAMES[s] == task), None)
+
 
 TEXT_ONLY, TEXT_AND_IMAGES = "text-only", "text+images"  # the leaderboard tracks
 ONE_GOLD = "--gold holds one split's targets; combine splits (e.g. train+dev) only when their inputs carry gold"
@@ -69,24 +49,15 @@ def shipped_languages(name: str) -> tuple[str, ...]:
     return tuple(sorted(p.stem[len(prefix):] for p in SHIPPED_DIR.glob(f"{prefix}*.toml")))
 
 
-def check_lang_split(task: AdmireTask, lang: str, split: str) -> None:
-    if lang not in task.langs:
-        raise SensoError(f"{task.name} has no language {lang!r}; choose from {', '.join(task.langs)}")
-    if split not in SPLITS:
-        raise SensoError(f"unknown AdMIRe split {split!r}; choose from {', '.join(SPLITS)}")
-
-
-def check_splits(task: AdmireTask, lang: str, split: str, gold: object = None) -> list[str]:
-    """The splits of `--split A+B` for `task` in `lang`, each named once; `--gold` holds one split's targets."""
+def split_names(split: str) -> list[str]:
+    """The splits of `--split A+B`, each one of AdMIRe's, each named once."""
     splits = split.split("+")
-    for name in splits:
-        check_lang_split(task, lang, name)
+    unknown = [name for name in splits if name not in SPLITS]
+    if unknown:
+        raise SensoError(f"unknown AdMIRe split {unknown[0]!r}; choose from {', '.join(SPLITS)}")
     if len(splits) != len(set(splits)):
         raise SensoError(f"split {split!r} names a split twice")
-    if len(splits) > 1 and gold:
-        raise SensoError(ONE_GOLD)
     return splits
-
 
 
 def submission_code(lang: str, split: str) -> str:
@@ -143,6 +114,13 @@ def fingerprints(data: Sequence[tuple[str, Path]], gold: Sequence[Path], memo: b
     return {name: path_fingerprint(path, memo=memo) for name, path in zip(names, paths)}
 
 
+def gold_source(data: Sequence[Path], gold: Sequence[Path]) -> str:
+    """results.json's `gold`: the targets files joined in, else the data files' gold columns."""
+    if gold:
+        return ", ".join(str(p.resolve()) for p in gold)
+    return ", ".join(str(p.resolve()) for p in data) + " (gold columns)"
+
+
 def hygiene_warnings(system: Any, compounds: Sequence[str], split: str) -> list[str]:
     """A loud warning when the system was fit on compounds of the split it is scored on."""
     seen = frozenset(getattr(system, "fitted_compounds", frozenset()))
@@ -154,10 +132,21 @@ def hygiene_warnings(system: Any, compounds: Sequence[str], split: str) -> list[
             "overstate what it does on unseen compounds (xeval shares every compound, with identical captions, with train/dev/test)"]
 
 
-def partial_warnings(n_items: int, n_official: int, n_data: int, reason: str | None, lang: str,
+def partial_reason(limit: int | None, system: Any, n_items: int, n_data: int) -> str | None:
+    """Why a run scores fewer items than its data files hold: --limit, else the part the system answers (a
+    submission with fewer rows); None when it scores them all."""
+    if limit is not None:
+        return f"--limit {limit}"
+    return getattr(system, "partial_reason", None) if n_items < n_data else None
+
+
+def partial_warnings(n_items: int, n_official: int | None, n_data: int, reason: str | None, lang: str,
                      split: str) -> list[str]:
     """PARTIAL when a run scores other than the official split's items: why (`reason`: --limit, a submission
-    with fewer rows), or that the data file itself differs."""
+    with fewer rows), or that the data file itself differs; without an official size (admire-sense), when
+    --limit cut the items."""
+    if n_official is None:
+        return [f"PARTIAL: the first {n_items} items ({reason}) of {lang} {split}"] if reason else []
     if n_items == n_official:
         return []
     if reason:

@@ -178,14 +178,12 @@ def overlap_sides(subtask: str, train: str, eval_split: str, lang: str, data_dir
                   ) -> tuple[list[Any], list[tuple[str, Any]] | TrainingIndex, str]:
     """`senso data overlap admire-*`: the evaluation split's items, and the training side: (split, item) of the
     splits `train` (e.g. train+dev) or, when `train` is a model file `senso fit admire-a` wrote, what it recorded."""
-    from senso.admire.data import load_subtask_b
-    from senso.admire.task import RUN_TASKS, check_splits
+    from senso.admire.data import load_splits_b
 
     if subtask == "a":
         load = lambda split: admire_a_items(lang, split, data_dir)[0]  # noqa: E731
     else:
-        task = RUN_TASKS["admire-b"]
-        load = lambda split: [i for s in check_splits(task, lang, split) for i in load_subtask_b(data_dir, lang, s)]  # noqa: E731
+        load = lambda split: load_splits_b(data_dir, lang, split)  # noqa: E731
     evaluated = load(eval_split)
     if Path(train).suffix == ".json":
         document = _read_model_document(Path(train), f"--train {train}")

@@ -1,0 +1,57 @@
+"""The checks of admire-b and admire-sense read their one declaration, the family's `Task`: languages (their
+captions' too), splits and default system."""
+
+from __future__ import annotations
+
+import pytest
+
+from senso.admire.checks import check, check_answers
+from senso.admire.family import TASKS
+from senso.catalog import RunOptions
+from senso.core.errors import SensoError
+
+BY_NAME = {task.name: task for task in TASKS}
+
+
+def test_defaults_come_from_the_task():
+    checked = check(BY_NAME["admire-b"], RunOptions(task="admire-b"))
+    assert (checked.options.lang, checked.options.split, checked.splits) == ("en", "dev", ["dev"])
+    assert checked.row.name == "random" and checked.row.subtask == "b"
+    sense = check(BY_NAME["admire-sense"], RunOptions(task="admire-sense", lang="pt", split="train+dev"))
+    assert sense.row.name == "sense-classifier" and sense.splits == ["train", "dev"]
+
+
+@pytest.mark.parametrize("task, given, message", [
+    ("admire-b", {"lang": "pt"}, r"admire-b has no language 'pt' \(--lang\); choose from en"),
+    ("admire-b", {"caption_lang": "pt"}, "--caption-lang 'pt': admire-b has en captions"),
+    ("admire-sense", {"caption_lang": "de"}, "--caption-lang 'de': admire-sense has en or pt captions"),
+    ("admire-sense", {"split": "dev+dev"}, r"split 'dev\+dev' names a split twice"),
+    ("admire-b", {"split": "train+dev", "gold": __file__}, "--gold holds one split's targets"),
+    ("admire-b", {"system": "nope"}, "unknown admire-b system 'nope'; choose from random, sequence-continuation"),
+])
+def test_refusals_name_the_task(task, given, message):
+    with pytest.raises(SensoError, match=message):
+        check(BY_NAME[task], RunOptions(task=task, **given))
+
+
+def test_one_answer_per_item():
+    check_answers("mine", [1, 2], ["a", "b"], "answers")
+    with pytest.raises(SensoError, match="system 'mine' returned 1 decisions for 2 items"):
+        check_answers("mine", [1], ["a", "b"], "decisions")
+
+
+def test_overlap_fields_mark_each_sample_and_place_only_on_a_leaderboard_split():
+    from types import SimpleNamespace
+
+    from senso.admire.checks import overlap_fields
+    from senso.admire.overlap import TrainingIndex
+
+    items = [SimpleNamespace(compound=c, candidates=()) for c in ("seen", "new")]
+    index = TrainingIndex(frozenset({"seen"}), None, None, "the compounds the system was fit on")
+    samples = [SimpleNamespace(overlap=None) for _ in items]
+    rows = [{"sentence_type": "literal", "image_accuracy": v} for v in (1.0, 0.0)]
+    record = overlap_fields(samples, items, rows, index, ["image_accuracy"], seed=0, on_board=True)
+    assert [s.overlap["compound"] for s in samples] == [True, False]
+    assert record["overlap"]["n_seen"] == 1 and record["unseen"]["n"] == 1
+    assert record["unseen"]["image_accuracy"]["value"] == 0.0 and record["placement"].startswith("Not ranked")
+    assert "placement" not in overlap_fields(samples, items, None, index, ["image_accuracy"], seed=0)
