@@ -24,8 +24,8 @@ import numpy as np
 
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem
 from senso.core.errors import SensoError
-from senso.admire.systems.roles import (C_GRID, INNER_FOLDS, ROLES, LearnedRoles, grouped_folds,
-                                        one_blas_thread)
+from senso.admire.systems.roles import (C_GRID, INNER_FOLDS, ROLES, LearnedRoles, fit_logistic, grouped_folds,
+                                        one_blas_thread, standardisation)
 from senso.admire.systems.sense import SIGNALS, EmbeddingSense, SenseDecision, sense_signals, signal_centres, sigmoid
 
 
@@ -85,12 +85,6 @@ class LearnedSense:
                 out[i] = m
         return out
 
-    @staticmethod
-    def _fit_lr(x: np.ndarray, y: np.ndarray, c: float):
-        from sklearn.linear_model import LogisticRegression
-
-        return LogisticRegression(C=c, max_iter=5000, tol=1e-6).fit(x, y)
-
     def fit(self, items: Sequence[AdmireAItem]) -> "LearnedSense":
         with one_blas_thread():
             return self._fit(items)
@@ -101,8 +95,7 @@ class LearnedSense:
         if len(items) < 4 or y.min() == y.max():
             raise SensoError("--sense learned needs at least 4 gold items of both sentence types to fit on")
         x = self._features(items, self._cross_fitted_marginals(items) if self.roles is not None else None)
-        self.mean, sd = x.mean(axis=0), x.std(axis=0)
-        self.scale = np.where(sd > 1e-12, sd, 1.0)
+        self.mean, self.scale = standardisation(x)
         xs = (x - self.mean) / self.scale
         losses = {c: 0.0 for c in self.c_grid}
         for test in grouped_folds([i.compound for i in items], self.inner_folds, self.seed):
@@ -110,9 +103,9 @@ class LearnedSense:
             if y[train].min() == y[train].max():
                 continue
             for c in self.c_grid:
-                losses[c] += _log_loss(self._fit_lr(xs[train], y[train], c).predict_proba(xs[test])[:, 1], y[test])
+                losses[c] += _log_loss(fit_logistic(xs[train], y[train], c).predict_proba(xs[test])[:, 1], y[test])
         self.c = min(self.c_grid, key=lambda c: (round(losses[c], 9), c))
-        model = self._fit_lr(xs, y, self.c)
+        model = fit_logistic(xs, y, self.c)
         self.coef, self.intercept = model.coef_[0], float(model.intercept_[0])
         self.feature_names = self._names()
         self.fitted_compounds = frozenset(i.compound for i in items)

@@ -325,7 +325,7 @@ def sequence_continuation(context: SystemContext):
     text = SequenceContinuation(builder.embedder, builder.meanings, builder.wordnet)
     params: SequenceContinuationOptions = context.params
     if params.modality == "images":  # sense from the captions; the candidate also judged by the pictures
-        from senso.admire.systems.images.factories import image_sequence_chooser
+        from senso.admire.systems.images.sequence import ImageSequenceChooser
 
-        return image_sequence_chooser(context, text)
+        return ImageSequenceChooser(context.image_model(), text, text_weight=params.text_weight)
     return text

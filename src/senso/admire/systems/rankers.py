@@ -35,8 +35,7 @@ from senso.admire.systems.sense import SenseDecision
 from senso.admire.systems.base import Ranking, ranking_by_scores
 from senso.admire.systems.parts import ROLE_MIXES, RankerOptions
 from senso.core.params import Configurable
-from senso.admire.systems.roles import (LITERAL_ORDER, ROLES, LearnedRoles, assign_roles,  # noqa: F401
-                                        expected_gains, rule_marginals)
+from senso.admire.systems.roles import LITERAL_ORDER, ROLES, LearnedRoles, assign_roles, expected_gains, rule_marginals
 
 
 def _need_captions(e: ItemEvidence, ranker: str) -> np.ndarray:
@@ -47,14 +46,21 @@ def _need_captions(e: ItemEvidence, ranker: str) -> np.ndarray:
 
 @dataclass
 class CaptionRanker:
+    """"caption": cosine between each caption and the sentence (sense ignored)."""
+
     builder: EvidenceBuilder
     name: str = "caption"
 
+    def query(self, e: ItemEvidence, decision: SenseDecision) -> tuple[np.ndarray, dict[str, str]]:
+        """What the captions are compared with, and what the ranking records about it."""
+        return e.sentence, {}
+
     def rank(self, items: Sequence[AdmireAItem], decisions: Sequence[SenseDecision]) -> list[Ranking]:
         out = []
-        for e in self.builder.build(list(items)):
-            sims = _need_captions(e, self.name) @ e.sentence
-            out.append(ranking_by_scores(e.item.image_names, sims.tolist(), {"ranker": self.name}))
+        for e, d in zip(self.builder.build(list(items)), decisions):
+            query, extra = self.query(e, d)
+            sims = _need_captions(e, self.name) @ query
+            out.append(ranking_by_scores(e.item.image_names, sims.tolist(), {"ranker": self.name, **extra}))
         return out
 
     def describe(self) -> dict:
@@ -62,22 +68,16 @@ class CaptionRanker:
 
 
 @dataclass
-class SubstitutionRanker:
-    builder: EvidenceBuilder
+class SubstitutionRanker(CaptionRanker):
+    """"substitution": the captions compared with the sentence with the meaning substituted for the compound when
+    the sense is idiomatic (the sentence itself when literal)."""
+
     name: str = "substitution"
 
-    def rank(self, items: Sequence[AdmireAItem], decisions: Sequence[SenseDecision]) -> list[Ranking]:
-        out = []
-        for e, d in zip(self.builder.build(list(items)), decisions):
-            use_meaning = d.label == "idiomatic" and e.substituted is not None
-            query = e.substituted if use_meaning else e.sentence
-            sims = _need_captions(e, self.name) @ query
-            out.append(ranking_by_scores(e.item.image_names, sims.tolist(),
-                                  {"ranker": self.name, "query": "meaning substituted" if use_meaning else "sentence"}))
-        return out
-
-    def describe(self) -> dict:
-        return {"name": self.name}
+    def query(self, e: ItemEvidence, decision: SenseDecision) -> tuple[np.ndarray, dict[str, str]]:
+        use_meaning = decision.label == "idiomatic" and e.substituted is not None
+        return ((e.substituted, {"query": "meaning substituted"}) if use_meaning
+                else (e.sentence, {"query": "sentence"}))
 
 
 def best_expected_order(names: Sequence[str], gold_idiomatic: Sequence[str], gold_literal: Sequence[str],
@@ -91,8 +91,6 @@ def best_expected_order(names: Sequence[str], gold_idiomatic: Sequence[str], gol
         if value > best_value + 1e-12:
             best, best_value = order, value
     return tuple(best), best_value
-
-
 
 
 @dataclass

@@ -27,7 +27,8 @@ from senso.admire.systems import pipeline
 from senso.admire.systems.base import Ranker, SequenceChooser
 from senso.admire.systems.baselines import CaptionSimilarityRanker, RandomChooser, RandomRanker
 from senso.admire.systems.context import SystemContext
-from senso.admire.systems.images import factories as images
+from senso.admire.systems.images.similarity import ClipRanker, FusionRanker, check_fusion
+from senso.admire.systems.images.vlm_judge import VlmJudgeRanker, check_vlm_judge
 from senso.admire.systems.parts import (
     AGGREGATOR_SUMMARIES, DEFAULT_FUSION_MEMBERS, BuilderOptions, DEFAULT_MEMBERS, FLAGGED, MEANINGS, RANKERS, SENSES,
     CaptionSimilarityOptions, ClipRankOptions, EnsembleOptions, FittedPipelineOptions, FusionOptions, RandomOptions,
@@ -88,8 +89,7 @@ def _composed(make: Callable[[SystemContext, list[Any]], System], name: str) -> 
     def build(context: SystemContext) -> System:
         members = []
         for entry, row, options in member_rows(SYSTEMS["a"][name], context.params.members, context.options):
-            values = own_params(row, options)
-            member = row.build(context.with_options(options, row.typed(values), context.settings))
+            member = row.build(replace(context, options=options, params=row.typed(own_params(row, options))))
             member.name = entry
             members.append(member)
         return make(context, members)
@@ -113,15 +113,18 @@ ROWS = (
     AdmireSystem("ensemble", "a", f"members by name (--members, default {','.join(DEFAULT_MEMBERS)}) fused by --set "
                  "aggregator=borda|rrf|mean", _composed(pipeline.ensemble, "ensemble"), EnsembleOptions,
                  composed=True, check=_params_check(pipeline.check_ensemble)),
-    # image systems (text+images track); constructors in senso.admire.systems.images.factories
+    # image systems (text+images track)
     AdmireSystem("clip-rank", "a", "cosine between the sentence and each picture (--image-model, default "
-                 "hf:openai/clip-vit-base-patch32)", images.clip_rank, ClipRankOptions, flags=("image_model",)),
+                 "hf:openai/clip-vit-base-patch32)", lambda context: ClipRanker(context.image_model()),
+                 ClipRankOptions, flags=("image_model",)),
     AdmireSystem("vlm-judge", "a", "a vision-language model's P(yes) per picture, or its rankings over rotated orders "
-                 "(--set mode=list)", images.vlm_judge, VlmJudgeOptions, ("generator", "backend", "base_url"),
-                 vlm=True, check=images.check_vlm_judge),
+                 "(--set mode=list)", lambda context: VlmJudgeRanker(
+                     context.vision_lm(check_vlm_judge(context.options)), context.params.mode, context.params.orders),
+                 VlmJudgeOptions, ("generator", "backend", "base_url"), vlm=True, check=check_vlm_judge),
     AdmireSystem("fusion", "a", f"weighted sum of members' per-item z-scores (--members, default "
-                 f"{','.join(DEFAULT_FUSION_MEMBERS)})", _composed(images.fusion, "fusion"),
-                 FusionOptions, composed=True, check=_params_check(images.check_fusion)),
+                 f"{','.join(DEFAULT_FUSION_MEMBERS)})",
+                 _composed(lambda context, members: FusionRanker(members, context.params.weights), "fusion"),
+                 FusionOptions, composed=True, check=_params_check(check_fusion)),
     AdmireSystem("random", "b", "seeded uniformly random candidate and sense: the chance baseline",
                  lambda context: RandomChooser(seed=context.options.seed), RandomOptions),
     AdmireSystem("sequence-continuation", "b", "sense of the 2-image story, then the candidate that best continues "
@@ -203,46 +206,36 @@ def own_params(row: AdmireSystem, options: RunOptions) -> dict[str, Any]:
     """The typed values of the options `row` itself reads (its parts' and its served model's), from the
     values given for them (`--set`, the part flags, the Python API's keywords); the other given ones are left
     to the composed system whose member it is."""
-    params = system_params(row, options, members=False)
-    return params.resolve(given_values(options, params), owner(row))
+    return row.params.resolve(given_values(options, row.params), owner(row))
 
 
-def system_params(row: AdmireSystem, options: RunOptions, members: bool = True) -> Params:
-    """Every option `row` reads in this run: its parts', and (`members`) its members' for ensemble/fusion (the
-    first declaration of a name shared by members with other defaults stands for it in messages)."""
-    params = row.params
-    if not (members and row.composed):
-        return params
-    names = row.typed(row.params.resolve(given_values(options, row.params), owner(row))).members
-    by_name = {p.name: p for p in params}
-    for _, member, member_options in member_rows(row, names, options):
-        for param in system_params(member, member_options):
+def leaves(row: AdmireSystem, options: RunOptions) -> list[tuple[AdmireSystem, RunOptions]]:
+    """The systems that run, each with its options: `row` itself, or the `--members` of a composed `row`."""
+    if not row.composed:
+        return [(row, options)]
+    return [(member, member_options) for _, member, member_options
+            in member_rows(row, row.typed(own_params(row, options)).members, options)]
+
+
+def system_params(row: AdmireSystem, options: RunOptions) -> Params:
+    """Every option `row` reads in this run: its parts', and its members' for ensemble/fusion (the first
+    declaration of a name shared by members with other defaults stands for it in messages)."""
+    by_name = {p.name: p for p in row.params}
+    for leaf, _ in leaves(row, options) if row.composed else ():
+        for param in leaf.params:
             by_name.setdefault(param.name, param)
     return Params(*by_name.values())
 
 
-def _served_rows(row: AdmireSystem, options: RunOptions) -> list[AdmireSystem]:
-    """The rows (the system, or its members) that read a served model in this run."""
-    if not row.composed:
-        return [row] if _served(row, options) else []
-    names = row.typed(own_params(row, options)).members
-    return [served for _, member, member_options in member_rows(row, names, options)
-            for served in _served_rows(member, member_options)]
-
-
 def model_args(row: AdmireSystem, options: RunOptions) -> dict[str, Any]:
     """The typed settings of the served model `row` (or a member) reads, from `--model-args`."""
-    served = _served_rows(row, options)
+    served = [leaf for leaf, leaf_options in leaves(row, options) if _served(leaf, leaf_options)]
     return resolve_model_args(options.model_args, bool(served), owner(row), vlm=any(r.vlm for r in served))
 
 
 def system_flags(row: AdmireSystem, options: RunOptions) -> tuple[str, ...]:
     """The model options `row` reads: its own flags and, for a composed system, its members'."""
-    if not row.composed:
-        return row.flags
-    names = row.typed(own_params(row, options)).members
-    return tuple(dict.fromkeys(f for _, member, member_options in member_rows(row, names, options)
-                               for f in system_flags(member, member_options)))
+    return tuple(dict.fromkeys(f for leaf, _ in leaves(row, options) for f in leaf.flags))
 
 
 def owner(row: AdmireSystem) -> str:
@@ -269,19 +262,10 @@ def check_system(row: AdmireSystem, options: RunOptions) -> dict[str, Any]:
             raise SensoError(f"{RUN_FIELDS[name].flag} is not used by {owner(row)} (it reads {listed}): leave it out")
     for name in ("model", "generator", "image_model"):
         check_local_spec(getattr(options, name), RUN_FIELDS[name].flag)
-    for _, member, member_options in member_rows(row, typed.members, options) if row.composed else ():
+    for member, member_options in leaves(row, options) if row.composed else ():
         if member.check is not None:
             member.check(member_options, member.typed(own_params(member, member_options)))
     return params
-
-
-def reads_wordnet(row: AdmireSystem, options: RunOptions) -> bool:
-    """Whether the system (or one of its members) reads WordNet."""
-    typed = row.typed(own_params(row, options))
-    if not row.composed:
-        return isinstance(typed, SystemOptions) and typed.reads_wordnet
-    return any(reads_wordnet(member, member_options)
-               for _, member, member_options in member_rows(row, typed.members, options))
 
 
 NO_WORDNET = ("NO WORDNET: no WordNet database was found, so this system runs without WordNet meanings and word "
@@ -290,24 +274,19 @@ NO_WORDNET = ("NO WORDNET: no WordNet database was found, so this system runs wi
 
 
 def wordnet_warnings(row: AdmireSystem, options: RunOptions) -> list[str]:
-    """NO WORDNET when the system (or a member) reads WordNet and none is installed or named."""
+    """NO WORDNET when the system (or a member) reads WordNet and none is installed or named
+    (`--set wordnet=FOLDER`)."""
     from senso.admire.systems.wordnet import WordNet
 
-    if reads_wordnet(row, options) and not _names_wordnet(row, options) and WordNet.locate() is None:
+    typed = [leaf.typed(own_params(leaf, leaf_options)) for leaf, leaf_options in leaves(row, options)]
+    typed = [values for values in typed if isinstance(values, SystemOptions)]
+    builders = [builder for values in typed if (builder := values.part_of(BuilderOptions)) is not None]
+    if any(values.reads_wordnet for values in typed) and all(builder.wordnet is None for builder in builders) \
+            and WordNet.locate() is None:
         from senso.core.evaluation import ScoreWarning
 
         return [ScoreWarning(NO_WORDNET)]
     return []
-
-
-def _names_wordnet(row: AdmireSystem, options: RunOptions) -> bool:
-    """Whether the system (or a member) is given a WordNet folder (`--set wordnet=FOLDER`)."""
-    typed = row.typed(own_params(row, options))
-    if row.composed:
-        return any(_names_wordnet(member, member_options)
-                   for _, member, member_options in member_rows(row, typed.members, options))
-    builder = typed.part_of(BuilderOptions) if isinstance(typed, SystemOptions) else None
-    return builder is not None and builder.wordnet is not None
 
 
 def user_row(system: Any, subtask: str) -> AdmireSystem:

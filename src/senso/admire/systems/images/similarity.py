@@ -16,7 +16,7 @@ from senso.admire.task import TEXT_ONLY
 from senso.admire.systems.base import Ranker, Ranking, members_sense, ranking_by_scores
 from senso.admire.systems.aggregate import zscore_fusion
 from senso.admire.systems.parts import FusionOptions
-from senso.core.params import Configurable
+from senso.core.params import Configurable, OptionError
 
 
 def image_path(compound: str, image: ImageOption) -> Path:
@@ -65,6 +65,14 @@ class ClipRanker:
         texts = [self.query(item) for item in items]
         sims = self.similarities(items, texts)
         return [ranking_by_scores(item.image_names, row.tolist(), {"query": text}) for item, text, row in zip(items, texts, sims)]
+
+
+def check_fusion(params: FusionOptions) -> None:
+    """One weight per member, when weights are given (before anything loads)."""
+    weights, members = params.weights, params.members
+    if weights is not None and len(weights) != len(members):
+        raise OptionError(f"--set weights gives {len(weights)} weights for {len(members)} --members "
+                          f"({', '.join(members)}): give one per member")
 
 
 @dataclass
