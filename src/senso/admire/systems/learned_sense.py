@@ -85,11 +85,8 @@ class LearnedSense:
                 out[i] = m
         return out
 
+    @one_blas_thread
     def fit(self, items: Sequence[AdmireAItem]) -> "LearnedSense":
-        with one_blas_thread():
-            return self._fit(items)
-
-    def _fit(self, items: Sequence[AdmireAItem]) -> "LearnedSense":
         items = [i for i in items if i.sentence_type in SENTENCE_TYPES]
         y = np.array([i.sentence_type == "idiomatic" for i in items], dtype=np.float64)
         if len(items) < 4 or y.min() == y.max():

@@ -16,14 +16,14 @@ Defaults (training-free: nothing is fit on AdMIRe data):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
 from senso.admire.items import AdmireAItem
 from senso.core.errors import SensoError
 from senso.core.params import Configurable, OptionError
 from senso.admire.systems.aggregate import aggregate
-from senso.admire.systems.base import Ranker, Ranking, members_sense
+from senso.admire.systems.base import Composed, Ranker, Ranking, members_sense
 from senso.admire.systems.context import SystemContext
 from senso.admire.systems.evidence import EvidenceBuilder
 from senso.admire.systems.meaning import FallbackMeaning, GlossaryMeaning, MeaningSource, WordNetMeaning
@@ -48,10 +48,6 @@ def check_builder(params: BuilderOptions) -> None:
         raise OptionError("--meaning glossary needs --glossary FILE (compound<TAB>meaning per line)")
     if params.meaning == "wordnet" and wordnet is None:
         raise OptionError(f"--meaning wordnet: no WordNet database found; {NO_WORDNET_FIX}")
-
-
-def check_sequence(params: SequenceContinuationOptions) -> None:
-    check_builder(params.evidence)
 
 
 def check_parts(params: SenseClassifierOptions | SensePipelineOptions) -> None:
@@ -107,8 +103,7 @@ def sense_builders(context: SystemContext, builder: EvidenceBuilder) -> list[Evi
     chosen = context.params.classifier.sense_embedders
     specs = list(chosen) if chosen else (
         [builder.embedder.spec] if context.embedder_given else list(DEFAULT_SENSE_EMBEDDERS))
-    return [builder if spec == builder.embedder.spec else
-            EvidenceBuilder(context.embedder(spec), builder.meanings, builder.wordnet, builder.caption_lang)
+    return [builder if spec == builder.embedder.spec else replace(builder, embedder=context.embedder(spec))
             for spec in specs]
 
 
@@ -216,7 +211,10 @@ class SensePipeline:
     ranker: Any
     builder: EvidenceBuilder
     name: str = "sense-pipeline"
-    uses_images: bool = False
+
+    @property
+    def uses_images(self) -> bool:
+        return getattr(self.ranker.builder, "uses_images", False)
 
     @property
     def fitted_parts(self) -> dict[str, Any]:
@@ -267,33 +265,21 @@ class SensePipeline:
         return rankings
 
 
-def sense_pipeline(context: SystemContext) -> SensePipeline:
+def sense_pipeline(context: SystemContext, name: str = "sense-pipeline") -> SensePipeline:
+    """The pipeline of the parts `context.params` names (fitted-pipeline's: the same parts, with the learned ones
+    as defaults)."""
     builder = build_builder(context)
     ranker = build_ranker(context, builder)
-    return SensePipeline(build_sense(context, builder, getattr(ranker, "roles", None)), ranker, builder,
-                         uses_images=getattr(ranker.builder, "uses_images", False))
-
-
-def fitted_pipeline(context: SystemContext) -> SensePipeline:
-    """sense-pipeline with learned parts: the same parts, with other defaults (the registry's row declares
-    them: learned roles, a learned sense reading their evidence; any --sense/--set overrides them)."""
-    pipeline = sense_pipeline(context)
-    pipeline.name = "fitted-pipeline"
-    return pipeline
+    return SensePipeline(build_sense(context, builder, getattr(ranker, "roles", None)), ranker, builder, name)
 
 
 @dataclass
-class Ensemble(Configurable):
+class Ensemble(Composed, Configurable):
     """Members (systems by name) aggregated item by item with Borda, RRF or score averaging."""
 
     members: list[Ranker]
     aggregator: str = EnsembleOptions.aggregator
     name: str = "ensemble"
-    uses_images: bool = False
-
-    @property
-    def fitted_compounds(self) -> frozenset[str]:
-        return frozenset().union(*(frozenset(getattr(m, "fitted_compounds", frozenset())) for m in self.members))
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "aggregator": self.aggregator, "members": [m.describe() for m in self.members]}
@@ -310,12 +296,6 @@ class Ensemble(Configurable):
 def check_ensemble(params: EnsembleOptions) -> None:
     if len(params.members) < 2:
         raise OptionError("an ensemble needs at least two --members (comma-separated system names)")
-
-
-def ensemble(context: SystemContext, members: Sequence[Ranker]) -> Ensemble:
-    """`--members a,b,c` (built by the registry, each under its entry's name) fused by `--set aggregator`."""
-    return Ensemble(list(members), aggregator=context.params.aggregator,
-                    uses_images=any(getattr(m, "uses_images", False) for m in members))
 
 
 def sequence_continuation(context: SystemContext):

@@ -21,6 +21,7 @@ on the text+images leaderboard track).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, Callable, Mapping, Union
 
 from senso.admire.systems import pipeline
@@ -107,12 +108,13 @@ ROWS = (
                  "structure; training-free)", pipeline.sense_pipeline, SensePipelineOptions, PIPELINE_FLAGS,
                  check=_params_check(pipeline.check_parts)),
     AdmireSystem("fitted-pipeline", "a", "sense-pipeline with learned roles and a learned sense using them, fit on EN "
-                 "train+dev gold (cross-validated by compound when scored on train/dev)", pipeline.fitted_pipeline,
-                 FittedPipelineOptions, PIPELINE_FLAGS,
+                 "train+dev gold (cross-validated by compound when scored on train/dev)",
+                 partial(pipeline.sense_pipeline, name="fitted-pipeline"), FittedPipelineOptions, PIPELINE_FLAGS,
                  check=_params_check(pipeline.check_parts)),
     AdmireSystem("ensemble", "a", f"members by name (--members, default {','.join(DEFAULT_MEMBERS)}) fused by --set "
-                 "aggregator=borda|rrf|mean", _composed(pipeline.ensemble, "ensemble"), EnsembleOptions,
-                 composed=True, check=_params_check(pipeline.check_ensemble)),
+                 "aggregator=borda|rrf|mean",
+                 _composed(lambda context, members: pipeline.Ensemble(members, context.params.aggregator), "ensemble"),
+                 EnsembleOptions, composed=True, check=_params_check(pipeline.check_ensemble)),
     # image systems (text+images track)
     AdmireSystem("clip-rank", "a", "cosine between the sentence and each picture (--image-model, default "
                  "hf:openai/clip-vit-base-patch32)", lambda context: ClipRanker(context.image_model()),
@@ -129,7 +131,8 @@ ROWS = (
                  lambda context: RandomChooser(seed=context.options.seed), RandomOptions),
     AdmireSystem("sequence-continuation", "b", "sense of the 2-image story, then the candidate that best continues "
                  "it (--modality images: also by the pictures)", pipeline.sequence_continuation,
-                 SequenceContinuationOptions, SEQUENCE_FLAGS, check=_params_check(pipeline.check_sequence)),
+                 SequenceContinuationOptions, SEQUENCE_FLAGS,
+                 check=_params_check(lambda params: pipeline.check_builder(params.evidence))),
     AdmireSystem("submission", "a", "the rankings of an official submission file (--set submission=PATH; what `senso "
                  "score admire-a FILE` runs)", submitted("a"), SubmissionOptions, check=check_file),
     AdmireSystem("submission", "b", "the answers of an official submission file (--set submission=PATH; what `senso "

@@ -25,10 +25,11 @@ DCG of the expected-gain orders told the gold sense (`gold_sense_dcg`), ties by 
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 
@@ -42,15 +43,21 @@ ROLES = ("strong idiomatic", "mild idiomatic", "mild literal", "strong literal",
 LITERAL_ORDER = ("strong literal", "mild literal", "mild idiomatic", "strong idiomatic", "distractor")
 C_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
 INNER_FOLDS = 5
+T = TypeVar("T")
 RELATIONS = ("sentence", "context", "literal", "meaning", "substituted", "components", "siblings")
 
 
-def one_blas_thread():
-    """Dozens of small fits (~340 rows): a multi-threaded BLAS only adds synchronisation cost on a busy
-    machine (a fit measured 8x slower), so run them on one thread."""
-    from threadpoolctl import threadpool_limits
+def one_blas_thread(fit: Callable[..., T]) -> Callable[..., T]:
+    """`fit` run on one thread: dozens of small fits (~340 rows), where a multi-threaded BLAS only adds
+    synchronisation cost on a busy machine (a fit measured 8x slower)."""
+    @functools.wraps(fit)
+    def run(*args: Any, **kwargs: Any) -> T:
+        from threadpoolctl import threadpool_limits
 
-    return threadpool_limits(limits=1)
+        with threadpool_limits(limits=1):
+            return fit(*args, **kwargs)
+
+    return run
 
 
 _PERMUTATIONS = np.array(list(itertools.permutations(range(5))))  # (120, 5): σ[j] = role of caption j
@@ -178,16 +185,12 @@ class RoleModel:
     def _standardise(self, x: np.ndarray) -> np.ndarray:
         return (x - self.mean) / self.scale
 
+    @one_blas_thread
     def fit(self, features: Sequence[np.ndarray], roles: Sequence[Sequence[int]], groups: Sequence[str],
             score: Callable[[list[np.ndarray]], float] | None = None) -> "RoleModel":
         """features: one (5, F) array per item; roles: gold role index per caption; groups: compounds.
         C: the highest inner-CV `score` of the items' out-of-fold (5, 5) P(role | caption) when given
         (ties: lower log-loss), else the lowest inner-CV log-loss of the gold role (ties: smaller C)."""
-        with one_blas_thread():
-            return self._fit(features, roles, groups, score)
-
-    def _fit(self, features: Sequence[np.ndarray], roles: Sequence[Sequence[int]], groups: Sequence[str],
-             score: Callable[[list[np.ndarray]], float] | None = None) -> "RoleModel":
         x = np.concatenate(features)
         y = np.concatenate([np.asarray(r) for r in roles])
         rows = np.repeat(np.arange(len(features)), 5)

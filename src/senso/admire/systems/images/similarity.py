@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -13,7 +13,7 @@ from senso.admire.items import AdmireAItem, ImageOption
 from senso.core.errors import SensoError
 from senso.admire.systems.images import TRACK
 from senso.admire.task import TEXT_ONLY
-from senso.admire.systems.base import Ranker, Ranking, members_sense, ranking_by_scores
+from senso.admire.systems.base import Composed, Ranker, Ranking, members_sense, ranking_by_scores
 from senso.admire.systems.aggregate import zscore_fusion
 from senso.admire.systems.parts import FusionOptions
 from senso.core.params import Configurable, OptionError
@@ -76,7 +76,7 @@ def check_fusion(params: FusionOptions) -> None:
 
 
 @dataclass
-class FusionRanker(Configurable):
+class FusionRanker(Composed, Configurable):
     """Weighted sum of the members' per-item z-scored scores (e.g. caption similarity + image similarity).
 
     z-scoring puts cosines of different models (and probabilities) on one scale per item before the sum;
@@ -86,8 +86,6 @@ class FusionRanker(Configurable):
     members: Sequence[Ranker]
     weights: Sequence[float] | None = FusionOptions.weights
     name: str = "fusion"
-    fitted_compounds: frozenset[str] = field(init=False)
-    uses_images: bool = field(init=False)
 
     def __post_init__(self):
         if not self.members:
@@ -95,8 +93,6 @@ class FusionRanker(Configurable):
         self.weights = list(self.weights) if self.weights is not None else [1.0] * len(self.members)
         if len(self.weights) != len(self.members):
             raise SensoError(f"fusion: {len(self.weights)} weights for {len(self.members)} members")
-        self.fitted_compounds = frozenset().union(*(m.fitted_compounds for m in self.members))
-        self.uses_images = any(getattr(m, "uses_images", False) for m in self.members)
 
     def describe(self) -> dict[str, Any]:
         track = TRACK if self.uses_images else TEXT_ONLY
