@@ -62,8 +62,7 @@ def members_sense(rankings: Sequence[Ranking]) -> dict[str, Any]:
 
 
 class Composed:
-    """A system made of member systems (`members`): it learned what they learned, and reads the pictures when
-    one of them does."""
+    """A system of `members`: it learned what they learned, and reads the pictures when one of them does."""
 
     members: Sequence[Any]
 

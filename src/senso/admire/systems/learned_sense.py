@@ -26,7 +26,7 @@ from senso.admire.items import SENTENCE_TYPES, AdmireAItem
 from senso.core.errors import SensoError
 from senso.admire.systems.roles import (C_GRID, INNER_FOLDS, ROLES, LearnedRoles, fit_logistic, grouped_folds,
                                         one_blas_thread, standardisation)
-from senso.admire.systems.sense import SIGNALS, EmbeddingSense, SenseDecision, sense_signals, signal_centres, sigmoid
+from senso.admire.systems.sense import SIGNALS, EmbeddingSense, SenseDecision, sigmoid
 
 
 def _log_loss(p: np.ndarray, y: np.ndarray) -> float:
@@ -60,10 +60,9 @@ class LearnedSense:
         per_builder = [b.build(list(items)) for b in self.base.builders]
         rows = []
         for k in range(len(items)):
-            row = []
-            for builder, (centre, scale), evidences in zip(self.base.builders, self.base.calibrations, per_builder):
-                raw = sense_signals(evidences[k], centre, signal_centres(builder.embedder.spec))
-                row += [raw.get(s, 0.0) / scale for s in SIGNALS]
+            row = [raw.get(s, 0.0) / scale
+                   for _, raw, scale in self.base.centred_signals([evidences[k] for evidences in per_builder])
+                   for s in SIGNALS]
             if role_marginals is not None:
                 m = role_marginals[k]
                 contrast = m[:, ROLES.index("strong idiomatic")] - m[:, ROLES.index("strong literal")]

@@ -1,12 +1,9 @@
-"""AdMIRe systems composed of parts: `sense-pipeline` (sense -> meaning -> ranker) and `ensemble`.
+"""AdMIRe systems composed of parts: `sense-pipeline` (sense -> meaning -> ranker; fitted-pipeline is the same with
+learned parts as defaults), `ensemble` and Subtask B's `sequence-continuation`.
 
-`build_builder`, `build_sense` and `build_ranker` make the parts from a `SystemContext`: the run's options
-(`--embedder`, `--model`, `--generator`, ...) and the system's typed options object (`context.params`: a
-`SensePipelineOptions`, ..., declared once in `senso.admire.systems.parts`: `--sense`, `--meaning`,
-`--glossary`, `--ranker`, `--set KEY=VALUE`), each part's options its own typed value (`context.params.classifier`,
-`.evidence`, `.ranking`); `check_parts` checks how they combine, before anything loads.
-The constructors `sense_pipeline`, `fitted_pipeline`, `ensemble` and `sequence_continuation` are the `build`
-of rows of `senso.admire.systems.registry`.
+`build_builder`, `build_sense` and `build_ranker` make the parts from a `SystemContext`: the run's options and the
+system's typed options (`context.params`, declared in `senso.admire.systems.parts`), each part's its own typed
+value (`.evidence`, `.classifier`, `.ranking`); `check_parts` checks how they combine, before anything loads.
 
 Defaults (training-free: nothing is fit on AdMIRe data):
 - embedder `e5-f64` (ADMIRE_EMBEDDER); meaning: glossary (when given) -> WordNet -> none (the sentence's own context stands in);
@@ -60,8 +57,7 @@ def check_parts(params: SenseClassifierOptions | SensePipelineOptions) -> None:
             raise OptionError("--set sense_roles=true takes its evidence from the learned roles, which admire-sense "
                               "has not: leave it out")
         return
-    images = ranking.ranker == "image" or ranking.modality == "images"
-    if ranking.roles != "rules" and (images or ranking.ranker != "structure"):
+    if ranking.roles != "rules" and (ranking.reads_images or ranking.ranker != "structure"):
         raise OptionError(f"--set roles={ranking.roles} is the structure ranker's, over captions: use --ranker "
                           "structure --modality captions, or --set roles=rules")
     if sense.sense == "learned" and sense.sense_roles and ranking.roles == "rules":
@@ -186,13 +182,11 @@ def build_sense(context: SystemContext, builder: EvidenceBuilder, roles: Learned
 def build_ranker(context: SystemContext, builder: EvidenceBuilder):
     """The ranker `--ranker` names, over the captions or (`--modality images`) the pictures."""
     params: RankerOptions = context.params.ranking
-    kind, modality = params.ranker, params.modality
-    if kind == "image":  # shorthand: the structure ranker over the pictures
-        kind, modality = "structure", "images"
-    if modality == "images":  # the same rankers, with picture embeddings in place of the captions'
-        from senso.admire.systems.images.evidence import image_evidence_builder
+    kind = "structure" if params.ranker == "image" else params.ranker  # image: the structure ranker over the pictures
+    if params.reads_images:  # the same rankers, with picture embeddings in place of the captions'
+        from senso.admire.systems.images.evidence import ImageEvidenceBuilder
 
-        builder = image_evidence_builder(context, builder)
+        builder = ImageEvidenceBuilder(context.image_model(), builder.meanings, builder.wordnet)
     if kind == "substitution":
         return SubstitutionRanker(builder)
     if kind == "caption":

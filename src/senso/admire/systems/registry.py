@@ -1,21 +1,12 @@
 """The one table of AdMIRe systems: `SYSTEMS[subtask][name]` -> an `AdmireSystem` row.
 
-Subtasks: "a" (`senso run admire-a --system NAME`: Rankers), "b" (`admire-b`: SequenceChoosers) and "sense"
-(`admire-sense`: the sense classifier alone). An unknown name is an error listing the valid ones;
-`senso systems` prints the table with the parts of `senso.admire.systems.parts`.
-
-Each row declares what its system reads, so every other option is refused before anything loads
-(`check_system`): `flags`, the model options (RunOptions fields among MODEL_FLAGS); `options`, the class that
-declares its own options (`parts.py`: its parts held as typed values, e.g. `SensePipelineOptions.ranking`;
-`params` reads them as a `senso.core.params.Params`, by the names users give, and the factory is given an
-object of it, `context.params`); `composed`, that its `--members` name other systems of the table (ensemble,
-fusion: a composed system also reads its members' flags and options); `check`, its own checks of how its typed
-options combine. What else is known about a system is declared on its options class (`parts.SystemOptions`: the
-languages it serves, whether it reads the pictures or WordNet, the configurations the default choice of a
-ranking task file tries: `default_candidates`). A system that reads a served model (openai) takes that model's
-settings from `--model-args` (`model_args`), never among its own options. `build(SystemContext) -> system`
-makes it (models through the context's pool). A system has `name`, `describe()`, `fitted_compounds` and `uses_images` (True puts its runs
-on the text+images leaderboard track).
+Subtasks: "a" (`admire-a`: Rankers), "b" (`admire-b`: SequenceChoosers) and "sense" (`admire-sense`: the sense
+classifier alone). An unknown name is an error listing the valid ones; `senso systems` prints the table with the
+parts of `senso.admire.systems.parts`. Each row declares what its system reads (its fields), so every other option
+is refused before anything loads (`check_system`); what else is known about a system is declared on its options
+class (`parts.SystemOptions`). A system that reads a served model (openai) takes that model's settings from
+`--model-args` (`model_args`), never among its own options. `build(SystemContext) -> system` makes it (models
+through the context's pool); what a system has: `senso.admire.systems.base`.
 """
 
 from __future__ import annotations
