@@ -40,9 +40,9 @@ from senso.core.params import NoOptions, OptionError, Params, declared
 System = Union[Ranker, SequenceChooser, SenseClassifier]
 # The model options (RunOptions fields) an AdMIRe system may read; a row's `flags` names its own.
 MODEL_FLAGS = ("model", "backend", "base_url", "embedder", "generator", "image_model")
-# The pipeline's parts may read every one: --model (lm-definition), --generator (prompt senses, generated meanings),
-# --image-model (--modality images); the sense classifier alone no pictures; Subtask B's system no scored LM.
-PIPELINE_FLAGS = MODEL_FLAGS
+# The pipeline's parts may read every one (MODEL_FLAGS): --model (lm-definition), --generator (prompt senses,
+# generated meanings), --image-model (--modality images); the sense classifier alone no pictures; Subtask B's
+# system no scored LM.
 SENSE_FLAGS = ("model", "backend", "base_url", "embedder", "generator")
 SEQUENCE_FLAGS = ("backend", "base_url", "embedder", "generator", "image_model")
 FLAG_OF = {p.name: p.flag for p in FLAGGED}  # sense -> --sense, ...: how messages name the parts' flags
@@ -96,11 +96,11 @@ ROWS = (
                  lambda context: CaptionSimilarityRanker(context.embedder(), batch_size=context.options.batch_size),
                  CaptionSimilarityOptions, flags=("embedder",)),
     AdmireSystem("sense-pipeline", "a", "sense classifier -> meaning -> ranker (defaults: context-similarity, auto, "
-                 "structure; training-free)", pipeline.sense_pipeline, SensePipelineOptions, PIPELINE_FLAGS,
+                 "structure; training-free)", pipeline.sense_pipeline, SensePipelineOptions, MODEL_FLAGS,
                  check=_params_check(pipeline.check_parts)),
     AdmireSystem("fitted-pipeline", "a", "sense-pipeline with learned roles and a learned sense using them, fit on EN "
                  "train+dev gold (cross-validated by compound when scored on train/dev)",
-                 partial(pipeline.sense_pipeline, name="fitted-pipeline"), FittedPipelineOptions, PIPELINE_FLAGS,
+                 partial(pipeline.sense_pipeline, name="fitted-pipeline"), FittedPipelineOptions, MODEL_FLAGS,
                  check=_params_check(pipeline.check_parts)),
     AdmireSystem("ensemble", "a", f"members by name (--members, default {','.join(DEFAULT_MEMBERS)}) fused by --set "
                  "aggregator=borda|rrf|mean",
