@@ -38,16 +38,8 @@ from senso.core.params import Configurable
 from senso.admire.systems.roles import LITERAL_ORDER, ROLES, LearnedRoles, assign_roles, expected_gains, rule_marginals
 
 
-def _need_captions(e: ItemEvidence, ranker: str) -> np.ndarray:
-    if e.captions is None:
-        raise SensoError(f"the {ranker} ranker needs captions; item {e.item.compound!r} has none")
-    return e.captions
-
-
 @dataclass
 class CaptionRanker:
-    """"caption": cosine between each caption and the sentence (sense ignored)."""
-
     builder: EvidenceBuilder
     name: str = "caption"
 
@@ -58,8 +50,10 @@ class CaptionRanker:
     def rank(self, items: Sequence[AdmireAItem], decisions: Sequence[SenseDecision]) -> list[Ranking]:
         out = []
         for e, d in zip(self.builder.build(list(items)), decisions):
+            if e.captions is None:
+                raise SensoError(f"the {self.name} ranker needs captions; item {e.item.compound!r} has none")
             query, extra = self.query(e, d)
-            sims = _need_captions(e, self.name) @ query
+            sims = e.captions @ query
             out.append(ranking_by_scores(e.item.image_names, sims.tolist(), {"ranker": self.name, **extra}))
         return out
 
@@ -69,9 +63,6 @@ class CaptionRanker:
 
 @dataclass
 class SubstitutionRanker(CaptionRanker):
-    """"substitution": the captions compared with the sentence with the meaning substituted for the compound when
-    the sense is idiomatic (the sentence itself when literal)."""
-
     name: str = "substitution"
 
     def query(self, e: ItemEvidence, decision: SenseDecision) -> tuple[np.ndarray, dict[str, str]]:
