@@ -36,7 +36,7 @@ import numpy as np
 from senso.admire.items import AdmireAItem
 from senso.core.errors import SensoError
 from senso.admire.systems.evidence import ItemEvidence
-from senso.admire.systems.parts import IDIOM_QUERIES, ROLE_FEATURE_SETS
+from senso.admire.systems.parts import IDIOM_QUERIES, ROLE_FEATURE_SETS, ROLE_FEATURES
 from senso.admire.systems.sense import literal_pair
 
 ROLES = ("strong idiomatic", "mild idiomatic", "mild literal", "strong literal", "distractor")
@@ -274,18 +274,10 @@ def gold_sense_dcg(items: Sequence[AdmireAItem], marginals: Sequence[np.ndarray]
 def caption_features(e: ItemEvidence, feature_set: str) -> np.ndarray:
     """(5, F) features of one item: `relation_features`, the rules' one-hot role assignment
     (`assign_roles`), and for "relations+embedding" the caption embeddings themselves."""
-    _check_features(feature_set, auto=False)
     parts = [relation_features(e), rule_marginals(assign_roles(e))]
     if feature_set == "relations+embedding":
         parts.append(np.asarray(e.captions, dtype=np.float64))
     return np.concatenate(parts, axis=1)
-
-
-def _check_features(feature_set: str, auto: bool = True) -> None:
-    """A role feature set (`auto`: or "auto", the choice by inner CV)."""
-    if feature_set not in (("auto",) if auto else ()) + ROLE_FEATURE_SETS:
-        raise SensoError(f"unknown role features {feature_set!r} (--set role_features=); choose from auto, "
-                         f"{', '.join(ROLE_FEATURE_SETS)}")
 
 
 @dataclass
@@ -306,7 +298,9 @@ class LearnedRoles:
     name: str = "learned"
 
     def __post_init__(self):
-        _check_features(self.feature_set)
+        if self.feature_set not in ROLE_FEATURES:
+            raise SensoError(f"unknown role features {self.feature_set!r} (--set role_features=); choose from "
+                             f"{', '.join(ROLE_FEATURES)}")
 
     def features(self, items: Sequence[AdmireAItem], feature_set: str | None = None) -> list[np.ndarray]:
         feature_set = feature_set or self.chosen_features
