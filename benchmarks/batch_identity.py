@@ -17,6 +17,7 @@ model's linear layers, which numbers of rows M give the first 160 rows' products
 from __future__ import annotations
 
 import argparse
+import re
 from contextlib import contextmanager
 
 import torch
@@ -113,21 +114,31 @@ def gemm_lines(base: torch.nn.Module) -> list[str]:
     return lines
 
 
+def pairs(text: str) -> list[tuple[int, int]]:
+    """`--pairs`: LENGTH:WIDTH,... with 1 <= LENGTH <= WIDTH (a row and the width of the pass it is padded to)."""
+    out = []
+    for pair in text.split(","):
+        match = re.fullmatch(r"\s*(\d+):(\d+)\s*", pair)
+        if not match or not 1 <= int(match[1]) <= int(match[2]):
+            raise argparse.ArgumentTypeError(f"{pair!r}: give LENGTH:WIDTH with 1 <= LENGTH <= WIDTH")
+        out.append((int(match[1]), int(match[2])))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default=None, help="model spec (default: the built-in gemma3-270m)")
-    parser.add_argument("--pairs", default="160:176,140:160,165:176,97:112", help="LENGTH:WIDTH,...")
+    parser.add_argument("--pairs", type=pairs, default="160:176,140:160,165:176,97:112", help="LENGTH:WIDTH,...")
     parser.add_argument("--rows-alone-linears", action="store_true",
                         help="run the pass's linear layers row by row at each row's own length")
     add_smoke_option(parser)
-    args = smoke(parser.parse_args(), model=tiny_lm_spec, pairs="12:16")
+    args = smoke(parser.parse_args(), model=tiny_lm_spec, pairs=[(12, 16)])
     torch.nn.Linear.forward = _linear_per_row
     lm = load_model(args.model, "lm", dtype="float32", device="cpu", cache=None)
     base = lm.model.base_model
     print(f"model {lm.spec}, torch {torch.__version__}, {torch.get_num_threads()} threads, "
           f"pass of {PASS_ROWS} rows, linear layers {'row by row' if args.rows_alone_linears else 'batched'}")
-    for pair in args.pairs.split(","):
-        length, width = (int(part) for part in pair.split(":"))
+    for length, width in args.pairs:
         print(compare_pair(base, length, width, lm.pad_token_id, args.rows_alone_linears), flush=True)
     for line in gemm_lines(base):
         print(line)

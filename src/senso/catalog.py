@@ -194,6 +194,12 @@ def tasks_help() -> str:
     return " | ".join(task.name for task in all_tasks())
 
 
+def command_tasks_help(command: str) -> str:
+    """The task argument's help of a common command a family may do (`fit`, `overlap`): the tasks it is done for."""
+    served = [t.name for t in all_tasks() if getattr(t.family, command) is not None and getattr(t.family, command).serves(t)]
+    return " | ".join(served)
+
+
 def run_folder_name(task: str) -> str:
     """The folder of one task's run inside a parent `--out` folder: the task's name, or a task file's stem."""
     return task_for(task).folder_name(str(task))

@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from senso.catalog import data_set, data_sets, task_for
+from senso.catalog import command_tasks_help, data_set, data_sets, task_for
 from senso.cli.app import DATA_DIR_HELP, console, data_app, out
 from senso.core.errors import SensoError
 
@@ -27,7 +27,7 @@ def data_stats(
 
 @data_app.command("fetch")
 def data_fetch(
-    dataset: str = typer.Argument(..., help="admire (or abricot)"),
+    dataset: str = typer.Argument(..., help=" or ".join(DATA_SET_NAMES)),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="Where to put it (default: $SENSO_DATA_DIR, then ~/.cache/senso/data)."),
     api_url: Optional[str] = typer.Option(None, "--api-url", help="figshare API base URL (default $SENSO_FIGSHARE_API, then https://api.figshare.com/v2)."),
     force: bool = typer.Option(False, "--force", help="Replace existing files that differ."),
@@ -38,15 +38,17 @@ def data_fetch(
 
 @data_app.command("overlap")
 def data_overlap(
-    task: str = typer.Argument(..., help="admire-a | admire-b | abricot-abs | abricot-inc | path/to/task.toml"),
-    train: str = typer.Option(..., "--train", help="AdMIRe: split(s), e.g. train+dev; Likert: a data file. Or a model file `senso fit` wrote."),
-    eval_: Optional[str] = typer.Option(None, "--eval", help="AdMIRe: a split, e.g. xeval; Likert: a data file (default: the task's data)."),
+    task: str = typer.Argument(..., help=command_tasks_help("overlap")),
+    train: str = typer.Option(..., "--train", help="The training data as the task reads it: split(s) of its data "
+                                                   "(e.g. train+dev) or a data file; or a model file `senso fit` wrote."),
+    eval_: Optional[str] = typer.Option(None, "--eval", help="The evaluation data, a split (e.g. xeval) or a data "
+                                                            "file (default: the task's data)."),
     lang: Optional[str] = typer.Option(None, "--lang", help="The language, for a task in several (default: the "
                                                             "task's own)."),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
 ) -> None:
-    """What an evaluation set shares with training data: AdMIRe compounds, sentences and identical captions;
-    Likert groups and texts."""
+    """What an evaluation set shares with training data (each task says what it compares: expressions, sentences,
+    captions, groups, texts)."""
     entry = task_for(task)
     overlap = entry.family.overlap
     if overlap is None or not overlap.serves(entry):

@@ -23,8 +23,7 @@ def _fit_parameters() -> list[inspect.Parameter]:
         return inspect.Parameter(name, keyword, annotation=annotation, default=default)
 
     return [
-        param("task", str, typer.Argument(..., help=" | ".join(t.name for t in catalog.all_tasks()
-                                                               if t.family.fit and t.family.fit.serves(t)))),
+        param("task", str, typer.Argument(..., help=catalog.command_tasks_help("fit"))),
         param("out_path", Path, typer.Option(..., "-o", "--output", help="Model file to write (JSON).")),
         param("system", Optional[str], typer.Option(None, "--system", help="Trainable system (default: the task's; "
                                                      "`senso systems` describes each).")),
