@@ -17,9 +17,12 @@ from senso.admire.items import AdmireAItem, AdmireBItem, ImageOption
 from senso.core.errors import SensoError
 from senso.core.cache import ResponseCache
 from senso.admire.systems.base import ranking_by_scores
-from senso.admire.systems.images.similarity import ClipRanker, FusionRanker
+from senso.admire.systems.images.similarity import ClipRanker, FusionRanker, check_fusion
+from senso.admire.systems.parts import FusionOptions, VlmJudgeOptions
+from senso.core.options import RunOptions
+from senso.core.params import OptionError
 from senso.core.stats import zscores
-from senso.admire.systems.images.vlm_judge import VlmJudgeRanker, borda, parse_ranking, rotations
+from senso.admire.systems.images.vlm_judge import VlmJudgeRanker, borda, check_vlm_judge, parse_ranking, rotations
 from senso.admire.systems.base import Ranking
 
 pytestmark = pytest.mark.images
@@ -266,3 +269,16 @@ def test_sequence_continuation_with_images(tmp_path):
 
     with pytest.raises(SensoError, match="'red flag': no sequence images"):
         ImageSequenceChooser(colour_model(), text).choose([replace(item, sequence_paths=None)])
+
+
+def test_fusion_and_vlm_judge_options_are_checked_before_anything_loads():
+    with pytest.raises(OptionError, match=r"3 weights for 2 --members \(caption-similarity, clip-rank\)"):
+        check_fusion(FusionOptions(weights=(1.0, 1.0, 1.0)))
+    check_fusion(FusionOptions(weights=(1.0, 2.0)))
+    with pytest.raises(OptionError, match="between 1 and 5 .* got 6"):
+        check_vlm_judge(RunOptions(task="admire-a", generator="hf:judge"), VlmJudgeOptions(orders=6))
+    assert check_vlm_judge(RunOptions(task="admire-a", generator="hf:judge"), VlmJudgeOptions(orders=5)) == "hf:judge"
+    with pytest.raises(SensoError, match="write --generator hf:lm instead of --model hf:lm"):
+        check_vlm_judge(RunOptions(task="admire-a", model="hf:lm"))
+    with pytest.raises(SensoError, match="vlm-judge needs a vision-language model"):
+        check_vlm_judge(RunOptions(task="admire-a"))

@@ -61,6 +61,20 @@ def members_sense(rankings: Sequence[Ranking]) -> dict[str, Any]:
     return {"sense": "idiomatic" if p >= 0.5 else "literal", "p_idiomatic": round(p, 6)}
 
 
+class Composed:
+    """A system of `members`: it learned what they learned, and reads the pictures when one of them does."""
+
+    members: Sequence[Any]
+
+    @property
+    def fitted_compounds(self) -> frozenset[str]:
+        return frozenset().union(*(frozenset(getattr(m, "fitted_compounds", frozenset())) for m in self.members))
+
+    @property
+    def uses_images(self) -> bool:
+        return any(getattr(m, "uses_images", False) for m in self.members)
+
+
 class Ranker(Protocol):
     name: str
     fitted_compounds: frozenset[str]

@@ -12,7 +12,7 @@ the caller provided is used as it is).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from senso.admire.systems.parts import ADMIRE_EMBEDDER
@@ -43,10 +43,6 @@ class SystemContext:
 
         return shipped_training(self.options.data_dir)
 
-    def with_options(self, options: RunOptions, params: Any, settings: Mapping[str, Any]) -> "SystemContext":
-        """The context of a member system (ensemble, fusion): its own options, typed values and model settings."""
-        return replace(self, options=options, params=params, settings=settings)
-
     def provided(self, role: str) -> Any:
         """The model the caller provided for `role` (an object in memory), if any."""
         return self.models.provided(role) if self.models is not None else None
@@ -55,10 +51,11 @@ class SystemContext:
         """The model `spec` names for `role`, loaded once per pool, with the run's response cache."""
         return load_model(spec, role, cache=self.cache, pool=self.models, **kwargs)
 
-    def _model_settings(self) -> dict[str, Any]:
+    def _served_model(self, spec: Any, role: str) -> Any:
+        """A model that may be served (--backend, --base-url; a served one reads its settings from `settings`)."""
         options = self.options
-        return dict(dtype=options.dtype, device=options.device, batch_size=options.batch_size,
-                    settings=dict(self.settings))
+        return self.load(spec, role, backend=options.backend, base_url=options.base_url, dtype=options.dtype,
+                         device=options.device, batch_size=options.batch_size, settings=dict(self.settings))
 
     @property
     def embedder_given(self) -> bool:
@@ -74,20 +71,15 @@ class SystemContext:
 
     def scored_lm(self) -> Any:
         """The causal LM of --model/--backend/--base-url (default: the built-in Gemma-3-270M)."""
-        options = self.options
-        return self.load(options.model, "lm", backend=options.backend, base_url=options.base_url,
-                         **self._model_settings())
+        return self._served_model(self.options.model, "lm")
 
     def generator(self) -> Any:
         """The generative model of --generator (default: the converted SmolLM2-135M-Instruct)."""
-        options = self.options
-        return self.load(options.generator, "generator", backend=options.backend, base_url=options.base_url,
-                         **self._model_settings())
+        return self._served_model(self.options.generator, "generator")
 
     def vision_lm(self, spec: str) -> Any:
-        """The vision-language model `spec` names (a served one reads its settings from `settings`)."""
-        options = self.options
-        return self.load(spec, "vlm", backend=options.backend, base_url=options.base_url, **self._model_settings())
+        """The vision-language model `spec` names."""
+        return self._served_model(spec, "vlm")
 
     def image_model(self) -> Any:
         """The image-text model of --image-model (default: CLIP ViT-B/32)."""

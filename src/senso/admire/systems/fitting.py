@@ -196,13 +196,11 @@ def fit_to_file(options: Any, cache: Any, out_path: Path, models: Any = None) ->
     `options.lang` / `options.split` (e.g. train+dev) of `options.data_dir`, and write the model file."""
     from dataclasses import replace
 
-    from senso.admire.systems.registry import check_system, get_system, system_context, system_params
+    from senso.admire.rankfile import shipped_task
+    from senso.admire.systems.registry import check_system, chosen_row, system_context, system_params
 
     options = replace(options, lang=options.lang or "en", split=options.split or "train+dev")
-    from senso.admire.rankfile import shipped_task
-    from senso.admire.task import TASK_NAMES
-
-    row = get_system("a", options.system or shipped_task(TASK_NAMES["a"], "en").default_system)  # none: the task's default
+    row = chosen_row(options, None, "a", shipped_task("admire-a", "en").default_system)
     params = check_system(row, options)
     check_output_file(out_path, "-o")  # before the fit
     items, paths = admire_a_items(options.lang, options.split, options.data_dir)

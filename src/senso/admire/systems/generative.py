@@ -64,8 +64,6 @@ class PromptSense:
     fitted_compounds: frozenset[str] = frozenset()
 
     def classify(self, items: Sequence[AdmireAItem]) -> list[SenseDecision]:
-        import math
-
         out = []
         for item in items:
             evidence: dict[str, Any] = {}
@@ -78,7 +76,7 @@ class PromptSense:
                 prompt = SENSE_PROMPT.format(compound=item.compound, sentence=item.sentence)
             idiomatic, literal = self.generator.choice_logprobs([{"role": "user", "content": prompt}], ANSWERS)
             evidence["logprobs"] = {"idiomatic": idiomatic, "literal": literal}
-            out.append(SenseDecision(1.0 / (1.0 + math.exp(max(min(literal - idiomatic, 50), -50))), evidence))
+            out.append(SenseDecision(sigmoid(idiomatic - literal), evidence))
         return out
 
     def describe(self) -> dict:

@@ -24,9 +24,9 @@ import numpy as np
 
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem
 from senso.core.errors import SensoError
-from senso.admire.systems.roles import (C_GRID, INNER_FOLDS, ROLES, LearnedRoles, grouped_folds,
-                                        one_blas_thread)
-from senso.admire.systems.sense import SIGNALS, EmbeddingSense, SenseDecision, sense_signals, signal_centres, sigmoid
+from senso.admire.systems.roles import (C_GRID, INNER_FOLDS, ROLES, LearnedRoles, fit_logistic, grouped_folds,
+                                        one_blas_thread, standardisation)
+from senso.admire.systems.sense import SIGNALS, EmbeddingSense, SenseDecision, sigmoid
 
 
 def _log_loss(p: np.ndarray, y: np.ndarray) -> float:
@@ -60,10 +60,9 @@ class LearnedSense:
         per_builder = [b.build(list(items)) for b in self.base.builders]
         rows = []
         for k in range(len(items)):
-            row = []
-            for builder, (centre, scale), evidences in zip(self.base.builders, self.base.calibrations, per_builder):
-                raw = sense_signals(evidences[k], centre, signal_centres(builder.embedder.spec))
-                row += [raw.get(s, 0.0) / scale for s in SIGNALS]
+            row = [raw.get(s, 0.0) / scale
+                   for _, raw, scale in self.base.centred_signals([evidences[k] for evidences in per_builder])
+                   for s in SIGNALS]
             if role_marginals is not None:
                 m = role_marginals[k]
                 contrast = m[:, ROLES.index("strong idiomatic")] - m[:, ROLES.index("strong literal")]
@@ -85,24 +84,14 @@ class LearnedSense:
                 out[i] = m
         return out
 
-    @staticmethod
-    def _fit_lr(x: np.ndarray, y: np.ndarray, c: float):
-        from sklearn.linear_model import LogisticRegression
-
-        return LogisticRegression(C=c, max_iter=5000, tol=1e-6).fit(x, y)
-
+    @one_blas_thread
     def fit(self, items: Sequence[AdmireAItem]) -> "LearnedSense":
-        with one_blas_thread():
-            return self._fit(items)
-
-    def _fit(self, items: Sequence[AdmireAItem]) -> "LearnedSense":
         items = [i for i in items if i.sentence_type in SENTENCE_TYPES]
         y = np.array([i.sentence_type == "idiomatic" for i in items], dtype=np.float64)
         if len(items) < 4 or y.min() == y.max():
             raise SensoError("--sense learned needs at least 4 gold items of both sentence types to fit on")
         x = self._features(items, self._cross_fitted_marginals(items) if self.roles is not None else None)
-        self.mean, sd = x.mean(axis=0), x.std(axis=0)
-        self.scale = np.where(sd > 1e-12, sd, 1.0)
+        self.mean, self.scale = standardisation(x)
         xs = (x - self.mean) / self.scale
         losses = {c: 0.0 for c in self.c_grid}
         for test in grouped_folds([i.compound for i in items], self.inner_folds, self.seed):
@@ -110,9 +99,9 @@ class LearnedSense:
             if y[train].min() == y[train].max():
                 continue
             for c in self.c_grid:
-                losses[c] += _log_loss(self._fit_lr(xs[train], y[train], c).predict_proba(xs[test])[:, 1], y[test])
+                losses[c] += _log_loss(fit_logistic(xs[train], y[train], c).predict_proba(xs[test])[:, 1], y[test])
         self.c = min(self.c_grid, key=lambda c: (round(losses[c], 9), c))
-        model = self._fit_lr(xs, y, self.c)
+        model = fit_logistic(xs, y, self.c)
         self.coef, self.intercept = model.coef_[0], float(model.intercept_[0])
         self.feature_names = self._names()
         self.fitted_compounds = frozenset(i.compound for i in items)

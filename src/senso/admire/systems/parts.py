@@ -135,16 +135,13 @@ class BuilderOptions(SystemOptions):
     """The evidence builder's: where the compound's idiomatic meaning comes from."""
 
     choice_languages = {"meaning": ({"auto": EN, "wordnet": EN, "generator": EN}, "WordNet is English")}
+    reads_wordnet = True
 
     meaning: str = param("auto", "where the compound's idiomatic meaning comes from", choices=tuple(MEANINGS),
                          flag="--meaning")
     glossary: Path | None = param(None, "a TSV of compound<TAB>meaning lines (the glossary meaning source)",
                                   flag="--glossary")
     wordnet: Path | None = param(None, "the folder of a WordNet 3.0 database (default: found where installed)")
-
-    @property
-    def reads_wordnet(self) -> bool:
-        return True
 
 
 @dataclass
@@ -252,13 +249,10 @@ class FusionOptions(SystemOptions):
     """`fusion` (`FusionRanker` takes `weights`)."""
 
     languages = BY_MEMBERS
+    reads_images = True
 
     members: tuple[str, ...] = _members(DEFAULT_FUSION_MEMBERS)
     weights: tuple[float, ...] | None = param(None, "one weight per member, comma-separated numbers (default: all 1)")
-
-    @property
-    def reads_images(self) -> bool:
-        return True
 
 
 @dataclass
@@ -266,14 +260,11 @@ class VlmJudgeOptions(SystemOptions):
     """`vlm-judge` (`VlmJudgeRanker` takes them)."""
 
     languages, english_because = EN, "English prompts"
+    reads_images = True
 
     mode: str = param("pointwise", "pointwise: P(yes) per picture; list: rankings over rotated orders, aggregated "
                                    "by Borda", choices=VLM_MODES)
     orders: int = param(5, "image orders of the list mode (1-5: cyclic rotations of the 5 images)", minimum=1)
-
-    @property
-    def reads_images(self) -> bool:
-        return True
 
 
 @dataclass
@@ -312,10 +303,7 @@ class ClipRankOptions(SystemOptions):
     """`clip-rank`: no parameters of its own; it reads the pictures through an English CLIP."""
 
     languages, english_because = EN, "an English CLIP"
-
-    @property
-    def reads_images(self) -> bool:
-        return True
+    reads_images = True
 
 
 # The options with a flag of their own (one declaration each, whichever parts share them).

@@ -1,12 +1,9 @@
-"""AdMIRe systems composed of parts: `sense-pipeline` (sense -> meaning -> ranker) and `ensemble`.
+"""AdMIRe systems composed of parts: `sense-pipeline` (sense -> meaning -> ranker; fitted-pipeline is the same with
+learned parts as defaults), `ensemble` and Subtask B's `sequence-continuation`.
 
-`build_builder`, `build_sense` and `build_ranker` make the parts from a `SystemContext`: the run's options
-(`--embedder`, `--model`, `--generator`, ...) and the system's typed options object (`context.params`: a
-`SensePipelineOptions`, ..., declared once in `senso.admire.systems.parts`: `--sense`, `--meaning`,
-`--glossary`, `--ranker`, `--set KEY=VALUE`), each part's options its own typed value (`context.params.classifier`,
-`.evidence`, `.ranking`); `check_parts` checks how they combine, before anything loads.
-The constructors `sense_pipeline`, `fitted_pipeline`, `ensemble` and `sequence_continuation` are the `build`
-of rows of `senso.admire.systems.registry`.
+`build_builder`, `build_sense` and `build_ranker` make the parts from a `SystemContext`: the run's options and the
+system's typed options (`context.params`, declared in `senso.admire.systems.parts`), each part's its own typed
+value (`.evidence`, `.classifier`, `.ranking`); `check_parts` checks how they combine, before anything loads.
 
 Defaults (training-free: nothing is fit on AdMIRe data):
 - embedder `e5-f64` (ADMIRE_EMBEDDER); meaning: glossary (when given) -> WordNet -> none (the sentence's own context stands in);
@@ -16,14 +13,14 @@ Defaults (training-free: nothing is fit on AdMIRe data):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
 from senso.admire.items import AdmireAItem
 from senso.core.errors import SensoError
 from senso.core.params import Configurable, OptionError
 from senso.admire.systems.aggregate import aggregate
-from senso.admire.systems.base import Ranker, Ranking, members_sense
+from senso.admire.systems.base import Composed, Ranker, Ranking, members_sense
 from senso.admire.systems.context import SystemContext
 from senso.admire.systems.evidence import EvidenceBuilder
 from senso.admire.systems.meaning import FallbackMeaning, GlossaryMeaning, MeaningSource, WordNetMeaning
@@ -50,10 +47,6 @@ def check_builder(params: BuilderOptions) -> None:
         raise OptionError(f"--meaning wordnet: no WordNet database found; {NO_WORDNET_FIX}")
 
 
-def check_sequence(params: SequenceContinuationOptions) -> None:
-    check_builder(params.evidence)
-
-
 def check_parts(params: SenseClassifierOptions | SensePipelineOptions) -> None:
     """The pipeline's options together: the meaning source's, and learned roles (captions only) that the
     learned sense's role evidence needs."""
@@ -64,8 +57,7 @@ def check_parts(params: SenseClassifierOptions | SensePipelineOptions) -> None:
             raise OptionError("--set sense_roles=true takes its evidence from the learned roles, which admire-sense "
                               "has not: leave it out")
         return
-    images = ranking.ranker == "image" or ranking.modality == "images"
-    if ranking.roles != "rules" and (images or ranking.ranker != "structure"):
+    if ranking.roles != "rules" and (ranking.reads_images or ranking.ranker != "structure"):
         raise OptionError(f"--set roles={ranking.roles} is the structure ranker's, over captions: use --ranker "
                           "structure --modality captions, or --set roles=rules")
     if sense.sense == "learned" and sense.sense_roles and ranking.roles == "rules":
@@ -107,8 +99,7 @@ def sense_builders(context: SystemContext, builder: EvidenceBuilder) -> list[Evi
     chosen = context.params.classifier.sense_embedders
     specs = list(chosen) if chosen else (
         [builder.embedder.spec] if context.embedder_given else list(DEFAULT_SENSE_EMBEDDERS))
-    return [builder if spec == builder.embedder.spec else
-            EvidenceBuilder(context.embedder(spec), builder.meanings, builder.wordnet, builder.caption_lang)
+    return [builder if spec == builder.embedder.spec else replace(builder, embedder=context.embedder(spec))
             for spec in specs]
 
 
@@ -191,13 +182,11 @@ def build_sense(context: SystemContext, builder: EvidenceBuilder, roles: Learned
 def build_ranker(context: SystemContext, builder: EvidenceBuilder):
     """The ranker `--ranker` names, over the captions or (`--modality images`) the pictures."""
     params: RankerOptions = context.params.ranking
-    kind, modality = params.ranker, params.modality
-    if kind == "image":  # shorthand: the structure ranker over the pictures
-        kind, modality = "structure", "images"
-    if modality == "images":  # the same rankers, with picture embeddings in place of the captions'
-        from senso.admire.systems.images.evidence import image_evidence_builder
+    kind = "structure" if params.ranker == "image" else params.ranker  # image: the structure ranker over the pictures
+    if params.reads_images:  # the same rankers, with picture embeddings in place of the captions'
+        from senso.admire.systems.images.evidence import ImageEvidenceBuilder
 
-        builder = image_evidence_builder(context, builder)
+        builder = ImageEvidenceBuilder(context.image_model(), builder.meanings, builder.wordnet)
     if kind == "substitution":
         return SubstitutionRanker(builder)
     if kind == "caption":
@@ -216,7 +205,10 @@ class SensePipeline:
     ranker: Any
     builder: EvidenceBuilder
     name: str = "sense-pipeline"
-    uses_images: bool = False
+
+    @property
+    def uses_images(self) -> bool:
+        return getattr(self.ranker.builder, "uses_images", False)
 
     @property
     def fitted_parts(self) -> dict[str, Any]:
@@ -267,33 +259,21 @@ class SensePipeline:
         return rankings
 
 
-def sense_pipeline(context: SystemContext) -> SensePipeline:
+def sense_pipeline(context: SystemContext, name: str = "sense-pipeline") -> SensePipeline:
+    """The pipeline of the parts `context.params` names (fitted-pipeline's: the same parts, with the learned ones
+    as defaults)."""
     builder = build_builder(context)
     ranker = build_ranker(context, builder)
-    return SensePipeline(build_sense(context, builder, getattr(ranker, "roles", None)), ranker, builder,
-                         uses_images=getattr(ranker.builder, "uses_images", False))
-
-
-def fitted_pipeline(context: SystemContext) -> SensePipeline:
-    """sense-pipeline with learned parts: the same parts, with other defaults (the registry's row declares
-    them: learned roles, a learned sense reading their evidence; any --sense/--set overrides them)."""
-    pipeline = sense_pipeline(context)
-    pipeline.name = "fitted-pipeline"
-    return pipeline
+    return SensePipeline(build_sense(context, builder, getattr(ranker, "roles", None)), ranker, builder, name)
 
 
 @dataclass
-class Ensemble(Configurable):
+class Ensemble(Composed, Configurable):
     """Members (systems by name) aggregated item by item with Borda, RRF or score averaging."""
 
     members: list[Ranker]
     aggregator: str = EnsembleOptions.aggregator
     name: str = "ensemble"
-    uses_images: bool = False
-
-    @property
-    def fitted_compounds(self) -> frozenset[str]:
-        return frozenset().union(*(frozenset(getattr(m, "fitted_compounds", frozenset())) for m in self.members))
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "aggregator": self.aggregator, "members": [m.describe() for m in self.members]}
@@ -312,12 +292,6 @@ def check_ensemble(params: EnsembleOptions) -> None:
         raise OptionError("an ensemble needs at least two --members (comma-separated system names)")
 
 
-def ensemble(context: SystemContext, members: Sequence[Ranker]) -> Ensemble:
-    """`--members a,b,c` (built by the registry, each under its entry's name) fused by `--set aggregator`."""
-    return Ensemble(list(members), aggregator=context.params.aggregator,
-                    uses_images=any(getattr(m, "uses_images", False) for m in members))
-
-
 def sequence_continuation(context: SystemContext):
     from senso.admire.systems.sequence import SequenceContinuation
 
@@ -325,7 +299,7 @@ def sequence_continuation(context: SystemContext):
     text = SequenceContinuation(builder.embedder, builder.meanings, builder.wordnet)
     params: SequenceContinuationOptions = context.params
     if params.modality == "images":  # sense from the captions; the candidate also judged by the pictures
-        from senso.admire.systems.images.factories import image_sequence_chooser
+        from senso.admire.systems.images.sequence import ImageSequenceChooser
 
-        return image_sequence_chooser(context, text)
+        return ImageSequenceChooser(context.image_model(), text, text_weight=params.text_weight)
     return text

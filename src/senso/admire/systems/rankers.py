@@ -35,14 +35,7 @@ from senso.admire.systems.sense import SenseDecision
 from senso.admire.systems.base import Ranking, ranking_by_scores
 from senso.admire.systems.parts import ROLE_MIXES, RankerOptions
 from senso.core.params import Configurable
-from senso.admire.systems.roles import (LITERAL_ORDER, ROLES, LearnedRoles, assign_roles,  # noqa: F401
-                                        expected_gains, rule_marginals)
-
-
-def _need_captions(e: ItemEvidence, ranker: str) -> np.ndarray:
-    if e.captions is None:
-        raise SensoError(f"the {ranker} ranker needs captions; item {e.item.compound!r} has none")
-    return e.captions
+from senso.admire.systems.roles import LITERAL_ORDER, ROLES, LearnedRoles, assign_roles, expected_gains, rule_marginals
 
 
 @dataclass
@@ -50,11 +43,18 @@ class CaptionRanker:
     builder: EvidenceBuilder
     name: str = "caption"
 
+    def query(self, e: ItemEvidence, decision: SenseDecision) -> tuple[np.ndarray, dict[str, str]]:
+        """What the captions are compared with, and what the ranking records about it."""
+        return e.sentence, {}
+
     def rank(self, items: Sequence[AdmireAItem], decisions: Sequence[SenseDecision]) -> list[Ranking]:
         out = []
-        for e in self.builder.build(list(items)):
-            sims = _need_captions(e, self.name) @ e.sentence
-            out.append(ranking_by_scores(e.item.image_names, sims.tolist(), {"ranker": self.name}))
+        for e, d in zip(self.builder.build(list(items)), decisions):
+            if e.captions is None:
+                raise SensoError(f"the {self.name} ranker needs captions; item {e.item.compound!r} has none")
+            query, extra = self.query(e, d)
+            sims = e.captions @ query
+            out.append(ranking_by_scores(e.item.image_names, sims.tolist(), {"ranker": self.name, **extra}))
         return out
 
     def describe(self) -> dict:
@@ -62,22 +62,13 @@ class CaptionRanker:
 
 
 @dataclass
-class SubstitutionRanker:
-    builder: EvidenceBuilder
+class SubstitutionRanker(CaptionRanker):
     name: str = "substitution"
 
-    def rank(self, items: Sequence[AdmireAItem], decisions: Sequence[SenseDecision]) -> list[Ranking]:
-        out = []
-        for e, d in zip(self.builder.build(list(items)), decisions):
-            use_meaning = d.label == "idiomatic" and e.substituted is not None
-            query = e.substituted if use_meaning else e.sentence
-            sims = _need_captions(e, self.name) @ query
-            out.append(ranking_by_scores(e.item.image_names, sims.tolist(),
-                                  {"ranker": self.name, "query": "meaning substituted" if use_meaning else "sentence"}))
-        return out
-
-    def describe(self) -> dict:
-        return {"name": self.name}
+    def query(self, e: ItemEvidence, decision: SenseDecision) -> tuple[np.ndarray, dict[str, str]]:
+        use_meaning = decision.label == "idiomatic" and e.substituted is not None
+        return ((e.substituted, {"query": "meaning substituted"}) if use_meaning
+                else (e.sentence, {"query": "sentence"}))
 
 
 def best_expected_order(names: Sequence[str], gold_idiomatic: Sequence[str], gold_literal: Sequence[str],
@@ -91,8 +82,6 @@ def best_expected_order(names: Sequence[str], gold_idiomatic: Sequence[str], gol
         if value > best_value + 1e-12:
             best, best_value = order, value
     return tuple(best), best_value
-
-
 
 
 @dataclass

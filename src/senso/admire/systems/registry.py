@@ -1,33 +1,26 @@
 """The one table of AdMIRe systems: `SYSTEMS[subtask][name]` -> an `AdmireSystem` row.
 
-Subtasks: "a" (`senso run admire-a --system NAME`: Rankers), "b" (`admire-b`: SequenceChoosers) and "sense"
-(`admire-sense`: the sense classifier alone). An unknown name is an error listing the valid ones;
-`senso systems` prints the table with the parts of `senso.admire.systems.parts`.
-
-Each row declares what its system reads, so every other option is refused before anything loads
-(`check_system`): `flags`, the model options (RunOptions fields among MODEL_FLAGS); `options`, the class that
-declares its own options (`parts.py`: its parts held as typed values, e.g. `SensePipelineOptions.ranking`;
-`params` reads them as a `senso.core.params.Params`, by the names users give, and the factory is given an
-object of it, `context.params`); `composed`, that its `--members` name other systems of the table (ensemble,
-fusion: a composed system also reads its members' flags and options); `check`, its own checks of how its typed
-options combine. What else is known about a system is declared on its options class (`parts.SystemOptions`: the
-languages it serves, whether it reads the pictures or WordNet, the configurations the default choice of a
-ranking task file tries: `default_candidates`). A system that reads a served model (openai) takes that model's
-settings from `--model-args` (`model_args`), never among its own options. `build(SystemContext) -> system`
-makes it (models through the context's pool). A system has `name`, `describe()`, `fitted_compounds` and `uses_images` (True puts its runs
-on the text+images leaderboard track).
+Subtasks: "a" (`admire-a`: Rankers), "b" (`admire-b`: SequenceChoosers) and "sense" (`admire-sense`: the sense
+classifier alone). An unknown name is an error listing the valid ones; `senso systems` prints the table with the
+parts of `senso.admire.systems.parts`. Each row declares what its system reads (its fields), so every other option
+is refused before anything loads (`check_system`); what else is known about a system is declared on its options
+class (`parts.SystemOptions`). A system that reads a served model (openai) takes that model's settings from
+`--model-args` (`model_args`), never among its own options. `build(SystemContext) -> system` makes it (models
+through the context's pool); what a system has: `senso.admire.systems.base`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, Callable, Mapping, Union
 
 from senso.admire.systems import pipeline
 from senso.admire.systems.base import Ranker, SequenceChooser
 from senso.admire.systems.baselines import CaptionSimilarityRanker, RandomChooser, RandomRanker
 from senso.admire.systems.context import SystemContext
-from senso.admire.systems.images import factories as images
+from senso.admire.systems.images.similarity import ClipRanker, FusionRanker, check_fusion
+from senso.admire.systems.images.vlm_judge import VlmJudgeRanker, check_vlm_judge
 from senso.admire.systems.parts import (
     AGGREGATOR_SUMMARIES, DEFAULT_FUSION_MEMBERS, BuilderOptions, DEFAULT_MEMBERS, FLAGGED, MEANINGS, RANKERS, SENSES,
     CaptionSimilarityOptions, ClipRankOptions, EnsembleOptions, FittedPipelineOptions, FusionOptions, RandomOptions,
@@ -47,9 +40,9 @@ from senso.core.params import NoOptions, OptionError, Params, declared
 System = Union[Ranker, SequenceChooser, SenseClassifier]
 # The model options (RunOptions fields) an AdMIRe system may read; a row's `flags` names its own.
 MODEL_FLAGS = ("model", "backend", "base_url", "embedder", "generator", "image_model")
-# The pipeline's parts may read every one: --model (lm-definition), --generator (prompt senses, generated meanings),
-# --image-model (--modality images); the sense classifier alone no pictures; Subtask B's system no scored LM.
-PIPELINE_FLAGS = MODEL_FLAGS
+# The pipeline's parts may read every one (MODEL_FLAGS): --model (lm-definition), --generator (prompt senses,
+# generated meanings), --image-model (--modality images); the sense classifier alone no pictures; Subtask B's
+# system no scored LM.
 SENSE_FLAGS = ("model", "backend", "base_url", "embedder", "generator")
 SEQUENCE_FLAGS = ("backend", "base_url", "embedder", "generator", "image_model")
 FLAG_OF = {p.name: p.flag for p in FLAGGED}  # sense -> --sense, ...: how messages name the parts' flags
@@ -88,8 +81,7 @@ def _composed(make: Callable[[SystemContext, list[Any]], System], name: str) -> 
     def build(context: SystemContext) -> System:
         members = []
         for entry, row, options in member_rows(SYSTEMS["a"][name], context.params.members, context.options):
-            values = own_params(row, options)
-            member = row.build(context.with_options(options, row.typed(values), context.settings))
+            member = row.build(replace(context, options=options, params=row.typed(own_params(row, options))))
             member.name = entry
             members.append(member)
         return make(context, members)
@@ -104,29 +96,34 @@ ROWS = (
                  lambda context: CaptionSimilarityRanker(context.embedder(), batch_size=context.options.batch_size),
                  CaptionSimilarityOptions, flags=("embedder",)),
     AdmireSystem("sense-pipeline", "a", "sense classifier -> meaning -> ranker (defaults: context-similarity, auto, "
-                 "structure; training-free)", pipeline.sense_pipeline, SensePipelineOptions, PIPELINE_FLAGS,
+                 "structure; training-free)", pipeline.sense_pipeline, SensePipelineOptions, MODEL_FLAGS,
                  check=_params_check(pipeline.check_parts)),
     AdmireSystem("fitted-pipeline", "a", "sense-pipeline with learned roles and a learned sense using them, fit on EN "
-                 "train+dev gold (cross-validated by compound when scored on train/dev)", pipeline.fitted_pipeline,
-                 FittedPipelineOptions, PIPELINE_FLAGS,
+                 "train+dev gold (cross-validated by compound when scored on train/dev)",
+                 partial(pipeline.sense_pipeline, name="fitted-pipeline"), FittedPipelineOptions, MODEL_FLAGS,
                  check=_params_check(pipeline.check_parts)),
     AdmireSystem("ensemble", "a", f"members by name (--members, default {','.join(DEFAULT_MEMBERS)}) fused by --set "
-                 "aggregator=borda|rrf|mean", _composed(pipeline.ensemble, "ensemble"), EnsembleOptions,
-                 composed=True, check=_params_check(pipeline.check_ensemble)),
-    # image systems (text+images track); constructors in senso.admire.systems.images.factories
+                 "aggregator=borda|rrf|mean",
+                 _composed(lambda context, members: pipeline.Ensemble(members, context.params.aggregator), "ensemble"),
+                 EnsembleOptions, composed=True, check=_params_check(pipeline.check_ensemble)),
+    # image systems (text+images track)
     AdmireSystem("clip-rank", "a", "cosine between the sentence and each picture (--image-model, default "
-                 "hf:openai/clip-vit-base-patch32)", images.clip_rank, ClipRankOptions, flags=("image_model",)),
+                 "hf:openai/clip-vit-base-patch32)", lambda context: ClipRanker(context.image_model()),
+                 ClipRankOptions, flags=("image_model",)),
     AdmireSystem("vlm-judge", "a", "a vision-language model's P(yes) per picture, or its rankings over rotated orders "
-                 "(--set mode=list)", images.vlm_judge, VlmJudgeOptions, ("generator", "backend", "base_url"),
-                 vlm=True, check=images.check_vlm_judge),
+                 "(--set mode=list)", lambda context: VlmJudgeRanker(
+                     context.vision_lm(check_vlm_judge(context.options)), context.params.mode, context.params.orders),
+                 VlmJudgeOptions, ("generator", "backend", "base_url"), vlm=True, check=check_vlm_judge),
     AdmireSystem("fusion", "a", f"weighted sum of members' per-item z-scores (--members, default "
-                 f"{','.join(DEFAULT_FUSION_MEMBERS)})", _composed(images.fusion, "fusion"),
-                 FusionOptions, composed=True, check=_params_check(images.check_fusion)),
+                 f"{','.join(DEFAULT_FUSION_MEMBERS)})",
+                 _composed(lambda context, members: FusionRanker(members, context.params.weights), "fusion"),
+                 FusionOptions, composed=True, check=_params_check(check_fusion)),
     AdmireSystem("random", "b", "seeded uniformly random candidate and sense: the chance baseline",
                  lambda context: RandomChooser(seed=context.options.seed), RandomOptions),
     AdmireSystem("sequence-continuation", "b", "sense of the 2-image story, then the candidate that best continues "
                  "it (--modality images: also by the pictures)", pipeline.sequence_continuation,
-                 SequenceContinuationOptions, SEQUENCE_FLAGS, check=_params_check(pipeline.check_sequence)),
+                 SequenceContinuationOptions, SEQUENCE_FLAGS,
+                 check=_params_check(lambda params: pipeline.check_builder(params.evidence))),
     AdmireSystem("submission", "a", "the rankings of an official submission file (--set submission=PATH; what `senso "
                  "score admire-a FILE` runs)", submitted("a"), SubmissionOptions, check=check_file),
     AdmireSystem("submission", "b", "the answers of an official submission file (--set submission=PATH; what `senso "
@@ -203,46 +200,36 @@ def own_params(row: AdmireSystem, options: RunOptions) -> dict[str, Any]:
     """The typed values of the options `row` itself reads (its parts' and its served model's), from the
     values given for them (`--set`, the part flags, the Python API's keywords); the other given ones are left
     to the composed system whose member it is."""
-    params = system_params(row, options, members=False)
-    return params.resolve(given_values(options, params), owner(row))
+    return row.params.resolve(given_values(options, row.params), owner(row))
 
 
-def system_params(row: AdmireSystem, options: RunOptions, members: bool = True) -> Params:
-    """Every option `row` reads in this run: its parts', and (`members`) its members' for ensemble/fusion (the
-    first declaration of a name shared by members with other defaults stands for it in messages)."""
-    params = row.params
-    if not (members and row.composed):
-        return params
-    names = row.typed(row.params.resolve(given_values(options, row.params), owner(row))).members
-    by_name = {p.name: p for p in params}
-    for _, member, member_options in member_rows(row, names, options):
-        for param in system_params(member, member_options):
+def leaves(row: AdmireSystem, options: RunOptions) -> list[tuple[AdmireSystem, RunOptions]]:
+    """The systems that run, each with its options: `row` itself, or the `--members` of a composed `row`."""
+    if not row.composed:
+        return [(row, options)]
+    return [(member, member_options) for _, member, member_options
+            in member_rows(row, row.typed(own_params(row, options)).members, options)]
+
+
+def system_params(row: AdmireSystem, options: RunOptions) -> Params:
+    """Every option `row` reads in this run: its parts', and its members' for ensemble/fusion (the first
+    declaration of a name shared by members with other defaults stands for it in messages)."""
+    by_name = {p.name: p for p in row.params}
+    for leaf, _ in leaves(row, options) if row.composed else ():
+        for param in leaf.params:
             by_name.setdefault(param.name, param)
     return Params(*by_name.values())
 
 
-def _served_rows(row: AdmireSystem, options: RunOptions) -> list[AdmireSystem]:
-    """The rows (the system, or its members) that read a served model in this run."""
-    if not row.composed:
-        return [row] if _served(row, options) else []
-    names = row.typed(own_params(row, options)).members
-    return [served for _, member, member_options in member_rows(row, names, options)
-            for served in _served_rows(member, member_options)]
-
-
 def model_args(row: AdmireSystem, options: RunOptions) -> dict[str, Any]:
     """The typed settings of the served model `row` (or a member) reads, from `--model-args`."""
-    served = _served_rows(row, options)
+    served = [leaf for leaf, leaf_options in leaves(row, options) if _served(leaf, leaf_options)]
     return resolve_model_args(options.model_args, bool(served), owner(row), vlm=any(r.vlm for r in served))
 
 
 def system_flags(row: AdmireSystem, options: RunOptions) -> tuple[str, ...]:
     """The model options `row` reads: its own flags and, for a composed system, its members'."""
-    if not row.composed:
-        return row.flags
-    names = row.typed(own_params(row, options)).members
-    return tuple(dict.fromkeys(f for _, member, member_options in member_rows(row, names, options)
-                               for f in system_flags(member, member_options)))
+    return tuple(dict.fromkeys(f for leaf, _ in leaves(row, options) for f in leaf.flags))
 
 
 def owner(row: AdmireSystem) -> str:
@@ -269,19 +256,10 @@ def check_system(row: AdmireSystem, options: RunOptions) -> dict[str, Any]:
             raise SensoError(f"{RUN_FIELDS[name].flag} is not used by {owner(row)} (it reads {listed}): leave it out")
     for name in ("model", "generator", "image_model"):
         check_local_spec(getattr(options, name), RUN_FIELDS[name].flag)
-    for _, member, member_options in member_rows(row, typed.members, options) if row.composed else ():
+    for member, member_options in leaves(row, options) if row.composed else ():
         if member.check is not None:
             member.check(member_options, member.typed(own_params(member, member_options)))
     return params
-
-
-def reads_wordnet(row: AdmireSystem, options: RunOptions) -> bool:
-    """Whether the system (or one of its members) reads WordNet."""
-    typed = row.typed(own_params(row, options))
-    if not row.composed:
-        return isinstance(typed, SystemOptions) and typed.reads_wordnet
-    return any(reads_wordnet(member, member_options)
-               for _, member, member_options in member_rows(row, typed.members, options))
 
 
 NO_WORDNET = ("NO WORDNET: no WordNet database was found, so this system runs without WordNet meanings and word "
@@ -290,24 +268,19 @@ NO_WORDNET = ("NO WORDNET: no WordNet database was found, so this system runs wi
 
 
 def wordnet_warnings(row: AdmireSystem, options: RunOptions) -> list[str]:
-    """NO WORDNET when the system (or a member) reads WordNet and none is installed or named."""
+    """NO WORDNET when the system (or a member) reads WordNet and none is installed or named
+    (`--set wordnet=FOLDER`)."""
     from senso.admire.systems.wordnet import WordNet
 
-    if reads_wordnet(row, options) and not _names_wordnet(row, options) and WordNet.locate() is None:
+    typed = [leaf.typed(own_params(leaf, leaf_options)) for leaf, leaf_options in leaves(row, options)]
+    typed = [values for values in typed if isinstance(values, SystemOptions)]
+    builders = [builder for values in typed if (builder := values.part_of(BuilderOptions)) is not None]
+    if any(values.reads_wordnet for values in typed) and all(builder.wordnet is None for builder in builders) \
+            and WordNet.locate() is None:
         from senso.core.evaluation import ScoreWarning
 
         return [ScoreWarning(NO_WORDNET)]
     return []
-
-
-def _names_wordnet(row: AdmireSystem, options: RunOptions) -> bool:
-    """Whether the system (or a member) is given a WordNet folder (`--set wordnet=FOLDER`)."""
-    typed = row.typed(own_params(row, options))
-    if row.composed:
-        return any(_names_wordnet(member, member_options)
-                   for _, member, member_options in member_rows(row, typed.members, options))
-    builder = typed.part_of(BuilderOptions) if isinstance(typed, SystemOptions) else None
-    return builder is not None and builder.wordnet is not None
 
 
 def user_row(system: Any, subtask: str) -> AdmireSystem:

@@ -25,37 +25,42 @@ DCG of the expected-gain orders told the gold sense (`gold_sense_dcg`), ties by 
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 
 from senso.admire.items import AdmireAItem
 from senso.core.errors import SensoError
 from senso.admire.systems.evidence import ItemEvidence
-from senso.admire.systems.parts import IDIOM_QUERIES, ROLE_FEATURE_SETS
+from senso.admire.systems.parts import IDIOM_QUERIES, ROLE_FEATURE_SETS, ROLE_FEATURES
 from senso.admire.systems.sense import literal_pair
 
 ROLES = ("strong idiomatic", "mild idiomatic", "mild literal", "strong literal", "distractor")
 LITERAL_ORDER = ("strong literal", "mild literal", "mild idiomatic", "strong idiomatic", "distractor")
 C_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
 INNER_FOLDS = 5
+T = TypeVar("T")
 RELATIONS = ("sentence", "context", "literal", "meaning", "substituted", "components", "siblings")
 
 
-def one_blas_thread():
-    """Dozens of small fits (~340 rows): a multi-threaded BLAS only adds synchronisation cost on a busy
-    machine (a fit measured 8x slower), so run them on one thread."""
-    from threadpoolctl import threadpool_limits
+def one_blas_thread(fit: Callable[..., T]) -> Callable[..., T]:
+    """`fit` run on one thread: dozens of small fits (~340 rows), where a multi-threaded BLAS only adds
+    synchronisation cost on a busy machine (a fit measured 8x slower)."""
+    @functools.wraps(fit)
+    def run(*args: Any, **kwargs: Any) -> T:
+        from threadpoolctl import threadpool_limits
 
-    return threadpool_limits(limits=1)
+        with threadpool_limits(limits=1):
+            return fit(*args, **kwargs)
+
+    return run
 
 
 _PERMUTATIONS = np.array(list(itertools.permutations(range(5))))  # (120, 5): σ[j] = role of caption j
-
-
 
 
 def idiom_vector(e: ItemEvidence, query: str = "meaning") -> np.ndarray:
@@ -138,6 +143,19 @@ def expected_gains(marginals: np.ndarray, p_idiomatic: float) -> np.ndarray:
             + (1 - p_idiomatic) * (3 * m["strong literal"] + m["mild literal"]))
 
 
+def fit_logistic(x: np.ndarray, y: np.ndarray, c: float):
+    """scikit-learn's logistic regression with inverse regularisation `c`, fit to convergence."""
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(C=c, max_iter=5000, tol=1e-6).fit(x, y)
+
+
+def standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The mean and standard deviation of each column of `x` (1 for a constant column)."""
+    sd = x.std(axis=0)
+    return x.mean(axis=0), np.where(sd > 1e-12, sd, 1.0)
+
+
 def grouped_folds(groups: Sequence[str], k: int, seed: int) -> list[np.ndarray]:
     """k folds of row indices, whole groups per fold: the distinct groups shuffled with `seed`, dealt in turn."""
     distinct = sorted(set(groups))
@@ -164,30 +182,19 @@ class RoleModel:
     inner_log_loss: dict[float, float] = field(default_factory=dict)
     inner_score: dict[float, float] = field(default_factory=dict)
 
-    @staticmethod
-    def _fit_lr(x: np.ndarray, y: np.ndarray, c: float):
-        from sklearn.linear_model import LogisticRegression
-
-        return LogisticRegression(C=c, max_iter=5000, tol=1e-6).fit(x, y)
-
     def _standardise(self, x: np.ndarray) -> np.ndarray:
         return (x - self.mean) / self.scale
 
+    @one_blas_thread
     def fit(self, features: Sequence[np.ndarray], roles: Sequence[Sequence[int]], groups: Sequence[str],
             score: Callable[[list[np.ndarray]], float] | None = None) -> "RoleModel":
         """features: one (5, F) array per item; roles: gold role index per caption; groups: compounds.
         C: the highest inner-CV `score` of the items' out-of-fold (5, 5) P(role | caption) when given
         (ties: lower log-loss), else the lowest inner-CV log-loss of the gold role (ties: smaller C)."""
-        with one_blas_thread():
-            return self._fit(features, roles, groups, score)
-
-    def _fit(self, features: Sequence[np.ndarray], roles: Sequence[Sequence[int]], groups: Sequence[str],
-             score: Callable[[list[np.ndarray]], float] | None = None) -> "RoleModel":
         x = np.concatenate(features)
         y = np.concatenate([np.asarray(r) for r in roles])
         rows = np.repeat(np.arange(len(features)), 5)
-        self.mean = x.mean(axis=0)
-        self.scale = np.where(x.std(axis=0) > 1e-12, x.std(axis=0), 1.0)
+        self.mean, self.scale = standardisation(x)
         xs = self._standardise(x)
         if len(self.c_grid) == 1:  # nothing to choose: skip the inner CV (e.g. the sense's cross-fitting)
             self.c, self.inner_log_loss, self.inner_score = self.c_grid[0], {}, {}
@@ -196,7 +203,7 @@ class RoleModel:
         for test_items in grouped_folds(list(groups), self.inner_folds, self.seed):
             test = np.isin(rows, test_items)
             for c in self.c_grid:
-                oof[c][test] = self._fit_lr(xs[~test], y[~test], c).predict_proba(xs[test])
+                oof[c][test] = fit_logistic(xs[~test], y[~test], c).predict_proba(xs[test])
         self.inner_log_loss = {c: float(-np.log(np.clip(oof[c][np.arange(len(y)), y], 1e-12, None)).mean())
                                for c in self.c_grid}
         if score is not None:
@@ -207,7 +214,7 @@ class RoleModel:
         return self._final(xs, y)
 
     def _final(self, xs: np.ndarray, y: np.ndarray) -> "RoleModel":
-        model = self._fit_lr(xs, y, self.c)
+        model = fit_logistic(xs, y, self.c)
         if list(model.classes_) != list(range(5)):
             raise SensoError("the learned role model needs every role among its training captions")
         self.coef, self.intercept = model.coef_, model.intercept_
@@ -249,9 +256,6 @@ def rule_marginals(assigned: dict[str, int]) -> np.ndarray:
     return marginals
 
 
-FEATURE_SETS = ROLE_FEATURE_SETS
-
-
 def gold_sense_dcg(items: Sequence[AdmireAItem], marginals: Sequence[np.ndarray]) -> float:
     """Mean official DCG of the expected-gain orders told each item's gold sense: the role model's criterion."""
     total = 0.0
@@ -273,9 +277,6 @@ def caption_features(e: ItemEvidence, feature_set: str) -> np.ndarray:
     parts = [relation_features(e), rule_marginals(assign_roles(e))]
     if feature_set == "relations+embedding":
         parts.append(np.asarray(e.captions, dtype=np.float64))
-    elif feature_set != "relations":
-        raise SensoError(f"unknown role features {feature_set!r} (--set role_features=); choose from auto, "
-                         f"{', '.join(FEATURE_SETS)}")
     return np.concatenate(parts, axis=1)
 
 
@@ -283,7 +284,7 @@ def caption_features(e: ItemEvidence, feature_set: str) -> np.ndarray:
 class LearnedRoles:
     """The learned role part: `RoleModel` over `caption_features` of `builders`' embedders.
 
-    C and (with `feature_set` "auto", the default) the feature set of `FEATURE_SETS` are chosen together by
+    C and (with `feature_set` "auto", the default) the feature set of `ROLE_FEATURE_SETS` are chosen together by
     the inner-CV DCG the ranker reaches told the gold sense (`gold_sense_dcg`), inside the training items. `fit(items)` fits on
     gold items (their compounds are recorded in `fitted_compounds`); `marginals(items)` gives each item's
     (5 captions, 5 roles) probabilities.
@@ -297,9 +298,9 @@ class LearnedRoles:
     name: str = "learned"
 
     def __post_init__(self):
-        if self.feature_set not in ("auto", *FEATURE_SETS):
-            raise SensoError(f"unknown role features {self.feature_set!r} (--set role_features=); choose from auto, "
-                             f"{', '.join(FEATURE_SETS)}")
+        if self.feature_set not in ROLE_FEATURES:
+            raise SensoError(f"unknown role features {self.feature_set!r} (--set role_features=); choose from "
+                             f"{', '.join(ROLE_FEATURES)}")
 
     def features(self, items: Sequence[AdmireAItem], feature_set: str | None = None) -> list[np.ndarray]:
         feature_set = feature_set or self.chosen_features
@@ -311,7 +312,7 @@ class LearnedRoles:
             feature_set: str | None = None) -> "LearnedRoles":
         """Fit on gold `items`; `c_grid`/`feature_set` narrow the choices (e.g. to an earlier fit's)."""
         roles, groups = [gold_roles(i) for i in items], [i.compound for i in items]
-        candidates = [feature_set] if feature_set else (FEATURE_SETS if self.feature_set == "auto" else [self.feature_set])
+        candidates = [feature_set] if feature_set else (ROLE_FEATURE_SETS if self.feature_set == "auto" else [self.feature_set])
 
         def score(per_caption: list[np.ndarray]) -> float:
             return gold_sense_dcg(items, [assignment_marginals(p) for p in per_caption])
@@ -352,7 +353,7 @@ class LearnedRoles:
         if state.get("embedders") != specs:
             raise SensoError(f"{source}: its role model was fit with embedders {state.get('embedders')}, this run "
                              f"uses {specs}; fit again with the same --embedder")
-        if state.get("features") not in FEATURE_SETS:
+        if state.get("features") not in ROLE_FEATURE_SETS:
             raise SensoError(f"{source}: unknown role features {state.get('features')!r}; refit it")
         self.model = RoleModel.from_json(state["model"], source)
         self.chosen_features = state["features"]

@@ -130,18 +130,21 @@ class EmbeddingSense(Configurable):
             centre, scale = calibration(builder.embedder.spec)
             self.calibrations.append((self.word_centre if self.word_centre is not None else centre, scale))
 
+    def centred_signals(self, per_embedder: Sequence[ItemEvidence]) -> list[tuple[str, dict[str, float], float]]:
+        """(embedder spec, its centred signals, its scale) of one item's evidence by each embedder."""
+        return [(builder.embedder.spec, sense_signals(evidence, centre, signal_centres(builder.embedder.spec)), scale)
+                for builder, (centre, scale), evidence in zip(self.builders, self.calibrations, per_embedder)]
+
     def decide(self, per_embedder: Sequence[ItemEvidence], definition: dict | None = None) -> SenseDecision:
         used: dict[str, float] = {}
         standardised: list[float] = []
         if definition is not None:
             used["lm.definition"] = definition["pmi"] - self.definition.centre
             standardised.append(self.definition.standardised(definition))
-        for builder, (centre, scale), evidence in zip(self.builders, self.calibrations, per_embedder):
-            raw = sense_signals(evidence, centre if "words" in self.signals else None,
-                                signal_centres(builder.embedder.spec))
+        for spec, raw, scale in self.centred_signals(per_embedder):
             for key, value in raw.items():
                 if key in self.signals:
-                    used[f"{builder.embedder.spec}.{key}"] = value
+                    used[f"{spec}.{key}"] = value
                     standardised.append(value / scale)
         if not standardised:
             return SenseDecision(0.5, {"signals": {}, "note": "no signal available: undecided (p = 0.5)"})
@@ -212,7 +215,6 @@ class FittedSense(Configurable):
     fitted_compounds: frozenset[str] = frozenset()
     weights: np.ndarray | None = None
     cv_accuracy: float | None = None
-    SIGNALS = SIGNALS
 
     def __post_init__(self):
         centre, self.scale = calibration(self.builder.embedder.spec)
@@ -223,7 +225,7 @@ class FittedSense(Configurable):
         rows = []
         for e in self.builder.build(list(items)):
             raw = sense_signals(e, self.word_centre)
-            rows.append([raw.get(k, 0.0) / self.scale for k in self.SIGNALS])
+            rows.append([raw.get(k, 0.0) / self.scale for k in SIGNALS])
         return np.array(rows, dtype=np.float64)
 
     def fit(self, items: Sequence[AdmireAItem]) -> "FittedSense":
@@ -251,11 +253,11 @@ class FittedSense(Configurable):
             raise SensoError("the fitted sense classifier must be fit before it classifies")
         x = self._features(items)
         logits = np.hstack([x, np.ones((len(x), 1))]) @ self.weights
-        return [SenseDecision(sigmoid(float(z)), {"features": dict(zip(self.SIGNALS, map(float, row)))})
+        return [SenseDecision(sigmoid(float(z)), {"features": dict(zip(SIGNALS, map(float, row)))})
                 for z, row in zip(logits, x)]
 
     def describe(self) -> dict:
         return {"name": self.name, "weights": None if self.weights is None else [float(w) for w in self.weights],
-                "signals": list(self.SIGNALS), "cv_accuracy_grouped_by_compound": self.cv_accuracy,
+                "signals": list(SIGNALS), "cv_accuracy_grouped_by_compound": self.cv_accuracy,
                 "folds": self.folds, "l2": self.l2, "n_fitted_compounds": len(self.fitted_compounds),
                 **self.builder.describe()}

@@ -101,16 +101,10 @@ class UserSystem:
         return describe_user_system(self.system)
 
     def _answers(self, items: Sequence[Any]) -> list[Any]:
+        """The object's answers (to `rank`, `choose` or `classify`, by its subtask), each converted and checked."""
         answers = list(getattr(self.system, METHODS[self.subtask])(list(items)))
         if len(answers) != len(items):
             raise SensoError(f"{self.name} returned {len(answers)} answers for {len(items)} items")
         return [CONVERT[self.subtask](item, python_value(answer)) for item, answer in zip(items, answers)]
 
-    def rank(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
-        return self._answers(items)
-
-    def choose(self, items: Sequence[AdmireBItem]) -> list[SequenceChoice]:
-        return self._answers(items)
-
-    def classify(self, items: Sequence[AdmireAItem]) -> list[SenseDecision]:
-        return self._answers(items)
+    rank = choose = classify = _answers

@@ -8,8 +8,7 @@
   over several presentation orders aggregated by Borda count (`vlm-judge`);
 - `sequence.ImageSequenceChooser`: Subtask B with the sequence and candidate images;
 - `evidence.ImageEvidenceBuilder`: picture evidence for the pipeline's rankers (`--ranker image`,
-  `--modality images`);
-- `factories`: the `(context) -> system` constructors of rows of `senso.admire.systems.registry`.
+  `--modality images`).
 """
 
 from senso.admire.task import TEXT_AND_IMAGES as TRACK

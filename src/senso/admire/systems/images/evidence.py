@@ -14,7 +14,6 @@ from typing import Any, Sequence
 
 from senso.backends.image_text import ImageTextModel
 from senso.admire.items import AdmireAItem
-from senso.admire.systems.context import SystemContext
 from senso.admire.systems.evidence import EvidenceBuilder, ItemEvidence
 from senso.admire.systems.meaning import MeaningSource
 from senso.admire.systems.wordnet import WordNet
@@ -61,8 +60,3 @@ class ImageEvidenceBuilder:
             start += len(item.images)
             out.append(replace(evidence, item=item, captions=block))
         return out
-
-
-def image_evidence_builder(context: SystemContext, text_builder: EvidenceBuilder) -> ImageEvidenceBuilder:
-    """The picture evidence for `--modality images` / `--ranker image`, sharing the text builder's meanings."""
-    return ImageEvidenceBuilder(context.image_model(), text_builder.meanings, text_builder.wordnet)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -13,10 +13,10 @@ from senso.admire.items import AdmireAItem, ImageOption
 from senso.core.errors import SensoError
 from senso.admire.systems.images import TRACK
 from senso.admire.task import TEXT_ONLY
-from senso.admire.systems.base import Ranker, Ranking, members_sense, ranking_by_scores
+from senso.admire.systems.base import Composed, Ranker, Ranking, members_sense, ranking_by_scores
 from senso.admire.systems.aggregate import zscore_fusion
 from senso.admire.systems.parts import FusionOptions
-from senso.core.params import Configurable
+from senso.core.params import Configurable, OptionError
 
 
 def image_path(compound: str, image: ImageOption) -> Path:
@@ -67,8 +67,16 @@ class ClipRanker:
         return [ranking_by_scores(item.image_names, row.tolist(), {"query": text}) for item, text, row in zip(items, texts, sims)]
 
 
+def check_fusion(params: FusionOptions) -> None:
+    """One weight per member, when weights are given (before anything loads)."""
+    weights, members = params.weights, params.members
+    if weights is not None and len(weights) != len(members):
+        raise OptionError(f"--set weights gives {len(weights)} weights for {len(members)} --members "
+                          f"({', '.join(members)}): give one per member")
+
+
 @dataclass
-class FusionRanker(Configurable):
+class FusionRanker(Composed, Configurable):
     """Weighted sum of the members' per-item z-scored scores (e.g. caption similarity + image similarity).
 
     z-scoring puts cosines of different models (and probabilities) on one scale per item before the sum;
@@ -78,8 +86,6 @@ class FusionRanker(Configurable):
     members: Sequence[Ranker]
     weights: Sequence[float] | None = FusionOptions.weights
     name: str = "fusion"
-    fitted_compounds: frozenset[str] = field(init=False)
-    uses_images: bool = field(init=False)
 
     def __post_init__(self):
         if not self.members:
@@ -87,8 +93,6 @@ class FusionRanker(Configurable):
         self.weights = list(self.weights) if self.weights is not None else [1.0] * len(self.members)
         if len(self.weights) != len(self.members):
             raise SensoError(f"fusion: {len(self.weights)} weights for {len(self.members)} members")
-        self.fitted_compounds = frozenset().union(*(m.fitted_compounds for m in self.members))
-        self.uses_images = any(getattr(m, "uses_images", False) for m in self.members)
 
     def describe(self) -> dict[str, Any]:
         track = TRACK if self.uses_images else TEXT_ONLY

@@ -16,14 +16,16 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from senso.backends.vlm import VisionLM
+from senso.admire.data import N_IMAGES_A
 from senso.admire.items import AdmireAItem
 from senso.core.errors import SensoError
+from senso.core.options import RunOptions
 from senso.core.records import text_hash
 from senso.admire.systems.images import TRACK
 from senso.admire.systems.images.similarity import image_path
 from senso.admire.systems.aggregate import ballot_points
 from senso.admire.systems.parts import VLM_MODES, VlmJudgeOptions
-from senso.core.params import Configurable
+from senso.core.params import Configurable, OptionError
 from senso.admire.systems.base import Ranking, ranking_by_scores
 
 JUDGE_PROMPT = (
@@ -36,6 +38,22 @@ LIST_PROMPT = (
     'meaning of "{compound}" as it is used in the sentence, best first. Answer only with the {n} numbers '
     "separated by commas, for example: {example}."
 )
+
+
+def check_vlm_judge(options: RunOptions, params: VlmJudgeOptions | None = None) -> str:
+    """The VLM spec of `vlm-judge`: `--generator`, which has no default (a judge is chosen, never guessed) and is
+    never taken from `--model` (the flag of the scored LM of other systems); and its list mode's orders (one
+    per rotation of the 5 images at most). SensoError saying what to write."""
+    if params is not None and params.orders > N_IMAGES_A:
+        raise OptionError(f"--set orders must be between 1 and {N_IMAGES_A} (the rotations of an item's "
+                          f"{N_IMAGES_A} images), got {params.orders}")
+    if options.generator:
+        return options.generator
+    if options.model:
+        raise SensoError(f"vlm-judge reads its vision-language model from --generator, not --model (the flag of "
+                         f"the scored LM): write --generator {options.model} instead of --model {options.model}")
+    raise SensoError("vlm-judge needs a vision-language model: --generator openai:SERVED_NAME --base-url URL, "
+                     "or --generator hf:NAME_OR_PATH")
 
 
 def rotations(n: int, count: int) -> list[list[int]]:
