@@ -30,7 +30,7 @@ class SystemContext:
     cache: ResponseCache | None = None
     models: ModelPool | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)  # the served model's typed settings (--model-args)
-    # gives the run's training rows (`fitting.TrainingRows`), read only when a fitted part asks (`ranking.fit.lazy`);
+    # gives the run's training rows (`fitting.TrainingRows`), read only when a fitted part asks (memoised in `ranking.run.prepare`);
     # None: AdMIRe 1's EN train+dev
     training: Callable[[], Any] | None = None
 
