@@ -141,7 +141,7 @@ TASKS = (
          systems=_systems("sense", default="sense-classifier"),
          choices={"lang": shipped_languages(A), "split": SPLITS}, prepare=_own("sense.run", "prepare"),
          page=Section(template_of("senso.admire", "_run_sense.html.j2"), _call("page", "run_section_sense")),
-         compare=compare, **{**COMMON, "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
+         **{**COMMON, "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
                                                             dataset_name=DATASET.dataset_name, config=DATASET.config)}),
 )
 RANKING_FILE = Task(

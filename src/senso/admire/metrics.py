@@ -116,7 +116,8 @@ METRICS = {metric.name: metric for metric in (
     Metric("sentence_type_accuracy", "sentence-type accuracy", "mean(predicted sentence type = gold)",
            paired=_mean("sentence_type_accuracy")),
     Metric(MACRO_F1, "sentence-type macro-F1", "the mean over idiomatic and literal of F1"),
-    Metric("sense_accuracy", "sense accuracy", "mean(predicted sense = gold sentence type)", short="sense acc."),
+    Metric("sense_accuracy", "sense accuracy", "mean(predicted sense = gold sentence type)", short="sense acc.",
+           paired=_mean("sense_accuracy")),
 )}
 METRIC_LABELS = {name: metric.label for name, metric in METRICS.items()}
 
