@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Sequence
 
-from senso.admire.checks import chosen_by_default
+from senso.admire.checks import AdmirePlan, check_answers, chosen_by_default
 from senso.admire.items import SENTENCE_TYPES
 from senso.admire.options import check_gold_file
 from senso.admire.data import items_from_targets_a, join_gold_a
@@ -32,7 +32,7 @@ from senso.admire.systems.fitting import cross_validate, is_fittable, training_r
 from senso.admire.systems.parts import SensePipelineOptions
 from senso.admire.systems.registry import (AdmireSystem, check_system, chosen_row, get_system, member_rows,
                                            system_context, system_params, wordnet_warnings)
-from senso.admire.task import ONE_GOLD, fingerprints, hygiene_warnings, partial_warnings
+from senso.admire.task import ONE_GOLD, TASK_NAMES, fingerprints, hygiene_warnings, partial_reason, partial_warnings
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
 from senso.core.options import RunOptions
@@ -196,7 +196,7 @@ def prepare(options: RunOptions, context: RunContext) -> "RankingPlan":
               "system_description": system.describe()}
     return RankingPlan(task=checked.name, system=row.name, items=items,
                        data_files=paths, config=config, warnings=[*checked.warnings, *data_warnings], ranking=task,
-                       entries=checked.entries, languages=checked.languages, predictor=system, options=options,
+                       entries=checked.entries, languages=checked.languages, predictor=system, options=options, kind=TASK_NAMES["a"],
                        notes=[*gold_notes, *notes], choice=choice.record if choice is not None else None,
                        params=row.typed(params), training=training, n_data=n_data)
 
@@ -225,8 +225,7 @@ def _default(task: RankingTask, checked: Checked, context: RunContext, training:
 
 def check_rankings(system: str, items: Sequence[Any], rankings: Sequence[Ranking]) -> None:
     """One ranking per item, each a permutation of the item's images (a wrong one named by its file and row)."""
-    if len(rankings) != len(items):
-        raise SensoError(f"system {system!r} returned {len(rankings)} rankings for {len(items)} items")
+    check_answers(system, rankings, items, "rankings")
     for item, ranking in zip(items, rankings):
         if sorted(ranking.order) != sorted(item.image_names):
             where = f" ({item.file}, row {item.row})"
@@ -245,31 +244,18 @@ def predicted_type(ranking: Ranking) -> str | None:
 
 
 @dataclass
-class RankingPlan:
+class RankingPlan(AdmirePlan):
     """A ranking task file's run prepared: items with gold where the files carry it, the system built."""
 
-    task: str
-    system: str
-    items: list[RankingItem]
-    data_files: list[Path]
-    config: dict[str, Any]
-    warnings: list[str]
     ranking: RankingTask
     entries: list[DataFile]
     languages: list[str]
-    predictor: Any
-    options: RunOptions
     notes: list[str] = field(default_factory=list)
     choice: dict[str, Any] | None = None
     params: Any = None  # the system's typed options (an object of its options class)
     training: Any = None  # the file's training rows, read when a fitted system first asks
     n_data: int = 0  # the items of the data files, before --limit
     fitted: Fitted | None = None
-    family: str = "admire"
-    kind: str = "admire-a"
-
-    def describe_system(self) -> dict[str, Any]:
-        return self.predictor.describe()
 
     def predict(self) -> list[Ranking]:
         """Rankings, checked against the items; a fitted system is fit honestly first (`ranking.fit`)."""
@@ -321,8 +307,7 @@ class RankingPlan:
         if any(n is None for n in counts):
             return []
         options, items = self.options, self.items
-        selected = getattr(self.predictor, "partial_reason", None) if len(items) < self.n_data else None
-        reason = f"--limit {options.limit}" if options.limit is not None else selected
+        reason = partial_reason(options.limit, self.predictor, len(items), self.n_data)
         return partial_warnings(len(items), sum(counts), self.n_data, reason, options.lang, options.split)
 
     def _sample(self, item: RankingItem, answer: Ranking, kind: str | None, scored: bool) -> RankingSample:

@@ -10,11 +10,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from senso.admire.languages import language_name
-from senso.admire.leaderboard import unranked_reason
+from senso.admire.checks import overlap_fields
 from senso.admire.metrics import RANK_METRICS, TYPE_METRICS, estimates, grouped_estimates
 from senso.admire.ranking.select import selection_metric
-from senso.admire.scoring import PARITY_NOTE, compounds_index, overlap_record, sense_calibration
-from senso.admire.task import TEXT_AND_IMAGES, TEXT_ONLY
+from senso.admire.scoring import PARITY_NOTE, compounds_index, sense_calibration
+from senso.admire.task import TEXT_AND_IMAGES, TEXT_ONLY, gold_source
 from senso.core.stats import Estimate, paired_permutation_test
 
 
@@ -41,14 +41,6 @@ def paired_languages(items: Sequence[Any], rows: Sequence[dict[str, Any]], langu
     return out
 
 
-def _gold(plan: Any) -> str:
-    """Where the gold came from: the targets files joined in, else the data files' gold columns."""
-    n = len(plan.entries)
-    if len(plan.data_files) > n:
-        return ", ".join(str(p.resolve()) for p in plan.data_files[n:])
-    return ", ".join(str(p.resolve()) for p in plan.data_files) + " (gold columns)"
-
-
 def tally(plan: Any, samples: Sequence[Any], scored: bool, types: Sequence[str | None]):
     """(record, metrics, metrics by group, notes, warnings) of a RankingPlan's samples."""
     task, options, items = plan.ranking, plan.options, plan.items
@@ -61,7 +53,7 @@ def tally(plan: Any, samples: Sequence[Any], scored: bool, types: Sequence[str |
         "ranking_task": task.describe(),
         "n_by_language": {lang: sum(i.lang == lang for i in items) for lang in languages},
         "language_names": {lang: language_name(lang) for lang in languages},
-        "gold": _gold(plan) if scored else None}
+        "gold": gold_source(plan.data_files[:len(plan.entries)], plan.data_files[len(plan.entries):]) if scored else None}
     if plan.choice is not None:
         record["default_system"] = plan.choice
     notes, warnings = [], []
@@ -93,13 +85,9 @@ def _overlap(plan: Any, samples: Sequence[Any], scored: bool) -> dict[str, Any]:
         return {}
     rows = [s.to_json() for s in samples] if scored else None
     names = [m for m in plan.ranking.metrics if m in RANK_METRICS and m != "official_name_corr"]
-    overlaps, record = overlap_record(plan.items, rows, index, names, plan.options.seed,
-                                      overlaps=fitted.overlaps if fitted is not None else None)
-    for sample, overlap in zip(samples, overlaps):
-        sample.overlap = overlap
-    on_board = set(plan.options.split.split("+")) & set(plan.ranking.leaderboard_splits)
-    reason = unranked_reason(record) if on_board else None
-    return {**record, **({"placement": reason} if reason else {})}
+    on_board = bool(set(plan.options.split.split("+")) & set(plan.ranking.leaderboard_splits))
+    return overlap_fields(samples, plan.items, rows, index, names, plan.options.seed, on_board,
+                          overlaps=fitted.overlaps if fitted is not None else None)
 
 
 def official_record(plan: Any, samples: Sequence[Any], answers: Sequence[Any], scored: bool) -> dict[str, Any]:
