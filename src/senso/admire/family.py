@@ -142,7 +142,7 @@ TASKS = (
          choices={"lang": shipped_languages(A), "split": SPLITS}, prepare=_own("sense.run", "prepare"),
          page=Section(template_of("senso.admire", "_run_sense.html.j2"), _call("page", "run_section_sense")),
          **{**COMMON, "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
-                                                            dataset_name=DATASET.dataset_name, config=DATASET.config)}),
+                                           dataset_name=DATASET.dataset_name, config=DATASET.config)}),
 )
 RANKING_FILE = Task(
     "path/to/ranking.toml", description="any ranking task file (kind = \"ranking\"): rank 5 images or captions for an "
