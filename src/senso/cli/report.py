@@ -17,7 +17,7 @@ from senso.core.terminal import labelled
 def report(
     run_dirs: list[Path] = typer.Argument(..., help="A run folder (its page), or several runs of one task and split (a comparison)."),
     out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="HTML file to write (default RUN_DIR/report.html; required for a comparison)."),
-    no_thumbnails: bool = typer.Option(False, "--no-thumbnails", help="AdMIRe: show captions instead of image thumbnails."),
+    no_thumbnails: bool = typer.Option(False, "--no-thumbnails", help="Show captions instead of image thumbnails (a task whose items have images)."),
 ) -> None:
     """A self-contained HTML page for a run, or a comparison page for several; prints its path."""
     from senso.reporting import write_report

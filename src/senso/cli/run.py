@@ -28,8 +28,9 @@ DISPLAY_OPTIONS = {
     "quiet": ("--quiet", "Print only each run's summary line and its run folder (warnings still on stderr)."),
     "as_json": ("--json", "Print the results (the fields of results.json; a list for several tasks) on stdout, "
                           "for scripts; progress, summary lines and notes go to stderr."),
-    "by_domain": ("--by-domain", "Per-domain (ABRICOT) or per-sentence-type (AdMIRe) figures too: as columns where "
-                                 "they fit the terminal, else one table per group (the report page has them all)."),
+    "by_domain": ("--by-domain", "Per-group figures too (each task's groups: a domain, a gold sentence type): as "
+                                 "columns where they fit the terminal, else one table per group (the report page has "
+                                 "them all)."),
 }
 
 
