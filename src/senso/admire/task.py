@@ -121,6 +121,11 @@ def gold_source(data: Sequence[Path], gold: Sequence[Path]) -> str:
     return ", ".join(str(p.resolve()) for p in data) + " (gold columns)"
 
 
+def targets_note(lang: str, split: str, path: Path) -> str:
+    """The note of a run scored against the organisers' targets file found beside its data."""
+    return f"gold for {lang} {split}: the organisers' targets file {path}"
+
+
 def hygiene_warnings(system: Any, compounds: Sequence[str], split: str) -> list[str]:
     """A loud warning when the system was fit on compounds of the split it is scored on."""
     seen = frozenset(getattr(system, "fitted_compounds", frozenset()))

@@ -32,7 +32,8 @@ from senso.admire.systems.fitting import cross_validate, is_fittable, training_r
 from senso.admire.systems.parts import SensePipelineOptions
 from senso.admire.systems.registry import (AdmireSystem, check_system, chosen_row, get_system, member_rows,
                                            system_context, system_params, wordnet_warnings)
-from senso.admire.task import ONE_GOLD, TASK_NAMES, fingerprints, hygiene_warnings, partial_reason, partial_warnings
+from senso.admire.task import (ONE_GOLD, TASK_NAMES, fingerprints, hygiene_warnings, partial_reason,
+                               partial_warnings, targets_note)
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
 from senso.core.options import RunOptions
@@ -167,7 +168,7 @@ def _official_targets(checked: Checked, options: RunOptions, items: list[Ranking
     joined, notes = [], []
     for entry, path, target in zip(checked.entries, paths, targets):
         joined += join_gold_a([i for i in items if i.split == entry.split and i.lang == entry.language], target, path)
-        notes.append(f"gold for {entry.language} {entry.split}: the organisers' targets file {target}")
+        notes.append(targets_note(entry.language, entry.split, target))
     return joined, [*paths, *targets], notes
 
 

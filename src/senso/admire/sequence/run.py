@@ -24,7 +24,7 @@ from senso.admire.leaderboard import LEADERBOARD_SPLITS
 from senso.admire.overlap import TrainingIndex
 from senso.admire.metrics import grouped_estimates
 from senso.admire.task import (TEXT_AND_IMAGES, TEXT_ONLY, fingerprints, gold_source, hygiene_warnings,
-                               partial_reason, partial_warnings, submission_name)
+                               partial_reason, partial_warnings, submission_name, targets_note)
 from senso.core.stats import Estimate
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
@@ -76,7 +76,7 @@ def load_items(options: RunOptions, splits: Sequence[str],
         if official is not None:  # the organisers' targets shipped beside the data: score against them, and say so
             split_items = load_subtask_b(options.data_dir, options.lang, split, gold=official, need_images=uses_images)
             gold_files.append(official)
-            notes.append(f"gold for {options.lang} {split}: the organisers' targets file {official}")
+            notes.append(targets_note(options.lang, split, official))
         items += split_items
     repeated = sorted({i.compound for i in items if sum(j.compound == i.compound for j in items) > 1})
     if repeated:
