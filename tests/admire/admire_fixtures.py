@@ -5,7 +5,10 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from senso.admire.data import A_COLUMNS, B_COLUMNS
+from senso.admire.data import B_COLUMNS
+
+A_COLUMNS = ("compound", "subset", "sentence_type", "sentence", "expected_order") + tuple(
+    c for n in range(1, 6) for c in (f"image{n}_name", f"image{n}_caption"))
 
 
 def a_row(compound: str, first: int = 10, sentence_type: str = "idiomatic", gold: bool = True, pt: bool = False,

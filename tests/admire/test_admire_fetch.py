@@ -13,8 +13,8 @@ from urllib.parse import quote, unquote
 
 import pytest
 
-from admire_fixtures import a_row, b_row, write_a_targets, write_tsv
-from senso.admire.data import A_COLUMNS, B_COLUMNS, load_subtask_b, read_targets
+from admire_fixtures import A_COLUMNS, a_row, b_row, write_a_targets, write_tsv
+from senso.admire.data import B_COLUMNS, load_subtask_b, read_targets
 from admire_fixtures import load_a
 from senso.admire.fetch import ADMIRE_ARTICLE_ID, fetch_admire
 from senso.core.download import DownloadError

@@ -24,9 +24,6 @@ from senso.core.errors import DataError, DataNotFound, SensoError
 from senso.core.paths import data_dir_candidates
 from senso.admire.task import SPLITS, SUBTASK_B_LANGS, TASK_NAMES, split_names, targets_name
 
-A_COLUMNS = ("compound", "subset", "sentence_type", "sentence", "expected_order") + tuple(
-    c for n in range(1, 6) for c in (f"image{n}_name", f"image{n}_caption")
-)
 B_COLUMNS = ("compound", "subset", "sentence_type", "expected_item", "sequence_caption1", "sequence_caption2") + tuple(
     c for n in range(1, 5) for c in (f"image{n}_name", f"image{n}_caption")
 )
@@ -173,19 +170,6 @@ def items_from_targets_a(path: str | Path, lang: str) -> list[AdmireAItem]:
             for t in read_targets(path, "expected_order")]
 
 
-def check_same_compounds(inputs: Iterable[str], gold: Iterable[str], inputs_path: Path | str, gold_path: Path | str) -> None:
-    """DataError when the inputs and the gold disagree on the set of compounds (naming both files)."""
-    inputs, gold = set(inputs), set(gold)
-    if inputs == gold:
-        return
-    parts = []
-    if gold - inputs:
-        parts.append(f"in the gold but not the inputs: {sorted(gold - inputs)}")
-    if inputs - gold:
-        parts.append(f"in the inputs but not the gold: {sorted(inputs - gold)}")
-    raise DataError(gold_path, f"gold and inputs ({inputs_path}) disagree on the compounds: " + "; ".join(parts))
-
-
 # ---------------------------------------------------------------------------- locating files
 
 def locate_admire(data_dir: str | Path | None = None) -> Path:
@@ -251,7 +235,11 @@ def _join_gold(items: list, gold_path: str | Path, inputs_path: str | Path, targ
     if targets and not isinstance(targets[0], target_type):
         raise DataError(gold_path, wrong_file)
     by_compound = {t.compound: t for t in targets}
-    check_same_compounds((i.compound for i in items), by_compound, inputs_path, gold_path)
+    inputs, gold = {i.compound for i in items}, set(by_compound)
+    if inputs != gold:
+        parts = [f"in the {a} but not the {b}: {sorted(extra)}" for a, b, extra in
+                 (("gold", "inputs", gold - inputs), ("inputs", "gold", inputs - gold)) if extra]
+        raise DataError(gold_path, f"gold and inputs ({inputs_path}) disagree on the compounds: " + "; ".join(parts))
     joined = []
     for item in items:
         target = by_compound[item.compound]
@@ -276,23 +264,31 @@ def join_gold_a(items: list[AdmireAItem], gold_path: str | Path, inputs_path: st
                       ("sentence_type", "expected_order"), _check_gold_order)
 
 
-# ---------------------------------------------------------------------------- Subtask B
+# ---------------------------------------------------------------------------- cells and images of a row
 
-def _candidate(row: dict[str, str], n: int, folder: Path | None, compound: str, need_images: bool, path: Path,
-               row_no: int) -> ImageOption:
-    """Candidate `n` of a row: its name and caption (neither empty) and its picture's file when it is there (an
-    error when the system needs pictures)."""
-    name = row[f"image{n}_name"].strip()
-    if not name:
-        raise DataError(path, "empty image name", row=row_no, field=f"image{n}_name")
-    if not row[f"image{n}_caption"].strip():
-        raise DataError(path, "empty caption", row=row_no, field=f"image{n}_caption")
+def cell(row: dict[str, str], column: str, path: Path, row_no: int, what: str, raw: bool = False) -> str:
+    """The cell, stripped (`raw`: as written, as AdMIRe's loader keeps sentences and captions); empty is an error."""
+    value = row.get(column) or ""
+    if not value.strip():
+        raise DataError(path, f"empty {what}", row=row_no, field=column)
+    return value if raw else value.strip()
+
+
+def image_option(row: dict[str, str], name_column: str, caption_column: str, images: Path | None, compound: str,
+                 need_images: bool, path: Path, row_no: int) -> ImageOption:
+    """An image of a row: its name and caption (neither empty) and its picture's file in the expression's folder
+    under `images` when it is there (an error when the system needs pictures)."""
+    name = cell(row, name_column, path, row_no, "image name")
+    caption = cell(row, caption_column, path, row_no, "caption", raw=True)
+    folder = image_folder(images, compound) if images is not None else None
     image_path = folder / name if folder is not None and (folder / name).is_file() else None
     if need_images and image_path is None:
-        looked = " or ".join(str(path.parent / f / name) for f in folder_names(compound))
-        raise DataError(path, f"image file missing: {looked}", row=row_no, field=f"image{n}_name")
-    return ImageOption(name=name, caption=row[f"image{n}_caption"], path=image_path)
+        looked = " or ".join(str(images / f / name) for f in folder_names(compound)) if images else "(no images folder)"
+        raise DataError(path, f"image file missing: {looked}", row=row_no, field=name_column)
+    return ImageOption(name=name, caption=caption, path=image_path)
 
+
+# ---------------------------------------------------------------------------- Subtask B
 
 def read_subtask_b(path: str | Path, lang: str = "en", need_images: bool = False) -> list[AdmireBItem]:
     """Read and validate one Subtask B TSV; images (s1.png, s2.png, candidates) next to it."""
@@ -303,14 +299,12 @@ def read_subtask_b(path: str | Path, lang: str = "en", need_images: bool = False
     items = []
     for row_no, row in rows:
         compound = read_compound(row, path, row_no, seen)
-        folder = image_folder(split_dir, compound)
-        candidates = [_candidate(row, n, folder, compound, need_images, path, row_no)
-                      for n in range(1, N_CANDIDATES_B + 1)]
+        candidates = [image_option(row, f"image{n}_name", f"image{n}_caption", split_dir, compound, need_images, path,
+                                   row_no) for n in range(1, N_CANDIDATES_B + 1)]
         names = [c.name for c in candidates]
         _check_distinct(names, path, row_no)
-        for n in (1, 2):
-            if not row[f"sequence_caption{n}"].strip():
-                raise DataError(path, "empty sequence caption", row=row_no, field=f"sequence_caption{n}")
+        sequence = tuple(cell(row, f"sequence_caption{n}", path, row_no, "sequence caption", raw=True) for n in (1, 2))
+        folder = image_folder(split_dir, compound)
         sequence_paths = None
         if folder is not None and all((folder / f"s{n}.png").is_file() for n in (1, 2)):
             sequence_paths = (folder / "s1.png", folder / "s2.png")
@@ -321,7 +315,7 @@ def read_subtask_b(path: str | Path, lang: str = "en", need_images: bool = False
             raise DataError(path, f"expected_item {expected!r} is not one of the candidates {names}", row=row_no, field="expected_item")
         items.append(AdmireBItem(
             compound=compound, subset=row["subset"].strip(),
-            sequence_captions=(row["sequence_caption1"], row["sequence_caption2"]), candidates=tuple(candidates),
+            sequence_captions=sequence, candidates=tuple(candidates),
             lang=lang, sentence_type=_sentence_type(row["sentence_type"], path, row_no, required=False),
             expected_item=expected, sequence_paths=sequence_paths,
         ))

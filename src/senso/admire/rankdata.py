@@ -12,11 +12,11 @@ warning per file naming the rows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from senso.admire.data import check_permutation, folder_names, image_folder, parse_order, read_tsv
+from senso.admire.data import cell, check_permutation, image_option, parse_order, read_tsv
 from senso.admire.languages import base_language
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem, ImageOption
 from senso.admire.rankfile import N_IMAGES, DataFile, RankingTask, RankingTaskFileError
@@ -43,33 +43,17 @@ def required_columns(task: RankingTask) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _cell(row: dict[str, str], column: str, path: Path, row_no: int, what: str, raw: bool = False) -> str:
-    """The cell, stripped (`raw`: as written, as AdMIRe's loader keeps sentences and captions); empty is an error."""
-    value = row.get(column) or ""
-    if not value.strip():
-        raise DataError(path, f"empty {what}", row=row_no, field=column)
-    return value if raw else value.strip()
-
-
 def _images(task: RankingTask, row: dict[str, str], path: Path, row_no: int, compound: str,
             folder: Path | None, need_images: bool, language: str) -> tuple[ImageOption, ...]:
     """The five images of a row; `caption_pt` is the caption itself in Portuguese (what `item.caption` reads)."""
-    images, names = [], []
-    expression_dir = image_folder(folder, compound) if folder is not None else None
+    images: list[ImageOption] = []
     for n in range(1, N_IMAGES + 1):
         column = task.column("image_name", n)
-        name = _cell(row, column, path, row_no, "image name")
-        if name in names:
-            raise DataError(path, f"image name {name!r} appears twice; the {N_IMAGES} images must be distinct",
+        image = image_option(row, column, task.column("image_caption", n), folder, compound, need_images, path, row_no)
+        if image.name in [i.name for i in images]:
+            raise DataError(path, f"image name {image.name!r} appears twice; the {N_IMAGES} images must be distinct",
                             row=row_no, field=column)
-        names.append(name)
-        caption = _cell(row, task.column("image_caption", n), path, row_no, "caption", raw=True)
-        image_path = expression_dir / name if expression_dir and (expression_dir / name).is_file() else None
-        if need_images and image_path is None:
-            looked = " or ".join(str(folder / f / name) for f in folder_names(compound)) if folder else "(no images folder)"
-            raise DataError(path, f"image file missing: {looked}", row=row_no, field=column)
-        images.append(ImageOption(name=name, caption=caption, path=image_path,
-                                  caption_pt=caption if base_language(language) == "pt" else None))
+        images.append(replace(image, caption_pt=image.caption) if base_language(language) == "pt" else image)
     return tuple(images)
 
 
@@ -109,13 +93,13 @@ def read_entry(task: RankingTask, entry: DataFile, path: Path, images: Path | No
     seen: dict[tuple[str, str], list[int]] = {}
     items = []
     for row_no, row in rows:
-        compound = _cell(row, task.column("compound"), path, row_no, "expression")
-        sentence = _cell(row, task.column("sentence"), path, row_no, "sentence", raw=True)
+        compound = cell(row, task.column("compound"), path, row_no, "expression")
+        sentence = cell(row, task.column("sentence"), path, row_no, "sentence", raw=True)
         seen.setdefault((compound, " ".join(sentence.split())), []).append(row_no)
         options = _images(task, row, path, row_no, compound, images, need_images, entry.language)
         order, sentence_type = _gold(task, row, path, row_no, [o.name for o in options])
-        group = _cell(row, task.group, path, row_no, "group") if task.group else compound
-        pair = _cell(row, task.pair, path, row_no, "pair key") if task.pair else group
+        group = cell(row, task.group, path, row_no, "group") if task.group else compound
+        pair = cell(row, task.pair, path, row_no, "pair key") if task.pair else group
         items.append(RankingItem(
             compound=compound, subset=(row.get(task.column("subset")) or "").strip(), sentence=sentence,
             images=options, lang=entry.language, sentence_type=sentence_type, expected_order=order,

@@ -276,8 +276,9 @@ def _run_keys(data: dict[str, Any], path: Path, splits: tuple[str, ...]) -> dict
     return out
 
 
-def parse_ranking_task(data: dict[str, Any], path: Path, builtin: bool = False) -> RankingTask:
-    """A RankingTask from the parsed TOML of `path`; RankingTaskFileError for anything wrong."""
+def load_ranking_task(path: str | Path, builtin: bool = False) -> RankingTask:
+    """The ranking task file at `path`; RankingTaskFileError for anything wrong."""
+    data, path = read_task_file(path, RankingTaskFileError)
     check_keys(data, path, KEYS, "a ranking task file has the keys", RankingTaskFileError)
     if data.get("kind") != RANKING_FILE_KIND:
         raise RankingTaskFileError(path, "kind", f"expected \"{RANKING_FILE_KIND}\", got {data.get('kind')!r}")
@@ -311,10 +312,6 @@ def parse_ranking_task(data: dict[str, Any], path: Path, builtin: bool = False) 
         submission_columns=choice_key(data, path, "submission_columns", SUBMISSION_COLUMNS, "admire",
                                       RankingTaskFileError),
         data=entries, columns=_columns(data, path), source=path, builtin=builtin)
-
-
-def load_ranking_task(path: str | Path, builtin: bool = False) -> RankingTask:
-    return parse_ranking_task(*read_task_file(path, RankingTaskFileError), builtin=builtin)
 
 
 def builtin_task_file(name: str) -> Path:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from senso.admire.data import A_COLUMNS
+from admire_fixtures import A_COLUMNS
 from senso.admire.items import AdmireAItem, ImageOption
 
 SYLLABLES = ("ba", "ko", "ri", "tu", "me", "sa", "lo", "vi", "ne", "du", "pe", "zo")
