@@ -16,7 +16,7 @@ import ast
 import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem, AdmireBItem, ImageOption
 from senso.core.csvfile import read_records
@@ -30,8 +30,8 @@ B_COLUMNS = ("compound", "subset", "sentence_type", "expected_item", "sequence_c
 N_IMAGES_A = 5
 N_CANDIDATES_B = 4
 
-_SPLIT_FILE_STEMS = {"train": ("train",), "dev": ("dev",), "test": ("test",), "xeval": ("xe",)}
-_PT_XEVAL_STEMS = ("xp", "xe")
+_FILE_STEMS = {"xeval": "xe"}  # a split whose file is not named after it
+_ANSWERS = {"A": "expected_order", "B": "expected_item"}  # the answer column of a targets file, by subtask
 
 
 @dataclass(frozen=True)
@@ -132,6 +132,12 @@ def _check_distinct(names: Sequence[str], path: Path, row_no: int) -> None:
                             row=row_no, field=f"image{n}_name")
 
 
+def _check_candidate(item: str, names: list[str], path: Path, row_no: int) -> None:
+    if item not in names:
+        raise DataError(path, f"expected_item {item!r} is not one of the candidates {names}", row=row_no,
+                        field="expected_item")
+
+
 # ---------------------------------------------------------------------------- targets files
 
 def read_targets(path: str | Path, answer: str | None = None) -> list[AdmireATarget] | list[AdmireBTarget]:
@@ -140,7 +146,7 @@ def read_targets(path: str | Path, answer: str | None = None) -> list[AdmireATar
     path = Path(path)
     if answer is None:
         columns, _ = read_tsv(path, ("compound",))
-        answer = next((c for c in ("expected_order", "expected_item") if c in columns), None)
+        answer = next((c for c in _ANSWERS.values() if c in columns), None)
         if answer is None:
             raise DataError(path, "not an AdMIRe targets file: needs expected_order (A) or expected_item (B); found "
                                   f"{', '.join(columns)}")
@@ -206,34 +212,27 @@ def split_file(data_dir: str | Path | None, subtask: str, lang: str, split: str)
     """Path of the official split TSV; DataNotFound (saying what was looked for) when absent."""
     if split not in SPLITS:
         raise SensoError(f"unknown AdMIRe split {split!r}; choose from {', '.join(SPLITS)}")
-    root = locate_admire(data_dir)
-    split_dir = root / f"subtask_{subtask}" / lang / split
-    stems = _PT_XEVAL_STEMS if (lang == "pt" and split == "xeval") else _SPLIT_FILE_STEMS[split]
-    tried = [split_dir / f"subtask_{subtask}_{stem}.tsv" for stem in stems]
-    for path in tried:
-        if path.is_file():
-            return path
-    hint = ""
-    if subtask == "a" and lang == "pt":
-        hint = (" The Portuguese Subtask A inputs (captions, images) are part of the official release "
-                "(`senso data fetch admire`); a copy holding only admire/reference/a_pt_*_targets.tsv has sentences "
-                "and gold but nothing to rank.")
-    raise DataNotFound(f"no Subtask {subtask.upper()} {lang} {split} file: looked for {', '.join(map(str, tried))}.{hint}")
+    split_dir = locate_admire(data_dir) / f"subtask_{subtask}" / lang / split
+    path = split_dir / f"subtask_{subtask}_{_FILE_STEMS.get(split, split)}.tsv"
+    if not path.is_file():
+        raise DataNotFound(f"no Subtask {subtask.upper()} {lang} {split} file: looked for {path}.")
+    return path
 
 
 # ---------------------------------------------------------------------------- gold targets joined to inputs
 
-def _join_gold(items: list, gold_path: str | Path, inputs_path: str | Path, target_type: type, wrong_file: str,
-               fields: tuple[str, str], check_target: Callable[[Any, Any, Path], None]) -> list:
-    """Items with the gold `fields` of a targets file, joined on compound.
+def _join_gold(items: list, gold_path: str | Path, inputs_path: str | Path, subtask: str) -> list:
+    """Items with the gold sentence type and answer (A: expected_order, B: expected_item) of a targets file,
+    joined on compound.
 
-    Refuses a targets file of the other subtask, one whose compounds differ from the inputs', a target that
-    `check_target` rejects, and gold that contradicts gold already in the inputs (nothing is overwritten).
+    Refuses a targets file of the other subtask, one whose compounds differ from the inputs', an answer that is
+    not one of the item's images, and gold that contradicts gold already in the inputs (nothing is overwritten).
     """
     gold_path = Path(gold_path)
+    answer, other = _ANSWERS[subtask], "B" if subtask == "A" else "A"
     targets = read_targets(gold_path)
-    if targets and not isinstance(targets[0], target_type):
-        raise DataError(gold_path, wrong_file)
+    if targets and not hasattr(targets[0], answer):
+        raise DataError(gold_path, f"this is a Subtask {other} targets file ({_ANSWERS[other]}), not Subtask {subtask}")
     by_compound = {t.compound: t for t in targets}
     inputs, gold = {i.compound for i in items}, set(by_compound)
     if inputs != gold:
@@ -243,25 +242,22 @@ def _join_gold(items: list, gold_path: str | Path, inputs_path: str | Path, targ
     joined = []
     for item in items:
         target = by_compound[item.compound]
-        check_target(item, target, gold_path)
-        for field in fields:
+        if answer == "expected_order":
+            check_permutation(target.expected_order, item.image_names, gold_path, target.row, answer)
+        else:
+            _check_candidate(target.expected_item, [c.name for c in item.candidates], gold_path, target.row)
+        for field in ("sentence_type", answer):
             mine, theirs = getattr(item, field), getattr(target, field)
             if mine is not None and mine != theirs:
                 raise DataError(gold_path, f"gold {field} {theirs!r} contradicts {mine!r} in {inputs_path} for {item.compound!r}",
                                 row=target.row, field=field)
-        joined.append(replace(item, **{field: getattr(target, field) for field in fields}))
+        joined.append(replace(item, sentence_type=target.sentence_type, **{answer: getattr(target, answer)}))
     return joined
-
-
-def _check_gold_order(item: AdmireAItem, target: AdmireATarget, gold_path: Path) -> None:
-    check_permutation(target.expected_order, item.image_names, gold_path, target.row, "expected_order")
 
 
 def join_gold_a(items: list[AdmireAItem], gold_path: str | Path, inputs_path: str | Path) -> list[AdmireAItem]:
     """Items with gold (sentence_type, expected_order) from an organisers' targets file, joined on compound."""
-    return _join_gold(items, gold_path, inputs_path, AdmireATarget,
-                      "this is a Subtask B targets file (expected_item), not Subtask A",
-                      ("sentence_type", "expected_order"), _check_gold_order)
+    return _join_gold(items, gold_path, inputs_path, "A")
 
 
 # ---------------------------------------------------------------------------- cells and images of a row
@@ -311,8 +307,8 @@ def read_subtask_b(path: str | Path, lang: str = "en", need_images: bool = False
         elif need_images:
             raise DataError(path, f"sequence images s1.png / s2.png missing in {split_dir / folder_names(compound)[-1]}", row=row_no, field="compound")
         expected = row["expected_item"].strip() or None
-        if expected is not None and expected not in names:
-            raise DataError(path, f"expected_item {expected!r} is not one of the candidates {names}", row=row_no, field="expected_item")
+        if expected is not None:
+            _check_candidate(expected, names, path, row_no)
         items.append(AdmireBItem(
             compound=compound, subset=row["subset"].strip(),
             sequence_captions=sequence, candidates=tuple(candidates),
@@ -322,18 +318,9 @@ def read_subtask_b(path: str | Path, lang: str = "en", need_images: bool = False
     return items
 
 
-def _check_gold_item(item: AdmireBItem, target: AdmireBTarget, gold_path: Path) -> None:
-    names = [c.name for c in item.candidates]
-    if target.expected_item not in names:
-        raise DataError(gold_path, f"expected_item {target.expected_item!r} is not one of the candidates {names}",
-                        row=target.row, field="expected_item")
-
-
 def join_gold_b(items: list[AdmireBItem], gold_path: str | Path, inputs_path: str | Path) -> list[AdmireBItem]:
     """Items with gold (sentence_type, expected_item) from a Subtask B targets file, joined on compound."""
-    return _join_gold(items, gold_path, inputs_path, AdmireBTarget,
-                      "this is a Subtask A targets file (expected_order), not Subtask B",
-                      ("sentence_type", "expected_item"), _check_gold_item)
+    return _join_gold(items, gold_path, inputs_path, "B")
 
 
 def load_subtask_b(data_dir: str | Path | None, lang: str = "en", split: str = "train", gold: str | Path | None = None,

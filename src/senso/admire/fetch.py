@@ -149,23 +149,19 @@ def _place_split_tsv(tsv: Path, match: re.Match, context: str, root: Path, force
 def place_official_files(unpacked: list[tuple[Path, str]], root: Path, force: bool, report: FetchReport) -> None:
     """Place split TSVs (with their image folders) and targets files found under the unpacked trees."""
     used: set[Path] = set()
-    seen_any = False
     for tree, context in unpacked:
+        base = tree.parent if tree.is_file() else tree
         files = [tree] if tree.is_file() else sorted(p for p in tree.rglob("*") if p.is_file())
         for file in files:
-            relative = str(file.relative_to(tree.parent if tree.is_file() else tree))
             if match := _SPLIT_TSV.match(file.name):
-                used |= _place_split_tsv(file, match, f"{context}/{relative}", root, force, report)
-                seen_any = True
+                used |= _place_split_tsv(file, match, f"{context}/{file.relative_to(base)}", root, force, report)
             elif _TARGETS_TSV.match(file.name):
                 _copy_file(file, root / "reference" / file.name, force, report)
                 report.placed.append(str((root / "reference" / file.name).relative_to(root.parent)))
                 used.add(file)
-                seen_any = True
-        for file in files:
-            if file not in used and not any(part.startswith(("__MACOSX", ".")) for part in file.parts):
-                report.not_placed.append(f"{context}: {file.relative_to(tree.parent if tree.is_file() else tree)}")
-    if not seen_any:
+        report.not_placed += [f"{context}: {file.relative_to(base)}" for file in files
+                              if file not in used and not any(part.startswith(("__MACOSX", ".")) for part in file.parts)]
+    if not report.placed:
         raise SensoError("the downloaded release holds no subtask_*_<split>.tsv or *_targets.tsv file; nothing was placed")
 
 

@@ -1,29 +1,8 @@
 """A ranking task is a TOML file (`kind = "ranking"`): a sentence with a potentially idiomatic expression, five
-candidate images with captions, a gold order and a sentence type, in any language (docs/ranking_task_files.md).
-
-```toml
-kind = "ranking"                 # what tells it from a Likert task file
-name = "admire2-a"
-subtask = "images"               # or "captions": rank the captions, no pictures (AdMIRe 2 Subtask B)
-sentence_type = true             # the task asks for each item's sentence type (idiomatic / literal)
-gold = ["expected_order", "sentence_type"]          # the gold fields the data may carry
-metrics = ["top1", "ndcg", "sentence_type_accuracy", "sentence_type_macro_f1"]
-gains = [3, 1, 0, 0, 0]          # DCG's gain of the image at each gold rank (AdMIRe's)
-ndcg_k = 5
-group = "compound"               # the column to cross-validate by (the expression)
-
-[[data]]                         # one table per file: one file, or one per language (and split)
-file = "zh/train.tsv"            # relative to this file (data_from = "data-dir": to the data folder)
-language = "zh"                  # ISO 639 code, optionally with a region (pt-BR)
-split = "train"                  # optional; default "test"
-images = "zh/images"             # optional: a folder holding one folder per expression
-data_from = "task-file"          # optional, per table: "task-file" or "data-dir" (default: the file's data_from)
-
-[columns]                        # optional: your files' names for the fields
-image_name = "image{n}_name"
-```
-
-Every problem raises a RankingTaskFileError naming the file and the key.
+candidate images with captions, a gold order and a sentence type, in any language. Its keys are the fields of
+`RankingTask` and of `DataFile` (one `[[data]]` table per data file), with `[columns]` naming the data files'
+columns; docs/ranking_task_files.md describes each. Every problem raises a RankingTaskFileError naming the file
+and the key.
 """
 
 from __future__ import annotations
