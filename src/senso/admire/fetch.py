@@ -60,10 +60,10 @@ class FetchReport:
     not_placed: list[str] = field(default_factory=list)
 
 
-def _get_json(url: str, timeout: float = 60) -> Any:
+def _get_json(url: str) -> Any:
     request = urllib.request.Request(url, headers={"Accept": "application/json", "User-Agent": "senso"})
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as resp:
+        with urllib.request.urlopen(request, timeout=60) as resp:
             return json.loads(resp.read().decode("utf-8"))
     except (urllib.error.URLError, OSError, TimeoutError, ValueError) as exc:
         raise DownloadError(f"could not read {url}: {exc}") from exc
@@ -165,34 +165,31 @@ def place_official_files(unpacked: list[tuple[Path, str]], root: Path, force: bo
         raise SensoError("the downloaded release holds no subtask_*_<split>.tsv or *_targets.tsv file; nothing was placed")
 
 
-def fetch_admire(
-    data_dir: str | Path | None = None, api_url: str | None = None, article_id: int = ADMIRE_ARTICLE_ID,
-    force: bool = False,
-) -> FetchReport:
+def fetch_admire(data_dir: str | Path | None = None, api_url: str | None = None, force: bool = False) -> FetchReport:
     """Download, verify and unpack the official AdMIRe release into `<data dir>/admire`."""
     api = (api_url or os.environ.get(API_ENV) or FIGSHARE_API).rstrip("/")
     base = Path(data_dir).expanduser() if data_dir else data_dir_candidates(None)[0]  # where to put it: may be new
     root = base / "admire"
     check_output_folder(root, DATA_DIR_FLAG)  # before any download
-    article = _get_json(f"{api}/articles/{article_id}")
+    article = _get_json(f"{api}/articles/{ADMIRE_ARTICLE_ID}")
     doi = (article.get("doi") or "").lower()
-    if article_id == ADMIRE_ARTICLE_ID and doi and doi != ADMIRE_DOI:
-        raise DownloadError(f"article {article_id} has doi {doi}, expected {ADMIRE_DOI}")
-    files = list_files(api, article_id)
+    if doi and doi != ADMIRE_DOI:
+        raise DownloadError(f"article {ADMIRE_ARTICLE_ID} has doi {doi}, expected {ADMIRE_DOI}")
+    files = list_files(api, ADMIRE_ARTICLE_ID)
     if not files:
-        raise DownloadError(f"article {article_id} lists no files")
-    downloads = cache_dir() / "downloads" / f"figshare-{article_id}"
-    report = FetchReport(root=root, article={"id": article_id, "doi": article.get("doi"), "title": article.get("title"),
+        raise DownloadError(f"article {ADMIRE_ARTICLE_ID} lists no files")
+    downloads = cache_dir() / "downloads" / f"figshare-{ADMIRE_ARTICLE_ID}"
+    report = FetchReport(root=root, article={"id": ADMIRE_ARTICLE_ID, "doi": article.get("doi"), "title": article.get("title"),
                                              "version": article.get("version"), "api": api})
     unpacked: list[tuple[Path, str]] = []
     for info in files:
         name = info.get("name") or ""
         if not name or "/" in name or "\\" in name or name in (".", ".."):
-            raise DownloadError(f"article {article_id}: unusable file name {name!r}")
+            raise DownloadError(f"article {ADMIRE_ARTICLE_ID}: unusable file name {name!r}")
         md5 = info.get("computed_md5") or info.get("supplied_md5")
         url = info.get("download_url")
         if not md5 or not url:
-            raise DownloadError(f"article {article_id}, file {name}: the API gives no {'md5' if not md5 else 'download_url'}; refusing an unverifiable file")
+            raise DownloadError(f"article {ADMIRE_ARTICLE_ID}, file {name}: the API gives no {'md5' if not md5 else 'download_url'}; refusing an unverifiable file")
         dest = downloads / name
         if dest.is_file() and _md5(dest) == md5.lower():
             report.reused.append(name)
