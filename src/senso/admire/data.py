@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from senso.admire.items import SENTENCE_TYPES, AdmireAItem, AdmireBItem, ImageOption
+from senso.admire.items import N_IMAGES_A, SENTENCE_TYPES, AdmireAItem, AdmireBItem, ImageOption
 from senso.core.csvfile import read_records
 from senso.core.errors import DataError, DataNotFound, SensoError
 from senso.core.paths import data_dir_candidates
@@ -27,7 +27,6 @@ from senso.admire.task import SPLITS, SUBTASK_B_LANGS, TASK_NAMES, split_names, 
 B_COLUMNS = ("compound", "subset", "sentence_type", "expected_item", "sequence_caption1", "sequence_caption2") + tuple(
     c for n in range(1, 5) for c in (f"image{n}_name", f"image{n}_caption")
 )
-N_IMAGES_A = 5
 N_CANDIDATES_B = 4
 
 _FILE_STEMS = {"xeval": "xe"}  # a split whose file is not named after it

@@ -8,6 +8,7 @@ from pathlib import Path
 from senso.core.errors import SensoError
 
 SENTENCE_TYPES = ("idiomatic", "literal")
+N_IMAGES_A = 5  # the images of a Subtask A item, ranked
 
 
 @dataclass(frozen=True)

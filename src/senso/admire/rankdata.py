@@ -18,8 +18,8 @@ from typing import Any, Sequence
 
 from senso.admire.data import cell, check_permutation, image_option, parse_order, read_tsv
 from senso.admire.languages import base_language
-from senso.admire.items import SENTENCE_TYPES, AdmireAItem, ImageOption
-from senso.admire.rankfile import N_IMAGES, DataFile, RankingTask, RankingTaskFileError
+from senso.admire.items import N_IMAGES_A, SENTENCE_TYPES, AdmireAItem, ImageOption
+from senso.admire.rankfile import DataFile, RankingTask, RankingTaskFileError
 from senso.core.errors import DataError
 
 
@@ -38,7 +38,7 @@ class RankingItem(AdmireAItem):
 
 def required_columns(task: RankingTask) -> list[str]:
     names = [task.column("compound"), task.column("sentence")]
-    names += [task.column(f, n) for n in range(1, N_IMAGES + 1) for f in ("image_name", "image_caption")]
+    names += [task.column(f, n) for n in range(1, N_IMAGES_A + 1) for f in ("image_name", "image_caption")]
     names += [c for c in (task.group, task.pair) if c]
     return list(dict.fromkeys(names))
 
@@ -47,11 +47,11 @@ def _images(task: RankingTask, row: dict[str, str], path: Path, row_no: int, com
             folder: Path | None, need_images: bool, language: str) -> tuple[ImageOption, ...]:
     """The five images of a row; `caption_pt` is the caption itself in Portuguese (what `item.caption` reads)."""
     images: list[ImageOption] = []
-    for n in range(1, N_IMAGES + 1):
+    for n in range(1, N_IMAGES_A + 1):
         column = task.column("image_name", n)
         image = image_option(row, column, task.column("image_caption", n), folder, compound, need_images, path, row_no)
         if image.name in [i.name for i in images]:
-            raise DataError(path, f"image name {image.name!r} appears twice; the {N_IMAGES} images must be distinct",
+            raise DataError(path, f"image name {image.name!r} appears twice; the {N_IMAGES_A} images must be distinct",
                             row=row_no, field=column)
         images.append(replace(image, caption_pt=image.caption) if base_language(language) == "pt" else image)
     return tuple(images)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from senso.admire.items import N_IMAGES_A
 from senso.admire.languages import LanguageCodeError, check_language
 from senso.admire.metrics import DEFAULT_GAINS, DEFAULT_METRICS, RANK_METRICS, TYPE_METRICS
 from senso.admire.task import RANKING_FILE_KIND, SHIPPED, SHIPPED_DIR, shipped_languages
@@ -31,7 +32,6 @@ COLUMNS = {"compound": "compound", "sentence": "sentence", "subset": "subset", "
            "expected_order": "expected_order", "image_name": "image{n}_name", "image_caption": "image{n}_caption"}
 NEEDS = "a ranking task file needs kind, name and [[data]]"
 DEFAULT_SPLIT = "test"
-N_IMAGES = 5
 
 
 class RankingTaskFileError(TaskFileError):
@@ -171,11 +171,11 @@ def _names(data: dict[str, Any], path: Path, key: str, allowed: tuple[str, ...],
 
 def _gains(data: dict[str, Any], path: Path) -> tuple[float, ...]:
     value = data.get("gains", list(DEFAULT_GAINS))
-    ok = isinstance(value, list) and len(value) == N_IMAGES and all(
+    ok = isinstance(value, list) and len(value) == N_IMAGES_A and all(
         isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in value)
     if not ok or not any(value):
-        raise RankingTaskFileError(path, "gains", f"expected {N_IMAGES} gains >= 0, not all 0, for the images at "
-                                                  f"gold ranks 1..{N_IMAGES} (AdMIRe: [3, 1, 0, 0, 0]); got {value!r}")
+        raise RankingTaskFileError(path, "gains", f"expected {N_IMAGES_A} gains >= 0, not all 0, for the images "
+                                   f"at gold ranks 1..{N_IMAGES_A} (AdMIRe: [3, 1, 0, 0, 0]); got {value!r}")
     return tuple(float(v) for v in value)
 
 
@@ -273,9 +273,9 @@ def load_ranking_task(path: str | Path, builtin: bool = False) -> RankingTask:
     if any(m in TYPE_METRICS for m in metrics) and not sentence_type:
         raise RankingTaskFileError(path, "metrics", "sentence-type metrics score a predicted sentence type: add "
                                                     "sentence_type = true")
-    ndcg_k = data.get("ndcg_k", N_IMAGES)
-    if isinstance(ndcg_k, bool) or not isinstance(ndcg_k, int) or not 1 <= ndcg_k <= N_IMAGES:
-        raise RankingTaskFileError(path, "ndcg_k", f"a whole number from 1 to {N_IMAGES}, got {ndcg_k!r}")
+    ndcg_k = data.get("ndcg_k", N_IMAGES_A)
+    if isinstance(ndcg_k, bool) or not isinstance(ndcg_k, int) or not 1 <= ndcg_k <= N_IMAGES_A:
+        raise RankingTaskFileError(path, "ndcg_k", f"a whole number from 1 to {N_IMAGES_A}, got {ndcg_k!r}")
     data_from = choice_key(data, path, "data_from", DATA_FROM, "task-file", RankingTaskFileError)
     delimiter = delimiter_key(data, path, RankingTaskFileError)
     entries = _data_files(data, path, data_from)

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from senso.backends.vlm import VisionLM
-from senso.admire.data import N_IMAGES_A
-from senso.admire.items import AdmireAItem
+from senso.admire.items import N_IMAGES_A, AdmireAItem
 from senso.core.errors import SensoError
 from senso.core.options import RunOptions
 from senso.core.records import text_hash
