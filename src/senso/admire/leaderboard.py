@@ -59,9 +59,8 @@ def sort_key(scores: Sequence[float]) -> tuple[float, ...]:
 
 
 def published_entries(subtask: str, lang: str, split: str, track: str) -> list[Entry]:
-    """Published entries of one table with a score for `split`, in published rank order."""
-    if split not in LEADERBOARD_SPLITS:
-        raise SensoError(f"published AdMIRe leaderboards cover the test and xeval splits only, not {split!r}")
+    """Published entries of one table (`split`: one of LEADERBOARD_SPLITS) with a score for `split`, in published
+    rank order."""
     first, second = _CSV_METRICS[subtask]
     entries = []
     for row in read_resource(TABLE_FILES[subtask]):
