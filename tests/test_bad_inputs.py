@@ -100,14 +100,18 @@ def empty_folder(tmp: Path) -> None:
 
 def admire_submissions(tmp: Path) -> None:
     from senso.admire.data import read_targets
-    from senso.admire.submission import write_submission_a, write_submission_b
+    from senso.admire.submission import submission_text_b, submission_text_ranked
+
+    def write(folder: str, text: str) -> None:
+        (tmp / folder).mkdir()
+        (tmp / folder / "submission_EN.tsv").write_bytes(text.encode())
 
     targets = read_targets(DATA / "admire" / "reference" / "a_en_dev_targets.tsv")
-    orders = [(t.compound, list(t.expected_order)) for t in targets]
-    write_submission_a(tmp / "partial" / "submission_EN.tsv", orders[:10])
-    orders[3] = (orders[3][0], orders[4][1])  # another item's images
-    write_submission_a(tmp / "order" / "submission_EN.tsv", orders)
-    write_submission_b(tmp / "b" / "submission_EN.tsv", [(targets[0].compound, "literal", "1.png")])
+    orders = [(t.compound, "", list(t.expected_order), None) for t in targets]
+    write("partial", submission_text_ranked(orders[:10], False, False))
+    orders[3] = (*orders[3][:2], orders[4][2], None)  # another item's images
+    write("order", submission_text_ranked(orders, False, False))
+    write("b", submission_text_b([(targets[0].compound, "literal", "1.png")]))
 
 
 def other_task_runs(tmp: Path) -> None:

@@ -88,3 +88,21 @@ def load_a(data_dir, lang="en", split="dev", gold=None, caption_lang=None, need_
     task = shipped_task("admire-a", lang).with_captions(caption_lang)
     items, paths, _ = split_items(task, split, data_dir, need_images)
     return join_gold_a(items, gold, paths[0]) if gold is not None else items
+
+
+def write_submission_a(path: Path, predictions: list[tuple[str, list[str]]]) -> Path:
+    """(compound, predicted order) pairs as an official Subtask A submission file, as a run writes it."""
+    from senso.admire.submission import submission_text_ranked
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(submission_text_ranked([(c, "", order, None) for c, order in predictions], False, False).encode())
+    return path
+
+
+def write_submission_b(path: Path, predictions: list[tuple[str, str, str]]) -> Path:
+    """(compound, sentence_type, expected_item) triples as an official Subtask B submission file, as a run writes it."""
+    from senso.admire.submission import submission_text_b
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(submission_text_b(predictions).encode())
+    return path

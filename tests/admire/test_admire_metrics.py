@@ -13,9 +13,8 @@ import pytest
 from senso.admire.metrics import (
     admire_dcg,
     admire_expected_random_dcg,
-    admire_expected_random_top1,
     admire_top1,
-    exact_match,
+    METRICS,
     grouped_estimates,
     macro_f1,
     ndcg_at,
@@ -62,7 +61,7 @@ def test_metrics_refuse_a_prediction_that_is_not_a_permutation(bad):
 
 def test_expected_random_dcg_is_exact_and_matches_enumeration():
     assert round(admire_expected_random_dcg(), 4) == 2.3588
-    assert admire_expected_random_top1() == 0.2
+    assert METRICS["top1"].random_baseline == 0.2 and METRICS["dcg"].random_baseline == admire_expected_random_dcg()
     perms = list(itertools.permutations(GOLD))
     mean_dcg = sum(admire_dcg(p, GOLD) for p in perms) / len(perms)
     mean_top1 = sum(admire_top1(p, GOLD) for p in perms) / len(perms)
@@ -77,11 +76,6 @@ def test_official_name_corr_is_about_names_not_ranking_quality():
     reversed_ = gold[::-1]
     assert official_name_corr(reversed_, gold) == pytest.approx(0.5)
     assert admire_dcg(reversed_, gold) == pytest.approx(admire_dcg(GOLD[::-1], GOLD))  # the worst DCG all the same
-
-
-def test_exact_match():
-    assert exact_match("1.png", "1.png") == 1.0
-    assert exact_match("idiomatic", "literal") == 0.0
 
 
 def test_paired_permutation_exact_by_hand():

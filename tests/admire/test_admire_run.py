@@ -187,7 +187,7 @@ def test_score_and_compare_commands(data_dir, tmp_path):
     run_a = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="random", out=tmp_path / "a"))
     run_b = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="random", seed=5, out=tmp_path / "b"))
     from senso.admire.data import read_targets
-    from senso.admire.submission import write_submission_a
+    from admire_fixtures import write_submission_a
 
     perfect = write_submission_a(tmp_path / "gold" / "submission_EN.tsv", [(t.compound, t.expected_order) for t in read_targets(gold)])
     result = invoke("score", "admire-a", perfect, "--gold", gold, "--data-dir", data_dir, "--out", tmp_path / "scored")

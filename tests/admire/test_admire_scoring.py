@@ -8,12 +8,11 @@ import math
 import pytest
 
 import senso
-from admire_fixtures import a_row, write_a_split
+from admire_fixtures import a_row, write_a_split, write_submission_a, write_submission_b
 from senso.admire.data import read_targets
 from senso.admire.task import parse_targets_name
 from senso.core.errors import DataError
 from senso.core.evaluation import EvalResult
-from senso.admire.submission import write_submission_a, write_submission_b
 from senso.admire.systems.baselines import item_rng
 
 
@@ -137,3 +136,10 @@ def test_a_sample_line_keeps_its_fields_in_order_and_leaves_out_the_unknown():
     line = Line("x", {}, {"sense": "literal"}, {"compound": True})
     assert list(line.to_json().items()) == [("compound", "x"), ("extra", {"sense": "literal"}),
                                             ("overlap", {"compound": True})]
+
+
+def test_a_subtask_b_item_scores_its_image_and_its_sentence_type_apart():
+    from senso.admire.scoring import score_item_b
+
+    assert score_item_b("1.png", "literal", "1.png", "idiomatic") == {"image_accuracy": 1.0, "sentence_type_accuracy": 0.0}
+    assert score_item_b("2.png", "idiomatic", "1.png", "idiomatic") == {"image_accuracy": 0.0, "sentence_type_accuracy": 1.0}

@@ -8,8 +8,8 @@ import zipfile
 import pytest
 
 from senso.core.errors import DataError, SensoError
-from senso.admire.submission import (check_submission, pack, read_submission, submission_text_filled,
-                                     write_submission_a, write_submission_b)
+from admire_fixtures import write_submission_a, write_submission_b
+from senso.admire.submission import check_submission, pack, read_submission, submission_text_filled
 from senso.admire.task import parse_submission_name, parse_targets_name, submission_name, targets_name
 
 ORDER = ("35234427395.png", "53378381715.png", "39938261459.png", "74852536462.png", "54879908369.png")

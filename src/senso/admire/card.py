@@ -11,8 +11,6 @@ import numpy as np
 from senso.core.output import atomic_file
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem, AdmireBItem
 
-SPLIT_ORDER = ("train", "dev", "test", "xeval")
-
 
 def caption_words(text: str) -> int:
     """Words in a caption (the files write newlines as a literal backslash-n, counted as a space)."""
@@ -70,7 +68,7 @@ def collect_admire(data_dir: str | Path | None) -> tuple[list[SplitSummary], lis
     missing from the inputs is taken from a targets file of the same split when there is one."""
     from senso.admire import data as loader
     from senso.admire.rankfile import shipped_task
-    from senso.admire.task import TASK_NAMES, targets_name
+    from senso.admire.task import SPLITS, TASK_NAMES, targets_name
     from senso.core.errors import DataNotFound
 
     root = loader.locate_admire(data_dir)
@@ -78,7 +76,7 @@ def collect_admire(data_dir: str | Path | None) -> tuple[list[SplitSummary], lis
     absent: list[str] = []
     for subtask, lang in (("a", "en"), ("a", "pt"), ("b", "en")):  # Subtask B is English only
         task = shipped_task(TASK_NAMES["a"], lang) if subtask == "a" else None
-        for split in SPLIT_ORDER:
+        for split in SPLITS:
             gold = root / "reference" / targets_name(subtask, lang, split)
             gold = gold if gold.is_file() else None
             if task is not None:  # Subtask A's inputs: where its shipped task file's [[data]] entry says

@@ -13,8 +13,6 @@ import typer
 from senso.admire.card import print_admire_card as stats  # `senso data stats admire`
 from senso.admire.options import SubmissionFlags
 
-SUBMISSION_SYSTEM = "submission"  # the system that reads a submission file
-
 
 def register_commands(cli: Any) -> None:
     """The family's own commands on the command line (`cli.app`; printed on `cli.out`)."""
@@ -56,6 +54,7 @@ def register_commands(cli: Any) -> None:
 def submission_options(task: str, file: Path, flags: SubmissionFlags) -> dict[str, Any]:
     """`senso score TASK FILE --gold TARGETS`: the run options of the submission system on the targets' split (the
     language and split are the targets file's, as the organisers name it: a_en_dev_targets.tsv)."""
+    from senso.admire.systems.submitted import SYSTEM_NAME
     from senso.admire.task import parse_targets_name
     from senso.core.errors import SensoError
 
@@ -65,7 +64,7 @@ def submission_options(task: str, file: Path, flags: SubmissionFlags) -> dict[st
         raise SensoError(f"--gold {gold}: the language and split are read from the organisers' name of the targets "
                          "file (<a|b>_<lang>_<split>_targets.tsv, e.g. a_en_dev_targets.tsv); rename it so")
     _, lang, split = parsed
-    return {"system": SUBMISSION_SYSTEM, "lang": lang, "split": split, "gold": gold,
+    return {"system": SYSTEM_NAME, "lang": lang, "split": split, "gold": gold,
             "system_options": {"submission": file, "allow_partial": flags.allow_partial}}
 
 

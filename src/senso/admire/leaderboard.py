@@ -59,9 +59,8 @@ def sort_key(scores: Sequence[float]) -> tuple[float, ...]:
 
 
 def published_entries(subtask: str, lang: str, split: str, track: str) -> list[Entry]:
-    """Published entries of one table with a score for `split`, in published rank order."""
-    if split not in LEADERBOARD_SPLITS:
-        raise SensoError(f"published AdMIRe leaderboards cover the test and xeval splits only, not {split!r}")
+    """Published entries of one table (`split`: one of LEADERBOARD_SPLITS) with a score for `split`, in published
+    rank order."""
     first, second = _CSV_METRICS[subtask]
     entries = []
     for row in read_resource(TABLE_FILES[subtask]):
@@ -75,6 +74,7 @@ def published_entries(subtask: str, lang: str, split: str, track: str) -> list[E
 
 
 def human_references(subtask: str, lang: str, split: str) -> list[tuple[str, tuple[float, ...]]]:
+    """The human performance published for one table (Subtask A only: none for the others)."""
     wanted = f"{subtask.upper()} {lang} {split}"
     return [(row["who"], (float(row["top1"]), float(row["dcg"]))) for row in read_resource(HUMAN_FILE) if row["set"] == wanted]
 
@@ -114,7 +114,7 @@ def run_entry(run_dir: str | Path, allow_partial: bool = False) -> tuple[tuple[s
     metrics = results.get("metrics") or {}
     if not all((metrics.get(m) or {}).get("value") is not None for m in names):
         raise SensoError(f"{run_dir}: the run has no {', '.join(names)}: gold is needed. Rerun it with --gold <targets file> "
-                         f"(e.g. {'a' if subtask == 'a' else 'b'}_en_test_targets.tsv), or score its submission with `senso score {task}`")
+                         f"(e.g. {subtask}_en_test_targets.tsv), or score its submission with `senso score {task}`")
     n, n_official = results.get("n"), results.get("n_official")
     if n != n_official and not allow_partial:
         raise SensoError(f"{run_dir}: the run scored {n} of the {n_official} items of the split; a partial run is not comparable "
@@ -128,8 +128,6 @@ def run_entry(run_dir: str | Path, allow_partial: bool = False) -> tuple[tuple[s
 
 def leaderboards(run_dirs: Sequence[str | Path], allow_partial: bool = False) -> list[Board]:
     """One Board per (subtask, language, split, track) among the runs, runs inserted at their rank."""
-    if not run_dirs:
-        raise SensoError("give at least one run folder")
     boards: list[Board] = []
     runs: dict[tuple[str, str, str, str], list[Entry]] = {}
     for run_dir in run_dirs:
@@ -151,8 +149,7 @@ def leaderboards(run_dirs: Sequence[str | Path], allow_partial: bool = False) ->
             placed.append((rank, entry, tied))
         # published entries keep their published order; a run goes after the entries it ties or trails
         board.rows = sorted(placed, key=lambda r: (sort_key(r[1].scores), r[1].run is not None, r[0]))
-        if subtask == "a":
-            board.references = human_references(subtask, lang, split)
+        board.references = human_references(subtask, lang, split)
         if not published:
             board.notes.append("no published entry in this table")
         boards.append(board)

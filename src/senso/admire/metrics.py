@@ -92,11 +92,6 @@ def admire_expected_random_dcg(weights: Sequence[float] = DEFAULT_GAINS) -> floa
     return float(sum(weights) / n * sum(1 / math.log2(2 + p) for p in range(n)))
 
 
-def admire_expected_random_top1(n_images: int = 5) -> float:
-    """Exact mean Top-1 of a uniformly random ranking: 1 / n_images (0.2 for AdMIRe)."""
-    return 1.0 / n_images
-
-
 def _mean(key: str) -> PairedTest:
     return PairedTest("mean", column(key))
 
@@ -104,7 +99,7 @@ def _mean(key: str) -> PairedTest:
 # Every AdMIRe metric, declared once (`senso.core.task.Metric`); each task lists the ones it reports.
 METRICS = {metric.name: metric for metric in (
     Metric("top1", "Top-1", "mean(first-ranked image = gold's first)", short="Top-1",
-           random_baseline=admire_expected_random_top1(), paired=_mean("top1")),
+           random_baseline=1 / len(DEFAULT_GAINS), paired=_mean("top1")),
     Metric("dcg", "DCG", "mean(Σ_p w(image at p) / log2(2 + p)), official weights",
            random_baseline=admire_expected_random_dcg(), paired=_mean("dcg")),
     Metric("official_name_corr", "name_corr* (official scorer's corr, parity only)",
@@ -122,11 +117,6 @@ METRICS = {metric.name: metric for metric in (
 METRIC_LABELS = {name: metric.label for name, metric in METRICS.items()}
 
 
-def exact_match(predicted: str, gold: str) -> float:
-    """1.0 if the two labels are identical strings, else 0.0 (Subtask B image and sentence-type accuracy per item)."""
-    return float(predicted == gold)
-
-
 def item_metrics(names: Sequence[str], predicted: Sequence[str], gold: Sequence[str], gains: Sequence[float],
                  k: int, predicted_type: str | None, gold_type: str | None) -> dict[str, float]:
     """The per-item values of `names` (in that order); sentence-type accuracy only when both types are known."""
@@ -134,13 +124,9 @@ def item_metrics(names: Sequence[str], predicted: Sequence[str], gold: Sequence[
                "ndcg": lambda: ndcg_at(predicted, gold, gains, k),
                "official_name_corr": lambda: official_name_corr(predicted, gold),
                "sentence_type_accuracy": lambda: float(predicted_type == gold_type)}
-    out = {}
-    for name in names:
-        if name == "sentence_type_accuracy" and (predicted_type is None or gold_type is None):
-            continue
-        if name in compute:
-            out[name] = compute[name]()
-    return out
+    if predicted_type is None or gold_type is None:
+        del compute["sentence_type_accuracy"]
+    return {name: compute[name]() for name in names if name in compute}
 
 
 def macro_f1(predicted: np.ndarray, gold: np.ndarray) -> float:
@@ -158,8 +144,7 @@ def macro_f1(predicted: np.ndarray, gold: np.ndarray) -> float:
     return float(np.mean(scores))
 
 
-def estimates(rows: Sequence[dict[str, Any]], names: Sequence[str], seed: int = 0,
-              n_resamples: int = 1000) -> dict[str, Estimate]:
+def estimates(rows: Sequence[dict[str, Any]], names: Sequence[str], seed: int = 0) -> dict[str, Estimate]:
     """Each metric of `names` over `rows` (samples' JSON: per-item values, `sentence_type` and
     `predicted_sentence_type`), with its bootstrap interval; undefined with the reason where it has none."""
     out = {}
@@ -171,9 +156,9 @@ def estimates(rows: Sequence[dict[str, Any]], names: Sequence[str], seed: int = 
                 out[name] = Estimate(value=None, reason="no item has both a predicted and a gold sentence type")
                 continue
             predicted, gold = ([float(x == "idiomatic") for x in column] for column in zip(*pairs))
-            out[name] = bootstrap_estimate(macro_f1, predicted, gold, n_resamples=n_resamples, seed=seed)
+            out[name] = bootstrap_estimate(macro_f1, predicted, gold, seed=seed)
             continue
-        out[name] = bootstrap_estimate(mean, [r[name] for r in rows if name in r], n_resamples=n_resamples, seed=seed)
+        out[name] = bootstrap_estimate(mean, [r[name] for r in rows if name in r], seed=seed)
     return out
 
 

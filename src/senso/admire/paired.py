@@ -17,7 +17,7 @@ from senso.core.errors import SensoError
 from senso.core.calibration import binary_distribution, paired_calibration_differences
 from senso.core.comparison import Comparison, MetricDifference, difference_of
 from senso.core.stats import UndefinedMetric, paired_permutation_test
-from senso.core.records import load_results, load_samples
+from senso.core.records import load_samples
 from senso.admire.metrics import DEFAULT_GAINS, item_metrics
 from senso.admire.scoring import GROUPS, score_item_b
 from senso.admire.submission import read_submission
@@ -38,6 +38,8 @@ def _answer(subtask: str, order: Any, sentence_type: Any = None, item: Any = Non
 
 
 def load_side(path: str | Path, subtask: str) -> SideData:
+    """One side: a submission file, or a run folder of the subtask's task (`senso.compare` chose this comparison by
+    the task the folder recorded)."""
     path = Path(path)
     if not path.is_dir():
         submission = read_submission(path)
@@ -45,11 +47,6 @@ def load_side(path: str | Path, subtask: str) -> SideData:
             raise SensoError(f"{path}: a Subtask {submission.subtask.upper()} submission, not Subtask {subtask.upper()}")
         return SideData(path, {r.compound: _answer(subtask, r.expected_order or (), r.sentence_type, r.expected_item)
                                for r in submission.rows}, None)
-    results = load_results(path)
-    wanted = f"admire-{subtask}"
-    if results.get("task") != wanted:
-        raise SensoError(f"{path} is a run of {results.get('task')!r}, not {wanted}: `senso compare {wanted}` "
-                         f"compares two {wanted} runs (for other runs, `senso report RUN_A RUN_B -o page.html`)")
     samples = load_samples(path)
     p_idiomatic = {s["compound"]: (s.get("extra") or {}).get("p_idiomatic") for s in samples}
     preds = {s["compound"]: _answer(subtask, s.get("predicted_order") or (), s.get("predicted_sentence_type"),
@@ -98,10 +95,9 @@ def _paired(metric: str, group: str, a: list[float], b: list[float], n_resamples
 
 def compare(task_name: str, a: str | Path, b: str | Path, gold: str | Path | None = None,
             n_resamples: int = 10000, seed: int = 0) -> Comparison:
-    """Paired test of every official metric between two runs (or submission files) on the same items."""
+    """Paired test of every official metric between two runs (or submission files) on the same items
+    (`task_name`: admire-a or admire-b, the tasks this is the comparison of)."""
     subtask = official_subtask(task_name)
-    if subtask is None:
-        raise SensoError(f"unknown AdMIRe task {task_name!r} to compare; choose from admire-a, admire-b")
     side_a, side_b = load_side(a, subtask), load_side(b, subtask)
     if set(side_a.predictions) != set(side_b.predictions):
         only_a = sorted(set(side_a.predictions) - set(side_b.predictions))

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 from senso.admire.overlap import TrainingIndex, is_seen, item_overlap, overlap_summary
 from senso.admire.items import SENTENCE_TYPES
-from senso.admire.metrics import estimates, exact_match
+from senso.admire.metrics import estimates
 from senso.core.calibration import CALIBRATION_LABELS, binary_distribution, calibration_metrics, reliability_record
 
 GROUPS = SENTENCE_TYPES  # ("idiomatic", "literal"), by gold sentence_type
@@ -42,8 +42,8 @@ class Sample:
 def score_item_b(expected_item: str, sentence_type: str, gold_item: str, gold_type: str) -> dict[str, float]:
     """Image accuracy and sentence-type accuracy of one Subtask B item."""
     return {
-        "image_accuracy": exact_match(expected_item, gold_item),
-        "sentence_type_accuracy": exact_match(sentence_type, gold_type),
+        "image_accuracy": float(expected_item == gold_item),
+        "sentence_type_accuracy": float(sentence_type == gold_type),
     }
 
 

@@ -19,7 +19,7 @@ from typing import Mapping, Sequence
 from senso.admire.data import check_permutation, parse_order, read_compound, read_tsv
 from senso.admire.items import SENTENCE_TYPES
 from senso.core.errors import DataError, SensoError
-from senso.core.output import atomic_file, check_output_file, write_bytes
+from senso.core.output import atomic_file, check_output_file
 from senso.core.records import config_option, load_config, load_samples
 from senso.admire.rankfile import shipped_task
 from senso.admire.task import SUBTASK_B_SIZES, TASK_NAMES, parse_submission_name, shipped_languages
@@ -66,17 +66,6 @@ def format_order(order: Sequence[str]) -> str:
 def submission_text_b(predictions: Sequence[tuple[str, str, str]]) -> str:
     """(compound, sentence_type, expected_item) triples as the text of an official Subtask B submission file."""
     return _text(B_HEADER, [tuple(p) for p in predictions])
-
-
-def write_submission_a(path: str | Path, predictions: Sequence[tuple[str, Sequence[str]]]) -> Path:
-    """Write (compound, predicted order) pairs as an official Subtask A submission file."""
-    text = submission_text_ranked([(c, "", order, None) for c, order in predictions], False, False)
-    return write_bytes(path, text.encode("utf-8"), "--out")  # bytes: the same line ends on every host
-
-
-def write_submission_b(path: str | Path, predictions: Sequence[tuple[str, str, str]]) -> Path:
-    """Write (compound, sentence_type, expected_item) triples as an official Subtask B submission file."""
-    return write_bytes(path, submission_text_b(predictions).encode("utf-8"), "--out")
 
 
 # ---------------------------------------------------------------------------- reading

@@ -37,8 +37,8 @@ def print_result(result: Any, by_group: bool = False) -> None:
 
 def _print_scored(result: Any, by_group: bool) -> None:
     """A finished AdMIRe run (`senso.core.evaluation.EvalResult`) on the terminal: its metrics (per sentence type
-    where the columns fit, or `by_group`: one table per type), or, without gold, what it wrote; its notes and its
-    submission file (the command line prints warnings)."""
+    where the columns fit, or `by_group`: one table per type), the calibration of P(idiomatic) when it has one
+    (`admire.scoring.sense_calibration`), its notes and its submission file (the command line prints warnings)."""
     console, results = terminal(), result.results
     sizes = {g: sum(1 for s in result.samples if s.sentence_type == g) for g in GROUPS}
     what = "sense" if result.task == TASK_NAMES["sense"] else "system"
@@ -51,7 +51,11 @@ def _print_scored(result: Any, by_group: bool) -> None:
         console.print(title)
     if "overlap" in results:
         console.print(f"overlap with the training data: {results['overlap']['why']}", soft_wrap=True)
-    print_calibration(results.get("calibration"), sizes, by_group)
+    calibration = results.get("calibration")
+    if calibration:
+        _print_metrics(f"calibration of P(idiomatic) (95% CI, n={calibration['n']})", _estimates(calibration["metrics"]),
+                       {g: _estimates(ms) for g, ms in calibration["by_group"].items()}, calibration["labels"],
+                       calibration["n"], sizes, by_group)
     if result.task == TASK_NAMES["sense"]:
         return
     print_written(result, [results["submission"]])
@@ -122,15 +126,6 @@ def _print_metrics(title: str, metrics: Mapping[str, Estimate], by_group: Mappin
                                by_group_asked=by_group_asked, footnotes=footnotes, leading=leading):
         console.print(table)
     print_footnotes(console, footnotes)
-
-
-def print_calibration(calibration: Mapping[str, Any] | None, group_sizes: Mapping[str, int],
-                      by_group: bool = False) -> None:
-    """The calibration of P(idiomatic) (`admire.scoring.sense_calibration`), when the run has one."""
-    if calibration:
-        _print_metrics(f"calibration of P(idiomatic) (95% CI, n={calibration['n']})", _estimates(calibration["metrics"]),
-                       {g: _estimates(ms) for g, ms in calibration["by_group"].items()}, calibration["labels"],
-                       calibration["n"], group_sizes, by_group)
 
 
 def print_overlap(rows: list, n_eval: int, evaluated: str, training: str) -> None:
