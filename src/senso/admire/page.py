@@ -11,8 +11,7 @@ from typing import Any, Sequence
 
 from markupsafe import Markup, escape
 
-from senso.admire.items import AdmireAItem, AdmireBItem
-from senso.admire.rankfile import N_IMAGES
+from senso.admire.items import N_IMAGES_A, AdmireAItem, AdmireBItem
 from senso.admire.task import OFFICIAL_METRICS
 from senso.core.errors import SensoError
 from senso.core.records import config_option
@@ -24,13 +23,13 @@ CAPTION_PREVIEW = 220
 def rank_landing(samples: Sequence[dict[str, Any]]) -> list[list[int]]:
     """5x5 counts: row r, column p holds how many items had their gold rank-(r+1) image at predicted
     position p+1. A perfect system fills the diagonal; rows sum to the number of scored items."""
-    matrix = [[0] * N_IMAGES for _ in range(N_IMAGES)]
+    matrix = [[0] * N_IMAGES_A for _ in range(N_IMAGES_A)]
     for s in samples:
         gold, predicted = s.get("gold_order"), s["predicted_order"]
         if gold is None:
             continue
         position = {name: p for p, name in enumerate(predicted)}
-        if set(position) != set(gold) or len(gold) != N_IMAGES:
+        if set(position) != set(gold) or len(gold) != N_IMAGES_A:
             raise SensoError(f"{s['compound']!r}: predicted order {predicted} is not a permutation of the gold order {gold}")
         for rank, name in enumerate(gold):
             matrix[rank][position[name]] += 1
