@@ -53,14 +53,11 @@ class ImageSequenceChooser(Configurable):
         if not items:
             return []
         text_choices = self.text_chooser.choose(items)
-        paths = []
-        for item in items:
-            paths += list(sequence_paths(item)) + [image_path(item.compound, c) for c in item.candidates]
-        vectors = self.model.embed_images(paths)
-        choices, start = [], 0
-        for item, text_choice in zip(items, text_choices):
-            block = vectors[start:start + 2 + len(item.candidates)]
-            start += len(block)
+        paths = [path for item in items
+                 for path in (*sequence_paths(item), *(image_path(item.compound, c) for c in item.candidates))]
+        blocks = np.split(self.model.embed_images(paths), np.cumsum([2 + len(item.candidates) for item in items])[:-1])
+        choices = []
+        for item, text_choice, block in zip(items, text_choices, blocks):
             coherence = (block[2:] @ block[0] + block[2:] @ block[1]) / 2
             total = zscores(coherence)
             if self.text_weight:
