@@ -1,13 +1,9 @@
 """What every AdMIRe system factory is given: `SystemContext` (the registry's contract).
 
-A factory (`build` of a row of `senso.admire.systems.registry`) reads the run's options (`options`: data
-folder, seed, batch size, the model flags its row declares) and the system's options as typed attributes of
-`params`, an object of the options class its row names, its parts typed values of their own
-(`context.params.ranking.hedge` is a bool, `.weights` a tuple of floats, `.evidence.glossary` a Path; parsed
-once, by `senso.core.params.Params.resolve`); `settings` holds the served
-model's typed settings (`--model-args`). Every model comes through `load` (`senso.backends.load.load_model`, with
-the run's response cache and its `ModelPool`, so a model is built once per evaluation session and a model
-the caller provided is used as it is).
+A factory (`build` of a row of `senso.admire.systems.registry`) reads the run's options (`options`) and the
+system's options as typed attributes of `params`, an object of the options class its row names (parsed once, by
+`senso.core.params.Params.resolve`). Every model comes through `load` (with the run's response cache and its
+`ModelPool`, so a model is built once per evaluation session and a model the caller provided is used as it is).
 """
 
 from __future__ import annotations

@@ -59,11 +59,8 @@ def lemma_variants(compound: str) -> list[str]:
 
 def _mentions_own_words(synset: Synset, compound: str) -> bool:
     definition = synset.definition.lower()
-    for word in content_words(compound):
-        stem = word[:-1] if len(word) > 4 and word.endswith("s") else word
-        if stem in definition:
-            return True
-    return False
+    return any((word[:-1] if len(word) > 4 and word.endswith("s") else word) in definition
+               for word in content_words(compound))
 
 
 @dataclass
@@ -74,11 +71,7 @@ class WordNetMeaning:
     name: str = "wordnet"
 
     def synsets(self, compound: str) -> list[Synset]:
-        for lemma in lemma_variants(compound):
-            found = self.wordnet.synsets(lemma, "n")
-            if found:
-                return found
-        return []
+        return next((found for lemma in lemma_variants(compound) if (found := self.wordnet.synsets(lemma, "n"))), [])
 
     def meaning(self, compound: str, sentence: str | None = None, lang: str = "en") -> Meaning | None:
         if lang.split("-")[0] != "en":  # WordNet is English (en, en-GB): a Portuguese *mesa* is not a geological mesa
@@ -147,11 +140,7 @@ class FallbackMeaning:
     name: str = "fallback"
 
     def meaning(self, compound: str, sentence: str | None = None, lang: str = "en") -> Meaning | None:
-        for source in self.sources:
-            found = source.meaning(compound, sentence, lang)
-            if found is not None:
-                return found
-        return None
+        return next((found for source in self.sources if (found := source.meaning(compound, sentence, lang))), None)
 
     def describe(self) -> dict:
         return {"name": self.name, "sources": [s.describe() for s in self.sources]}

@@ -18,6 +18,7 @@ from senso.admire.systems.base import Ranking, SequenceChoice
 from senso.admire.task import parse_targets_name
 from senso.core.errors import DataError, SensoError
 from senso.core.fingerprint import file_sha256
+from senso.core.options import RunOptions
 from senso.admire.languages import ANY
 from senso.admire.systems.parts import SystemOptions
 from senso.core.params import param
@@ -36,9 +37,9 @@ class SubmissionOptions(SystemOptions):
                                        "marked PARTIAL)")
 
 
-def check_file(options: Any, params: SubmissionOptions) -> None:
-    """The file is given, and no --limit (checked before anything loads)."""
-    if options is not None and options.limit is not None:
+def check_file(options: RunOptions, params: SubmissionOptions) -> None:
+    """The file is given, and no --limit (checked before anything loads, so `SubmittedAnswers` has a file)."""
+    if options.limit is not None:
         raise SensoError(f"--system {SYSTEM_NAME} scores the rows of a submission file, not the first --limit items: "
                          "give a file of those rows with --set allow_partial=true (senso score --allow-partial)")
     if params.submission is None:
@@ -54,7 +55,6 @@ class SubmittedAnswers:
     fitted_compounds: frozenset[str] = frozenset()
 
     def __init__(self, subtask: str, params: SubmissionOptions, lang: str, split: str, gold: Path | None):
-        check_file(None, params)
         self.name, self.params, self.lang, self.split, self.gold = SYSTEM_NAME, params, lang, split, gold
         self.submission: Submission = read_submission(params.submission)
         if self.submission.subtask != subtask:

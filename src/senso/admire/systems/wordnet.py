@@ -161,19 +161,10 @@ class WordNet:
                 forms.append(head + sep + last[: len(last) - len(suffix)] + ending)
         if sep:  # multiword: irregular plural of the last word (child_children)
             forms += [head + sep + e for e in self._load_exceptions(pos).get(last, ())]
-        seen: list[str] = []
-        for form in forms:
-            if form in index and form not in seen:
-                seen.append(form)
-        return seen
+        return list(dict.fromkeys(form for form in forms if form in index))
 
     def synsets(self, lemma: str, pos: str = "n") -> list[Synset]:
         """Synsets of `lemma` (spaces or underscores) in sense-frequency order; [] when absent."""
         index = self._load_index(pos)
-        out: list[Synset] = []
-        for form in self.base_forms(lemma, pos):
-            for offset in index[form]:
-                synset = self._synset_at(pos, offset)
-                if synset not in out:
-                    out.append(synset)
-        return out
+        return list(dict.fromkeys(self._synset_at(pos, offset) for form in self.base_forms(lemma, pos)
+                                  for offset in index[form]))

@@ -17,7 +17,7 @@ import numpy as np
 from senso.backends.image_text import ImageTextModel
 from senso.admire.items import AdmireBItem
 from senso.core.errors import SensoError
-from senso.admire.systems.images import TRACK
+from senso.admire.task import TEXT_AND_IMAGES
 from senso.admire.systems.images.similarity import image_path
 from senso.core.stats import zscores
 from senso.admire.systems.base import SequenceChoice, SequenceChooser
@@ -44,7 +44,7 @@ class ImageSequenceChooser(Configurable):
         self.fitted_compounds = self.text_chooser.fitted_compounds
 
     def describe(self) -> dict[str, Any]:
-        return {"system": self.name, "track": TRACK, "modality": "images", "candidate_score":
+        return {"system": self.name, "track": TEXT_AND_IMAGES, "modality": "images", "candidate_score":
                 "z(mean cosine with the two sequence images) + text_weight * z(text chooser score)",
                 "text_weight": self.text_weight, "sense_and_text_scores": self.text_chooser.describe(),
                 "image_model": self.model.describe()}

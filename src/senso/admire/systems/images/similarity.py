@@ -11,8 +11,7 @@ import numpy as np
 from senso.backends.image_text import ImageTextModel
 from senso.admire.items import AdmireAItem, ImageOption
 from senso.core.errors import SensoError
-from senso.admire.systems.images import TRACK
-from senso.admire.task import TEXT_ONLY
+from senso.admire.task import TEXT_AND_IMAGES, TEXT_ONLY
 from senso.admire.systems.base import Composed, Ranker, Ranking, members_sense, ranking_by_scores
 from senso.admire.systems.aggregate import zscore_fusion
 from senso.admire.systems.parts import FusionOptions
@@ -45,7 +44,8 @@ class ClipRanker:
     fitted_compounds: frozenset[str] = frozenset()
 
     def describe(self) -> dict[str, Any]:
-        return {"system": self.name, "track": TRACK, "query": "sentence", "image_model": self.model.describe()}
+        return {"system": self.name, "track": TEXT_AND_IMAGES, "query": "sentence",
+                "image_model": self.model.describe()}
 
     def rank(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
         if not items:
@@ -84,7 +84,7 @@ class FusionRanker(Composed, Configurable):
             raise SensoError(f"fusion: {len(self.weights)} weights for {len(self.members)} members")
 
     def describe(self) -> dict[str, Any]:
-        track = TRACK if self.uses_images else TEXT_ONLY
+        track = TEXT_AND_IMAGES if self.uses_images else TEXT_ONLY
         return {"system": self.name, "track": track, "normalisation": "per-item z-score", "weights": list(self.weights),
                 "members": [m.describe() for m in self.members]}
 

@@ -21,7 +21,7 @@ from senso.admire.items import AdmireAItem
 from senso.core.errors import SensoError
 from senso.core.options import RunOptions
 from senso.core.records import text_hash
-from senso.admire.systems.images import TRACK
+from senso.admire.task import TEXT_AND_IMAGES
 from senso.admire.systems.images.similarity import image_path
 from senso.admire.systems.aggregate import ballot_points
 from senso.admire.systems.parts import VLM_MODES, VlmJudgeOptions
@@ -65,12 +65,7 @@ def rotations(n: int, count: int) -> list[list[int]]:
 
 def parse_ranking(text: str, n: int) -> list[int]:
     """The distinct picture numbers 1..n in the order the answer first names them, as 0-based positions."""
-    seen: list[int] = []
-    for match in re.findall(r"\d+", text):
-        value = int(match)
-        if 1 <= value <= n and value - 1 not in seen:
-            seen.append(value - 1)
-    return seen
+    return list(dict.fromkeys(int(m) - 1 for m in re.findall(r"\d+", text) if 1 <= int(m) <= n))
 
 
 def borda(ballots: Sequence[Sequence[int]], n: int) -> list[float]:
@@ -92,7 +87,8 @@ class VlmJudgeRanker(Configurable):
             raise SensoError(f"vlm-judge mode must be one of {', '.join(VLM_MODES)}, got {self.mode!r}")
 
     def describe(self) -> dict[str, Any]:
-        info: dict[str, Any] = {"system": self.name, "track": TRACK, "mode": self.mode, "vlm": self.vlm.describe()}
+        info: dict[str, Any] = {"system": self.name, "track": TEXT_AND_IMAGES, "mode": self.mode,
+                                "vlm": self.vlm.describe()}
         if self.mode == "pointwise":
             info["prompt_template_sha256"] = text_hash(JUDGE_PROMPT)
         else:
