@@ -198,15 +198,11 @@ class SenseClassifierOptions(SystemOptions):
 
 
 @dataclass
-class SensePipelineOptions(SystemOptions):
-    """`sense-pipeline`: its parts (the evidence builder, the sense classifier, the ranker) and the model file of
-    its fitted parts."""
+class SensePipelineOptions(SenseClassifierOptions):
+    """`sense-pipeline`: sense-classifier's parts, the ranker, and the model file of its fitted parts."""
 
-    languages = BY_PARTS
     candidates = (DefaultCandidate(0), DefaultCandidate(1, {"ranker": "caption"}, plain=False))
 
-    evidence: BuilderOptions = part(BuilderOptions)
-    classifier: SenseOptions = part(SenseOptions)
     ranking: RankerOptions = part(RankerOptions)
     model_file: Path | None = param(None, "a model file written by `senso fit admire-a` (default: fit at run time on "
                                           "EN train+dev gold, cross-validated by compound when scored on train/dev)")

@@ -98,12 +98,6 @@ class WordNet:
                 return cls(path)
         return None
 
-    @property
-    def fingerprint(self) -> str:
-        from senso.core.fingerprint import path_fingerprint
-
-        return path_fingerprint(self.source)
-
     def _read(self, name: str) -> bytes:
         if self._zip is not None:
             full = self._zip_prefix + name
