@@ -16,7 +16,7 @@ import numpy as np
 from senso.backends.embedders import Embedder
 from senso.admire.items import AdmireAItem
 from senso.core.errors import SensoError
-from senso.admire.systems.compound import mask, substitute
+from senso.admire.systems.compound import substitute
 from senso.admire.systems.meaning import MeaningSource, content_words, literal_reading
 from senso.admire.systems.wordnet import WordNet
 
@@ -31,7 +31,7 @@ que se por para com ao à é foi ser seu sua""".split())
 
 def context_words(sentence: str, compound: str) -> list[str]:
     """Content words of the sentence outside the compound (letters only, 3+ characters, no stopwords)."""
-    context = mask(sentence, compound, " ") or sentence
+    context = substitute(sentence, compound, " ") or sentence
     words = re.findall(r"[^\W\d_][^\W\d_'’-]+", context)
     return [w for w in words if w.lower() not in STOPWORDS and len(w) > 2]
 
@@ -96,7 +96,7 @@ class EvidenceBuilder:
         meaning = self.meanings.meaning(item.compound, item.sentence, item.lang) if self.meanings else None
         substituted = substitute(item.sentence, item.compound, meaning.text) if meaning else None
         return {"sentence": [item.sentence],
-                "context": [(mask(item.sentence, item.compound, "") or "").strip() or item.sentence],
+                "context": [(substitute(item.sentence, item.compound, "") or "").strip() or item.sentence],
                 "literal": [literal_reading(item.compound, self.wordnet, item.lang)],
                 "meaning": [meaning.text] if meaning else [], "substituted": [substituted] if substituted else [],
                 "components": content_words(item.compound), "words": context_words(item.sentence, item.compound)}
