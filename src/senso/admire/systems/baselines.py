@@ -43,12 +43,9 @@ class RandomRanker(_SeededRandom):
     method = "uniform random score per image from a Generator seeded by (seed, compound, sentence)"
 
     def rank(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
-        rankings = []
-        for item in items:
-            draws = item_rng(self.seed, item.compound, item.sentence).random(len(item.images))
-            names = item.image_names
-            rankings.append(ranking_by_scores(names, draws.tolist()))
-        return rankings
+        return [ranking_by_scores(item.image_names,
+                                  item_rng(self.seed, item.compound, item.sentence).random(len(item.images)).tolist())
+                for item in items]
 
 
 class RandomChooser(_SeededRandom):

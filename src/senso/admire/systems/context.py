@@ -26,13 +26,11 @@ class SystemContext:
     cache: ResponseCache | None = None
     models: ModelPool | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)  # the served model's typed settings (--model-args)
-    # gives the run's training rows (`fitting.TrainingRows`), read only when a fitted part asks (memoised in `ranking.run.prepare`);
-    # None: AdMIRe 1's EN train+dev
-    training: Callable[[], Any] | None = None
+    training: Callable[[], Any] | None = None  # `training_rows`, read only when a fitted part asks (memoised)
 
     def training_rows(self) -> Any:
-        """What fitted parts learn from: the run's task file's training rows (AdMIRe 1's EN train+dev when the
-        task has none of its own)."""
+        """What fitted parts learn from (`fitting.TrainingRows`): the run's task file's training rows (AdMIRe 1's EN
+        train+dev when the task has none of its own)."""
         if self.training is not None:
             return self.training()
         from senso.admire.systems.fitting import shipped_training

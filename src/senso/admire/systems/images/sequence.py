@@ -8,7 +8,7 @@ added to the text chooser's z-scored candidate scores with weight `text_weight` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -38,10 +38,10 @@ class ImageSequenceChooser(Configurable):
     text_weight: float = SequenceContinuationOptions.text_weight
     name: str = "sequence-continuation"
     uses_images: bool = True
-    fitted_compounds: frozenset[str] = field(init=False)
 
-    def __post_init__(self):
-        self.fitted_compounds = self.text_chooser.fitted_compounds
+    @property
+    def fitted_compounds(self) -> frozenset[str]:
+        return self.text_chooser.fitted_compounds
 
     def describe(self) -> dict[str, Any]:
         return {"system": self.name, "track": TEXT_AND_IMAGES, "modality": "images", "candidate_score":

@@ -123,14 +123,13 @@ class VlmJudgeRanker(Configurable):
             for order in rotations(n, self.orders):
                 requests.append((prompt, [paths[i] for i in order]))
                 layouts.append(order)
-        answers = iter(self.vlm.generate(requests, max_tokens=24))
-        layouts_iter = iter(layouts)
+        answers = iter(zip(layouts, self.vlm.generate(requests, max_tokens=24)))
         rankings = []
         for item in items:
             n = len(item.images)
             ballots, record = [], []
             for _ in range(self.orders):
-                order, text = next(layouts_iter), next(answers)
+                order, text = next(answers)
                 shown = parse_ranking(text, n)  # positions in the order shown
                 ballot = [order[p] for p in shown]  # back to the item's own image indices
                 ballots.append(ballot)
