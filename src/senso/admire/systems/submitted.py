@@ -10,6 +10,7 @@ count other than the official split's unless `allow_partial`: the run is then ma
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -54,8 +55,10 @@ class SubmittedAnswers:
     reads_data = False  # the rows answer the items: scored against the targets file alone, as the official scorer is
     fitted_compounds: frozenset[str] = frozenset()
 
-    def __init__(self, subtask: str, params: SubmissionOptions, lang: str, split: str, gold: Path | None):
-        self.name, self.params, self.lang, self.split, self.gold = SYSTEM_NAME, params, lang, split, gold
+    def __init__(self, subtask: str, context: Any):
+        options, params = context.options, context.params
+        self.name, self.params, self.lang, self.split = SYSTEM_NAME, params, options.lang, options.split
+        self.gold = Path(options.gold) if options.gold else None
         self.submission: Submission = read_submission(params.submission)
         if self.submission.subtask != subtask:
             raise DataError(params.submission,
@@ -90,9 +93,4 @@ class SubmittedAnswers:
 
 def submitted(subtask: str) -> Callable[[Any], SubmittedAnswers]:
     """The build of the `submission` row of `subtask`."""
-    def build(context: Any) -> SubmittedAnswers:
-        options = context.options
-        return SubmittedAnswers(subtask, context.params, options.lang, options.split,
-                                Path(options.gold) if options.gold else None)
-
-    return build
+    return partial(SubmittedAnswers, subtask)
