@@ -59,15 +59,6 @@ class ItemEvidence:
         return self.meaning_vec if self.meaning_vec is not None else self.context
 
 
-def caption_texts(item: AdmireAItem, lang: str | None) -> list[str]:
-    """The item's captions in `lang`; [] when it has none, or an empty one."""
-    try:
-        captions = [item.caption(i.name, lang) for i in item.images]
-    except SensoError:  # e.g. Portuguese targets-only items: sentences without captions
-        return []
-    return captions if all(c.strip() for c in captions) else []
-
-
 @dataclass
 class EvidenceBuilder:
     """Builds `ItemEvidence` for items with one embedder, meaning source and (optional) WordNet."""
@@ -85,8 +76,14 @@ class EvidenceBuilder:
         return self.embedder.embed(texts, "query")
 
     def captions(self, items: list[AdmireAItem]) -> list[np.ndarray | None]:
-        """Each item's caption embeddings, a row per image; None when it has no captions."""
-        texts = [caption_texts(item, self.caption_lang) for item in items]
+        """Each item's caption embeddings, a row per image; None when it has no captions, or an empty one."""
+        texts = []
+        for item in items:
+            try:
+                captions = [item.caption(i.name, self.caption_lang) for i in item.images]
+            except SensoError:  # e.g. Portuguese targets-only items: sentences without captions
+                captions = []
+            texts.append(captions if all(c.strip() for c in captions) else [])
         passages = [caption for captions in texts for caption in captions]
         p = dict(zip(passages, self.embedder.embed(passages, "passage"))) if passages else {}
         return [np.stack([p[c] for c in captions]) if captions else None for captions in texts]
