@@ -73,10 +73,8 @@ def test_clip_rank_orders_by_similarity(tmp_path):
     assert ranker.describe()["track"] == "text+images"
 
 
-def test_clip_rank_with_a_custom_query_and_missing_image(tmp_path):
+def test_clip_rank_missing_image(tmp_path):
     item = make_item(tmp_path, "green light", "they gave the project the green light")
-    ranker = ClipRanker(colour_model(), query=lambda it: "red", query_name="meaning")
-    assert ranker.rank([item])[0].order[0] == "red.png"
     no_file = AdmireAItem(compound="green light", subset="Test", sentence="s",
                           images=(ImageOption("a.png", "c"),) + item.images[1:])
     with pytest.raises(SensoError, match=r"'green light', image a.png: no image file"):

@@ -33,7 +33,7 @@ def test_signals_without_meaning_or_captions(builder):
     captionless = AdmireAItem("thin ice", "Train", "They are on thin ice with the bank.",
                               tuple(ImageOption(f"{i}.png", "") for i in range(5)), "en", "idiomatic")
     evidence = builder.build([captionless])[0]
-    assert evidence.meaning is None and evidence.captions is None
+    assert evidence.meaning_vec is None and evidence.captions is None
     assert sense_signals(evidence, word_centre=None) == {}
     assert EmbeddingSense([builder]).classify([captionless])[0].p_idiomatic == 0.5
     assert "words" in sense_signals(evidence, word_centre=-0.5)

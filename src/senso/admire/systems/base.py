@@ -1,11 +1,9 @@
-"""What an AdMIRe system returns. Systems are plain objects with these methods.
+"""What an AdMIRe system returns (`Ranking`, `SequenceChoice`), and what it is: a plain object with the methods
+of `Ranker` (Subtask A) or `SequenceChooser` (B); admire-sense's are `senso.admire.systems.sense.SenseClassifier`s.
 
-- AdMIRe A (`Ranker`): `rank(items) -> list[Ranking]`
-- AdMIRe B (`SequenceChooser`): `choose(items) -> list[SequenceChoice]`
-
-Every system has `name`, `describe() -> dict` (recorded in the run), `fitted_compounds` (the AdMIRe
-compounds it was fit on; empty for training-free systems, used for split hygiene) and `uses_images` (the
-leaderboard track of its runs). admire-sense's systems are `senso.admire.systems.sense.SenseClassifier`s.
+Every system has `name`, `describe() -> dict` (recorded in the run), `fitted_compounds` (the AdMIRe compounds it
+was fit on; empty for training-free systems, used for split hygiene) and `uses_images` (the leaderboard track of
+its runs).
 """
 
 from __future__ import annotations

@@ -43,12 +43,9 @@ class RandomRanker(_SeededRandom):
     method = "uniform random score per image from a Generator seeded by (seed, compound, sentence)"
 
     def rank(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
-        rankings = []
-        for item in items:
-            draws = item_rng(self.seed, item.compound, item.sentence).random(len(item.images))
-            names = item.image_names
-            rankings.append(ranking_by_scores(names, draws.tolist()))
-        return rankings
+        return [ranking_by_scores(item.image_names,
+                                  item_rng(self.seed, item.compound, item.sentence).random(len(item.images)).tolist())
+                for item in items]
 
 
 class RandomChooser(_SeededRandom):
@@ -93,18 +90,11 @@ class CaptionSimilarityRanker:
         # killed run resumes where it stopped; embeddings do not depend on batch composition.
         rankings: list[Ranking] = []
         for start in range(0, len(items), self.batch_size):
-            rankings += self._rank_batch(items[start:start + self.batch_size])
-        return rankings
-
-    def _rank_batch(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
-        queries = self.embedder.embed([item.sentence for item in items], kind="query")
-        captions = [item.caption(name) for item in items for name in item.image_names]
-        passages = self.embedder.embed(captions, kind="passage")
-        rankings, start = [], 0
-        for item, query in zip(items, queries):
-            names = item.image_names
-            sims = passages[start:start + len(names)] @ query
-            start += len(names)
-            scores = [float(s) for s in sims]
-            rankings.append(ranking_by_scores(names, scores))
+            batch = items[start:start + self.batch_size]
+            queries = self.embedder.embed([item.sentence for item in batch], kind="query")
+            passages = self.embedder.embed([item.caption(name) for item in batch for name in item.image_names],
+                                           kind="passage")
+            blocks = np.split(passages, np.cumsum([len(item.image_names) for item in batch])[:-1])
+            rankings += [ranking_by_scores(item.image_names, (block @ query).tolist())
+                         for item, query, block in zip(batch, queries, blocks)]
         return rankings

@@ -2,14 +2,13 @@
 
 *hen parties* must match *hen party*, *two-way streets* match *two-way street*, Portuguese
 *pé de meia* match *pé-de-meia*, *copycat* match *copy cat*. The match is a character span, so
-callers can cut the compound out of the sentence or substitute a meaning for it.
+callers can cut the compound out of the sentence (its context) or substitute a meaning for it.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from functools import lru_cache
 
 # Endings an English or Portuguese noun phrase word may gain (plural, possessive, gender/number
@@ -17,15 +16,6 @@ from functools import lru_cache
 _SUFFIXES = r"(?:'s|s'|’s|s’|s|es|a|as|os)?"
 _IRREGULAR_PLURALS = {"child": "children", "foot": "feet", "tooth": "teeth", "goose": "geese",
                       "mouse": "mice", "louse": "lice", "person": "people", "ox": "oxen", "die": "dice"}
-
-
-@dataclass(frozen=True)
-class Span:
-    """Characters `start:end` of the sentence hold `text`, the compound as written there."""
-
-    start: int
-    end: int
-    text: str
 
 
 def _strip_accents(text: str) -> str:
@@ -72,11 +62,10 @@ def _compound_regex(compound: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w]){body}(?![\w])", re.IGNORECASE)
 
 
-def find_compound(sentence: str, compound: str) -> Span | None:
-    """The first occurrence of `compound` (any inflection, case, hyphenation, accents) in `sentence`.
-
-    Returns None when the compound is not there; callers decide what that means.
-    Matching is done on an accent-stripped copy of the same length, so spans index the original.
+def find_compound(sentence: str, compound: str) -> slice | None:
+    """The characters of `sentence` that hold the first occurrence of `compound` (any inflection, case,
+    hyphenation, accents); None when the compound is not there, callers decide what that means.
+    Matching is done on an accent-stripped copy of the same length, so the slice indexes the original.
     """
     plain = _strip_accents(sentence)
     if len(plain) != len(sentence):  # precomposed characters that NFD expands: map char by char
@@ -84,7 +73,7 @@ def find_compound(sentence: str, compound: str) -> Span | None:
     match = _compound_regex(compound).search(plain)
     if match is None:
         return None
-    return Span(match.start(), match.end(), sentence[match.start():match.end()])
+    return slice(match.start(), match.end())
 
 
 def substitute(sentence: str, compound: str, replacement: str) -> str | None:
@@ -92,9 +81,4 @@ def substitute(sentence: str, compound: str, replacement: str) -> str | None:
     span = find_compound(sentence, compound)
     if span is None:
         return None
-    return sentence[:span.start] + replacement + sentence[span.end:]
-
-
-def mask(sentence: str, compound: str, placeholder: str = "___") -> str | None:
-    """`sentence` with the compound cut out (its context only); None when the compound is not found."""
-    return substitute(sentence, compound, placeholder)
+    return sentence[:span.start] + replacement + sentence[span.stop:]

@@ -1,13 +1,9 @@
 """What every AdMIRe system factory is given: `SystemContext` (the registry's contract).
 
-A factory (`build` of a row of `senso.admire.systems.registry`) reads the run's options (`options`: data
-folder, seed, batch size, the model flags its row declares) and the system's options as typed attributes of
-`params`, an object of the options class its row names, its parts typed values of their own
-(`context.params.ranking.hedge` is a bool, `.weights` a tuple of floats, `.evidence.glossary` a Path; parsed
-once, by `senso.core.params.Params.resolve`); `settings` holds the served
-model's typed settings (`--model-args`). Every model comes through `load` (`senso.backends.load.load_model`, with
-the run's response cache and its `ModelPool`, so a model is built once per evaluation session and a model
-the caller provided is used as it is).
+A factory (`build` of a row of `senso.admire.systems.registry`) reads the run's options (`options`) and the
+system's options as typed attributes of `params`, an object of the options class its row names (parsed once, by
+`senso.core.params.Params.resolve`). Every model comes through `load` (with the run's response cache and its
+`ModelPool`, so a model is built once per evaluation session and a model the caller provided is used as it is).
 """
 
 from __future__ import annotations
@@ -30,13 +26,11 @@ class SystemContext:
     cache: ResponseCache | None = None
     models: ModelPool | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)  # the served model's typed settings (--model-args)
-    # gives the run's training rows (`fitting.TrainingRows`), read only when a fitted part asks (memoised in `ranking.run.prepare`);
-    # None: AdMIRe 1's EN train+dev
-    training: Callable[[], Any] | None = None
+    training: Callable[[], Any] | None = None  # `training_rows`, read only when a fitted part asks (memoised)
 
     def training_rows(self) -> Any:
-        """What fitted parts learn from: the run's task file's training rows (AdMIRe 1's EN train+dev when the
-        task has none of its own)."""
+        """What fitted parts learn from (`fitting.TrainingRows`): the run's task file's training rows (AdMIRe 1's EN
+        train+dev when the task has none of its own)."""
         if self.training is not None:
             return self.training()
         from senso.admire.systems.fitting import shipped_training

@@ -17,10 +17,7 @@ model; with it, 0.81; measured by an analysis script not kept in the repository)
 (Gemma-3-270M) centre and scale are the median and standard deviation of pmi over the EN dev items that
 have a meaning (`benchmarks/admire_sense_calibration.py --definition`); another model uses centre 0 and
 scale `UNCALIBRATED_SCALE` nats. Items without a meaning, or without a literal reading other than the
-bare words, are undecided (p = 0.5) and say so.
-
-The likelihoods come from the ABRICOT scorer (`senso.backends.hf.HFCausalLM.loglikelihood_choices`,
-or any model `load_model(spec, "lm")` returns): batched, cached by model fingerprint and token ids.
+bare words, are undecided (p = 0.5) and say so. The likelihoods come from the ABRICOT scorer (batched, cached).
 """
 
 from __future__ import annotations
@@ -103,13 +100,9 @@ class DefinitionSense:
         return (signal["pmi"] - self.centre) / self.scale
 
     def classify(self, items: Sequence[AdmireAItem]) -> list[SenseDecision]:
-        out = []
-        for signal in self.signals(items):
-            if signal is None:
-                out.append(SenseDecision(0.5, {"note": "no idiomatic meaning or literal reading: undecided (p = 0.5)"}))
-            else:
-                out.append(SenseDecision(sigmoid(LOGIT_GAIN * self.standardised(signal)), {"definition": signal}))
-        return out
+        return [SenseDecision(0.5, {"note": "no idiomatic meaning or literal reading: undecided (p = 0.5)"})
+                if signal is None else SenseDecision(sigmoid(LOGIT_GAIN * self.standardised(signal)), {"definition": signal})
+                for signal in self.signals(items)]
 
     def describe(self) -> dict:
         return {"name": self.name, "context": DEFINITION_CONTEXT, "prior_context": PRIOR_CONTEXT,

@@ -9,15 +9,15 @@ content words, the context's content words, and the captions — all embedded on
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from senso.backends.embedders import Embedder
 from senso.admire.items import AdmireAItem
 from senso.core.errors import SensoError
-from senso.admire.systems.compound import find_compound, mask, substitute
-from senso.admire.systems.meaning import Meaning, MeaningSource, content_words, literal_reading
+from senso.admire.systems.compound import substitute
+from senso.admire.systems.meaning import MeaningSource, content_words, literal_reading
 from senso.admire.systems.wordnet import WordNet
 
 # Words that carry no topic; the context-word signal looks only at the others.
@@ -31,29 +31,24 @@ que se por para com ao à é foi ser seu sua""".split())
 
 def context_words(sentence: str, compound: str) -> list[str]:
     """Content words of the sentence outside the compound (letters only, 3+ characters, no stopwords)."""
-    context = mask(sentence, compound, " ") or sentence
+    context = substitute(sentence, compound, " ") or sentence
     words = re.findall(r"[^\W\d_][^\W\d_'’-]+", context)
     return [w for w in words if w.lower() not in STOPWORDS and len(w) > 2]
 
 
 @dataclass
 class ItemEvidence:
-    """Embeddings (L2-normalised rows) of everything about one item; `meaning` may be None."""
+    """Embeddings (L2-normalised rows) of everything about one item; `meaning_vec` and `substituted` may be None."""
 
     item: AdmireAItem
-    meaning: Meaning | None
-    literal_text: str
-    context_text: str
     sentence: np.ndarray
-    context: np.ndarray
+    context: np.ndarray  # the sentence with the compound cut out; the whole sentence when it is not found there
     literal: np.ndarray
     meaning_vec: np.ndarray | None
     substituted: np.ndarray | None
     captions: np.ndarray | None  # (n_images, dim); None when the item has no captions (PT targets only)
     component_vecs: np.ndarray
     context_word_vecs: np.ndarray | None
-    found_compound: bool
-    notes: list[str] = field(default_factory=list)
 
     def caption_sims(self, vector: np.ndarray) -> np.ndarray:
         return self.captions @ vector
@@ -77,45 +72,42 @@ class EvidenceBuilder:
         return {"embedder": self.embedder.spec, "meaning": self.meanings.describe() if self.meanings else None,
                 "wordnet": str(self.wordnet.source) if self.wordnet else None}
 
-    def build(self, items: list[AdmireAItem]) -> list[ItemEvidence]:
-        plans = []
-        queries: list[str] = []
-        passages: list[str] = []
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self.embedder.embed(texts, "query")
+
+    def captions(self, items: list[AdmireAItem]) -> list[np.ndarray | None]:
+        """Each item's caption embeddings, a row per image; None when it has no captions, or an empty one."""
+        texts = []
         for item in items:
-            meaning = self.meanings.meaning(item.compound, item.sentence, item.lang) if self.meanings else None
-            literal = literal_reading(item.compound, self.wordnet, item.lang)
-            found = find_compound(item.sentence, item.compound) is not None
-            context = (mask(item.sentence, item.compound, "") if found else "").strip() or item.sentence
-            substituted = substitute(item.sentence, item.compound, meaning.text) if (meaning and found) else None
             try:
                 captions = [item.caption(i.name, self.caption_lang) for i in item.images]
             except SensoError:  # e.g. Portuguese targets-only items: sentences without captions
                 captions = []
-            has_captions = bool(captions) and all(c.strip() for c in captions)
-            ctx_words = context_words(item.sentence, item.compound)
-            components = content_words(item.compound)
-            plan = {"item": item, "meaning": meaning, "literal": literal, "context": context, "found": found,
-                    "substituted": substituted, "captions": captions if has_captions else None,
-                    "ctx_words": ctx_words, "components": components}
-            queries += [item.sentence, context, literal] + ([meaning.text] if meaning else []) \
-                + ([substituted] if substituted else []) + components + ctx_words
-            if has_captions:
-                passages += captions
-            plans.append(plan)
-        q = dict(zip(queries, self.embedder.embed(queries, "query"))) if queries else {}
+            texts.append(captions if all(c.strip() for c in captions) else [])
+        passages = [caption for captions in texts for caption in captions]
         p = dict(zip(passages, self.embedder.embed(passages, "passage"))) if passages else {}
+        return [np.stack([p[c] for c in captions]) if captions else None for captions in texts]
+
+    def _texts(self, item: AdmireAItem) -> dict[str, list[str]]:
+        """The item's texts embedded as queries, by what they stand for (one text, or none, for the first five)."""
+        meaning = self.meanings.meaning(item.compound, item.sentence, item.lang) if self.meanings else None
+        substituted = substitute(item.sentence, item.compound, meaning.text) if meaning else None
+        return {"sentence": [item.sentence],
+                "context": [(substitute(item.sentence, item.compound, "") or "").strip() or item.sentence],
+                "literal": [literal_reading(item.compound, self.wordnet, item.lang)],
+                "meaning": [meaning.text] if meaning else [], "substituted": [substituted] if substituted else [],
+                "components": content_words(item.compound), "words": context_words(item.sentence, item.compound)}
+
+    def build(self, items: list[AdmireAItem]) -> list[ItemEvidence]:
+        plans = [self._texts(item) for item in items]
+        queries = [text for plan in plans for texts in plan.values() for text in texts]
+        q = dict(zip(queries, self.embed_queries(queries))) if queries else {}
         out = []
-        for plan in plans:
-            item = plan["item"]
-            notes = [] if plan["found"] else [f"compound {item.compound!r} not found in the sentence; context = whole sentence"]
+        for item, plan, captions in zip(items, plans, self.captions(items)):
+            one = {key: q[texts[0]] if texts else None for key, texts in plan.items()}
             out.append(ItemEvidence(
-                item=item, meaning=plan["meaning"], literal_text=plan["literal"], context_text=plan["context"],
-                sentence=q[item.sentence], context=q[plan["context"]], literal=q[plan["literal"]],
-                meaning_vec=q[plan["meaning"].text] if plan["meaning"] else None,
-                substituted=q[plan["substituted"]] if plan["substituted"] else None,
-                captions=np.stack([p[c] for c in plan["captions"]]) if plan["captions"] else None,
+                item=item, sentence=one["sentence"], context=one["context"], literal=one["literal"],
+                meaning_vec=one["meaning"], substituted=one["substituted"], captions=captions,
                 component_vecs=np.stack([q[w] for w in plan["components"]]),
-                context_word_vecs=np.stack([q[w] for w in plan["ctx_words"]]) if plan["ctx_words"] else None,
-                found_compound=plan["found"], notes=notes,
-            ))
+                context_word_vecs=np.stack([q[w] for w in plan["words"]]) if plan["words"] else None))
         return out

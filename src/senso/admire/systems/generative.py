@@ -1,9 +1,5 @@
 """The AdMIRe parts that use a generative model (`senso.backends.generator.Generator`, loaded by
 `senso.admire.systems.context.SystemContext.generator`: --generator, default SmolLM2-135M-Instruct).
-
-Parts: `GeneratedMeaning` (a definition), `PromptSense` (plain and literal-first instruction prompts,
-scored by the probability of the two answers), `LikelihoodSense` (sentence likelihood with the compound
-kept vs replaced by its meaning).
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """Meaning sources: what a compound means idiomatically, and what its words mean literally.
 
-A meaning source answers `meaning(compound, sentence, lang) -> Meaning | None`. Sources:
-- `WordNetMeaning`: the WordNet 3.0 definition of the compound (the first sense whose definition uses
-  none of the compound's own words, i.e. not the literal sense: *black sheep* gives "a reckless and
-  unprincipled reprobate", not "sheep with a black coat");
-- `GlossaryMeaning`: a user TSV `compound<TAB>meaning` (how Portuguese gets meanings without a model);
-- `GeneratedMeaning`: a definition written by a generative backend (see `generative.py`);
-- `FallbackMeaning`: the first source that has an answer (default: glossary, then WordNet, then generator).
-
-`literal_reading(compound)` describes the words taken at face value (their first WordNet senses),
-which rankers and sense classifiers compare against the idiomatic meaning.
+A meaning source answers `meaning(compound, sentence, lang) -> Meaning | None`: WordNet, a user glossary (how
+Portuguese gets meanings without a model), a generative model (`generative.GeneratedMeaning`), or the first of
+several that knows. `literal_reading(compound)` describes the words taken at face value (their first WordNet
+senses), which rankers and sense classifiers compare against the idiomatic meaning.
 """
 
 from __future__ import annotations
@@ -53,32 +47,25 @@ def content_words(compound: str) -> list[str]:
 def lemma_variants(compound: str) -> list[str]:
     """Spellings WordNet may list a compound under: underscored, hyphenated, closed up (copy cat -> copycat)."""
     words = [w.lower() for w in compound_words(compound)]
-    variants = ["_".join(words), "-".join(words), "".join(words)]
-    return list(dict.fromkeys(variants))
+    return list(dict.fromkeys(["_".join(words), "-".join(words), "".join(words)]))
 
 
 def _mentions_own_words(synset: Synset, compound: str) -> bool:
     definition = synset.definition.lower()
-    for word in content_words(compound):
-        stem = word[:-1] if len(word) > 4 and word.endswith("s") else word
-        if stem in definition:
-            return True
-    return False
+    return any((word[:-1] if len(word) > 4 and word.endswith("s") else word) in definition
+               for word in content_words(compound))
 
 
 @dataclass
 class WordNetMeaning:
-    """The compound's WordNet definition: the first sense not defined by the compound's own words."""
+    """The compound's WordNet definition: the first sense not defined by the compound's own words (the literal
+    sense: *black sheep* gives "a reckless and unprincipled reprobate", not "sheep with a black coat")."""
 
     wordnet: WordNet
     name: str = "wordnet"
 
     def synsets(self, compound: str) -> list[Synset]:
-        for lemma in lemma_variants(compound):
-            found = self.wordnet.synsets(lemma, "n")
-            if found:
-                return found
-        return []
+        return next((found for lemma in lemma_variants(compound) if (found := self.wordnet.synsets(lemma, "n"))), [])
 
     def meaning(self, compound: str, sentence: str | None = None, lang: str = "en") -> Meaning | None:
         if lang.split("-")[0] != "en":  # WordNet is English (en, en-GB): a Portuguese *mesa* is not a geological mesa
@@ -147,11 +134,7 @@ class FallbackMeaning:
     name: str = "fallback"
 
     def meaning(self, compound: str, sentence: str | None = None, lang: str = "en") -> Meaning | None:
-        for source in self.sources:
-            found = source.meaning(compound, sentence, lang)
-            if found is not None:
-                return found
-        return None
+        return next((found for source in self.sources if (found := source.meaning(compound, sentence, lang))), None)
 
     def describe(self) -> dict:
         return {"name": self.name, "sources": [s.describe() for s in self.sources]}

@@ -1,14 +1,9 @@
 """The options of the AdMIRe systems and of the parts they are made of, each declared once (`core.params.param`).
 
-Each part declares what it reads as a dataclass of options: the evidence builder (meaning source, glossary,
-WordNet), the sense classifier, the ranker (with its roles), the fitted pipeline's model file, the ensemble's
-aggregator and members, the image systems' settings. A system's options class holds its parts as typed values
-(`core.params.part`: `SensePipelineOptions.ranking` is a `RankerOptions`; fitted-pipeline's are made with other
-defaults); the registry row names it, and the class that reads an option takes its default from the declaring
-class (`StructureRanker.hedge = RankerOptions.hedge`), so no default is written twice. Options with a flag
-of their own (`--sense`, `--meaning`, `--glossary`, `--members`, `--ranker`, `--modality`) are in `FLAGGED`;
-the command line makes its flags from there. This module imports
-nothing heavy: the command line reads it to build `senso run --help`.
+A system's options class holds its parts as typed values (`core.params.part`: `SensePipelineOptions.ranking` is a
+`RankerOptions`); the class that reads an option takes its default from the declaring class
+(`StructureRanker.hedge = RankerOptions.hedge`), so no default is written twice. The options with a flag of their
+own are in `FLAGGED`. This module imports nothing heavy: the command line reads it to build `senso run --help`.
 """
 
 from __future__ import annotations
@@ -203,15 +198,11 @@ class SenseClassifierOptions(SystemOptions):
 
 
 @dataclass
-class SensePipelineOptions(SystemOptions):
-    """`sense-pipeline`: its parts (the evidence builder, the sense classifier, the ranker) and the model file of
-    its fitted parts."""
+class SensePipelineOptions(SenseClassifierOptions):
+    """`sense-pipeline`: sense-classifier's parts, the ranker, and the model file of its fitted parts."""
 
-    languages = BY_PARTS
     candidates = (DefaultCandidate(0), DefaultCandidate(1, {"ranker": "caption"}, plain=False))
 
-    evidence: BuilderOptions = part(BuilderOptions)
-    classifier: SenseOptions = part(SenseOptions)
     ranking: RankerOptions = part(RankerOptions)
     model_file: Path | None = param(None, "a model file written by `senso fit admire-a` (default: fit at run time on "
                                           "EN train+dev gold, cross-validated by compound when scored on train/dev)")

@@ -3,20 +3,13 @@
 - `CaptionRanker` ("caption"): cosine between the sentence and each caption (sense ignored).
 - `SubstitutionRanker` ("substitution"): cosine between each caption and the sentence with the
   meaning substituted for the compound when the sense is idiomatic (the sentence itself when literal).
-- `StructureRanker` ("structure"): uses AdMIRe's known layout. Each item has a strongly and a mildly
-  idiomatic image, a mildly and a strongly literal one, and a distractor; gold is
-  [strong idiom, mild idiom, mild literal, strong literal, distractor] for an idiomatic sentence and
-  [strong literal, mild literal, mild idiom, strong idiom, distractor] for a literal one. The ranker
-  assigns the roles from caption similarities — the literal pair = the two captions closest to the
-  literal reading (strong = closest); among the other three, the one closest to the idiomatic meaning is
-  the strong idiom, the next the mild idiom, the last the distractor — then returns the order with the
-  highest *expected* official DCG under P(idiomatic) (all 120 orders tried). With a confident sense
-  that starts with the sense's strong then mild image (and puts the other sense's strong image third);
-  with an unsure one it puts the other sense's strong image second (only gold positions 1 and 2 carry
-  DCG weight, 3 and 1), which costs little when the sense is right and gains much when it is wrong.
-  With `roles` (a `roles.LearnedRoles`), the roles are probabilities instead: the learned marginals, or
-  (`mix="learned+rules"`) their mean with the rules' one-hot assignment; the order maximises the expected
-  DCG under P(idiomatic) × P(roles), i.e. sorts the images by their expected gain (`roles.expected_gains`).
+- `StructureRanker` ("structure"): assigns AdMIRe's five roles (strong/mild idiom, mild/strong literal,
+  distractor) from caption similarities (`roles.assign_roles`; docs/admire_systems.md), then returns the order
+  with the highest *expected* official DCG under P(idiomatic) (all 120 orders tried). An unsure sense puts the
+  other sense's strong image second (only gold positions 1 and 2 carry DCG weight, 3 and 1), which costs little
+  when the sense is right and gains much when it is wrong. With `roles` (a `roles.LearnedRoles`), the roles are
+  probabilities instead: the learned marginals, or (`mix="learned+rules"`) their mean with the rules' one-hot
+  assignment; the images are then sorted by their expected gain (`roles.expected_gains`).
 """
 
 from __future__ import annotations

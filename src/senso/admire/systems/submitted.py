@@ -10,6 +10,7 @@ count other than the official split's unless `allow_partial`: the run is then ma
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -18,6 +19,7 @@ from senso.admire.systems.base import Ranking, SequenceChoice
 from senso.admire.task import parse_targets_name
 from senso.core.errors import DataError, SensoError
 from senso.core.fingerprint import file_sha256
+from senso.core.options import RunOptions
 from senso.admire.languages import ANY
 from senso.admire.systems.parts import SystemOptions
 from senso.core.params import param
@@ -36,9 +38,9 @@ class SubmissionOptions(SystemOptions):
                                        "marked PARTIAL)")
 
 
-def check_file(options: Any, params: SubmissionOptions) -> None:
-    """The file is given, and no --limit (checked before anything loads)."""
-    if options is not None and options.limit is not None:
+def check_file(options: RunOptions, params: SubmissionOptions) -> None:
+    """The file is given, and no --limit (checked before anything loads, so `SubmittedAnswers` has a file)."""
+    if options.limit is not None:
         raise SensoError(f"--system {SYSTEM_NAME} scores the rows of a submission file, not the first --limit items: "
                          "give a file of those rows with --set allow_partial=true (senso score --allow-partial)")
     if params.submission is None:
@@ -53,9 +55,10 @@ class SubmittedAnswers:
     reads_data = False  # the rows answer the items: scored against the targets file alone, as the official scorer is
     fitted_compounds: frozenset[str] = frozenset()
 
-    def __init__(self, subtask: str, params: SubmissionOptions, lang: str, split: str, gold: Path | None):
-        check_file(None, params)
-        self.name, self.params, self.lang, self.split, self.gold = SYSTEM_NAME, params, lang, split, gold
+    def __init__(self, subtask: str, context: Any):
+        options, params = context.options, context.params
+        self.name, self.params, self.lang, self.split = SYSTEM_NAME, params, options.lang, options.split
+        self.gold = Path(options.gold) if options.gold else None
         self.submission: Submission = read_submission(params.submission)
         if self.submission.subtask != subtask:
             raise DataError(params.submission,
@@ -90,9 +93,4 @@ class SubmittedAnswers:
 
 def submitted(subtask: str) -> Callable[[Any], SubmittedAnswers]:
     """The build of the `submission` row of `subtask`."""
-    def build(context: Any) -> SubmittedAnswers:
-        options = context.options
-        return SubmittedAnswers(subtask, context.params, options.lang, options.split,
-                                Path(options.gold) if options.gold else None)
-
-    return build
+    return partial(SubmittedAnswers, subtask)

@@ -41,18 +41,6 @@ from senso.core.options import python_value
 from senso.admire.systems.base import Ranking, SequenceChoice
 from senso.admire.systems.sense import SenseDecision
 
-METHODS = {"a": "rank", "b": "choose", "sense": "classify"}  # subtask -> the method a system object needs
-ANSWERS = {"a": "a ranking of the item's images", "b": "a chosen candidate and sentence type",
-           "sense": "P(idiomatic) or a sense label"}
-
-
-def check_user_system(system: Any, subtask: str, task: str) -> None:
-    method = METHODS[subtask]
-    if not callable(getattr(system, method, None)):
-        raise SensoError(f"system={type(system).__name__}(...) has no {method}(items) method: a {task} system "
-                         f"returns, per item, {ANSWERS[subtask]}")
-
-
 def to_ranking(item: AdmireAItem, answer: Any) -> Ranking:
     if isinstance(answer, Ranking):
         return answer
@@ -84,7 +72,17 @@ def to_decision(item: AdmireAItem, answer: Any) -> SenseDecision:
                      f"[0, 1] or a label ({', '.join(SENTENCE_TYPES)}), got {answer!r}")
 
 
-CONVERT = {"a": to_ranking, "b": to_choice, "sense": to_decision}
+# subtask -> the method a system object needs, what it returns per item, and how one answer is read
+PROTOCOLS = {"a": ("rank", "a ranking of the item's images", to_ranking),
+             "b": ("choose", "a chosen candidate and sentence type", to_choice),
+             "sense": ("classify", "P(idiomatic) or a sense label", to_decision)}
+
+
+def check_user_system(system: Any, subtask: str, task: str) -> None:
+    method, answers, _ = PROTOCOLS[subtask]
+    if not callable(getattr(system, method, None)):
+        raise SensoError(f"system={type(system).__name__}(...) has no {method}(items) method: a {task} system "
+                         f"returns, per item, {answers}")
 
 
 class UserSystem:
@@ -102,9 +100,10 @@ class UserSystem:
 
     def _answers(self, items: Sequence[Any]) -> list[Any]:
         """The object's answers (to `rank`, `choose` or `classify`, by its subtask), each converted and checked."""
-        answers = list(getattr(self.system, METHODS[self.subtask])(list(items)))
+        method, _, convert = PROTOCOLS[self.subtask]
+        answers = list(getattr(self.system, method)(list(items)))
         if len(answers) != len(items):
             raise SensoError(f"{self.name} returned {len(answers)} answers for {len(items)} items")
-        return [CONVERT[self.subtask](item, python_value(answer)) for item, answer in zip(items, answers)]
+        return [convert(item, python_value(answer)) for item, answer in zip(items, answers)]
 
     rank = choose = classify = _answers

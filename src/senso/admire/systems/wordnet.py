@@ -49,11 +49,9 @@ def installed_folder() -> Path:
     return cache_dir(create=False) / "wordnet-3.0"
 
 
-def wordnet_candidates(explicit: str | Path | None = None) -> list[Path]:
-    """Folders (or zips) searched for the database, in order."""
+def wordnet_candidates() -> list[Path]:
+    """Folders (or zips) searched for the database, in order (an explicit folder is `WordNet.locate`'s)."""
     found: list[Path] = []
-    if explicit:
-        found.append(Path(explicit).expanduser())
     if os.environ.get("SENSO_WORDNET_DIR"):
         found.append(Path(os.environ["SENSO_WORDNET_DIR"]).expanduser())
     found += [installed_folder(), Path("/usr/share/wordnet"), Path("/usr/local/share/wordnet"), Path("/opt/homebrew/share/wordnet"),
@@ -98,12 +96,6 @@ class WordNet:
                 return cls(path)
         return None
 
-    @property
-    def fingerprint(self) -> str:
-        from senso.core.fingerprint import path_fingerprint
-
-        return path_fingerprint(self.source)
-
     def _read(self, name: str) -> bytes:
         if self._zip is not None:
             full = self._zip_prefix + name
@@ -126,12 +118,8 @@ class WordNet:
 
     def _load_exceptions(self, pos: str) -> dict[str, tuple[str, ...]]:
         if pos not in self._exceptions:
-            table: dict[str, tuple[str, ...]] = {}
-            for line in self._read(f"{POS_FILES[pos]}.exc").decode("utf-8").splitlines():
-                fields = line.split()
-                if len(fields) >= 2:
-                    table[fields[0]] = tuple(fields[1:])
-            self._exceptions[pos] = table
+            lines = self._read(f"{POS_FILES[pos]}.exc").decode("utf-8").splitlines()
+            self._exceptions[pos] = {fields[0]: tuple(fields[1:]) for fields in map(str.split, lines) if len(fields) >= 2}
         return self._exceptions[pos]
 
     def _synset_at(self, pos: str, offset: int) -> Synset:
@@ -156,24 +144,14 @@ class WordNet:
         index = self._load_index(pos)
         forms = [word] + list(self._load_exceptions(pos).get(word, ()))
         head, sep, last = word.rpartition("_")
-        for suffix, ending in _RULES[pos]:
-            if last.endswith(suffix):
-                forms.append(head + sep + last[: len(last) - len(suffix)] + ending)
+        forms += [head + sep + last[: len(last) - len(suffix)] + ending for suffix, ending in _RULES[pos]
+                  if last.endswith(suffix)]
         if sep:  # multiword: irregular plural of the last word (child_children)
             forms += [head + sep + e for e in self._load_exceptions(pos).get(last, ())]
-        seen: list[str] = []
-        for form in forms:
-            if form in index and form not in seen:
-                seen.append(form)
-        return seen
+        return list(dict.fromkeys(form for form in forms if form in index))
 
     def synsets(self, lemma: str, pos: str = "n") -> list[Synset]:
         """Synsets of `lemma` (spaces or underscores) in sense-frequency order; [] when absent."""
         index = self._load_index(pos)
-        out: list[Synset] = []
-        for form in self.base_forms(lemma, pos):
-            for offset in index[form]:
-                synset = self._synset_at(pos, offset)
-                if synset not in out:
-                    out.append(synset)
-        return out
+        return list(dict.fromkeys(self._synset_at(pos, offset) for form in self.base_forms(lemma, pos)
+                                  for offset in index[form]))

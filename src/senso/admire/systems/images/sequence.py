@@ -8,7 +8,7 @@ added to the text chooser's z-scored candidate scores with weight `text_weight` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -17,7 +17,7 @@ import numpy as np
 from senso.backends.image_text import ImageTextModel
 from senso.admire.items import AdmireBItem
 from senso.core.errors import SensoError
-from senso.admire.systems.images import TRACK
+from senso.admire.task import TEXT_AND_IMAGES
 from senso.admire.systems.images.similarity import image_path
 from senso.core.stats import zscores
 from senso.admire.systems.base import SequenceChoice, SequenceChooser
@@ -38,13 +38,13 @@ class ImageSequenceChooser(Configurable):
     text_weight: float = SequenceContinuationOptions.text_weight
     name: str = "sequence-continuation"
     uses_images: bool = True
-    fitted_compounds: frozenset[str] = field(init=False)
 
-    def __post_init__(self):
-        self.fitted_compounds = self.text_chooser.fitted_compounds
+    @property
+    def fitted_compounds(self) -> frozenset[str]:
+        return self.text_chooser.fitted_compounds
 
     def describe(self) -> dict[str, Any]:
-        return {"system": self.name, "track": TRACK, "modality": "images", "candidate_score":
+        return {"system": self.name, "track": TEXT_AND_IMAGES, "modality": "images", "candidate_score":
                 "z(mean cosine with the two sequence images) + text_weight * z(text chooser score)",
                 "text_weight": self.text_weight, "sense_and_text_scores": self.text_chooser.describe(),
                 "image_model": self.model.describe()}
@@ -53,14 +53,11 @@ class ImageSequenceChooser(Configurable):
         if not items:
             return []
         text_choices = self.text_chooser.choose(items)
-        paths = []
-        for item in items:
-            paths += list(sequence_paths(item)) + [image_path(item.compound, c) for c in item.candidates]
-        vectors = self.model.embed_images(paths)
-        choices, start = [], 0
-        for item, text_choice in zip(items, text_choices):
-            block = vectors[start:start + 2 + len(item.candidates)]
-            start += len(block)
+        paths = [path for item in items
+                 for path in (*sequence_paths(item), *(image_path(item.compound, c) for c in item.candidates))]
+        blocks = np.split(self.model.embed_images(paths), np.cumsum([2 + len(item.candidates) for item in items])[:-1])
+        choices = []
+        for item, text_choice, block in zip(items, text_choices, blocks):
             coherence = (block[2:] @ block[0] + block[2:] @ block[1]) / 2
             total = zscores(coherence)
             if self.text_weight:

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from senso.backends.image_text import ImageTextModel
 from senso.admire.items import AdmireAItem, ImageOption
 from senso.core.errors import SensoError
-from senso.admire.systems.images import TRACK
-from senso.admire.task import TEXT_ONLY
+from senso.admire.task import TEXT_AND_IMAGES, TEXT_ONLY
 from senso.admire.systems.base import Composed, Ranker, Ranking, members_sense, ranking_by_scores
 from senso.admire.systems.aggregate import zscore_fusion
 from senso.admire.systems.parts import FusionOptions
@@ -29,42 +28,32 @@ def image_path(compound: str, image: ImageOption) -> Path:
     return Path(image.path)
 
 
-def sentence_query(item: AdmireAItem) -> str:
-    return item.sentence
+def picture_vectors(model: ImageTextModel, items: Sequence[AdmireAItem]) -> list[np.ndarray]:
+    """Each item's picture embeddings, a row per image in the item's order."""
+    vectors = model.embed_images([image_path(item.compound, image) for item in items for image in item.images])
+    return np.split(vectors, np.cumsum([len(item.images) for item in items])[:-1])
 
 
 @dataclass
 class ClipRanker:
-    """Images ranked by cosine(text embedding of `query(item)`, image embedding): `clip-rank`."""
+    """Images ranked by cosine(text embedding of the sentence, image embedding): `clip-rank`."""
 
     model: ImageTextModel
-    query: Callable[[AdmireAItem], str] = sentence_query
-    query_name: str = "sentence"
     name: str = "clip-rank"
     uses_images: bool = True
     fitted_compounds: frozenset[str] = frozenset()
 
     def describe(self) -> dict[str, Any]:
-        return {"system": self.name, "track": TRACK, "query": self.query_name, "image_model": self.model.describe()}
-
-    def similarities(self, items: Sequence[AdmireAItem], texts: Sequence[str]) -> np.ndarray:
-        """(len(items), images per item) cosines between each item's text and its images."""
-        paths = [image_path(item.compound, image) for item in items for image in item.images]
-        text_vectors = self.model.embed_texts(texts)
-        image_vectors = self.model.embed_images(paths)
-        sims, start = [], 0
-        for item, vector in zip(items, text_vectors):
-            block = image_vectors[start:start + len(item.images)]
-            sims.append(block @ vector)
-            start += len(item.images)
-        return np.asarray(sims)
+        return {"system": self.name, "track": TEXT_AND_IMAGES, "query": "sentence",
+                "image_model": self.model.describe()}
 
     def rank(self, items: Sequence[AdmireAItem]) -> list[Ranking]:
         if not items:
             return []
-        texts = [self.query(item) for item in items]
-        sims = self.similarities(items, texts)
-        return [ranking_by_scores(item.image_names, row.tolist(), {"query": text}) for item, text, row in zip(items, texts, sims)]
+        texts = [item.sentence for item in items]
+        queries = self.model.embed_texts(texts)
+        return [ranking_by_scores(item.image_names, (pictures @ query).tolist(), {"query": text})
+                for item, text, query, pictures in zip(items, texts, queries, picture_vectors(self.model, items))]
 
 
 def check_fusion(params: FusionOptions) -> None:
@@ -95,7 +84,7 @@ class FusionRanker(Composed, Configurable):
             raise SensoError(f"fusion: {len(self.weights)} weights for {len(self.members)} members")
 
     def describe(self) -> dict[str, Any]:
-        track = TRACK if self.uses_images else TEXT_ONLY
+        track = TEXT_AND_IMAGES if self.uses_images else TEXT_ONLY
         return {"system": self.name, "track": track, "normalisation": "per-item z-score", "weights": list(self.weights),
                 "members": [m.describe() for m in self.members]}
 

@@ -20,7 +20,7 @@ from senso.admire.items import N_IMAGES_A, AdmireAItem
 from senso.core.errors import SensoError
 from senso.core.options import RunOptions
 from senso.core.records import text_hash
-from senso.admire.systems.images import TRACK
+from senso.admire.task import TEXT_AND_IMAGES
 from senso.admire.systems.images.similarity import image_path
 from senso.admire.systems.aggregate import ballot_points
 from senso.admire.systems.parts import VLM_MODES, VlmJudgeOptions
@@ -64,12 +64,7 @@ def rotations(n: int, count: int) -> list[list[int]]:
 
 def parse_ranking(text: str, n: int) -> list[int]:
     """The distinct picture numbers 1..n in the order the answer first names them, as 0-based positions."""
-    seen: list[int] = []
-    for match in re.findall(r"\d+", text):
-        value = int(match)
-        if 1 <= value <= n and value - 1 not in seen:
-            seen.append(value - 1)
-    return seen
+    return list(dict.fromkeys(int(m) - 1 for m in re.findall(r"\d+", text) if 1 <= int(m) <= n))
 
 
 def borda(ballots: Sequence[Sequence[int]], n: int) -> list[float]:
@@ -91,7 +86,8 @@ class VlmJudgeRanker(Configurable):
             raise SensoError(f"vlm-judge mode must be one of {', '.join(VLM_MODES)}, got {self.mode!r}")
 
     def describe(self) -> dict[str, Any]:
-        info: dict[str, Any] = {"system": self.name, "track": TRACK, "mode": self.mode, "vlm": self.vlm.describe()}
+        info: dict[str, Any] = {"system": self.name, "track": TEXT_AND_IMAGES, "mode": self.mode,
+                                "vlm": self.vlm.describe()}
         if self.mode == "pointwise":
             info["prompt_template_sha256"] = text_hash(JUDGE_PROMPT)
         else:
@@ -126,14 +122,13 @@ class VlmJudgeRanker(Configurable):
             for order in rotations(n, self.orders):
                 requests.append((prompt, [paths[i] for i in order]))
                 layouts.append(order)
-        answers = iter(self.vlm.generate(requests, max_tokens=24))
-        layouts_iter = iter(layouts)
+        answers = iter(zip(layouts, self.vlm.generate(requests, max_tokens=24)))
         rankings = []
         for item in items:
             n = len(item.images)
             ballots, record = [], []
             for _ in range(self.orders):
-                order, text = next(layouts_iter), next(answers)
+                order, text = next(answers)
                 shown = parse_ranking(text, n)  # positions in the order shown
                 ballot = [order[p] for p in shown]  # back to the item's own image indices
                 ballots.append(ballot)
