@@ -632,7 +632,7 @@ def test_no_wordnet_is_a_warning_not_silence(tmp_path, monkeypatch):
     from senso.catalog import RunOptions
 
     (tmp_path / "empty").mkdir()
-    monkeypatch.setattr(wordnet, "wordnet_candidates", lambda explicit=None: [tmp_path / "empty"])
+    monkeypatch.setattr(wordnet, "wordnet_candidates", lambda: [tmp_path / "empty"])
     from senso.core.evaluation import ScoreWarning
 
     warnings = check_options(RunOptions(task="admire-a", system="sense-pipeline", data_dir=DATA)).warnings
