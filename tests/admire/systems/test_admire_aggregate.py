@@ -25,11 +25,6 @@ def test_borda_tie_broken_by_first_member_and_recorded():
     assert "first member" in tied.extra["tie_break"]
 
 
-def test_weighted_borda():
-    fused = borda([r("a", "b"), r("b", "a")], weights=[1.0, 2.0])
-    assert fused.order == ("b", "a")
-
-
 def test_rrf_hand_computed():
     fused = reciprocal_rank_fusion([r("a", "b", "c"), r("c", "a", "b")], k=1)
     # a: 1/2 + 1/3, b: 1/3 + 1/4, c: 1/4 + 1/2
