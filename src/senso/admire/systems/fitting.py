@@ -135,12 +135,11 @@ def fit_cached(system: Any, rows: TrainingRows, use_cache: bool = True) -> dict:
     return {"fit_on": rows.source, "training_data_sha256": rows.sha256, "from_cache": None}
 
 
-def cross_validate(system: Any, items: Sequence[AdmireAItem], rows: TrainingRows, seed: int,
-                   folds: int = CV_FOLDS) -> tuple[list[Any], dict]:
+def cross_validate(system: Any, items: Sequence[AdmireAItem], rows: TrainingRows, seed: int) -> tuple[list[Any], dict]:
     """Rankings of `items`, each fold's from the system fit on the training rows minus that fold's groups."""
     answers: list[Any] = [None] * len(items)
     fold_sizes = []
-    for k, test in enumerate(grouped_folds([group_of(i) for i in items], folds, seed)):
+    for k, test in enumerate(grouped_folds([group_of(i) for i in items], CV_FOLDS, seed)):
         held_out = {group_of(items[i]) for i in test}
         train = [i for i in rows.items if group_of(i) not in held_out]
         system.fit(train)

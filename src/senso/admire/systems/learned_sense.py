@@ -64,7 +64,7 @@ class LearnedSense:
             if role_marginals is not None:
                 m = role_marginals[k]
                 contrast = m[:, ROLES.index("strong idiomatic")] - m[:, ROLES.index("strong literal")]
-                for (_, scale), evidences in zip(self.base.calibrations, per_builder):
+                for (_, scale, _), evidences in zip(self.base.calibrations, per_builder):
                     e = evidences[k]
                     row.append(float(contrast @ e.caption_sims(e.context)) / scale if e.captions is not None else 0.0)
             rows.append(row)
@@ -149,7 +149,7 @@ class FittedSense(Configurable):
     cv_accuracy: float | None = None
 
     def __post_init__(self):
-        centre, self.scale = calibration(self.builder.embedder.spec)
+        centre, self.scale, _ = calibration(self.builder.embedder.spec)
         if self.word_centre is None:
             self.word_centre = centre
 

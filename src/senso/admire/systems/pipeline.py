@@ -71,9 +71,7 @@ def build_meanings(context: SystemContext, wordnet: WordNet | None) -> MeaningSo
         return None
     if kind == "glossary":
         return GlossaryMeaning(glossary)
-    if kind == "wordnet":
-        if wordnet is None:
-            raise SensoError(f"--meaning wordnet: no WordNet database found; {NO_WORDNET_FIX}")
+    if kind == "wordnet":  # found: `check_builder` refused the run otherwise
         return WordNetMeaning(wordnet)
     if kind == "generator":
         from senso.admire.systems.generative import GeneratedMeaning
@@ -119,15 +117,12 @@ def build_definition_sense(context: SystemContext, builder: EvidenceBuilder):
 def _embedding_sense(signals: tuple[str, ...] | None = None, centred: bool = True, definition: bool = False):
     """A builder of an `EmbeddingSense` over the sense embedders (`signals`: a subset of its signals)."""
     def build(context: SystemContext, builder: EvidenceBuilder, roles: LearnedRoles | None) -> SenseClassifier:
-        kind = context.params.classifier.sense
         extra: dict[str, Any] = {"signals": signals} if signals else {}
         if centred:
             extra["word_centre"] = context.params.classifier.word_centre
         if definition:
             extra["definition"] = build_definition_sense(context, builder)
-        if kind != "context-similarity":
-            extra["name"] = kind
-        return EmbeddingSense(sense_builders(context, builder), **extra)
+        return EmbeddingSense(sense_builders(context, builder), name=context.params.classifier.sense, **extra)
 
     return build
 

@@ -37,7 +37,7 @@ from senso.admire.items import AdmireAItem
 from senso.admire.metrics import admire_dcg
 from senso.core.errors import SensoError
 from senso.admire.systems.evidence import ItemEvidence
-from senso.admire.systems.parts import IDIOM_QUERIES, ROLE_FEATURE_SETS, ROLE_FEATURES
+from senso.admire.systems.parts import IDIOM_QUERIES, ROLE_FEATURE_SETS
 from senso.admire.systems.sense import literal_pair
 
 ROLES = ("strong idiomatic", "mild idiomatic", "mild literal", "strong literal", "distractor")
@@ -289,11 +289,6 @@ class LearnedRoles:
     chosen_features: str | None = None
     fitted_compounds: frozenset[str] = frozenset()
     name: str = "learned"
-
-    def __post_init__(self):
-        if self.feature_set not in ROLE_FEATURES:
-            raise SensoError(f"unknown role features {self.feature_set!r} (--set role_features=); choose from "
-                             f"{', '.join(ROLE_FEATURES)}")
 
     def features(self, items: Sequence[AdmireAItem], feature_set: str | None = None) -> list[np.ndarray]:
         feature_set = feature_set or self.chosen_features
