@@ -25,8 +25,6 @@ _TIE_TOLERANCE = 1e-12
 
 
 def _check_same_images(rankings: Sequence[Ranking]) -> list[str]:
-    if not rankings:
-        raise SensoError("nothing to aggregate: no rankings")
     names = sorted(rankings[0].order)
     for ranking in rankings[1:]:
         if sorted(ranking.order) != names:
@@ -111,11 +109,8 @@ AGGREGATORS: dict[str, Callable[[Sequence[Ranking]], Ranking]] = {
 
 
 def aggregate(method: str, per_member: Sequence[Sequence[Ranking]]) -> list[Ranking]:
-    """Fuse item by item: `per_member[m][i]` is member m's ranking of item i."""
-    if method not in AGGREGATORS:
-        raise SensoError(f"unknown aggregator {method!r}; choose from {', '.join(AGGREGATORS)}")
-    if not per_member:
-        raise SensoError("nothing to aggregate: no members")
+    """Fuse item by item: `per_member[m][i]` is member m's ranking of item i (`method` one of `AGGREGATORS`, and
+    at least two members: the ensemble's options are checked before it is built)."""
     n_items = len(per_member[0])
     if any(len(rankings) != n_items for rankings in per_member):
         raise SensoError("members ranked different numbers of items")
