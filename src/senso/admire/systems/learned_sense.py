@@ -20,7 +20,7 @@ L2 penalty; it reports its accuracy in a grouped cross-validation by compound.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -48,7 +48,6 @@ class LearnedSense:
     name: str = "learned"
     model: RoleModel | None = None  # its two classes: literal, idiomatic
     fitted_compounds: frozenset[str] = frozenset()
-    feature_names: list[str] = field(default_factory=list)
 
     def _names(self) -> list[str]:
         names = [f"{b.embedder.spec}.{k}" for b in self.base.builders for k in SIGNALS]
@@ -91,7 +90,6 @@ class LearnedSense:
         x = self._features(items, self._cross_fitted_marginals(items) if self.roles is not None else None)
         self.model = RoleModel(self.c_grid, self.inner_folds, self.seed, n_classes=2).fit(
             list(x[:, None, :]), [[label] for label in y], [i.compound for i in items])
-        self.feature_names = self._names()
         self.fitted_compounds = frozenset(i.compound for i in items)
         return self
 
@@ -101,7 +99,7 @@ class LearnedSense:
         marginals = self.roles.marginals(items) if self.roles is not None else None
         x = self.model.standardise(self._features(items, marginals))
         return [SenseDecision(sigmoid(float(row @ self.model.coef[0] + self.model.intercept[0])),
-                              {"features": {n: round(float(v), 4) for n, v in zip(self.feature_names, row)}})
+                              {"features": {n: round(float(v), 4) for n, v in zip(self._names(), row)}})
                 for row in x]
 
     def describe(self) -> dict:
@@ -126,7 +124,6 @@ class LearnedSense:
                                    coef[None, :], np.array([float(state["intercept"])]))
         except (KeyError, TypeError, ValueError) as err:
             raise SensoError(f"{source}: not a sense model written by `senso fit admire-a` ({err}); refit it") from None
-        self.feature_names = self._names()
         self.fitted_compounds = frozenset(state.get("fitted_compounds", ()))
 
 
