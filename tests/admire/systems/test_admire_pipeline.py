@@ -12,8 +12,7 @@ from senso.admire.systems.pipeline import (SENSE_BUILDERS, Ensemble, SensePipeli
 from senso.admire.systems.parts import SensePipelineOptions
 from senso.admire.systems.registry import SYSTEMS, system_catalog
 from senso.admire.systems.rankers import CaptionRanker, StructureRanker
-from senso.admire.systems.learned_sense import FittedSense
-from senso.admire.systems.sense import EmbeddingSense, GoldSense
+from senso.admire.systems.sense import EmbeddingSense, FittedSense, GoldSense
 from senso.admire.systems.sequence import SequenceContinuation
 from senso.admire.systems.wordnet import WordNet
 

@@ -4,8 +4,7 @@ from senso.admire.items import AdmireAItem, ImageOption
 from senso.core.errors import SensoError
 from senso.admire.systems.evidence import EvidenceBuilder, context_words
 from senso.admire.systems.meaning import WordNetMeaning
-from senso.admire.systems.learned_sense import FittedSense
-from senso.admire.systems.sense import EmbeddingSense, GoldSense, sense_signals
+from senso.admire.systems.sense import EmbeddingSense, FittedSense, GoldSense, sense_signals
 from senso.admire.systems.wordnet import WordNet
 
 from admire_parts_fixtures import (IDIOMATIC_SENTENCE, LITERAL_SENTENCE, BagOfWordsEmbedder, night_owl_item,
@@ -58,8 +57,6 @@ def test_fitted_sense_records_compounds_and_grouped_cv(builder):
     assert [d.label for d in decisions] == ["idiomatic", "literal", "idiomatic", "literal"]
     with pytest.raises(SensoError, match="at least 4"):
         FittedSense(builder).fit(items[:2])
-    with pytest.raises(SensoError, match="of both types"):
-        FittedSense(builder).fit([items[0], items[2]] * 2)
     with pytest.raises(SensoError, match="must be fit"):
         FittedSense(builder).classify(items)
 

@@ -1,5 +1,4 @@
-"""The fitted sense classifiers: `--sense learned` and `--sense fitted`, logistic regressions over the embedding
-sense signals, fit on gold items.
+"""`--sense learned`: a logistic regression over the embedding sense signals, fit on gold items.
 
 Features of an item: the standardised signals of `EmbeddingSense` (`gloss`, `captions`, `words` per
 embedder, each value / the embedder's scale; a missing signal is 0, the undecided centre) and, with
@@ -13,14 +12,11 @@ as those it will meet on new items. The role part must be fit first (`SensePipel
 
 P(idiomatic) = sigmoid(w · standardise(x) + b); the inverse regularisation C is chosen from `roles.C_GRID`
 by an inner cross-validation grouped by compound (`roles.INNER_FOLDS` folds), by mean log-loss.
-
-`--sense fitted` (`FittedSense`): the signals of one embedder, uncentred, each / the embedder's scale, and a fixed
-L2 penalty; it reports its accuracy in a grouped cross-validation by compound.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -28,12 +24,8 @@ import numpy as np
 
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem
 from senso.core.errors import SensoError
-from senso.admire.systems.evidence import EvidenceBuilder
-from senso.admire.systems.parts import SenseOptions
-from senso.admire.systems.roles import (C_GRID, INNER_FOLDS, ROLES, LearnedRoles, RoleModel, fit_logistic, grouped_folds,
-                                        one_thread)
-from senso.admire.systems.sense import SIGNALS, EmbeddingSense, SenseDecision, calibration, sense_signals, sigmoid
-from senso.core.params import Configurable
+from senso.admire.systems.roles import C_GRID, INNER_FOLDS, ROLES, LearnedRoles, RoleModel, grouped_folds, one_thread
+from senso.admire.systems.sense import SIGNALS, EmbeddingSense, SenseDecision, sigmoid
 
 
 @dataclass
@@ -73,10 +65,11 @@ class LearnedSense:
         out: list[np.ndarray | None] = [None] * len(items)
         for test in grouped_folds([i.compound for i in items], self.inner_folds, self.seed):
             train = [items[i] for i in range(len(items)) if i not in set(test)]
-            # the role part's own choice (C, features) from its fit, so this adds one fit per inner fold
+            # the role part's own choice (C, features) from its fit, so this adds one fit per inner fold; fitted on a
+            # copy of the part (its fit makes new models)
             chosen = self.roles.model.c
-            part = self.roles.fresh().fit(train, c_grid=(chosen,) if chosen else None,
-                                          feature_set=self.roles.chosen_features)
+            part = replace(self.roles).fit(train, c_grid=(chosen,) if chosen else None,
+                                           feature_set=self.roles.chosen_features)
             for i, m in zip(test, part.marginals([items[i] for i in test])):
                 out[i] = m
         return out
@@ -125,69 +118,3 @@ class LearnedSense:
         except (KeyError, TypeError, ValueError) as err:
             raise SensoError(f"{source}: not a sense model written by `senso fit admire-a` ({err}); refit it") from None
         self.fitted_compounds = frozenset(state.get("fitted_compounds", ()))
-
-
-@dataclass
-class FittedSense(Configurable):
-    """Logistic regression over the embedding signals, fit on training items (their compounds recorded).
-
-    `fit(items)` also reports grouped cross-validation by compound (`cv_accuracy`): no compound is ever in
-    both the fitting and the scored fold; a fold without both sentence types beside it is not scored. Missing
-    signals are imputed as 0 (the undecided centre).
-    """
-
-    builder: EvidenceBuilder
-    word_centre: float | None = SenseOptions.word_centre
-    l2: float = 1.0
-    folds: int = 5
-    name: str = "fitted"
-    fitted_compounds: frozenset[str] = frozenset()
-    weights: np.ndarray | None = None  # the signals' weights, then the intercept
-    cv_accuracy: float | None = None
-
-    def __post_init__(self):
-        centre, self.scale, _ = calibration(self.builder.embedder.spec)
-        if self.word_centre is None:
-            self.word_centre = centre
-
-    def _features(self, items: Sequence[AdmireAItem]) -> np.ndarray:
-        rows = []
-        for e in self.builder.build(list(items)):
-            raw = sense_signals(e, self.word_centre)
-            rows.append([raw.get(k, 0.0) / self.scale for k in SIGNALS])
-        return np.array(rows, dtype=np.float64)
-
-    def fit(self, items: Sequence[AdmireAItem]) -> "FittedSense":
-        labelled = [i for i in items if i.sentence_type in SENTENCE_TYPES]
-        y = np.array([i.sentence_type == "idiomatic" for i in labelled])
-        if len(labelled) < 4 or y.min() == y.max():
-            raise SensoError("the fitted sense classifier needs at least 4 training items with gold sentence types, "
-                             "of both types")
-        x = self._features(labelled)
-        compounds = sorted({i.compound for i in labelled})
-        fold_of = {c: k % self.folds for k, c in enumerate(compounds)}
-        groups = np.array([fold_of[i.compound] for i in labelled])
-        correct = 0
-        for fold in range(self.folds):
-            test = groups == fold
-            if test.any() and len(set(y[~test])) == 2:
-                correct += int(np.sum(fit_logistic(x[~test], y[~test], 1 / self.l2).predict(x[test]) == y[test]))
-        self.cv_accuracy = correct / len(labelled)
-        model = fit_logistic(x, y, 1 / self.l2)
-        self.weights = np.append(model.coef_[0], model.intercept_)
-        self.fitted_compounds = frozenset(compounds)
-        return self
-
-    def classify(self, items: Sequence[AdmireAItem]) -> list[SenseDecision]:
-        if self.weights is None:
-            raise SensoError("the fitted sense classifier must be fit before it classifies")
-        x = self._features(items)
-        logits = np.hstack([x, np.ones((len(x), 1))]) @ self.weights
-        return [SenseDecision(sigmoid(float(z)), {"features": dict(zip(SIGNALS, map(float, row)))})
-                for z, row in zip(logits, x)]
-
-    def describe(self) -> dict:
-        return {"name": self.name, "weights": None if self.weights is None else [float(w) for w in self.weights],
-                "signals": list(SIGNALS), "cv_accuracy_grouped_by_compound": self.cv_accuracy,
-                "folds": self.folds, "l2": self.l2, "n_fitted_compounds": len(self.fitted_compounds),
-                **self.builder.describe()}

@@ -136,7 +136,7 @@ def _learned_sense(context: SystemContext, builder: EvidenceBuilder, roles: Lear
 
 
 def _fitted_sense(context: SystemContext, builder: EvidenceBuilder, roles: LearnedRoles | None) -> SenseClassifier:
-    from senso.admire.systems.learned_sense import FittedSense
+    from senso.admire.systems.sense import FittedSense
 
     sense = context.params.classifier
     splits = sense.fit_split.split("+")

@@ -315,11 +315,6 @@ class LearnedRoles:
         self.fitted_compounds = frozenset(groups)
         return self
 
-    def fresh(self) -> "LearnedRoles":
-        """An unfitted copy with the same builders and settings."""
-        return LearnedRoles(self.builders, RoleModel(self.model.c_grid, self.model.inner_folds, self.model.seed),
-                            self.feature_set)
-
     def marginals(self, items: Sequence[AdmireAItem]) -> list[np.ndarray]:
         if self.chosen_features is None:
             raise SensoError("the learned role model must be fit (or loaded with --set model_file=FILE) before it ranks")
