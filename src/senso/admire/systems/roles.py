@@ -123,8 +123,7 @@ def assignment_marginals(per_caption: np.ndarray) -> np.ndarray:
     weights = np.exp(scores - scores.max())
     weights /= weights.sum()
     marginals = np.zeros((5, 5))
-    for j in range(5):
-        np.add.at(marginals[j], _PERMUTATIONS[:, j], weights)
+    np.add.at(marginals, (np.arange(5)[None, :], _PERMUTATIONS), weights[:, None])  # [j, σ(j)] += P(σ)
     return marginals
 
 
@@ -140,12 +139,6 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, c: float):
     from sklearn.linear_model import LogisticRegression
 
     return LogisticRegression(C=c, max_iter=5000, tol=1e-6).fit(x, y)
-
-
-def standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The mean and standard deviation of each column of `x` (1 for a constant column)."""
-    sd = x.std(axis=0)
-    return x.mean(axis=0), np.where(sd > 1e-12, sd, 1.0)
 
 
 def grouped_folds(groups: Sequence[str], k: int, seed: int) -> list[np.ndarray]:
@@ -191,7 +184,8 @@ class RoleModel:
         y = np.concatenate([np.asarray(r) for r in labels])
         sizes = [len(f) for f in features]
         rows = np.repeat(np.arange(len(features)), sizes)
-        self.mean, self.scale = standardisation(x)
+        sd = x.std(axis=0)
+        self.mean, self.scale = x.mean(axis=0), np.where(sd > 1e-12, sd, 1.0)  # a constant column: scale 1
         xs = self.standardise(x)
         if len(self.c_grid) == 1:  # nothing to choose: skip the inner CV (e.g. the sense's cross-fitting)
             self.c, self.inner_log_loss, self.inner_score = self.c_grid[0], {}, {}
