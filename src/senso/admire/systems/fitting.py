@@ -179,10 +179,9 @@ def overlap_sides(subtask: str, train: str, eval_split: str, lang: str, data_dir
     splits `train` (e.g. train+dev) or, when `train` is a model file `senso fit admire-a` wrote, what it recorded."""
     from senso.admire.data import load_splits_b
 
-    if subtask == "a":
-        load = lambda split: admire_a_items(lang, split, data_dir)[0]  # noqa: E731
-    else:
-        load = lambda split: load_splits_b(data_dir, lang, split)  # noqa: E731
+    def load(split: str) -> list[Any]:
+        return admire_a_items(lang, split, data_dir)[0] if subtask == "a" else load_splits_b(data_dir, lang, split)
+
     evaluated = load(eval_split)
     if Path(train).suffix == ".json":
         document = _read_model_document(Path(train), f"--train {train}")
