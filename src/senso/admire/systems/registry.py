@@ -300,9 +300,6 @@ def build_system(row: AdmireSystem, options: RunOptions, cache: ResponseCache | 
 def system_catalog() -> list[tuple[str, str, str]]:
     """(kind, name, one-line summary) for every AdMIRe system and part, as `senso systems` prints them."""
     rows = [(TASK_NAMES[subtask], row.name, row.summary) for subtask, table in SYSTEMS.items() for row in table.values()]
-    rows += [("sense (--sense)", n, d) for n, d in SENSES.items()]
-    rows += [("meaning (--meaning)", n, d) for n, d in MEANINGS.items()]
-    rows += [("ranker (--ranker)", n, d) for n, d in RANKERS.items()]
-    rows += [("aggregator (--set aggregator=)", n, d) for n, d in AGGREGATOR_SUMMARIES.items()]
-    rows += [("embedder (--embedder)", n, d) for n, d in EMBEDDERS.items()]
-    return rows
+    parts = {"sense (--sense)": SENSES, "meaning (--meaning)": MEANINGS, "ranker (--ranker)": RANKERS,
+             "aggregator (--set aggregator=)": AGGREGATOR_SUMMARIES, "embedder (--embedder)": EMBEDDERS}
+    return rows + [(kind, name, summary) for kind, table in parts.items() for name, summary in table.items()]
