@@ -16,7 +16,7 @@ by an inner cross-validation grouped by compound (`roles.INNER_FOLDS` folds), by
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -24,7 +24,7 @@ import numpy as np
 
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem
 from senso.core.errors import SensoError
-from senso.admire.systems.roles import C_GRID, INNER_FOLDS, ROLES, LearnedRoles, RoleModel, grouped_folds, one_thread
+from senso.admire.systems.roles import ROLES, LearnedRoles, RoleModel, grouped_folds, one_thread
 from senso.admire.systems.sense import SIGNALS, EmbeddingSense, SenseDecision, sigmoid
 
 
@@ -34,11 +34,8 @@ class LearnedSense:
 
     base: EmbeddingSense
     roles: LearnedRoles | None = None  # the role part whose probabilities give the `roles` signal
-    c_grid: tuple[float, ...] = C_GRID
-    inner_folds: int = INNER_FOLDS
-    seed: int = 0
+    model: RoleModel = field(default_factory=RoleModel)  # over two classes: literal, idiomatic
     name: str = "learned"
-    model: RoleModel | None = None  # its two classes: literal, idiomatic
     fitted_compounds: frozenset[str] = frozenset()
 
     def _names(self) -> list[str]:
@@ -63,7 +60,7 @@ class LearnedSense:
 
     def _cross_fitted_marginals(self, items: Sequence[AdmireAItem]) -> list[np.ndarray]:
         out: list[np.ndarray | None] = [None] * len(items)
-        for test in grouped_folds([i.compound for i in items], self.inner_folds, self.seed):
+        for test in grouped_folds([i.compound for i in items], self.model.inner_folds, self.model.seed):
             train = [items[i] for i in range(len(items)) if i not in set(test)]
             # the role part's own choice (C, features) from its fit, so this adds one fit per inner fold; fitted on a
             # copy of the part (its fit makes new models)
@@ -81,13 +78,12 @@ class LearnedSense:
         if len(items) < 4 or min(y) == max(y):
             raise SensoError("--sense learned needs at least 4 gold items of both sentence types to fit on")
         x = self._features(items, self._cross_fitted_marginals(items) if self.roles is not None else None)
-        self.model = RoleModel(self.c_grid, self.inner_folds, self.seed, n_classes=2).fit(
-            list(x[:, None, :]), [[label] for label in y], [i.compound for i in items])
+        self.model.fit(list(x[:, None, :]), [[label] for label in y], [i.compound for i in items])
         self.fitted_compounds = frozenset(i.compound for i in items)
         return self
 
     def classify(self, items: Sequence[AdmireAItem]) -> list[SenseDecision]:
-        if self.model is None:
+        if self.model.coef is None:
             raise SensoError("--sense learned must be fit (or loaded with --set model_file=FILE) before it classifies")
         marginals = self.roles.marginals(items) if self.roles is not None else None
         x = self.model.standardise(self._features(items, marginals))
@@ -96,10 +92,9 @@ class LearnedSense:
                 for row in x]
 
     def describe(self) -> dict:
-        return {"name": self.name, "features": self._names(), "c": None if self.model is None else self.model.c,
-                "c_grid": list(self.c_grid), "inner_folds": self.inner_folds, "seed": self.seed,
-                "role_evidence": self.roles is not None,
-                "weights": None if self.model is None else [round(float(w), 6) for w in self.model.coef[0]],
+        return {"name": self.name, "features": self._names(), "c": self.model.c, "c_grid": list(self.model.c_grid),
+                "inner_folds": self.model.inner_folds, "seed": self.model.seed, "role_evidence": self.roles is not None,
+                "weights": None if self.model.coef is None else [round(float(w), 6) for w in self.model.coef[0]],
                 "n_fitted_compounds": len(self.fitted_compounds)}
 
     def state(self) -> dict:
@@ -113,8 +108,8 @@ class LearnedSense:
                              f"{self._names()}; fit again with the same options")
         try:
             mean, scale, coef = (np.asarray(state[k], dtype=np.float64) for k in ("mean", "scale", "coef"))
-            self.model = RoleModel(self.c_grid, self.inner_folds, self.seed, 2, float(state["c"]), mean, scale,
-                                   coef[None, :], np.array([float(state["intercept"])]))
+            self.model = replace(self.model, c=float(state["c"]), mean=mean, scale=scale, coef=coef[None, :],
+                                 intercept=np.array([float(state["intercept"])]))
         except (KeyError, TypeError, ValueError) as err:
             raise SensoError(f"{source}: not a sense model written by `senso fit admire-a` ({err}); refit it") from None
         self.fitted_compounds = frozenset(state.get("fitted_compounds", ()))

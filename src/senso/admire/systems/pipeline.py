@@ -132,7 +132,7 @@ def _learned_sense(context: SystemContext, builder: EvidenceBuilder, roles: Lear
 
     sense = context.params.classifier
     base = EmbeddingSense(sense_builders(context, builder), word_centre=sense.word_centre)
-    return LearnedSense(base, roles=roles if sense.sense_roles else None, seed=context.options.seed)
+    return LearnedSense(base, roles=roles if sense.sense_roles else None, model=RoleModel(seed=context.options.seed))
 
 
 def _fitted_sense(context: SystemContext, builder: EvidenceBuilder, roles: LearnedRoles | None) -> SenseClassifier:

@@ -155,13 +155,11 @@ def grouped_folds(groups: Sequence[str], k: int, seed: int) -> list[np.ndarray]:
 @dataclass
 class RoleModel:
     """Multinomial logistic regression on standardised features, C chosen by a grouped inner cross-validation
-    (module docstring): over the roles of an item's captions, and (`n_classes` 2) `--sense learned`'s sentence
-    types."""
+    (module docstring): over the roles of an item's captions, and `--sense learned`'s two sentence types."""
 
     c_grid: tuple[float, ...] = C_GRID
     inner_folds: int = INNER_FOLDS
     seed: int = 0
-    n_classes: int = len(ROLES)
     c: float | None = None
     mean: np.ndarray | None = None
     scale: np.ndarray | None = None
@@ -176,8 +174,8 @@ class RoleModel:
     @one_thread
     def fit(self, features: Sequence[np.ndarray], labels: Sequence[Sequence[int]], groups: Sequence[str],
             score: Callable[[list[np.ndarray]], float] | None = None) -> "RoleModel":
-        """features: one (rows, F) array per item (its 5 captions; the sense's: 1); labels: each row's gold class;
-        groups: each item's compound. C: the highest inner-CV `score` of the items' out-of-fold P(class | row)
+        """features: one (rows, F) array per item (its 5 captions; the sense's: 1); labels: each row's gold class
+        (every item of the roles has all five; the sense's items both types); groups: each item's compound. C: the highest inner-CV `score` of the items' out-of-fold P(class | row)
         when given (ties: lower log-loss), else the lowest inner-CV mean log-loss of the gold class (ties:
         smaller C); a fold whose training side lacks a class is left out."""
         x = np.concatenate(features)
@@ -190,10 +188,11 @@ class RoleModel:
         if len(self.c_grid) == 1:  # nothing to choose: skip the inner CV (e.g. the sense's cross-fitting)
             self.c, self.inner_log_loss, self.inner_score = self.c_grid[0], {}, {}
             return self._final(xs, y)
-        oof = {c: np.full((len(y), self.n_classes), np.nan) for c in self.c_grid}  # out-of-fold P(class | row)
+        n_classes = len(set(y))
+        oof = {c: np.full((len(y), n_classes), np.nan) for c in self.c_grid}  # out-of-fold P(class | row)
         for test_items in grouped_folds(list(groups), self.inner_folds, self.seed):
             test = np.isin(rows, test_items)
-            if len(set(y[~test])) == self.n_classes:
+            if len(set(y[~test])) == n_classes:
                 for c in self.c_grid:
                     oof[c][test] = fit_logistic(xs[~test], y[~test], c).predict_proba(xs[test])
         scored = ~np.isnan(oof[self.c_grid[0]][:, 0])
@@ -208,8 +207,6 @@ class RoleModel:
 
     def _final(self, xs: np.ndarray, y: np.ndarray) -> "RoleModel":
         model = fit_logistic(xs, y, self.c)
-        if list(model.classes_) != list(range(self.n_classes)):
-            raise SensoError("the learned role model needs every role among its training captions")
         self.coef, self.intercept = model.coef_, model.intercept_
         return self
 
