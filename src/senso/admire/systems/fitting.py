@@ -135,12 +135,11 @@ def fit_cached(system: Any, rows: TrainingRows, use_cache: bool = True) -> dict:
     return {"fit_on": rows.source, "training_data_sha256": rows.sha256, "from_cache": None}
 
 
-def cross_validate(system: Any, items: Sequence[AdmireAItem], rows: TrainingRows, seed: int,
-                   folds: int = CV_FOLDS) -> tuple[list[Any], dict]:
+def cross_validate(system: Any, items: Sequence[AdmireAItem], rows: TrainingRows, seed: int) -> tuple[list[Any], dict]:
     """Rankings of `items`, each fold's from the system fit on the training rows minus that fold's groups."""
     answers: list[Any] = [None] * len(items)
     fold_sizes = []
-    for k, test in enumerate(grouped_folds([group_of(i) for i in items], folds, seed)):
+    for k, test in enumerate(grouped_folds([group_of(i) for i in items], CV_FOLDS, seed)):
         held_out = {group_of(items[i]) for i in test}
         train = [i for i in rows.items if group_of(i) not in held_out]
         system.fit(train)
@@ -180,10 +179,9 @@ def overlap_sides(subtask: str, train: str, eval_split: str, lang: str, data_dir
     splits `train` (e.g. train+dev) or, when `train` is a model file `senso fit admire-a` wrote, what it recorded."""
     from senso.admire.data import load_splits_b
 
-    if subtask == "a":
-        load = lambda split: admire_a_items(lang, split, data_dir)[0]  # noqa: E731
-    else:
-        load = lambda split: load_splits_b(data_dir, lang, split)  # noqa: E731
+    def load(split: str) -> list[Any]:
+        return admire_a_items(lang, split, data_dir)[0] if subtask == "a" else load_splits_b(data_dir, lang, split)
+
     evaluated = load(eval_split)
     if Path(train).suffix == ".json":
         document = _read_model_document(Path(train), f"--train {train}")

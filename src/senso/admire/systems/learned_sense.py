@@ -16,7 +16,7 @@ by an inner cross-validation grouped by compound (`roles.INNER_FOLDS` folds), by
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -24,14 +24,8 @@ import numpy as np
 
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem
 from senso.core.errors import SensoError
-from senso.admire.systems.roles import (C_GRID, INNER_FOLDS, ROLES, LearnedRoles, fit_logistic, grouped_folds,
-                                        one_blas_thread, standardisation)
+from senso.admire.systems.roles import ROLES, LearnedRoles, RoleModel, grouped_folds, one_thread
 from senso.admire.systems.sense import SIGNALS, EmbeddingSense, SenseDecision, sigmoid
-
-
-def _log_loss(p: np.ndarray, y: np.ndarray) -> float:
-    p = np.clip(p, 1e-12, 1 - 1e-12)
-    return float(-(y * np.log(p) + (1 - y) * np.log(1 - p)).sum())
 
 
 @dataclass
@@ -40,17 +34,9 @@ class LearnedSense:
 
     base: EmbeddingSense
     roles: LearnedRoles | None = None  # the role part whose probabilities give the `roles` signal
-    c_grid: tuple[float, ...] = C_GRID
-    inner_folds: int = INNER_FOLDS
-    seed: int = 0
+    model: RoleModel = field(default_factory=RoleModel)  # over two classes: literal, idiomatic
     name: str = "learned"
-    c: float | None = None
-    mean: np.ndarray | None = None
-    scale: np.ndarray | None = None
-    coef: np.ndarray | None = None
-    intercept: float = 0.0
     fitted_compounds: frozenset[str] = frozenset()
-    feature_names: list[str] = field(default_factory=list)
 
     def _names(self) -> list[str]:
         names = [f"{b.embedder.spec}.{k}" for b in self.base.builders for k in SIGNALS]
@@ -66,7 +52,7 @@ class LearnedSense:
             if role_marginals is not None:
                 m = role_marginals[k]
                 contrast = m[:, ROLES.index("strong idiomatic")] - m[:, ROLES.index("strong literal")]
-                for (_, scale), evidences in zip(self.base.calibrations, per_builder):
+                for (_, scale, _), evidences in zip(self.base.calibrations, per_builder):
                     e = evidences[k]
                     row.append(float(contrast @ e.caption_sims(e.context)) / scale if e.captions is not None else 0.0)
             rows.append(row)
@@ -74,66 +60,56 @@ class LearnedSense:
 
     def _cross_fitted_marginals(self, items: Sequence[AdmireAItem]) -> list[np.ndarray]:
         out: list[np.ndarray | None] = [None] * len(items)
-        for test in grouped_folds([i.compound for i in items], self.inner_folds, self.seed):
+        for test in grouped_folds([i.compound for i in items], self.model.inner_folds, self.model.seed):
             train = [items[i] for i in range(len(items)) if i not in set(test)]
-            # the role part's own choice (C, features) from its fit, so this adds one fit per inner fold
+            # the role part's own choice (C, features) from its fit, so this adds one fit per inner fold; fitted on a
+            # copy of the part (its fit makes new models)
             chosen = self.roles.model.c
-            part = self.roles.fresh().fit(train, c_grid=(chosen,) if chosen else None,
-                                          feature_set=self.roles.chosen_features)
+            part = replace(self.roles).fit(train, c_grid=(chosen,) if chosen else None,
+                                           feature_set=self.roles.chosen_features)
             for i, m in zip(test, part.marginals([items[i] for i in test])):
                 out[i] = m
         return out
 
-    @one_blas_thread
+    @one_thread
     def fit(self, items: Sequence[AdmireAItem]) -> "LearnedSense":
         items = [i for i in items if i.sentence_type in SENTENCE_TYPES]
-        y = np.array([i.sentence_type == "idiomatic" for i in items], dtype=np.float64)
-        if len(items) < 4 or y.min() == y.max():
+        y = [int(i.sentence_type == "idiomatic") for i in items]
+        if len(items) < 4 or min(y) == max(y):
             raise SensoError("--sense learned needs at least 4 gold items of both sentence types to fit on")
         x = self._features(items, self._cross_fitted_marginals(items) if self.roles is not None else None)
-        self.mean, self.scale = standardisation(x)
-        xs = (x - self.mean) / self.scale
-        losses = {c: 0.0 for c in self.c_grid}
-        for test in grouped_folds([i.compound for i in items], self.inner_folds, self.seed):
-            train = np.setdiff1d(np.arange(len(items)), test)
-            if y[train].min() == y[train].max():
-                continue
-            for c in self.c_grid:
-                losses[c] += _log_loss(fit_logistic(xs[train], y[train], c).predict_proba(xs[test])[:, 1], y[test])
-        self.c = min(self.c_grid, key=lambda c: (round(losses[c], 9), c))
-        model = fit_logistic(xs, y, self.c)
-        self.coef, self.intercept = model.coef_[0], float(model.intercept_[0])
-        self.feature_names = self._names()
+        self.model.fit(list(x[:, None, :]), [[label] for label in y], [i.compound for i in items])
         self.fitted_compounds = frozenset(i.compound for i in items)
         return self
 
     def classify(self, items: Sequence[AdmireAItem]) -> list[SenseDecision]:
-        if self.coef is None:
+        if self.model.coef is None:
             raise SensoError("--sense learned must be fit (or loaded with --set model_file=FILE) before it classifies")
         marginals = self.roles.marginals(items) if self.roles is not None else None
-        x = (self._features(items, marginals) - self.mean) / self.scale
-        return [SenseDecision(sigmoid(float(row @ self.coef + self.intercept)),
-                              {"features": {n: round(float(v), 4) for n, v in zip(self.feature_names, row)}})
+        x = self.model.standardise(self._features(items, marginals))
+        return [SenseDecision(sigmoid(float(row @ self.model.coef[0] + self.model.intercept[0])),
+                              {"features": {n: round(float(v), 4) for n, v in zip(self._names(), row)}})
                 for row in x]
 
     def describe(self) -> dict:
-        return {"name": self.name, "features": self._names(), "c": self.c, "c_grid": list(self.c_grid),
-                "inner_folds": self.inner_folds, "seed": self.seed, "role_evidence": self.roles is not None,
-                "weights": None if self.coef is None else [round(float(w), 6) for w in self.coef],
+        return {"name": self.name, "features": self._names(), "c": self.model.c, "c_grid": list(self.model.c_grid),
+                "inner_folds": self.model.inner_folds, "seed": self.model.seed, "role_evidence": self.roles is not None,
+                "weights": None if self.model.coef is None else [round(float(w), 6) for w in self.model.coef[0]],
                 "n_fitted_compounds": len(self.fitted_compounds)}
 
     def state(self) -> dict:
-        return {"features": self._names(), "c": self.c, "mean": self.mean.tolist(), "scale": self.scale.tolist(),
-                "coef": self.coef.tolist(), "intercept": self.intercept, "fitted_compounds": sorted(self.fitted_compounds)}
+        return {"features": self._names(), "c": self.model.c, "mean": self.model.mean.tolist(),
+                "scale": self.model.scale.tolist(), "coef": self.model.coef[0].tolist(),
+                "intercept": float(self.model.intercept[0]), "fitted_compounds": sorted(self.fitted_compounds)}
 
     def load_state(self, state: dict, source: str | Path = "model") -> None:
         if state.get("features") != self._names():
             raise SensoError(f"{source}: its sense model uses features {state.get('features')}, this run "
                              f"{self._names()}; fit again with the same options")
         try:
-            self.c, self.intercept = float(state["c"]), float(state["intercept"])
-            self.mean, self.scale, self.coef = (np.asarray(state[k], dtype=np.float64) for k in ("mean", "scale", "coef"))
+            mean, scale, coef = (np.asarray(state[k], dtype=np.float64) for k in ("mean", "scale", "coef"))
+            self.model = replace(self.model, c=float(state["c"]), mean=mean, scale=scale, coef=coef[None, :],
+                                 intercept=np.array([float(state["intercept"])]))
         except (KeyError, TypeError, ValueError) as err:
             raise SensoError(f"{source}: not a sense model written by `senso fit admire-a` ({err}); refit it") from None
-        self.feature_names = self._names()
         self.fitted_compounds = frozenset(state.get("fitted_compounds", ()))

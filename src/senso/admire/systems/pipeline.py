@@ -71,9 +71,7 @@ def build_meanings(context: SystemContext, wordnet: WordNet | None) -> MeaningSo
         return None
     if kind == "glossary":
         return GlossaryMeaning(glossary)
-    if kind == "wordnet":
-        if wordnet is None:
-            raise SensoError(f"--meaning wordnet: no WordNet database found; {NO_WORDNET_FIX}")
+    if kind == "wordnet":  # found: `check_builder` refused the run otherwise
         return WordNetMeaning(wordnet)
     if kind == "generator":
         from senso.admire.systems.generative import GeneratedMeaning
@@ -116,20 +114,17 @@ def build_definition_sense(context: SystemContext, builder: EvidenceBuilder):
                            **calibration)
 
 
-def _embedding_sense(signals: tuple[str, ...] | None = None, centred: bool = True, definition: bool = False):
-    """A builder of an `EmbeddingSense` over the sense embedders (`signals`: a subset of its signals)."""
-    def build(context: SystemContext, builder: EvidenceBuilder, roles: LearnedRoles | None) -> SenseClassifier:
-        kind = context.params.classifier.sense
-        extra: dict[str, Any] = {"signals": signals} if signals else {}
-        if centred:
-            extra["word_centre"] = context.params.classifier.word_centre
-        if definition:
-            extra["definition"] = build_definition_sense(context, builder)
-        if kind != "context-similarity":
-            extra["name"] = kind
-        return EmbeddingSense(sense_builders(context, builder), **extra)
+ONE_SIGNAL = {"gloss-similarity": ("gloss",), "caption-contrast": ("captions",)}  # without `words`: no word centre
 
-    return build
+
+def _embedding_sense(context: SystemContext, builder: EvidenceBuilder, roles: LearnedRoles | None) -> SenseClassifier:
+    """An `EmbeddingSense` over the sense embedders: the one signal `ONE_SIGNAL` names, else all of them (and, for
+    context+definition, the LM's definition signal)."""
+    kind, word_centre = context.params.classifier.sense, context.params.classifier.word_centre
+    definition = build_definition_sense(context, builder) if kind == "context+definition" else None
+    if kind in ONE_SIGNAL:
+        return EmbeddingSense(sense_builders(context, builder), ONE_SIGNAL[kind], name=kind)
+    return EmbeddingSense(sense_builders(context, builder), word_centre=word_centre, definition=definition, name=kind)
 
 
 def _learned_sense(context: SystemContext, builder: EvidenceBuilder, roles: LearnedRoles | None) -> SenseClassifier:
@@ -137,7 +132,7 @@ def _learned_sense(context: SystemContext, builder: EvidenceBuilder, roles: Lear
 
     sense = context.params.classifier
     base = EmbeddingSense(sense_builders(context, builder), word_centre=sense.word_centre)
-    return LearnedSense(base, roles=roles if sense.sense_roles else None, seed=context.options.seed)
+    return LearnedSense(base, roles=roles if sense.sense_roles else None, model=RoleModel(seed=context.options.seed))
 
 
 def _fitted_sense(context: SystemContext, builder: EvidenceBuilder, roles: LearnedRoles | None) -> SenseClassifier:
@@ -160,14 +155,14 @@ def _generative_sense(context: SystemContext, builder: EvidenceBuilder, roles: L
 
 # --sense NAME -> how it is built (the names and summaries: senso.admire.systems.parts.SENSES)
 SENSE_BUILDERS: dict[str, Callable[[SystemContext, EvidenceBuilder, LearnedRoles | None], SenseClassifier]] = {
-    "context-similarity": _embedding_sense(),
-    "gloss-similarity": _embedding_sense(("gloss",), centred=False),
-    "caption-contrast": _embedding_sense(("captions",), centred=False),
+    "context-similarity": _embedding_sense,
+    "gloss-similarity": _embedding_sense,
+    "caption-contrast": _embedding_sense,
     "prompt": _generative_sense,
     "prompt-literal-first": _generative_sense,
     "lm-likelihood": _generative_sense,
     "lm-definition": lambda context, builder, roles: build_definition_sense(context, builder),
-    "context+definition": _embedding_sense(definition=True),
+    "context+definition": _embedding_sense,
     "fitted": _fitted_sense,
     "learned": _learned_sense,
     "gold": lambda context, builder, roles: GoldSense(),

@@ -190,17 +190,11 @@ def _served(row: AdmireSystem, options: RunOptions) -> bool:
     return "model" in row.flags and parse_spec(options.model, "lm", default_backend=options.backend).backend == "openai"
 
 
-def given_values(options: RunOptions, params: Params | None = None) -> dict[str, Any]:
-    """The values given for systems' options (`--set`, the part flags, the Python API's keywords), as given
-    (text or Python values), all or those `params` declares: the one place that reads them."""
-    return {k: v for k, v in options.system_options.items() if params is None or k in params}
-
-
 def own_params(row: AdmireSystem, options: RunOptions) -> dict[str, Any]:
     """The typed values of the options `row` itself reads (its parts' and its served model's), from the
     values given for them (`--set`, the part flags, the Python API's keywords); the other given ones are left
     to the composed system whose member it is."""
-    return row.params.resolve(given_values(options, row.params), owner(row))
+    return row.params.resolve({k: v for k, v in options.system_options.items() if k in row.params}, owner(row))
 
 
 def leaves(row: AdmireSystem, options: RunOptions) -> list[tuple[AdmireSystem, RunOptions]]:
@@ -227,11 +221,6 @@ def model_args(row: AdmireSystem, options: RunOptions) -> dict[str, Any]:
     return resolve_model_args(options.model_args, bool(served), owner(row), vlm=any(r.vlm for r in served))
 
 
-def system_flags(row: AdmireSystem, options: RunOptions) -> tuple[str, ...]:
-    """The model options `row` reads: its own flags and, for a composed system, its members'."""
-    return tuple(dict.fromkeys(f for leaf, _ in leaves(row, options) for f in leaf.flags))
-
-
 def owner(row: AdmireSystem) -> str:
     """How messages name the system: `--system NAME` (admire-sense: the task, whose system is its --sense)."""
     return f"--system {row.name}" if row.subtask != "sense" else TASK_NAMES["sense"]
@@ -242,14 +231,14 @@ def check_system(row: AdmireSystem, options: RunOptions) -> dict[str, Any]:
     model flags it does not read, its model specs, its own checks and its members'); returns its typed values."""
     from senso.backends.specs import check_local_spec
 
-    refuse_model_args_among(given_values(options))
-    system_params(row, options).check_names(given_values(options), owner(row), flags=FLAG_OF)
+    refuse_model_args_among(options.system_options)
+    system_params(row, options).check_names(options.system_options, owner(row), flags=FLAG_OF)
     params = own_params(row, options)
     typed = row.typed(params)
     model_args(row, options)
     if row.check is not None:
         row.check(options, typed)
-    reads = system_flags(row, options)
+    reads = tuple(dict.fromkeys(f for leaf, _ in leaves(row, options) for f in leaf.flags))  # members' too
     for name in MODEL_FLAGS:
         if getattr(options, name) is not None and name not in reads:
             listed = ", ".join(RUN_FIELDS[f].flag for f in reads) or "none of them"
@@ -311,9 +300,6 @@ def build_system(row: AdmireSystem, options: RunOptions, cache: ResponseCache | 
 def system_catalog() -> list[tuple[str, str, str]]:
     """(kind, name, one-line summary) for every AdMIRe system and part, as `senso systems` prints them."""
     rows = [(TASK_NAMES[subtask], row.name, row.summary) for subtask, table in SYSTEMS.items() for row in table.values()]
-    rows += [("sense (--sense)", n, d) for n, d in SENSES.items()]
-    rows += [("meaning (--meaning)", n, d) for n, d in MEANINGS.items()]
-    rows += [("ranker (--ranker)", n, d) for n, d in RANKERS.items()]
-    rows += [("aggregator (--set aggregator=)", n, d) for n, d in AGGREGATOR_SUMMARIES.items()]
-    rows += [("embedder (--embedder)", n, d) for n, d in EMBEDDERS.items()]
-    return rows
+    parts = {"sense (--sense)": SENSES, "meaning (--meaning)": MEANINGS, "ranker (--ranker)": RANKERS,
+             "aggregator (--set aggregator=)": AGGREGATOR_SUMMARIES, "embedder (--embedder)": EMBEDDERS}
+    return rows + [(kind, name, summary) for kind, table in parts.items() for name, summary in table.items()]

@@ -25,39 +25,31 @@ DCG of the expected-gain orders told the gold sense (`gold_sense_dcg`), ties by 
 
 from __future__ import annotations
 
-import functools
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Callable, Sequence
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from senso.admire.items import AdmireAItem
+from senso.admire.metrics import admire_dcg
 from senso.core.errors import SensoError
 from senso.admire.systems.evidence import ItemEvidence
-from senso.admire.systems.parts import IDIOM_QUERIES, ROLE_FEATURE_SETS, ROLE_FEATURES
+from senso.admire.systems.parts import IDIOM_QUERIES, ROLE_FEATURE_SETS
 from senso.admire.systems.sense import literal_pair
 
 ROLES = ("strong idiomatic", "mild idiomatic", "mild literal", "strong literal", "distractor")
 LITERAL_ORDER = ("strong literal", "mild literal", "mild idiomatic", "strong idiomatic", "distractor")
 C_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
 INNER_FOLDS = 5
-T = TypeVar("T")
 RELATIONS = ("sentence", "context", "literal", "meaning", "substituted", "components", "siblings")
 
 
-def one_blas_thread(fit: Callable[..., T]) -> Callable[..., T]:
-    """`fit` run on one thread: dozens of small fits (~340 rows), where a multi-threaded BLAS only adds
-    synchronisation cost on a busy machine (a fit measured 8x slower)."""
-    @functools.wraps(fit)
-    def run(*args: Any, **kwargs: Any) -> T:
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1):
-            return fit(*args, **kwargs)
-
-    return run
+# Dozens of small fits (~340 rows), where a multi-threaded BLAS (or OpenMP) only adds synchronisation cost on a
+# busy machine (a fit measured 8x slower): each fit runs on one thread.
+one_thread = threadpool_limits.wrap(limits=1)
 
 
 _PERMUTATIONS = np.array(list(itertools.permutations(range(5))))  # (120, 5): σ[j] = role of caption j
@@ -131,8 +123,7 @@ def assignment_marginals(per_caption: np.ndarray) -> np.ndarray:
     weights = np.exp(scores - scores.max())
     weights /= weights.sum()
     marginals = np.zeros((5, 5))
-    for j in range(5):
-        np.add.at(marginals[j], _PERMUTATIONS[:, j], weights)
+    np.add.at(marginals, (np.arange(5)[None, :], _PERMUTATIONS), weights[:, None])  # [j, σ(j)] += P(σ)
     return marginals
 
 
@@ -150,12 +141,6 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, c: float):
     return LogisticRegression(C=c, max_iter=5000, tol=1e-6).fit(x, y)
 
 
-def standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The mean and standard deviation of each column of `x` (1 for a constant column)."""
-    sd = x.std(axis=0)
-    return x.mean(axis=0), np.where(sd > 1e-12, sd, 1.0)
-
-
 def grouped_folds(groups: Sequence[str], k: int, seed: int) -> list[np.ndarray]:
     """k folds of row indices, whole groups per fold: the distinct groups shuffled with `seed`, dealt in turn."""
     distinct = sorted(set(groups))
@@ -169,7 +154,8 @@ def grouped_folds(groups: Sequence[str], k: int, seed: int) -> list[np.ndarray]:
 
 @dataclass
 class RoleModel:
-    """Multinomial logistic regression over the roles, on standardised caption features (module docstring)."""
+    """Multinomial logistic regression on standardised features, C chosen by a grouped inner cross-validation
+    (module docstring): over the roles of an item's captions, and `--sense learned`'s two sentence types."""
 
     c_grid: tuple[float, ...] = C_GRID
     inner_folds: int = INNER_FOLDS
@@ -182,32 +168,38 @@ class RoleModel:
     inner_log_loss: dict[float, float] = field(default_factory=dict)
     inner_score: dict[float, float] = field(default_factory=dict)
 
-    def _standardise(self, x: np.ndarray) -> np.ndarray:
+    def standardise(self, x: np.ndarray) -> np.ndarray:
         return (x - self.mean) / self.scale
 
-    @one_blas_thread
-    def fit(self, features: Sequence[np.ndarray], roles: Sequence[Sequence[int]], groups: Sequence[str],
+    @one_thread
+    def fit(self, features: Sequence[np.ndarray], labels: Sequence[Sequence[int]], groups: Sequence[str],
             score: Callable[[list[np.ndarray]], float] | None = None) -> "RoleModel":
-        """features: one (5, F) array per item; roles: gold role index per caption; groups: compounds.
-        C: the highest inner-CV `score` of the items' out-of-fold (5, 5) P(role | caption) when given
-        (ties: lower log-loss), else the lowest inner-CV log-loss of the gold role (ties: smaller C)."""
+        """features: one (rows, F) array per item (its 5 captions; the sense's: 1); labels: each row's gold class
+        (every item of the roles has all five; the sense's items both types); groups: each item's compound. C: the highest inner-CV `score` of the items' out-of-fold P(class | row)
+        when given (ties: lower log-loss), else the lowest inner-CV mean log-loss of the gold class (ties:
+        smaller C); a fold whose training side lacks a class is left out."""
         x = np.concatenate(features)
-        y = np.concatenate([np.asarray(r) for r in roles])
-        rows = np.repeat(np.arange(len(features)), 5)
-        self.mean, self.scale = standardisation(x)
-        xs = self._standardise(x)
+        y = np.concatenate([np.asarray(r) for r in labels])
+        sizes = [len(f) for f in features]
+        rows = np.repeat(np.arange(len(features)), sizes)
+        sd = x.std(axis=0)
+        self.mean, self.scale = x.mean(axis=0), np.where(sd > 1e-12, sd, 1.0)  # a constant column: scale 1
+        xs = self.standardise(x)
         if len(self.c_grid) == 1:  # nothing to choose: skip the inner CV (e.g. the sense's cross-fitting)
             self.c, self.inner_log_loss, self.inner_score = self.c_grid[0], {}, {}
             return self._final(xs, y)
-        oof = {c: np.zeros((len(y), 5)) for c in self.c_grid}  # out-of-fold P(role | caption)
+        n_classes = len(set(y))
+        oof = {c: np.full((len(y), n_classes), np.nan) for c in self.c_grid}  # out-of-fold P(class | row)
         for test_items in grouped_folds(list(groups), self.inner_folds, self.seed):
             test = np.isin(rows, test_items)
-            for c in self.c_grid:
-                oof[c][test] = fit_logistic(xs[~test], y[~test], c).predict_proba(xs[test])
-        self.inner_log_loss = {c: float(-np.log(np.clip(oof[c][np.arange(len(y)), y], 1e-12, None)).mean())
+            if len(set(y[~test])) == n_classes:
+                for c in self.c_grid:
+                    oof[c][test] = fit_logistic(xs[~test], y[~test], c).predict_proba(xs[test])
+        scored = ~np.isnan(oof[self.c_grid[0]][:, 0])
+        self.inner_log_loss = {c: float(-np.log(np.clip(oof[c][scored, y[scored]], 1e-12, None)).mean())
                                for c in self.c_grid}
         if score is not None:
-            self.inner_score = {c: float(score([oof[c][5 * k: 5 * k + 5] for k in range(len(features))])) for c in self.c_grid}
+            self.inner_score = {c: float(score(np.split(oof[c], np.cumsum(sizes)[:-1]))) for c in self.c_grid}
             self.c = max(self.c_grid, key=lambda c: (round(self.inner_score[c], 9), -self.inner_log_loss[c]))
         else:
             self.c = min(self.c_grid, key=lambda c: (round(self.inner_log_loss[c], 9), c))  # ties: smaller C
@@ -215,8 +207,6 @@ class RoleModel:
 
     def _final(self, xs: np.ndarray, y: np.ndarray) -> "RoleModel":
         model = fit_logistic(xs, y, self.c)
-        if list(model.classes_) != list(range(5)):
-            raise SensoError("the learned role model needs every role among its training captions")
         self.coef, self.intercept = model.coef_, model.intercept_
         return self
 
@@ -224,7 +214,7 @@ class RoleModel:
         """(5, 5) P(role | caption), each row on its own (before the one-to-one assignment)."""
         if self.coef is None:
             raise SensoError("the learned role model must be fit (or loaded with --set model_file=FILE) before it ranks")
-        z = self._standardise(features) @ self.coef.T + self.intercept
+        z = self.standardise(features) @ self.coef.T + self.intercept
         z = np.exp(z - z.max(axis=1, keepdims=True))
         return z / z.sum(axis=1, keepdims=True)
 
@@ -259,15 +249,9 @@ def rule_marginals(assigned: dict[str, int]) -> np.ndarray:
 def gold_sense_dcg(items: Sequence[AdmireAItem], marginals: Sequence[np.ndarray]) -> float:
     """Mean official DCG of the expected-gain orders told each item's gold sense: the role model's criterion."""
     total = 0.0
-    discounts = 1 / np.log2(2 + np.arange(5))
     for item, m in zip(items, marginals):
         gains = expected_gains(m, 1.0 if item.sentence_type == "idiomatic" else 0.0)
-        position = np.empty(5, dtype=int)
-        position[np.argsort(-gains, kind="stable")] = np.arange(5)
-        gold = gold_roles(item)
-        first, second = (("strong idiomatic", "mild idiomatic") if item.sentence_type == "idiomatic"
-                         else ("strong literal", "mild literal"))
-        total += 3 * discounts[position[gold.index(ROLES.index(first))]] + discounts[position[gold.index(ROLES.index(second))]]
+        total += admire_dcg([item.images[j].name for j in np.argsort(-gains, kind="stable")], item.expected_order)
     return total / len(items)
 
 
@@ -297,11 +281,6 @@ class LearnedRoles:
     fitted_compounds: frozenset[str] = frozenset()
     name: str = "learned"
 
-    def __post_init__(self):
-        if self.feature_set not in ROLE_FEATURES:
-            raise SensoError(f"unknown role features {self.feature_set!r} (--set role_features=); choose from "
-                             f"{', '.join(ROLE_FEATURES)}")
-
     def features(self, items: Sequence[AdmireAItem], feature_set: str | None = None) -> list[np.ndarray]:
         feature_set = feature_set or self.chosen_features
         per_builder = [builder.build(list(items)) for builder in self.builders]
@@ -326,11 +305,6 @@ class LearnedRoles:
         self.model = fits[self.chosen_features]
         self.fitted_compounds = frozenset(groups)
         return self
-
-    def fresh(self) -> "LearnedRoles":
-        """An unfitted copy with the same builders and settings."""
-        return LearnedRoles(self.builders, RoleModel(self.model.c_grid, self.model.inner_folds, self.model.seed),
-                            self.feature_set)
 
     def marginals(self, items: Sequence[AdmireAItem]) -> list[np.ndarray]:
         if self.chosen_features is None:

@@ -47,16 +47,12 @@ LOGIT_GAIN = 2.0  # p = sigmoid(2 * mean standardised signal): one spread of evi
 SIGNALS = ("gloss", "captions", "words")
 
 
-def calibration(spec: str) -> tuple[float | None, float]:
-    """(word centre or None, scale) of an embedder spec."""
+def calibration(spec: str) -> tuple[float | None, float, dict[str, float]]:
+    """(word centre or None, scale, dev-median centres of the `gloss` and `captions` signals: 0 when unknown) of
+    an embedder spec."""
     known = EMBEDDER_CALIBRATION.get(spec, {})
-    return known.get("word_centre"), known.get("scale", SIGNAL_SCALE)
-
-
-def signal_centres(spec: str) -> dict[str, float]:
-    """Dev-median centres of the `gloss` and `captions` signals of an embedder spec (0 when unknown)."""
-    known = EMBEDDER_CALIBRATION.get(spec, {})
-    return {"gloss": known.get("gloss_centre", 0.0), "captions": known.get("captions_centre", 0.0)}
+    return (known.get("word_centre"), known.get("scale", SIGNAL_SCALE),
+            {"gloss": known.get("gloss_centre", 0.0), "captions": known.get("captions_centre", 0.0)})
 
 
 @dataclass
@@ -120,20 +116,15 @@ class EmbeddingSense(Configurable):
     fitted_compounds: frozenset[str] = frozenset()
 
     def __post_init__(self):
-        if isinstance(self.builders, EvidenceBuilder):
-            self.builders = [self.builders]
-        unknown = set(self.signals) - set(SIGNALS)
-        if unknown:
-            raise SensoError(f"unknown sense signal(s) {sorted(unknown)}; choose from {', '.join(SIGNALS)}")
         self.calibrations = []
         for builder in self.builders:
-            centre, scale = calibration(builder.embedder.spec)
-            self.calibrations.append((self.word_centre if self.word_centre is not None else centre, scale))
+            centre, scale, centres = calibration(builder.embedder.spec)
+            self.calibrations.append((self.word_centre if self.word_centre is not None else centre, scale, centres))
 
     def centred_signals(self, per_embedder: Sequence[ItemEvidence]) -> list[tuple[str, dict[str, float], float]]:
         """(embedder spec, its centred signals, its scale) of one item's evidence by each embedder."""
-        return [(builder.embedder.spec, sense_signals(evidence, centre, signal_centres(builder.embedder.spec)), scale)
-                for builder, (centre, scale), evidence in zip(self.builders, self.calibrations, per_embedder)]
+        return [(builder.embedder.spec, sense_signals(evidence, centre, centres), scale)
+                for builder, (centre, scale, centres), evidence in zip(self.builders, self.calibrations, per_embedder)]
 
     def decide(self, per_embedder: Sequence[ItemEvidence], definition: dict | None = None) -> SenseDecision:
         used: dict[str, float] = {}
@@ -157,9 +148,8 @@ class EmbeddingSense(Configurable):
 
     def describe(self) -> dict:
         return {"name": self.name, "signals": list(self.signals), "gain": LOGIT_GAIN,
-                "embedders": [{"embedder": b.embedder.spec, "word_centre": c, "scale": s,
-                               "centres": signal_centres(b.embedder.spec)}
-                              for b, (c, s) in zip(self.builders, self.calibrations)],
+                "embedders": [{"embedder": b.embedder.spec, "word_centre": c, "scale": s, "centres": centres}
+                              for b, (c, s, centres) in zip(self.builders, self.calibrations)],
                 "meaning": self.builders[0].describe()["meaning"],
                 "definition": self.definition.describe() if self.definition is not None else None}
 
@@ -217,7 +207,7 @@ class FittedSense(Configurable):
     cv_accuracy: float | None = None
 
     def __post_init__(self):
-        centre, self.scale = calibration(self.builder.embedder.spec)
+        centre, self.scale, _ = calibration(self.builder.embedder.spec)
         if self.word_centre is None:
             self.word_centre = centre
 
