@@ -47,8 +47,7 @@ def _summary(subtask: str, lang: str, split: str, source: str, types: Sequence[s
 
 
 def summarise_a(items: Sequence[AdmireAItem], lang: str, split: str, source: str) -> SplitSummary:
-    captions = [image.caption_pt if lang == "pt" and image.caption_pt else image.caption
-                for item in items for image in item.images]
+    captions = [image.caption for item in items for image in item.images]
     on_disk = sum(1 for item in items for image in item.images if image.path is not None)
     return _summary("a", lang, split, source, [i.sentence_type for i in items], captions, on_disk)
 

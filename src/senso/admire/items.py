@@ -5,19 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from senso.core.errors import SensoError
-
 SENTENCE_TYPES = ("idiomatic", "literal")
 N_IMAGES_A = 5  # the images of a Subtask A item, ranked
 
 
 @dataclass(frozen=True)
 class ImageOption:
-    """One candidate image: its file name, English caption, Portuguese caption if any, and path if on disk."""
+    """One candidate image: its file name, its caption (in the language the task file chose), path if on disk."""
 
     name: str
     caption: str
-    caption_pt: str | None = None
     path: Path | None = None
 
 
@@ -25,8 +22,7 @@ class ImageOption:
 class AdmireAItem:
     """Subtask A: rank 5 images for how well they show the sense of `compound` in `sentence`.
 
-    `sentence_type` and `expected_order` are None when the split carries no gold. `caption_lang` is the
-    caption language chosen when loading (None: the item's language); `caption()` follows it.
+    `sentence_type` and `expected_order` are None when the split carries no gold.
     """
 
     compound: str
@@ -36,21 +32,16 @@ class AdmireAItem:
     lang: str = "en"
     sentence_type: str | None = None
     expected_order: tuple[str, ...] | None = None
-    caption_lang: str | None = None
 
     @property
     def image_names(self) -> tuple[str, ...]:
         return tuple(i.name for i in self.images)
 
-    def caption(self, name: str, caption_lang: str | None = None) -> str:
-        """The caption of image `name` in `caption_lang` (default: the loaded choice, then the item's language)."""
+    def caption(self, name: str) -> str:
+        """The caption of image `name`."""
         image = next((i for i in self.images if i.name == name), None)
         if image is None:
             raise KeyError(f"{self.compound!r} has no image {name!r}")
-        if (caption_lang or self.caption_lang or self.lang) == "pt":
-            if not image.caption_pt:
-                raise SensoError(f"{self.compound!r}, image {name}: no Portuguese caption (image{{n}}_caption_pt)")
-            return image.caption_pt
         return image.caption
 
 

@@ -12,12 +12,11 @@ warning per file naming the rows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 from senso.admire.data import cell, check_permutation, image_option, parse_order, read_tsv
-from senso.admire.languages import base_language
 from senso.admire.items import N_IMAGES_A, SENTENCE_TYPES, AdmireAItem, ImageOption
 from senso.admire.rankfile import DataFile, RankingTask, RankingTaskFileError
 from senso.core.errors import DataError
@@ -44,8 +43,8 @@ def required_columns(task: RankingTask) -> list[str]:
 
 
 def _images(task: RankingTask, row: dict[str, str], path: Path, row_no: int, compound: str,
-            folder: Path | None, need_images: bool, language: str) -> tuple[ImageOption, ...]:
-    """The five images of a row; `caption_pt` is the caption itself in Portuguese (what `item.caption` reads)."""
+            folder: Path | None, need_images: bool) -> tuple[ImageOption, ...]:
+    """The five images of a row, each with its caption from the column the task file chose."""
     images: list[ImageOption] = []
     for n in range(1, N_IMAGES_A + 1):
         column = task.column("image_name", n)
@@ -53,7 +52,7 @@ def _images(task: RankingTask, row: dict[str, str], path: Path, row_no: int, com
         if image.name in [i.name for i in images]:
             raise DataError(path, f"image name {image.name!r} appears twice; the {N_IMAGES_A} images must be distinct",
                             row=row_no, field=column)
-        images.append(replace(image, caption_pt=image.caption) if base_language(language) == "pt" else image)
+        images.append(image)
     return tuple(images)
 
 
@@ -96,14 +95,14 @@ def read_entry(task: RankingTask, entry: DataFile, path: Path, images: Path | No
         compound = cell(row, task.column("compound"), path, row_no, "expression")
         sentence = cell(row, task.column("sentence"), path, row_no, "sentence", raw=True)
         seen.setdefault((compound, " ".join(sentence.split())), []).append(row_no)
-        options = _images(task, row, path, row_no, compound, images, need_images, entry.language)
+        options = _images(task, row, path, row_no, compound, images, need_images)
         order, sentence_type = _gold(task, row, path, row_no, [o.name for o in options])
         group = cell(row, task.group, path, row_no, "group") if task.group else compound
         pair = cell(row, task.pair, path, row_no, "pair key") if task.pair else group
         items.append(RankingItem(
             compound=compound, subset=(row.get(task.column("subset")) or "").strip(), sentence=sentence,
             images=options, lang=entry.language, sentence_type=sentence_type, expected_order=order,
-            caption_lang="en" if entry.language == "en" else None, group=group, pair=pair, split=entry.split,
+            group=group, pair=pair, split=entry.split,
             file=str(path), row=row_no))
     _check_complete(task, items, path)
     return items, repeats_warning(path, seen)

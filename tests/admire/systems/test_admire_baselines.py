@@ -10,7 +10,7 @@ from senso.admire.systems.baselines import CaptionSimilarityRanker, RandomChoose
 
 
 def item(compound: str, captions: list[str], sentence: str = "query") -> AdmireAItem:
-    images = tuple(ImageOption(name=f"{compound}{i}.png", caption=c, caption_pt=f"pt {c}") for i, c in enumerate(captions))
+    images = tuple(ImageOption(name=f"{compound}{i}.png", caption=c) for i, c in enumerate(captions))
     return AdmireAItem(compound=compound, subset="Train", sentence=sentence, images=images)
 
 
@@ -52,14 +52,6 @@ def test_caption_similarity_does_not_depend_on_batch_size():
     one = CaptionSimilarityRanker(StubEmbedder(vectors), batch_size=1).rank(items)
     many = CaptionSimilarityRanker(StubEmbedder(vectors), batch_size=8).rank(items)
     assert [r.order for r in one] == [r.order for r in many]
-
-
-def test_portuguese_caption_choice_reaches_the_embedder():
-    a = item("x", ["a", "b", "c", "d", "e"])
-    pt = AdmireAItem(**{**a.__dict__, "lang": "pt", "caption_lang": "pt"})
-    embedder = StubEmbedder({t: [1.0, float(i)] for i, t in enumerate(["query", "pt a", "pt b", "pt c", "pt d", "pt e"])})
-    CaptionSimilarityRanker(embedder).rank([pt])
-    assert embedder.calls[1][0] == ["pt a", "pt b", "pt c", "pt d", "pt e"]
 
 
 def test_random_ranker_is_seeded_per_item():

@@ -15,7 +15,6 @@ import numpy as np
 
 from senso.backends.embedders import Embedder
 from senso.admire.items import AdmireAItem
-from senso.core.errors import SensoError
 from senso.admire.systems.compound import substitute
 from senso.admire.systems.meaning import MeaningSource, content_words, literal_reading
 from senso.admire.systems.wordnet import WordNet
@@ -66,7 +65,6 @@ class EvidenceBuilder:
     embedder: Embedder
     meanings: MeaningSource | None
     wordnet: WordNet | None
-    caption_lang: str | None = None
 
     def describe(self) -> dict:
         return {"embedder": self.embedder.spec, "meaning": self.meanings.describe() if self.meanings else None,
@@ -79,10 +77,7 @@ class EvidenceBuilder:
         """Each item's caption embeddings, a row per image; None when it has no captions, or an empty one."""
         texts = []
         for item in items:
-            try:
-                captions = [item.caption(i.name, self.caption_lang) for i in item.images]
-            except SensoError:  # e.g. Portuguese targets-only items: sentences without captions
-                captions = []
+            captions = [image.caption for image in item.images]
             texts.append(captions if all(c.strip() for c in captions) else [])
         passages = [caption for captions in texts for caption in captions]
         p = dict(zip(passages, self.embedder.embed(passages, "passage"))) if passages else {}

@@ -87,8 +87,7 @@ def build_meanings(context: SystemContext, wordnet: WordNet | None) -> MeaningSo
 
 def build_builder(context: SystemContext, embedder_spec: str | None = None) -> EvidenceBuilder:
     wordnet = WordNet.locate(context.params.evidence.wordnet)
-    return EvidenceBuilder(context.embedder(embedder_spec), build_meanings(context, wordnet), wordnet,
-                           context.options.caption_lang)
+    return EvidenceBuilder(context.embedder(embedder_spec), build_meanings(context, wordnet), wordnet)
 
 
 def sense_builders(context: SystemContext, builder: EvidenceBuilder) -> list[EvidenceBuilder]:
