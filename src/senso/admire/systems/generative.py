@@ -9,7 +9,6 @@ from typing import Any, Sequence
 
 from senso.admire.items import AdmireAItem
 from senso.backends.generator import Generator  # noqa: F401  (the type of a generator, for this module's parts)
-from senso.core.cache import ResponseCache
 from senso.admire.systems.compound import substitute
 from senso.admire.systems.meaning import Meaning, MeaningSource
 from senso.admire.systems.sense import SenseDecision, sigmoid
@@ -23,7 +22,6 @@ class GeneratedMeaning:
     """The figurative meaning of the compound as a short definition written by the generator."""
 
     generator: Generator
-    cache: ResponseCache | None = None
     name: str = "generator"
 
     def meaning(self, compound: str, sentence: str | None = None, lang: str = "en") -> Meaning | None:
@@ -54,7 +52,6 @@ class PromptSense:
     """
 
     generator: Generator
-    cache: ResponseCache | None = None
     literal_first: bool = False
     name: str = "prompt"
     fitted_compounds: frozenset[str] = frozenset()
@@ -91,7 +88,6 @@ class LikelihoodSense:
 
     generator: Generator
     meanings: MeaningSource | None
-    cache: ResponseCache | None = None
     gain: float = 4.0
     name: str = "lm-likelihood"
     fitted_compounds: frozenset[str] = frozenset()

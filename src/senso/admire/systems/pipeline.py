@@ -76,7 +76,7 @@ def build_meanings(context: SystemContext, wordnet: WordNet | None) -> MeaningSo
     if kind == "generator":
         from senso.admire.systems.generative import GeneratedMeaning
 
-        return GeneratedMeaning(context.generator(), context.cache)
+        return GeneratedMeaning(context.generator())
     sources: list[MeaningSource] = []
     if glossary:
         sources.append(GlossaryMeaning(glossary))
@@ -148,8 +148,8 @@ def _generative_sense(context: SystemContext, builder: EvidenceBuilder, roles: L
 
     kind, generator = context.params.classifier.sense, context.generator()
     if kind == "lm-likelihood":
-        return LikelihoodSense(generator, builder.meanings, context.cache)
-    return PromptSense(generator, context.cache, literal_first=kind == "prompt-literal-first")
+        return LikelihoodSense(generator, builder.meanings)
+    return PromptSense(generator, literal_first=kind == "prompt-literal-first")
 
 
 # --sense NAME -> how it is built (the names and summaries: senso.admire.systems.parts.SENSES)
