@@ -40,14 +40,6 @@ def scope(run: Any) -> Scope:
     return Scope(str(lang), str(split), str(split))
 
 
-def compare(task: str, a: Any, b: Any, gold: Any, n_resamples: int, seed: int) -> Any:
-    """`senso compare` of two AdMIRe runs or submission files (`admire.paired`), typed
-    (`senso.core.comparison.Comparison`)."""
-    from senso.admire.paired import compare as compare_sides
-
-    return compare_sides(task, a, b, gold=gold, n_resamples=n_resamples, seed=seed)
-
-
 def _own(module: str, name: str):
     """A hook of a task with a plan of its own (admire-b: `sequence/`, admire-sense: `sense/`), given the task's
     `Task` below (what the plan reads of it) before the hook's arguments."""
@@ -114,6 +106,7 @@ ADMIRE = Family(FAMILY, title="AdMIRe", options=AdmireOptions, reads=("lang", "s
                 overlap=TaskCommand(_call("commands", "overlap"), tasks=(A, B)))
 COMMON = dict(family=ADMIRE, check=_own("checks", "check"), show=_call("tables", "print_result"), item_key="compound",
               group_keys=("sentence_type",), export=DATASET)
+COMPARE = _call("paired", "compare")  # `senso compare` of two runs or submission files, typed
 RANKING = dict(check=_call("ranking.run", "check"), prepare=_call("ranking.run", "prepare"),
                show=_call("tables", "print_result"))  # admire-a and any ranking task file: one engine
 
@@ -125,7 +118,7 @@ TASKS = (
          page=Section(template_of("senso.admire", "_run_a.html.j2"), _call("page", "run_section_a")),
          comparison=Section(template_of("senso.admire", "_compare_a.html.j2"), _call("page", "disagreements_a"),
                             helpers=lambda: {"caption_preview": _call("page", "caption_preview")}),
-         compare=compare, **{**COMMON, **RANKING}),
+         compare=COMPARE, **{**COMMON, **RANKING}),
     Task(B, description="AdMIRe Subtask B: complete an image sequence, and say whether the compound is used "
                         "literally or idiomatically", kind=B,
          metrics=tuple(METRICS[name] for name in OFFICIAL_METRICS["b"]), systems=_systems("b", default="random"),
@@ -133,7 +126,7 @@ TASKS = (
          prepare=_own("sequence.run", "prepare"),
          page=Section(template_of("senso.admire", "_run_b.html.j2"), _call("page", "run_section_b")),
          comparison=Section(template_of("senso.admire", "_compare_b.html.j2"), _call("page", "disagreements_b")),
-         compare=compare, **COMMON),
+         compare=COMPARE, **COMMON),
     # The sense classifier alone, scored on Subtask A's gold sentence types (its languages; no leaderboard, no
     # submission file).
     Task(SENSE, description="AdMIRe sense classification alone: is the compound literal or idiomatic in this "

