@@ -43,6 +43,36 @@ class AdmirePlan:
     def describe_system(self) -> dict[str, Any]:
         return self.predictor.describe()
 
+    def hygiene(self) -> list[str]:
+        """A loud warning when the system was fit on compounds of the split it is scored on."""
+        compounds = [item.compound for item in self.items]
+        seen = sorted(frozenset(getattr(self.predictor, "fitted_compounds", frozenset())) & set(compounds))
+        if not seen:
+            return []
+        return [f"SPLIT HYGIENE: system {self.predictor.name!r} was fit on {len(seen)} of the {len(compounds)} "
+                f"compounds of this {self.options.split} split ({', '.join(seen[:5])}{', ...' if len(seen) > 5 else ''}"
+                "); its scores here overstate what it does on unseen compounds (xeval shares every compound, with "
+                "identical captions, with train/dev/test)"]
+
+    def partial(self, n_official: int | None, n_data: int) -> list[str]:
+        """PARTIAL when the run scores other than the `n_official` items of the official split (its data files hold
+        `n_data`): why (--limit, else the part the system answers: a submission with fewer rows), or that the data
+        file itself differs; without an official size (admire-sense), when --limit cut the items."""
+        options, n_items, where = self.options, len(self.items), f"{self.options.lang} {self.options.split}"
+        if options.limit is not None:
+            reason = f"--limit {options.limit}"
+        else:
+            reason = getattr(self.predictor, "partial_reason", None) if n_items < n_data else None
+        if n_official is None:
+            return [f"PARTIAL: the first {n_items} items ({reason}) of {where}"] if reason else []
+        if n_items == n_official:
+            return []
+        if reason:
+            return [f"PARTIAL: {n_items} of the {n_official} items of the official {where} split ({reason}); "
+                    "not comparable to the leaderboard"]
+        return [f"PARTIAL: the data file has {n_data} items, the official split {n_official}; not comparable to the "
+                "leaderboard"]
+
 
 @dataclass(frozen=True)
 class Checked:

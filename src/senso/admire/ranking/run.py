@@ -21,6 +21,7 @@ from senso.admire.items import SENTENCE_TYPES
 from senso.admire.options import check_gold_file
 from senso.admire.data import items_from_targets_a, join_gold_a
 from senso.admire.rankdata import RankingItem, load_entries
+from senso.admire.scoring import Sample
 from senso.admire.ranking.default import check_row
 from senso.admire.rankfile import SHIPPED, DataFile, RankingTask, load_ranking_task, shipped_task
 from senso.admire.ranking.fit import Fitted, cross_validates, run_fitted
@@ -31,20 +32,17 @@ from senso.admire.systems.base import Ranking
 from senso.admire.systems.fitting import is_fittable, training_rows
 from senso.admire.systems.parts import SensePipelineOptions
 from senso.admire.systems.registry import check_system, chosen_row, system_params, wordnet_warnings
-from senso.admire.task import (ONE_GOLD, TASK_NAMES, fingerprints, hygiene_warnings, partial_reason,
-                               partial_warnings, targets_note)
+from senso.admire.task import ONE_GOLD, TASK_NAMES, fingerprints, targets_note
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
 from senso.core.options import RunOptions
 
 @dataclass
-class RankingSample:
-    """A line of samples.jsonl: the item, the system's scores and order, the gold order, the item's metrics (when
-    scored), the system's `extra` (sense, roles, members, ...; left out when empty), what the item shares with a
-    fitted system's training data, the item's language (a multilingual task), the system's sentence type (a
-    task that asks for it) and, in a run of a task file, where the item was read: its `[[data]]` file as the
-    task file names it and its row (what comparisons key an item by: a file may repeat an expression and
-    sentence)."""
+class RankingSample(Sample):
+    """A line of samples.jsonl (`scoring.Sample`); of the item's language (a multilingual task), the system's
+    sentence type (a task that asks for it) and where a task file's item was read (its `[[data]]` file as the task
+    file names it and its row: what comparisons key an item by, as a file may repeat an expression and sentence),
+    only those the run has (the others are `hidden`)."""
 
     compound: str
     subset: str
@@ -54,25 +52,17 @@ class RankingSample:
     predicted_order: list[str]
     gold_order: list[str] | None
     sentence_type: str | None
-    metrics: dict[str, float] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
+    predicted_sentence_type: str | None
+    lang: str | None
+    data_file: str | None
+    data_row: int | None
+    metrics: dict[str, float]
+    extra: dict[str, Any]
+    hidden: tuple[str, ...]
     overlap: dict[str, Any] | None = None
-    lang: str | None = None
-    predicted_sentence_type: str | None = None
-    data_file: str | None = None
-    data_row: int | None = None
-    show_lang: bool = False
-    show_type: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"compound": self.compound, "subset": self.subset, "sentence": self.sentence, "images": self.images,
-                "scores": self.scores, "predicted_order": self.predicted_order, "gold_order": self.gold_order,
-                "sentence_type": self.sentence_type,
-                **({"predicted_sentence_type": self.predicted_sentence_type} if self.show_type else {}),
-                **({"lang": self.lang} if self.show_lang else {}),
-                **({"data_file": self.data_file, "data_row": self.data_row} if self.data_file else {}), **self.metrics,
-                **({"extra": self.extra} if self.extra else {}),
-                **({"overlap": self.overlap} if self.overlap is not None else {})}
+        return {k: v for k, v in super().to_json().items() if k not in (*self.hidden, "hidden")}
 
 
 @dataclass(frozen=True)
@@ -178,8 +168,8 @@ def check_rankings(system: str, items: Sequence[Any], rankings: Sequence[Ranking
     check_answers(system, rankings, items, "rankings")
     for item, ranking in zip(items, rankings):
         if sorted(ranking.order) != sorted(item.image_names):
-            where = f" ({item.file}, row {item.row})"
-            raise SensoError(f"system {system!r} ranked {list(ranking.order)} for {item.compound!r}{where}, "
+            raise SensoError(f"system {system!r} ranked {list(ranking.order)} for {item.compound!r} ({item.file}, "
+                             f"row {item.row}), "
                              f"not a permutation of its images {list(item.image_names)}")
 
 
@@ -239,10 +229,10 @@ class RankingPlan(AdmirePlan):
                        "fingerprints": self._fingerprints()})
         record.update(official_record(self, samples, answers, scored))
         cross_validated = bool(self.fitted and self.fitted.fitting.get("cross_validated"))
-        warnings += [] if cross_validated else hygiene_warnings(self.predictor, [i.compound for i in self.items],
-                                                                options.split)
+        warnings += [] if cross_validated else self.hygiene()
+        warnings += [] if self.n_official is None else self.partial(self.n_official, self.n_data)
         return Scored(samples=samples, metrics=metrics, metrics_by_group=by_group, record=record,
-                      warnings=[*warnings, *self._partial()], notes=[*self.notes, *notes], files=files)
+                      warnings=warnings, notes=[*self.notes, *notes], files=files)
 
     def _fingerprints(self) -> dict[str, str]:
         """Each data file's, named by its split (and language, in a multilingual run), and each gold file's."""
@@ -251,14 +241,11 @@ class RankingPlan(AdmirePlan):
         keys = [d.split if one_language else f"{d.language}_{d.split}" for d in entries]
         return fingerprints(list(zip(keys, self.data_files)), self.data_files[len(entries):], self.options.use_cache)
 
-    def _partial(self) -> list[str]:
-        """PARTIAL when the run scores fewer items than the file's official rows (`rows` of its [[data]])."""
+    @property
+    def n_official(self) -> int | None:
+        """The official rows of the run's files (`rows` of its [[data]]); None when one does not say."""
         counts = [d.rows for d in self.entries]
-        if any(n is None for n in counts):
-            return []
-        options, items = self.options, self.items
-        reason = partial_reason(options.limit, self.predictor, len(items), self.n_data)
-        return partial_warnings(len(items), sum(counts), self.n_data, reason, options.lang, options.split)
+        return None if any(n is None for n in counts) else sum(counts)
 
     def _sample(self, item: RankingItem, answer: Ranking, kind: str | None, scored: bool) -> RankingSample:
         task = self.ranking
@@ -266,11 +253,12 @@ class RankingPlan(AdmirePlan):
                                item.sentence_type) if scored else {}
         named = {str(path): d.file for d, path in zip(self.entries, self.data_files)}
         read_from = None if self.options.task in SHIPPED else named.get(item.file, Path(item.file).name)
+        hidden = [*(() if task.sentence_type else ("predicted_sentence_type",)),
+                  *(() if len(task.languages) > 1 else ("lang",)), *(() if read_from else ("data_file", "data_row"))]
         return RankingSample(item.compound, item.subset, item.sentence, list(item.image_names), answer.scores,
                              list(answer.order), list(item.expected_order) if item.expected_order else None,
-                             item.sentence_type, metrics, answer.extra, lang=item.lang, predicted_sentence_type=kind,
-                             data_file=read_from, data_row=item.row, show_lang=len(self.ranking.languages) > 1,
-                             show_type=task.sentence_type)
+                             item.sentence_type, kind, item.lang, read_from, item.row, metrics, answer.extra,
+                             tuple(hidden))
 
     def _submissions(self, answers: Sequence[Ranking], types: Sequence[str | None]) -> dict[str, str]:
         """One submission file per data file: Subtask A's columns (with sentence and sentence_type as needed), or

@@ -11,8 +11,8 @@ import numpy as np
 
 from senso.admire.languages import language_name
 from senso.admire.checks import overlap_fields
-from senso.admire.metrics import RANK_METRICS, TYPE_METRICS, estimates, grouped_estimates
-from senso.admire.ranking.select import selection_metric
+from senso.admire.metrics import TYPE_METRICS, estimates, grouped_estimates
+from senso.admire.ranking.select import ranked_metrics, selection_metric
 from senso.admire.scoring import PARITY_NOTE, compounds_index, sense_calibration
 from senso.admire.task import TEXT_AND_IMAGES, TEXT_ONLY, gold_source
 from senso.core.stats import Estimate, paired_permutation_test
@@ -84,9 +84,8 @@ def _overlap(plan: Any, samples: Sequence[Any], scored: bool) -> dict[str, Any]:
     if index is None:
         return {}
     rows = [s.to_json() for s in samples] if scored else None
-    names = [m for m in plan.ranking.metrics if m in RANK_METRICS and m != "official_name_corr"]
     on_board = bool(set(plan.options.split.split("+")) & set(plan.ranking.leaderboard_splits))
-    return overlap_fields(samples, plan.items, rows, index, names, plan.options.seed, on_board,
+    return overlap_fields(samples, plan.items, rows, index, ranked_metrics(plan.ranking), plan.options.seed, on_board,
                           overlaps=fitted.overlaps if fitted is not None else None)
 
 
@@ -94,9 +93,8 @@ def official_record(plan: Any, samples: Sequence[Any], answers: Sequence[Any], s
     """What results.json records beyond the metrics: the official row count and caption language (a file that
     declares them), a fitted system's fitting, the sense's calibration and the overlap with the training data."""
     task, record = plan.ranking, {}
-    counts = [d.rows for d in plan.entries]
-    if all(n is not None for n in counts):
-        record["n_official"] = sum(counts)
+    if plan.n_official is not None:
+        record["n_official"] = plan.n_official
     if task.caption_columns:
         record["caption_lang"] = plan.options.caption_lang or next(iter(task.caption_columns))
     if plan.fitted is not None:

@@ -23,8 +23,7 @@ from senso.admire.systems.base import SequenceChoice
 from senso.admire.leaderboard import LEADERBOARD_SPLITS
 from senso.admire.overlap import TrainingIndex
 from senso.admire.metrics import grouped_estimates
-from senso.admire.task import (TEXT_AND_IMAGES, TEXT_ONLY, fingerprints, gold_source, hygiene_warnings,
-                               partial_reason, partial_warnings, submission_name, targets_note)
+from senso.admire.task import TEXT_AND_IMAGES, TEXT_ONLY, fingerprints, gold_source, submission_name, targets_note
 from senso.core.stats import Estimate
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
@@ -128,15 +127,6 @@ class SequencePlan(AdmirePlan):
         _check_choices(self.predictor.name, self.items, choices)
         return choices
 
-    def _overlap_record(self, samples: Sequence[AdmireBSample]) -> dict[str, Any]:
-        """A system fit on some compounds: its `overlap`, `unseen` (with gold), `placement` (a leaderboard split);
-        each sample's `overlap`. Nothing for a training-free system."""
-        if self.training is None:
-            return {}
-        rows = [s.to_json() for s in samples] if self.scored else None
-        on_board = bool(set(self.splits) & set(LEADERBOARD_SPLITS))
-        return overlap_fields(samples, self.items, rows, self.training, self.metrics, self.options.seed, on_board)
-
     def score(self, answers: list[SequenceChoice]) -> Scored:
         options, data, gold_files = self.options, self.data_files[:len(self.splits)], self.data_files[len(self.splits):]
         scored = self.scored
@@ -159,9 +149,14 @@ class SequencePlan(AdmirePlan):
         calibration = sense_calibration([a.extra.get("p_idiomatic") for a in answers],
                                         [i.sentence_type for i in self.items], seed=options.seed) if scored else None
         record.update({"calibration": calibration} if calibration is not None else {})
-        record.update(self._overlap_record(samples))
+        if self.training is not None:  # a system fit on some compounds
+            rows = [s.to_json() for s in samples] if scored else None
+            on_board = bool(set(self.splits) & set(LEADERBOARD_SPLITS))
+            record.update(overlap_fields(samples, self.items, rows, self.training, self.metrics, options.seed,
+                                         on_board))
         return Scored(samples=samples, metrics=metrics, metrics_by_group=by_group, record=record,
-                      warnings=self._warnings(), notes=notes, files={sub_name: text})
+                      warnings=[*self.hygiene(), *self.partial(self._n_official(), self.n_data)], notes=notes,
+                      files={sub_name: text})
 
     def _sample(self, item: AdmireBItem, answer: SequenceChoice, scored: bool) -> AdmireBSample:
         metrics = score_item_b(answer.expected_item, answer.sentence_type, item.expected_item,
@@ -172,10 +167,3 @@ class SequencePlan(AdmirePlan):
 
     def _n_official(self) -> int:
         return sum(official_size("b", self.options.lang, split) for split in self.splits)
-
-    def _warnings(self) -> list[str]:
-        """Split hygiene and PARTIAL."""
-        options, items, n_data = self.options, self.items, self.n_data
-        reason = partial_reason(options.limit, self.predictor, len(items), n_data)
-        return [*hygiene_warnings(self.predictor, [i.compound for i in items], options.split),
-                *partial_warnings(len(items), self._n_official(), n_data, reason, options.lang, options.split)]
