@@ -24,13 +24,12 @@ from senso.admire.rankdata import RankingItem, load_entries
 from senso.admire.scoring import Sample
 from senso.admire.ranking.default import check_row
 from senso.admire.rankfile import SHIPPED, DataFile, RankingTask, load_ranking_task, shipped_task
-from senso.admire.ranking.fit import Fitted, cross_validates, run_fitted
+from senso.admire.ranking.fit import Fitted, run_fitted
 from senso.admire.metrics import item_metrics
 from senso.admire.ranking.select import Candidate, choose_default
 from senso.admire.submission import format_order, submission_text_filled, submission_text_ranked
 from senso.admire.systems.base import Ranking
 from senso.admire.systems.fitting import is_fittable, training_rows
-from senso.admire.systems.parts import SensePipelineOptions
 from senso.admire.systems.registry import check_system, chosen_row, system_params, wordnet_warnings
 from senso.admire.task import ONE_GOLD, TASK_NAMES, fingerprints, targets_note
 from senso.core.errors import SensoError
@@ -169,8 +168,7 @@ def check_rankings(system: str, items: Sequence[Any], rankings: Sequence[Ranking
     for item, ranking in zip(items, rankings):
         if sorted(ranking.order) != sorted(item.image_names):
             raise SensoError(f"system {system!r} ranked {list(ranking.order)} for {item.compound!r} ({item.file}, "
-                             f"row {item.row}), "
-                             f"not a permutation of its images {list(item.image_names)}")
+                             f"row {item.row}), not a permutation of its images {list(item.image_names)}")
 
 
 def predicted_type(ranking: Ranking) -> str | None:
@@ -199,16 +197,10 @@ class RankingPlan(AdmirePlan):
 
     def predict(self) -> list[Ranking]:
         """Rankings, checked against the items; a fitted system is fit honestly first (`ranking.fit`)."""
-        system, options = self.predictor, self.options
-        if is_fittable(system):
-            model_file = self.params.model_file if isinstance(self.params, SensePipelineOptions) else None
-            self.fitted = run_fitted(system, self.items, self.training, model_file,
-                                     cross_validates(self.ranking, self.entries, options.gold is not None),
-                                     options.seed, options.use_cache, self.ranking.data_from)
-            rankings = self.fitted.rankings
+        if is_fittable(self.predictor):
+            self.fitted = run_fitted(self)
             self.notes += self.fitted.elsewhere(self.system, self.languages)
-        else:
-            rankings = system.rank(self.items)
+        rankings = self.fitted.rankings if self.fitted is not None else self.predictor.rank(self.items)
         check_rankings(self.system, self.items, rankings)
         return rankings
 
