@@ -1,8 +1,8 @@
 """The checks of a run of admire-b or admire-sense (the tasks with a plan of their own: `sequence/`, `sense/`),
 before anything slow and before a run folder, and the system they start from; what they know of their task they
 read from its one declaration (`family.py`'s `Task`): its name, languages (its captions' too), metrics and
-default system. Also the steps every AdMIRe plan shares: its shape, the overlap with a fitted system's training
-data, the answer count."""
+default system. Also the steps every AdMIRe plan shares: its shape, split hygiene, PARTIAL, the overlap with a
+fitted system's training data, the answer count."""
 
 from __future__ import annotations
 

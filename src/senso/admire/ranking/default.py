@@ -1,13 +1,7 @@
-"""What senso does on a language a part of an AdMIRe system does not serve (each system's and part's options class
-declares the languages it serves: `senso.admire.systems.parts.SystemOptions`), and the languages of the embedders.
-
-A part that reads an English-only resource (WordNet meanings, English prompts, an English CLIP) serves English
-only. A fitted part (learned roles, a learned or fitted sense, `fitted-pipeline`) learns from the task file's
-training rows, whatever their language, and serves every language its embedders serve. On another language senso
-either uses the part's multilingual alternative, when the part was a default the user did not ask for (the meaning source `auto` becomes
-`none`; the sense embedders become the multilingual e5), and records it; or, when the user named the part,
-refuses with a sentence naming it. Nothing falls back to English silently.
-"""
+"""What a system runs with on a ranking task's languages: a part that does not serve one (its options class declares
+the languages it serves: `senso.admire.systems.parts.SystemOptions`) is replaced by its multilingual alternative
+when the user did not name it, said in a note, else refused naming it; nothing falls back to English silently
+(docs/ranking_task_files.md, "Languages"). Also the languages of the embedders."""
 
 from __future__ import annotations
 

@@ -1,13 +1,7 @@
-"""`senso run path/to/task.toml` for a ranking task file (`kind = "ranking"`): the same loop, run folder and
-records as `admire-a`, on the file's data, in its languages.
-
-`--lang` (codes joined by `+`) and `--split` (splits joined by `+`; default `test` when the file has one, else its
-first) choose the `[[data]]` files. Without `--system` the default is chosen on the file's own training items
-(`ranking/select.py`). The run writes one submission file per data file (with sentence types when the task asks),
-samples.jsonl (with `lang` when the task has several languages, `predicted_sentence_type` when it asks for them)
-and results.json: the metrics overall, per gold sentence type and per language, each with a 95% CI, and the
-paired comparison of each two languages on the expressions they share.
-"""
+"""`senso run path/to/task.toml` for a ranking task file (`kind = "ranking"`; admire-a is its shipped files): the
+same loop, run folder and records as every task, on the file's data, in its languages. `--lang` and `--split`
+(each joined by `+`) choose the `[[data]]` files; without `--system` the default is chosen on the file's training
+rows (`ranking.select`). What a run writes: docs/ranking_task_files.md ("What a run writes")."""
 
 from __future__ import annotations
 
@@ -35,6 +29,7 @@ from senso.admire.task import ONE_GOLD, TASK_NAMES, fingerprints, targets_note
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
 from senso.core.options import RunOptions
+
 
 @dataclass
 class RankingSample(Sample):

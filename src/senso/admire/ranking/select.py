@@ -1,18 +1,7 @@
-"""The default system of a ranking task file: the best candidate that serves its languages, on its own training
-items.
-
-Candidates, in senso's order (each system's options class declares its own: `SystemOptions.candidates`): the
-training-free sense-pipeline (sense, meaning and structure ranker), then the
-caption ranker (caption-similarity; for a task that asks for sentence types, sense-pipeline with the caption
-ranker, which decides a sense too), then the fitted fitted-pipeline. Each is adapted to the languages
-(`ranking.default.adapt`; one that cannot serve them is left out, with the reason). With training rows (the file's
-`training` splits, in any language, with a gold order), each candidate is scored on them by grouped
-cross-validation over the expressions: each fold's expressions are ranked by the candidate fit on the other folds'
-(a training-free candidate fits nothing, so its held-out score is its score on those expressions); the mean over
-the folds' items is the selection score (NDCG when the task reports it, else its
-first ranking metric), with a 95% bootstrap CI. The highest wins; ties go to the earlier candidate. Without
-training items the first candidate that serves the languages is the default. The run records why.
-"""
+"""The default system of a ranking task file: the candidate (`SystemOptions.candidates`, in senso's order) that
+serves its languages (`ranking.default`) with the best score by grouped cross-validation over the expressions of
+its training rows; without training rows, the first that serves them. The procedure, and what a run records of it,
+are in docs/ranking_task_files.md ("The default system")."""
 
 from __future__ import annotations
 
