@@ -62,7 +62,8 @@ def test_overlap_fields_mark_each_sample_and_place_only_on_a_leaderboard_split()
 def _plan(n_items, limit=None, lang="en", split="dev", system=None):
     items = [SimpleNamespace(compound=f"c{i}") for i in range(n_items)]
     options = RunOptions(task="admire-b", lang=lang, split=split, limit=limit)
-    return AdmirePlan("admire-b", "mine", items, [], {}, [], system or SimpleNamespace(name="mine"), options, "admire-b")
+    system = system or SimpleNamespace(name="mine")
+    return AdmirePlan("admire-b", "mine", items, [], {}, [], system, options, "admire-b")
 
 
 def test_partial_says_why_the_limit_else_what_the_system_answers():

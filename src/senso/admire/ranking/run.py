@@ -85,10 +85,9 @@ def check(options: RunOptions, system_object: Any = None) -> Checked:
     row = chosen_row(options, system_object, "a", task.default_system)
     if row is None:
         return Checked(name, task, options, entries, languages, None)
-    if system_object is not None:
-        return Checked(name, task, options, entries, languages,
-                       Candidate(row.name, {}, row, options, check_system(row, options), []))
-    chosen = Candidate(row.name, {}, row, *check_row(task, row, options, languages))
+    user = system_object is not None  # a researcher's system reads no option of senso's systems
+    own = (options, check_system(row, options), []) if user else check_row(task, row, options, languages)
+    chosen = Candidate(row.name, {}, row, *own)
     return Checked(name, task, options, entries, languages, chosen, wordnet_warnings(row, chosen.options))
 
 
@@ -142,8 +141,7 @@ def prepare(options: RunOptions, context: RunContext) -> "RankingPlan":
     n_data = len(items)
     if hasattr(system, "select_items"):  # a system that answers a part of the split (a submission file)
         items = system.select_items(items)
-    if run_options.limit is not None:
-        items = items[: run_options.limit]
+    items = items[: run_options.limit]
     config = {"lang": run_options.lang, "split": run_options.split,
               "chosen_by_default": chosen_by_default(run_options, options),
               "ranking_task": task.describe(),

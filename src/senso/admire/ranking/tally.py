@@ -85,8 +85,8 @@ def _overlap(plan: Any, samples: Sequence[Any], scored: bool) -> dict[str, Any]:
         return {}
     rows = [s.to_json() for s in samples] if scored else None
     on_board = bool(set(plan.options.split.split("+")) & set(plan.ranking.leaderboard_splits))
-    return overlap_fields(samples, plan.items, rows, index, ranked_metrics(plan.ranking), plan.options.seed, on_board,
-                          overlaps=fitted.overlaps if fitted is not None else None)
+    return overlap_fields(samples, plan.items, rows, index, ranked_metrics(plan.ranking), plan.options.seed,
+                          on_board, overlaps=fitted.overlaps if fitted is not None else None)
 
 
 def official_record(plan: Any, samples: Sequence[Any], answers: Sequence[Any], scored: bool) -> dict[str, Any]:

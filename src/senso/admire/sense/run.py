@@ -28,6 +28,7 @@ from senso.core.evaluation import RunContext, Scored
 from senso.core.options import RunOptions
 from senso.core.task import Task
 
+
 @dataclass
 class SenseSample(Sample):
     """One item's line of samples.jsonl: its gold sense, the classifier's decision and evidence, and whether
