@@ -59,11 +59,11 @@ def _adapt_parts(system: type[SystemOptions], given: dict[str, Any], embedder: s
 
 
 def adapt(name: str, system: type[SystemOptions], system_options: dict[str, Any], embedder: str | None,
-          languages: Sequence[str], members: Sequence[tuple[str, type[SystemOptions]]] = ()
+          languages: Sequence[str], members: Sequence[tuple[str, AdmireSystem, RunOptions]] = ()
           ) -> tuple[dict[str, Any], list[str]]:
     """The options system `name` (its options class `system`, which declares the languages it serves) runs with on
     `languages`, the multilingual alternatives put in place of defaults that do not serve them, and a note for each
-    replacement; `members`, (name, options class) of a composed system's members. SensoError naming the part or
+    replacement; `members`, a composed system's (`registry.member_rows`). SensoError naming the part or
     system that does not serve one of them."""
     languages = [base_language(lang) for lang in languages]
     if embedder is not None:
@@ -75,9 +75,8 @@ def adapt(name: str, system: type[SystemOptions], system_options: dict[str, Any]
     if system.languages == BY_PARTS:
         return _adapt_parts(system, system_options, embedder, languages, notes), notes
     if system.languages == BY_MEMBERS:
-        for member, member_system in members:
-            member_name, _, member_embedder = member.partition("@")
-            adapt(member_name, member_system, system_options, member_embedder or embedder, languages)
+        for _, member, member_options in members:
+            adapt(member.name, member.options, system_options, member_options.embedder, languages)
     elif system.languages != BY_EMBEDDER and (missing := _unserved(system.languages, languages)):
         raise SensoError(f"--system {name} serves English only ({system.english_because or 'English-only parts'}) "
                          f"and this task is in {', '.join(missing)}: use caption-similarity or sense-pipeline, which "
@@ -94,7 +93,6 @@ def check_row(task: RankingTask, row: AdmireSystem, options: RunOptions,
         raise SensoError(f"{task.reference} ranks captions only (subtask = \"captions\": no pictures): --system "
                          f"{row.name} with what it was given reads the pictures")
     members = member_rows(row, own.members, options) if row.composed else []
-    adapted, notes = adapt(row.name, row.options, dict(options.system_options), options.embedder, languages,
-                           [(entry, member.options) for entry, member, _ in members])
+    adapted, notes = adapt(row.name, row.options, dict(options.system_options), options.embedder, languages, members)
     options = replace(options, system_options=adapted)
     return options, check_system(row, options), notes
