@@ -6,7 +6,7 @@ training row; otherwise fit once on the training rows (cached). Each way says wh
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from senso.admire.overlap import TrainingIndex
 from senso.admire.systems.parts import SensePipelineOptions
@@ -15,21 +15,14 @@ from senso.admire.systems.fitting import cross_validate, cv_overlaps, fit_cached
 
 @dataclass
 class Fitted:
-    """What a fitted run did: the rankings, results.json's `fitting`, the training data and per-item overlaps."""
+    """What a fitted run did: the rankings, results.json's `fitting`, the training data, per-item overlaps and a
+    note when it ranks languages it was not fit on (through its multilingual embedders)."""
 
     rankings: list[Any]
     fitting: dict[str, Any]
     training: TrainingIndex
-    overlaps: list[dict[str, Any]] | None = field(default=None)
-    languages: tuple[str, ...] = ()  # of the rows it was fit on (none known: a model file)
-
-    def elsewhere(self, system: str, languages: Sequence[str]) -> list[str]:
-        """A note when the system ranks languages it was not fit on (through its multilingual embedders)."""
-        other = [lang for lang in languages if self.languages and lang not in self.languages]
-        if not other:
-            return []
-        return [f"{system} was fit on the task file's {self.fitting['fit_on']} rows and ranks {', '.join(other)} "
-                "through its multilingual embedders"]
+    overlaps: list[dict[str, Any]] | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 FOLDER = {"data-dir": "data folder", "task-file": "task file"}  # where a file's paths are relative to
@@ -52,8 +45,12 @@ def run_fitted(plan: Any) -> Fitted:
         rankings, info = cross_validate(system, items, training, seed=options.seed)
         index = TrainingIndex(frozenset(), frozenset(), frozenset(),
                               f"{training.source} without each fold's compounds (cross-validation)")
-        return Fitted(rankings, info, index, cv_overlaps(items, rankings, training), fit_on)
-    info = fit_cached(system, training, use_cache=options.use_cache)
-    return Fitted(system.rank(items), {"cross_validated": False, **info},
-                  TrainingIndex.from_items(training.items, f"{training.source} of the {FOLDER[task.data_from]}"),
-                  languages=fit_on)
+        fitted = Fitted(rankings, info, index, cv_overlaps(items, rankings, training))
+    else:
+        info = fit_cached(system, training, use_cache=options.use_cache)
+        fitted = Fitted(system.rank(items), {"cross_validated": False, **info},
+                        TrainingIndex.from_items(training.items, f"{training.source} of the {FOLDER[task.data_from]}"))
+    if other := [lang for lang in plan.languages if lang not in fit_on]:
+        fitted.notes = [f"{plan.system} was fit on the task file's {fitted.fitting['fit_on']} rows and ranks "
+                        f"{', '.join(other)} through its multilingual embedders"]
+    return fitted

@@ -192,7 +192,7 @@ class RankingPlan(AdmirePlan):
         """Rankings, checked against the items; a fitted system is fit honestly first (`ranking.fit`)."""
         if is_fittable(self.predictor):
             self.fitted = run_fitted(self)
-            self.notes += self.fitted.elsewhere(self.system, self.languages)
+            self.notes += self.fitted.notes
         rankings = self.fitted.rankings if self.fitted is not None else self.predictor.rank(self.items)
         check_rankings(self.system, self.items, rankings)
         return rankings
