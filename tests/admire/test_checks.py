@@ -42,21 +42,20 @@ def test_one_answer_per_item():
         check_answers("mine", [1], ["a", "b"], "decisions")
 
 
-def test_overlap_fields_mark_each_sample_and_place_only_on_a_leaderboard_split():
-    from types import SimpleNamespace
-
-    from senso.admire.checks import overlap_fields
+def test_overlap_marks_each_sample_and_places_only_on_a_leaderboard_split():
     from senso.admire.overlap import TrainingIndex
 
-    items = [SimpleNamespace(compound=c, candidates=()) for c in ("seen", "new")]
+    plan = _plan(0)
+    plan.items = [SimpleNamespace(compound=c, candidates=()) for c in ("seen", "new")]
     index = TrainingIndex(frozenset({"seen"}), None, None, "the compounds the system was fit on")
-    samples = [SimpleNamespace(overlap=None) for _ in items]
+    samples = [SimpleNamespace(overlap=None) for _ in plan.items]
     rows = [{"sentence_type": "literal", "image_accuracy": v} for v in (1.0, 0.0)]
-    record = overlap_fields(samples, items, rows, index, ["image_accuracy"], seed=0, on_board=True)
+    record = plan.overlap(samples, rows, index, ["image_accuracy"], on_board=True)
     assert [s.overlap["compound"] for s in samples] == [True, False]
     assert record["overlap"]["n_seen"] == 1 and record["unseen"]["n"] == 1
     assert record["unseen"]["image_accuracy"]["value"] == 0.0 and record["placement"].startswith("Not ranked")
-    assert "placement" not in overlap_fields(samples, items, None, index, ["image_accuracy"], seed=0)
+    assert "placement" not in plan.overlap(samples, None, index, ["image_accuracy"])
+    assert plan.overlap(samples, rows, None, ["image_accuracy"], on_board=True) == {}  # a training-free system
 
 
 def _plan(n_items, limit=None, lang="en", split="dev", system=None):

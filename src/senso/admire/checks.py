@@ -43,6 +43,18 @@ class AdmirePlan:
     def describe_system(self) -> dict[str, Any]:
         return self.predictor.describe()
 
+    def overlap(self, samples: Sequence[Any], rows: Sequence[dict[str, Any]] | None, index: TrainingIndex | None,
+                metric_names: Sequence[str], on_board: bool = False,
+                overlaps: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """A fitted system's `overlap` with its training data (`index`), `unseen` (with the items' scored `rows`)
+        and, `on_board` (a split a published leaderboard covers), the `placement` sentence
+        (`leaderboard.unranked_reason`); each sample's `overlap`. Nothing for a training-free system."""
+        if index is None:
+            return {}
+        record = overlap_record(self.items, rows, index, metric_names, self.options.seed, overlaps, samples)[1]
+        reason = unranked_reason(record) if on_board else None
+        return {**record, **({"placement": reason} if reason else {})}
+
     def hygiene(self) -> list[str]:
         """A loud warning when the system was fit on compounds of the split it is scored on."""
         compounds = [item.compound for item in self.items]
@@ -128,16 +140,6 @@ def chosen_by_default(options: RunOptions, given: RunOptions) -> dict[str, str]:
 
         note(f"{options.task}: {', '.join(f'{k} {v}' for k, v in chosen.items())} (not given: the default)")
     return chosen
-
-
-def overlap_fields(samples: Sequence[Any], items: Sequence[Any], rows: Sequence[dict[str, Any]] | None,
-                   index: TrainingIndex, metric_names: Sequence[str], seed: int, on_board: bool = False,
-                   overlaps: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """A fitted system's `overlap`, `unseen` (with the items' scored `rows`) and, `on_board` (a split a published
-    leaderboard covers), the `placement` sentence (`leaderboard.unranked_reason`); each sample's `overlap`."""
-    record = overlap_record(items, rows, index, metric_names, seed, overlaps, samples)[1]
-    reason = unranked_reason(record) if on_board else None
-    return {**record, **({"placement": reason} if reason else {})}
 
 
 def check_answers(system: str, answers: Sequence[Any], items: Sequence[Any], noun: str) -> None:

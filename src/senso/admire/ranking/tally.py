@@ -10,7 +10,6 @@ from typing import Any, Sequence
 import numpy as np
 
 from senso.admire.languages import language_name
-from senso.admire.checks import overlap_fields
 from senso.admire.metrics import TYPE_METRICS, estimates, grouped_estimates
 from senso.admire.ranking.select import ranked_metrics, selection_metric
 from senso.admire.scoring import PARITY_NOTE, compounds_index, sense_calibration
@@ -76,17 +75,14 @@ def tally(plan: Any, samples: Sequence[Any], scored: bool, types: Sequence[str |
 
 
 def _overlap(plan: Any, samples: Sequence[Any], scored: bool) -> dict[str, Any]:
-    """A fitted system's `overlap`, `unseen` (with gold) and, on a split a published leaderboard covers, the
-    `placement` sentence (`leaderboard.unranked_reason`); each sample's `overlap`. Nothing for a training-free
-    system."""
+    """A fitted system's overlap with its training data (`AdmirePlan.overlap`); placement on a split a published
+    leaderboard covers."""
     fitted = plan.fitted
     index = fitted.training if fitted is not None else compounds_index(plan.predictor)
-    if index is None:
-        return {}
     rows = [s.to_json() for s in samples] if scored else None
     on_board = bool(set(plan.options.split.split("+")) & set(plan.ranking.leaderboard_splits))
-    return overlap_fields(samples, plan.items, rows, index, ranked_metrics(plan.ranking), plan.options.seed,
-                          on_board, overlaps=fitted.overlaps if fitted is not None else None)
+    return plan.overlap(samples, rows, index, ranked_metrics(plan.ranking), on_board,
+                        overlaps=fitted.overlaps if fitted is not None else None)
 
 
 def official_record(plan: Any, samples: Sequence[Any], answers: Sequence[Any], scored: bool) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from senso.admire.checks import AdmirePlan, check_answers, overlap_fields, start
+from senso.admire.checks import AdmirePlan, check_answers, start
 from senso.admire.data import items_from_targets_a, official_targets
 from senso.admire.items import AdmireAItem
 from senso.admire.rankdata import split_items
@@ -82,9 +82,8 @@ class SensePlan(AdmirePlan):
                   "captions_used": all(all(o.caption for o in i.images) for i in items),
                   "calibration": sense_calibration([s.p_idiomatic for s in samples], [s.sentence_type for s in samples],
                                                    seed=options.seed)}
-        index = compounds_index(self.predictor)
-        if index is not None:  # a fitted classifier: the items whose compound it was not fit on are the headline
-            record.update(overlap_fields(samples, items, rows, index, [self.metric], options.seed))
+        # a fitted classifier: the items whose compound it was not fit on are the headline
+        record.update(self.overlap(samples, rows, compounds_index(self.predictor), [self.metric]))
         return Scored(samples=samples, metrics=metrics, metrics_by_group=by_group, record=record, warnings=warnings)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from senso.admire.checks import AdmirePlan, check_answers, overlap_fields, start
+from senso.admire.checks import AdmirePlan, check_answers, start
 from senso.admire.data import load_subtask_b, official_targets, split_file
 from senso.admire.items import AdmireBItem
 from senso.admire.scoring import GROUPS, Sample, compounds_index, score_item_b, sense_calibration
@@ -145,10 +145,8 @@ class SequencePlan(AdmirePlan):
         calibration = sense_calibration([a.extra.get("p_idiomatic") for a in answers],
                                         [i.sentence_type for i in self.items], seed=options.seed) if scored else None
         record.update({"calibration": calibration} if calibration is not None else {})
-        if self.training is not None:  # a system fit on some compounds
-            on_board = bool(set(self.splits) & set(LEADERBOARD_SPLITS))
-            record.update(overlap_fields(samples, self.items, rows, self.training, self.metrics, options.seed,
-                                         on_board))
+        on_board = bool(set(self.splits) & set(LEADERBOARD_SPLITS))
+        record.update(self.overlap(samples, rows, self.training, self.metrics, on_board))
         return Scored(samples=samples, metrics=metrics, metrics_by_group=by_group, record=record,
                       warnings=[*self.hygiene(), *self.partial(n_official, self.n_data)], notes=notes,
                       files={sub_name: text})
