@@ -4,6 +4,7 @@ modules are imported when a hook is first called, so the table of tasks (`senso.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from senso.admire.metrics import METRICS
@@ -134,8 +135,7 @@ TASKS = (
          systems=_systems("sense", default="sense-classifier"),
          choices={"lang": shipped_languages(A), "split": SPLITS}, prepare=_own("sense.run", "prepare"),
          page=Section(template_of("senso.admire", "_run_sense.html.j2"), _call("page", "run_section_sense")),
-         **{**COMMON, "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
-                                           dataset_name=DATASET.dataset_name, config=DATASET.config)}),
+         **{**COMMON, "export": replace(DATASET, hub_task_type="text-classification")}),
 )
 RANKING_FILE = Task(
     "path/to/ranking.toml", description="any ranking task file (kind = \"ranking\"): rank 5 images or captions for an "

@@ -47,7 +47,8 @@ def tally(plan: Any, samples: Sequence[Any], scored: bool, types: Sequence[str |
     multilingual = len(task.languages) > 1
     languages = list(dict.fromkeys(i.lang for i in items))
     record: dict[str, Any] = {
-        "lang": options.lang, "split": options.split, "caption_lang": None,
+        "lang": options.lang, "split": options.split,
+        "caption_lang": (options.caption_lang or next(iter(task.caption_columns))) if task.caption_columns else None,
         "track": TEXT_AND_IMAGES if getattr(plan.predictor, "uses_images", False) else TEXT_ONLY,
         "ranking_task": task.describe(),
         "n_by_language": {lang: sum(i.lang == lang for i in items) for lang in languages},
@@ -86,13 +87,11 @@ def _overlap(plan: Any, samples: Sequence[Any], scored: bool) -> dict[str, Any]:
 
 
 def official_record(plan: Any, samples: Sequence[Any], answers: Sequence[Any], scored: bool) -> dict[str, Any]:
-    """What results.json records beyond the metrics: the official row count and caption language (a file that
-    declares them), a fitted system's fitting, the sense's calibration and the overlap with the training data."""
-    task, record = plan.ranking, {}
+    """What results.json records beyond the metrics: the official row count (a file that declares it), a fitted
+    system's fitting, the sense's calibration and the overlap with the training data."""
+    record: dict[str, Any] = {}
     if plan.n_official is not None:
         record["n_official"] = plan.n_official
-    if task.caption_columns:
-        record["caption_lang"] = plan.options.caption_lang or next(iter(task.caption_columns))
     if plan.fitted is not None:
         record.update({"cross_validated": bool(plan.fitted.fitting.get("cross_validated")),
                        "fitting": plan.fitted.fitting})
