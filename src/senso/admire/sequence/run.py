@@ -126,7 +126,7 @@ class SequencePlan(AdmirePlan):
         scored = bool(self.items) and all(_has_gold(item) for item in self.items)
         n_official = sum(official_size("b", options.lang, split) for split in self.splits)
         samples = [self._sample(item, answer, scored) for item, answer in zip(self.items, answers)]
-        sub_name = submission_name(options.lang, self.splits[0] if len(self.splits) == 1 else "+".join(self.splits))
+        sub_name = submission_name(options.lang, "+".join(self.splits))
         text = submission_text_b([(i.compound, a.sentence_type, a.expected_item) for i, a in zip(self.items, answers)])
         rows = [s.to_json() for s in samples] if scored else None
         notes, metrics, by_group, gold = list(self.notes), {}, {}, None
