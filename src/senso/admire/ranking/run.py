@@ -20,7 +20,7 @@ from senso.admire.ranking.default import check_row
 from senso.admire.rankfile import SHIPPED, DataFile, RankingTask, load_ranking_task, shipped_task
 from senso.admire.ranking.fit import Fitted, run_fitted
 from senso.admire.metrics import item_metrics
-from senso.admire.ranking.select import Candidate, choose_default
+from senso.admire.ranking.select import Candidate, Checked, choose_default
 from senso.admire.submission import format_order, submission_text_filled, submission_text_ranked
 from senso.admire.systems.base import Ranking
 from senso.admire.systems.fitting import is_fittable, training_rows
@@ -57,17 +57,6 @@ class RankingSample(Sample):
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in super().to_json().items() if k not in (*self.hidden, "hidden")}
-
-
-@dataclass(frozen=True)
-class Checked:
-    name: str  # what the user ran: a shipped task's name (admire-a), else the task file's `name`
-    task: RankingTask
-    options: RunOptions
-    entries: list[DataFile]
-    languages: list[str]
-    system: Candidate | None  # None: the default, chosen in `prepare`
-    warnings: list[str] = field(default_factory=list)
 
 
 def check(options: RunOptions, system_object: Any = None) -> Checked:

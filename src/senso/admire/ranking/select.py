@@ -6,9 +6,9 @@ are in docs/ranking_task_files.md ("The default system")."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
-from senso.admire.rankfile import RankingTask
+from senso.admire.rankfile import DataFile, RankingTask
 from senso.admire.metrics import RANK_METRICS, estimates, item_metrics
 from senso.admire.ranking.default import check_row
 from senso.admire.systems.fitting import cross_validate, is_fittable
@@ -16,9 +16,6 @@ from senso.admire.systems.registry import AdmireSystem, default_candidates, get_
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext
 from senso.core.options import RunOptions
-
-if TYPE_CHECKING:
-    from senso.admire.ranking.run import Checked
 
 
 @dataclass
@@ -39,6 +36,19 @@ class Candidate:
         """The candidate's system, its models through the run's pool, its fitted parts fit on `training`."""
         return self.row.build(system_context(self.row, self.options, context.cache, context.models, self.params,
                                              training))
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What a ranking run's checks found (`ranking.run.check`), the system it runs among them."""
+
+    name: str  # what the user ran: a shipped task's name (admire-a), else the task file's `name`
+    task: RankingTask
+    options: RunOptions
+    entries: list[DataFile]
+    languages: list[str]
+    system: Candidate | None  # None: the default, chosen in `prepare`
+    warnings: list[str] = field(default_factory=list)
 
 
 def ranked_metrics(task: RankingTask) -> list[str]:
