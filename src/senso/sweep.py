@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import sys
 import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -48,13 +47,9 @@ from senso.core.cache import cache_key
 from senso import catalog
 from senso.core.options import RunOptions
 from senso.core.params import Text
+from senso.core.taskfile import read_task_file
 from senso.core.output import check_output_folder, write_text
 from senso.core.records import load_results, write_json_atomically
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 PATH_FIELDS = {"data_dir", "out", "gold"}
 TABLES = ("set", "model_args")  # tables of KEY = VALUE: the system's options, the served model's settings
@@ -134,13 +129,7 @@ def _make_options(path: Path, base: Path, fixed: dict[str, Any], chosen: dict[st
 
 def load_sweep(path: str | Path, out: str | Path | None = None) -> Sweep:
     """Parse and expand a sweep file; errors name the file and the offending key."""
-    path = Path(path)
-    try:
-        spec = tomllib.loads(path.read_text(encoding="utf-8-sig"))
-    except OSError as exc:
-        raise SensoError(f"{path}: cannot read the sweep file ({exc.strerror})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise SensoError(f"{path}: not valid TOML: {exc}") from None
+    spec, path = read_task_file(path, what="sweep file")
     unknown = set(spec) - {"out", "grid", "options", "ray"}
     if unknown:
         raise SensoError(f"{path}: unknown top-level keys {sorted(unknown)}; expected out, [grid], [options], [ray]")

@@ -75,6 +75,15 @@ def test_bad_sweep_files_name_the_problem(tmp_path, text, message):
     assert str(path) in str(info.value)
 
 
+def test_a_missing_or_binary_sweep_file_is_named(tmp_path):
+    with pytest.raises(SensoError, match=r"nope\.toml: no such sweep file"):
+        load_sweep(tmp_path / "nope.toml")
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b"\xff\xfe[grid]")
+    with pytest.raises(SensoError, match=r"binary\.toml: not UTF-8 text"):
+        load_sweep(binary)
+
+
 def test_local_sweep_runs_skips_finished_runs_and_summarises(tmp_path):
     text = SWEEP.replace('seed = [0, 2]', 'seed = [0, 2]\nfail = [{set = {fail = "no"}}, {set = {fail = "yes"}}]')
     text = text.replace("[grid]\ntask = [\"abricot-abs\", \"abricot-inc\"]", "[grid]\ntask = [\"abricot-abs\"]")

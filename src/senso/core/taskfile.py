@@ -30,11 +30,12 @@ class TaskFileError(SensoError):
         super().__init__(f"{path}" + (f", key '{key}'" if key else "") + f": {message}")
 
 
-def read_task_file(path: str | Path, error: type[TaskFileError] = TaskFileError) -> tuple[dict[str, Any], Path]:
-    """The task file's parsed TOML and its absolute path; `error` when it is absent, not UTF-8 or not TOML."""
+def read_task_file(path: str | Path, error: type[TaskFileError] = TaskFileError,
+                   what: str = "task file") -> tuple[dict[str, Any], Path]:
+    """The TOML file's parsed table and its absolute path; `error` when it is absent, not UTF-8 or not TOML."""
     path = Path(path).expanduser().resolve()
     if not path.is_file():
-        raise error(path, None, "no such task file")
+        raise error(path, None, f"no such {what}")
     try:
         return tomllib.loads(path.read_text(encoding="utf-8-sig")), path
     except UnicodeDecodeError:
