@@ -627,7 +627,7 @@ def test_catalogue_is_large_enough():
 # ---------------------------------------------------------------------------- what the catalogue's phrases cannot show
 
 def test_no_wordnet_is_a_warning_not_silence(tmp_path, monkeypatch):
-    from senso.admire.ranking.run import check_options
+    from senso.admire.ranking.run import check
     from senso.admire.systems import wordnet
     from senso.catalog import RunOptions
 
@@ -635,12 +635,12 @@ def test_no_wordnet_is_a_warning_not_silence(tmp_path, monkeypatch):
     monkeypatch.setattr(wordnet, "wordnet_candidates", lambda: [tmp_path / "empty"])
     from senso.core.evaluation import ScoreWarning
 
-    warnings = check_options(RunOptions(task="admire-a", system="sense-pipeline", data_dir=DATA)).warnings
+    warnings = check(RunOptions(task="admire-a", system="sense-pipeline", data_dir=DATA)).warnings
     assert any(w.startswith("NO WORDNET") and "--set wordnet=FOLDER" in w for w in warnings)
     assert all(isinstance(w, ScoreWarning) for w in warnings)  # recorded in results.json's score_warnings
-    warnings = check_options(RunOptions(task="admire-a", system="ensemble", data_dir=DATA)).warnings  # its members use it
+    warnings = check(RunOptions(task="admire-a", system="ensemble", data_dir=DATA)).warnings  # its members use it
     assert any(w.startswith("NO WORDNET") for w in warnings)
-    warnings = check_options(RunOptions(task="admire-a", system="random", data_dir=DATA)).warnings
+    warnings = check(RunOptions(task="admire-a", system="random", data_dir=DATA)).warnings
     assert warnings == []
 
 

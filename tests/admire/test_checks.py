@@ -3,9 +3,11 @@ captions' too), splits and default system."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
-from senso.admire.checks import check, check_answers
+from senso.admire.checks import AdmirePlan, check, check_answers
 from senso.admire.family import TASKS
 from senso.catalog import RunOptions
 from senso.core.errors import SensoError
@@ -40,18 +42,51 @@ def test_one_answer_per_item():
         check_answers("mine", [1], ["a", "b"], "decisions")
 
 
-def test_overlap_fields_mark_each_sample_and_place_only_on_a_leaderboard_split():
-    from types import SimpleNamespace
-
-    from senso.admire.checks import overlap_fields
+def test_overlap_marks_each_sample_and_places_only_on_a_leaderboard_split():
     from senso.admire.overlap import TrainingIndex
 
-    items = [SimpleNamespace(compound=c, candidates=()) for c in ("seen", "new")]
+    plan = _plan(0)
+    plan.items = [SimpleNamespace(compound=c, candidates=()) for c in ("seen", "new")]
     index = TrainingIndex(frozenset({"seen"}), None, None, "the compounds the system was fit on")
-    samples = [SimpleNamespace(overlap=None) for _ in items]
+    samples = [SimpleNamespace(overlap=None) for _ in plan.items]
     rows = [{"sentence_type": "literal", "image_accuracy": v} for v in (1.0, 0.0)]
-    record = overlap_fields(samples, items, rows, index, ["image_accuracy"], seed=0, on_board=True)
+    record = plan.overlap(samples, rows, index, ["image_accuracy"], on_board=True)
     assert [s.overlap["compound"] for s in samples] == [True, False]
     assert record["overlap"]["n_seen"] == 1 and record["unseen"]["n"] == 1
     assert record["unseen"]["image_accuracy"]["value"] == 0.0 and record["placement"].startswith("Not ranked")
-    assert "placement" not in overlap_fields(samples, items, None, index, ["image_accuracy"], seed=0)
+    assert "placement" not in plan.overlap(samples, None, index, ["image_accuracy"])
+    assert plan.overlap(samples, rows, None, ["image_accuracy"], on_board=True) == {}  # a training-free system
+
+
+def _plan(n_items, limit=None, lang="en", split="dev", system=None):
+    items = [SimpleNamespace(compound=f"c{i}") for i in range(n_items)]
+    options = RunOptions(task="admire-b", lang=lang, split=split, limit=limit)
+    system = system or SimpleNamespace(name="mine")
+    return AdmirePlan("admire-b", "mine", items, [], {}, [], system, options, "admire-b")
+
+
+def test_partial_says_why_the_limit_else_what_the_system_answers():
+    submission = SimpleNamespace(name="mine", partial_reason="the submission has 3 rows")
+    assert _plan(2, limit=2, system=submission).partial(15, 5) == [
+        "PARTIAL: 2 of the 15 items of the official en dev split (--limit 2); not comparable to the leaderboard"]
+    assert _plan(3, system=submission).partial(15, 5) == [
+        "PARTIAL: 3 of the 15 items of the official en dev split (the submission has 3 rows); not comparable to the "
+        "leaderboard"]
+    assert _plan(15).partial(15, 15) == []
+    assert _plan(10).partial(15, 10) == [
+        "PARTIAL: the data file has 10 items, the official split 15; not comparable to the leaderboard"]
+
+
+def test_partial_without_an_official_size_only_when_limited():
+    assert _plan(5, limit=5, lang="pt").partial(None, 15) == ["PARTIAL: the first 5 items (--limit 5) of pt dev"]
+    assert _plan(15, lang="pt").partial(None, 15) == []
+    assert _plan(3, system=SimpleNamespace(name="mine", partial_reason="fewer rows")).partial(None, 3) == []
+
+
+def test_hygiene_names_the_compounds_the_system_was_fit_on():
+    fitted = SimpleNamespace(name="mine", fitted_compounds=frozenset({"c0", "c1", "other"}))
+    assert _plan(4, system=fitted).hygiene() == [
+        "SPLIT HYGIENE: system 'mine' was fit on 2 of the 4 compounds of this dev split (c0, c1); its scores here "
+        "overstate what it does on unseen compounds (xeval shares every compound, with identical captions, with "
+        "train/dev/test)"]
+    assert _plan(4).hygiene() == []

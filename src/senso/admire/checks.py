@@ -1,8 +1,8 @@
 """The checks of a run of admire-b or admire-sense (the tasks with a plan of their own: `sequence/`, `sense/`),
 before anything slow and before a run folder, and the system they start from; what they know of their task they
 read from its one declaration (`family.py`'s `Task`): its name, languages (its captions' too), metrics and
-default system. Also the steps every AdMIRe plan shares: its shape, the overlap with a fitted system's training
-data, the answer count."""
+default system. Also the steps every AdMIRe plan shares: its shape, split hygiene, PARTIAL, the overlap with a
+fitted system's training data, the answer count."""
 
 from __future__ import annotations
 
@@ -42,6 +42,48 @@ class AdmirePlan:
 
     def describe_system(self) -> dict[str, Any]:
         return self.predictor.describe()
+
+    def overlap(self, samples: Sequence[Any], rows: Sequence[dict[str, Any]] | None, index: TrainingIndex | None,
+                metric_names: Sequence[str], on_board: bool = False,
+                overlaps: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """A fitted system's `overlap` with its training data (`index`), `unseen` (with the items' scored `rows`)
+        and, `on_board` (a split a published leaderboard covers), the `placement` sentence
+        (`leaderboard.unranked_reason`); each sample's `overlap`. Nothing for a training-free system."""
+        if index is None:
+            return {}
+        record = overlap_record(self.items, rows, index, metric_names, self.options.seed, overlaps, samples)[1]
+        reason = unranked_reason(record) if on_board else None
+        return {**record, **({"placement": reason} if reason else {})}
+
+    def hygiene(self) -> list[str]:
+        """A loud warning when the system was fit on compounds of the split it is scored on."""
+        compounds = [item.compound for item in self.items]
+        seen = sorted(frozenset(getattr(self.predictor, "fitted_compounds", frozenset())) & set(compounds))
+        if not seen:
+            return []
+        return [f"SPLIT HYGIENE: system {self.predictor.name!r} was fit on {len(seen)} of the {len(compounds)} "
+                f"compounds of this {self.options.split} split ({', '.join(seen[:5])}{', ...' if len(seen) > 5 else ''}"
+                "); its scores here overstate what it does on unseen compounds (xeval shares every compound, with "
+                "identical captions, with train/dev/test)"]
+
+    def partial(self, n_official: int | None, n_data: int) -> list[str]:
+        """PARTIAL when the run scores other than the `n_official` items of the official split (its data files hold
+        `n_data`): why (--limit, else the part the system answers: a submission with fewer rows), or that the data
+        file itself differs; without an official size (admire-sense), when --limit cut the items."""
+        options, n_items, where = self.options, len(self.items), f"{self.options.lang} {self.options.split}"
+        if options.limit is not None:
+            reason = f"--limit {options.limit}"
+        else:
+            reason = getattr(self.predictor, "partial_reason", None) if n_items < n_data else None
+        if n_official is None:
+            return [f"PARTIAL: the first {n_items} items ({reason}) of {where}"] if reason else []
+        if n_items == n_official:
+            return []
+        if reason:
+            return [f"PARTIAL: {n_items} of the {n_official} items of the official {where} split ({reason}); "
+                    "not comparable to the leaderboard"]
+        return [f"PARTIAL: the data file has {n_data} items, the official split {n_official}; not comparable to the "
+                "leaderboard"]
 
 
 @dataclass(frozen=True)
@@ -98,16 +140,6 @@ def chosen_by_default(options: RunOptions, given: RunOptions) -> dict[str, str]:
 
         note(f"{options.task}: {', '.join(f'{k} {v}' for k, v in chosen.items())} (not given: the default)")
     return chosen
-
-
-def overlap_fields(samples: Sequence[Any], items: Sequence[Any], rows: Sequence[dict[str, Any]] | None,
-                   index: TrainingIndex, metric_names: Sequence[str], seed: int, on_board: bool = False,
-                   overlaps: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """A fitted system's `overlap`, `unseen` (with the items' scored `rows`) and, `on_board` (a split a published
-    leaderboard covers), the `placement` sentence (`leaderboard.unranked_reason`); each sample's `overlap`."""
-    record = overlap_record(items, rows, index, metric_names, seed, overlaps, samples)[1]
-    reason = unranked_reason(record) if on_board else None
-    return {**record, **({"placement": reason} if reason else {})}
 
 
 def check_answers(system: str, answers: Sequence[Any], items: Sequence[Any], noun: str) -> None:

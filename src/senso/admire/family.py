@@ -4,6 +4,7 @@ modules are imported when a hook is first called, so the table of tasks (`senso.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from senso.admire.metrics import METRICS
@@ -38,14 +39,6 @@ def scope(run: Any) -> Scope:
     lang = run.results.get("lang") or config_option(run.config, "lang") or "?"
     split = run.results.get("split") or config_option(run.config, "split") or "?"
     return Scope(str(lang), str(split), str(split))
-
-
-def compare(task: str, a: Any, b: Any, gold: Any, n_resamples: int, seed: int) -> Any:
-    """`senso compare` of two AdMIRe runs or submission files (`admire.paired`), typed
-    (`senso.core.comparison.Comparison`)."""
-    from senso.admire.paired import compare as compare_sides
-
-    return compare_sides(task, a, b, gold=gold, n_resamples=n_resamples, seed=seed)
 
 
 def _own(module: str, name: str):
@@ -114,6 +107,7 @@ ADMIRE = Family(FAMILY, title="AdMIRe", options=AdmireOptions, reads=("lang", "s
                 overlap=TaskCommand(_call("commands", "overlap"), tasks=(A, B)))
 COMMON = dict(family=ADMIRE, check=_own("checks", "check"), show=_call("tables", "print_result"), item_key="compound",
               group_keys=("sentence_type",), export=DATASET)
+COMPARE = _call("paired", "compare")  # `senso compare` of two runs or submission files, typed
 RANKING = dict(check=_call("ranking.run", "check"), prepare=_call("ranking.run", "prepare"),
                show=_call("tables", "print_result"))  # admire-a and any ranking task file: one engine
 
@@ -125,7 +119,7 @@ TASKS = (
          page=Section(template_of("senso.admire", "_run_a.html.j2"), _call("page", "run_section_a")),
          comparison=Section(template_of("senso.admire", "_compare_a.html.j2"), _call("page", "disagreements_a"),
                             helpers=lambda: {"caption_preview": _call("page", "caption_preview")}),
-         compare=compare, **{**COMMON, **RANKING}),
+         compare=COMPARE, **{**COMMON, **RANKING}),
     Task(B, description="AdMIRe Subtask B: complete an image sequence, and say whether the compound is used "
                         "literally or idiomatically", kind=B,
          metrics=tuple(METRICS[name] for name in OFFICIAL_METRICS["b"]), systems=_systems("b", default="random"),
@@ -133,7 +127,7 @@ TASKS = (
          prepare=_own("sequence.run", "prepare"),
          page=Section(template_of("senso.admire", "_run_b.html.j2"), _call("page", "run_section_b")),
          comparison=Section(template_of("senso.admire", "_compare_b.html.j2"), _call("page", "disagreements_b")),
-         compare=compare, **COMMON),
+         compare=COMPARE, **COMMON),
     # The sense classifier alone, scored on Subtask A's gold sentence types (its languages; no leaderboard, no
     # submission file).
     Task(SENSE, description="AdMIRe sense classification alone: is the compound literal or idiomatic in this "
@@ -141,8 +135,7 @@ TASKS = (
          systems=_systems("sense", default="sense-classifier"),
          choices={"lang": shipped_languages(A), "split": SPLITS}, prepare=_own("sense.run", "prepare"),
          page=Section(template_of("senso.admire", "_run_sense.html.j2"), _call("page", "run_section_sense")),
-         **{**COMMON, "export": ExportInfo(hub_task_type="text-classification", dataset_type="admire",
-                                           dataset_name=DATASET.dataset_name, config=DATASET.config)}),
+         **{**COMMON, "export": replace(DATASET, hub_task_type="text-classification")}),
 )
 RANKING_FILE = Task(
     "path/to/ranking.toml", description="any ranking task file (kind = \"ranking\"): rank 5 images or captions for an "

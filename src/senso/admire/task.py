@@ -1,5 +1,5 @@
 """AdMIRe (SemEval-2025 Task 1): its task names (each task is declared once, in `family.py`), splits, official
-sizes, file names and metrics, and what every plan says alike (split hygiene, PARTIAL, where the gold came from).
+sizes, file names and metrics, and what the plans record alike (fingerprints, where the gold came from).
 
 Subtask A (`admire-a`): rank 5 images (or their captions) for how well they show the sense of a
 compound in a sentence; English and Brazilian Portuguese. Subtask B (`admire-b`): pick the image
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 from senso.core.errors import SensoError
 from senso.core.fingerprint import path_fingerprint
@@ -124,38 +124,3 @@ def gold_source(data: Sequence[Path], gold: Sequence[Path]) -> str:
 def targets_note(lang: str, split: str, path: Path) -> str:
     """The note of a run scored against the organisers' targets file found beside its data."""
     return f"gold for {lang} {split}: the organisers' targets file {path}"
-
-
-def hygiene_warnings(system: Any, compounds: Sequence[str], split: str) -> list[str]:
-    """A loud warning when the system was fit on compounds of the split it is scored on."""
-    seen = frozenset(getattr(system, "fitted_compounds", frozenset()))
-    overlap = sorted(seen & set(compounds))
-    if not overlap:
-        return []
-    return [f"SPLIT HYGIENE: system {system.name!r} was fit on {len(overlap)} of the {len(compounds)} compounds of "
-            f"this {split} split ({', '.join(overlap[:5])}{', ...' if len(overlap) > 5 else ''}); its scores here "
-            "overstate what it does on unseen compounds (xeval shares every compound, with identical captions, with train/dev/test)"]
-
-
-def partial_reason(limit: int | None, system: Any, n_items: int, n_data: int) -> str | None:
-    """Why a run scores fewer items than its data files hold: --limit, else the part the system answers (a
-    submission with fewer rows); None when it scores them all."""
-    if limit is not None:
-        return f"--limit {limit}"
-    return getattr(system, "partial_reason", None) if n_items < n_data else None
-
-
-def partial_warnings(n_items: int, n_official: int | None, n_data: int, reason: str | None, lang: str,
-                     split: str) -> list[str]:
-    """PARTIAL when a run scores other than the official split's items: why (`reason`: --limit, a submission
-    with fewer rows), or that the data file itself differs; without an official size (admire-sense), when
-    --limit cut the items."""
-    if n_official is None:
-        return [f"PARTIAL: the first {n_items} items ({reason}) of {lang} {split}"] if reason else []
-    if n_items == n_official:
-        return []
-    if reason:
-        return [f"PARTIAL: {n_items} of the {n_official} items of the official {lang} {split} split ({reason}); "
-                "not comparable to the leaderboard"]
-    return [f"PARTIAL: the data file has {n_data} items, the official split {n_official}; not comparable to the "
-            "leaderboard"]

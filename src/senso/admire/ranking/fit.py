@@ -6,59 +6,51 @@ training row; otherwise fit once on the training rows (cached). Each way says wh
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from senso.admire.overlap import TrainingIndex
-from senso.admire.rankfile import DataFile, RankingTask
-from senso.admire.systems.fitting import TrainingRows, cross_validate, cv_overlaps, fit_cached, load_fitted_model
+from senso.admire.systems.parts import SensePipelineOptions
+from senso.admire.systems.fitting import cross_validate, cv_overlaps, fit_cached, load_fitted_model
 
 
 @dataclass
 class Fitted:
-    """What a fitted run did: the rankings, results.json's `fitting`, the training data and per-item overlaps."""
+    """What a fitted run did: the rankings, results.json's `fitting`, the training data, per-item overlaps and a
+    note when it ranks languages it was not fit on (through its multilingual embedders)."""
 
     rankings: list[Any]
     fitting: dict[str, Any]
     training: TrainingIndex
-    overlaps: list[dict[str, Any]] | None = field(default=None)
-    languages: tuple[str, ...] = ()  # of the rows it was fit on (none known: a model file)
-
-    def elsewhere(self, system: str, languages: Sequence[str]) -> list[str]:
-        """A note when the system ranks languages it was not fit on (through its multilingual embedders)."""
-        other = [lang for lang in languages if self.languages and lang not in self.languages]
-        if not other:
-            return []
-        return [f"{system} was fit on the task file's {self.fitting['fit_on']} rows and ranks {', '.join(other)} "
-                "through its multilingual embedders"]
-
-
-def cross_validates(task: RankingTask, entries: Sequence[DataFile], gold_given: bool) -> bool:
-    """Whether every scored item is a training row (their gold is what the system learns from)."""
-    training = {(d.language, d.split) for d in task.training_entries()}
-    return not gold_given and all((d.language, d.split) in training for d in entries)
+    overlaps: list[dict[str, Any]] | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 FOLDER = {"data-dir": "data folder", "task-file": "task file"}  # where a file's paths are relative to
 
 
-def run_fitted(system: Any, items: Sequence[Any], rows: Callable[[], TrainingRows], model_file: Any,
-               cross_validated: bool, seed: int, use_cache: bool, data_from: str) -> Fitted:
+def run_fitted(plan: Any) -> Fitted:
+    """A RankingPlan's fitted system run on its items: from its model file; else cross-validated when every
+    scored item is a training row (their gold is what the system learns from); else fit on the training rows."""
+    system, items, options, task = plan.predictor, plan.items, plan.options, plan.ranking
+    model_file = plan.params.model_file if isinstance(plan.params, SensePipelineOptions) else None
     if model_file:
         document = load_fitted_model(system, model_file)
         return Fitted(system.rank(items), {"cross_validated": False, "model_file": str(model_file),
                                            "training_data_sha256": document.get("training_data_sha256")},
                       TrainingIndex.from_document(document, f"the model file {model_file}"))
-    training = rows()
-    if cross_validated:
-        rankings, info = cross_validate(system, items, training, seed=seed)
+    training = plan.training()
+    fit_on = tuple(dict.fromkeys(i.lang for i in training.items))
+    in_training = {(d.language, d.split) for d in task.training_entries()}
+    if options.gold is None and all((d.language, d.split) in in_training for d in plan.entries):
+        rankings, info = cross_validate(system, items, training, seed=options.seed)
         index = TrainingIndex(frozenset(), frozenset(), frozenset(),
                               f"{training.source} without each fold's compounds (cross-validation)")
-        return Fitted(rankings, info, index, cv_overlaps(items, rankings, training), languages(training))
-    info = fit_cached(system, training, use_cache=use_cache)
-    return Fitted(system.rank(items), {"cross_validated": False, **info},
-                  TrainingIndex.from_items(training.items, f"{training.source} of the {FOLDER[data_from]}"),
-                  languages=languages(training))
-
-
-def languages(rows: TrainingRows) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(i.lang for i in rows.items))
+        fitted = Fitted(rankings, info, index, cv_overlaps(items, rankings, training))
+    else:
+        info = fit_cached(system, training, use_cache=options.use_cache)
+        fitted = Fitted(system.rank(items), {"cross_validated": False, **info},
+                        TrainingIndex.from_items(training.items, f"{training.source} of the {FOLDER[task.data_from]}"))
+    if other := [lang for lang in plan.languages if lang not in fit_on]:
+        fitted.notes = [f"{plan.system} was fit on the task file's {fitted.fitting['fit_on']} rows and ranks "
+                        f"{', '.join(other)} through its multilingual embedders"]
+    return fitted

@@ -1,13 +1,7 @@
-"""`senso run path/to/task.toml` for a ranking task file (`kind = "ranking"`): the same loop, run folder and
-records as `admire-a`, on the file's data, in its languages.
-
-`--lang` (codes joined by `+`) and `--split` (splits joined by `+`; default `test` when the file has one, else its
-first) choose the `[[data]]` files. Without `--system` the default is chosen on the file's own training items
-(`ranking/select.py`). The run writes one submission file per data file (with sentence types when the task asks),
-samples.jsonl (with `lang` when the task has several languages, `predicted_sentence_type` when it asks for them)
-and results.json: the metrics overall, per gold sentence type and per language, each with a 95% CI, and the
-paired comparison of each two languages on the expressions they share.
-"""
+"""`senso run path/to/task.toml` for a ranking task file (`kind = "ranking"`; admire-a is its shipped files): the
+same loop, run folder and records as every task, on the file's data, in its languages. `--lang` and `--split`
+(each joined by `+`) choose the `[[data]]` files; without `--system` the default is chosen on the file's training
+rows (`ranking.select`). What a run writes: docs/ranking_task_files.md ("What a run writes")."""
 
 from __future__ import annotations
 
@@ -21,31 +15,28 @@ from senso.admire.items import SENTENCE_TYPES
 from senso.admire.options import check_gold_file
 from senso.admire.data import items_from_targets_a, join_gold_a
 from senso.admire.rankdata import RankingItem, load_entries
-from senso.admire.ranking.default import adapt
+from senso.admire.scoring import Sample
+from senso.admire.ranking.default import check_row
 from senso.admire.rankfile import SHIPPED, DataFile, RankingTask, load_ranking_task, shipped_task
-from senso.admire.ranking.fit import Fitted, cross_validates, run_fitted
+from senso.admire.ranking.fit import Fitted, run_fitted
 from senso.admire.metrics import item_metrics
-from senso.admire.ranking.select import Candidate, choose_default
+from senso.admire.ranking.select import Candidate, Checked, choose_default
 from senso.admire.submission import format_order, submission_text_filled, submission_text_ranked
 from senso.admire.systems.base import Ranking
-from senso.admire.systems.fitting import cross_validate, is_fittable, training_rows
-from senso.admire.systems.parts import SensePipelineOptions
-from senso.admire.systems.registry import (AdmireSystem, check_system, chosen_row, get_system, member_rows,
-                                           system_context, system_params, wordnet_warnings)
-from senso.admire.task import (ONE_GOLD, TASK_NAMES, fingerprints, hygiene_warnings, partial_reason,
-                               partial_warnings, targets_note)
+from senso.admire.systems.fitting import is_fittable, training_rows
+from senso.admire.systems.registry import check_system, chosen_row, system_params, wordnet_warnings
+from senso.admire.task import ONE_GOLD, TASK_NAMES, fingerprints, targets_note
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
 from senso.core.options import RunOptions
 
+
 @dataclass
-class RankingSample:
-    """A line of samples.jsonl: the item, the system's scores and order, the gold order, the item's metrics (when
-    scored), the system's `extra` (sense, roles, members, ...; left out when empty), what the item shares with a
-    fitted system's training data, the item's language (a multilingual task), the system's sentence type (a
-    task that asks for it) and, in a run of a task file, where the item was read: its `[[data]]` file as the
-    task file names it and its row (what comparisons key an item by: a file may repeat an expression and
-    sentence)."""
+class RankingSample(Sample):
+    """A line of samples.jsonl (`scoring.Sample`); of the item's language (a multilingual task), the system's
+    sentence type (a task that asks for it) and where a task file's item was read (its `[[data]]` file as the task
+    file names it and its row: what comparisons key an item by, as a file may repeat an expression and sentence),
+    only those the run has (the others are `hidden`)."""
 
     compound: str
     subset: str
@@ -55,56 +46,21 @@ class RankingSample:
     predicted_order: list[str]
     gold_order: list[str] | None
     sentence_type: str | None
-    metrics: dict[str, float] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
+    predicted_sentence_type: str | None
+    lang: str | None
+    data_file: str | None
+    data_row: int | None
+    metrics: dict[str, float]
+    extra: dict[str, Any]
+    hidden: tuple[str, ...]
     overlap: dict[str, Any] | None = None
-    lang: str | None = None
-    predicted_sentence_type: str | None = None
-    data_file: str | None = None
-    data_row: int | None = None
-    show_lang: bool = False
-    show_type: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"compound": self.compound, "subset": self.subset, "sentence": self.sentence, "images": self.images,
-                "scores": self.scores, "predicted_order": self.predicted_order, "gold_order": self.gold_order,
-                "sentence_type": self.sentence_type,
-                **({"predicted_sentence_type": self.predicted_sentence_type} if self.show_type else {}),
-                **({"lang": self.lang} if self.show_lang else {}),
-                **({"data_file": self.data_file, "data_row": self.data_row} if self.data_file else {}), **self.metrics,
-                **({"extra": self.extra} if self.extra else {}),
-                **({"overlap": self.overlap} if self.overlap is not None else {})}
+        return {k: v for k, v in super().to_json().items() if k not in (*self.hidden, "hidden")}
 
 
-@dataclass(frozen=True)
-class Checked:
-    name: str  # what the user ran: a shipped task's name (admire-a), else the task file's `name`
-    task: RankingTask
-    options: RunOptions
-    entries: list[DataFile]
-    languages: list[str]
-    row: AdmireSystem | None  # None: the default, chosen in `prepare`
-    params: dict[str, Any]
-    notes: list[str]
-    warnings: list[str] = field(default_factory=list)
-
-
-def _check_row(task: RankingTask, row: AdmireSystem, options: RunOptions,
-               languages: Sequence[str]) -> tuple[RunOptions, dict[str, Any], list[str]]:
-    """The options `row` runs with on `languages` (the multilingual alternatives in place), checked."""
-    given = dict(options.system_options)
-    own = row.typed(row.params.resolve({k: v for k, v in given.items() if k in row.params}, f"--system {row.name}"))
-    if task.subtask == "captions" and own.reads_images:
-        raise SensoError(f"{task.reference} ranks captions only (subtask = \"captions\": no pictures): --system "
-                         f"{row.name} with what it was given reads the pictures")
-    members = member_rows(row, own.members, options) if row.composed else []
-    adapted, notes = adapt(row.name, row.options, given, options.embedder, languages,
-                           [(entry, member.options) for entry, member, _ in members])
-    options = replace(options, system_options=adapted)
-    return options, check_system(row, options), notes
-
-
-def check_options(options: RunOptions, system_object: Any = None) -> Checked:
+def check(options: RunOptions, system_object: Any = None) -> Checked:
+    options.validate()
     shipped = options.task in SHIPPED  # a registered ranking task: its shipped file in --lang
     task = shipped_task(options.task, options.lang or "en") if shipped else load_ranking_task(options.task)
     name = options.task if shipped else task.name
@@ -116,21 +72,12 @@ def check_options(options: RunOptions, system_object: Any = None) -> Checked:
     task = task.with_captions(options.caption_lang)
     options = replace(options, split=split, lang="+".join(languages))
     row = chosen_row(options, system_object, "a", task.default_system)
-    if row is None or system_object is not None:
-        params = {} if row is None else check_system(row, options)
-        return Checked(name, task, options, entries, languages, row, params, [])
-    options, params, notes = _check_row(task, row, options, languages)
-    return Checked(name, task, options, entries, languages, row, params, notes, wordnet_warnings(row, options))
-
-
-def check(options: RunOptions, system_object: Any = None) -> Checked:
-    options.validate()
-    return check_options(options, system_object)
-
-
-def _build(row: AdmireSystem, options: RunOptions, params: dict[str, Any], context: RunContext,
-           training: Any) -> Any:
-    return row.build(system_context(row, options, context.cache, context.models, params, training))
+    if row is None:
+        return Checked(name, task, options, entries, languages, None)
+    user = system_object is not None  # a researcher's system reads no option of senso's systems
+    own = (options, check_system(row, options), []) if user else check_row(task, row, options, languages)
+    chosen = Candidate(row.name, {}, row, *own)
+    return Checked(name, task, options, entries, languages, chosen, wordnet_warnings(row, chosen.options))
 
 
 def _items(checked: Checked, options: RunOptions,
@@ -173,55 +120,28 @@ def _official_targets(checked: Checked, options: RunOptions, items: list[Ranking
 
 
 def prepare(options: RunOptions, context: RunContext) -> "RankingPlan":
-    options.validate()
-    given = options
-    checked = context.checked or check_options(options, context.system)
-    task, options = checked.task, checked.options
-    row, params, notes, choice = checked.row, checked.params, list(checked.notes), None
-    training = cache(lambda: training_rows(task, options.data_dir))  # read when a fitted system first asks
-    if row is None:
-        choice = _default(task, checked, context, training)
-        row, options, params, notes = choice.row, choice.options, choice.params, choice.notes
-    system = _build(row, options, params, context, training)
-    items, paths, gold_notes, data_warnings = _items(checked, options, system)
+    checked = context.checked or check(options, context.system)
+    task = checked.task
+    training = cache(lambda: training_rows(task, checked.options.data_dir))  # read when a fitted system first asks
+    chosen = checked.system or choose_default(checked, context, training)
+    row, params, run_options = chosen.row, chosen.params, chosen.options
+    system = chosen.build(context, training)
+    items, paths, gold_notes, data_warnings = _items(checked, run_options, system)
     n_data = len(items)
     if hasattr(system, "select_items"):  # a system that answers a part of the split (a submission file)
         items = system.select_items(items)
-    if options.limit is not None:
-        items = items[: options.limit]
-    chosen = chosen_by_default(options, given)
-    config = {"lang": options.lang, "split": options.split, "chosen_by_default": chosen,
+    items = items[: run_options.limit]
+    config = {"lang": run_options.lang, "split": run_options.split,
+              "chosen_by_default": chosen_by_default(run_options, options),
               "ranking_task": task.describe(),
               "ranking_entries": [d.index for d in checked.entries],
-              "system_options": system_params(row, options).to_json(params),
+              "system_options": system_params(row, run_options).to_json(params),
               "system_description": system.describe()}
     return RankingPlan(task=checked.name, system=row.name, items=items,
                        data_files=paths, config=config, warnings=[*checked.warnings, *data_warnings], ranking=task,
-                       entries=checked.entries, languages=checked.languages, predictor=system, options=options, kind=TASK_NAMES["a"],
-                       notes=[*gold_notes, *notes], choice=choice.record if choice is not None else None,
+                       entries=checked.entries, languages=checked.languages, predictor=system, options=run_options,
+                       kind=TASK_NAMES["a"], notes=[*gold_notes, *chosen.notes], choice=chosen.record or None,
                        params=row.typed(params), training=training, n_data=n_data)
-
-
-def _default(task: RankingTask, checked: Checked, context: RunContext, training: Any) -> Candidate:
-    """The best candidate that serves the languages, by grouped cross-validation on the file's training rows
-    (`ranking.select`; a fitted candidate is fit on each fold's other expressions; without training rows, the first
-    candidate, never a fitted one)."""
-    rows = training() if task.training_entries() else None
-
-    def candidate(name: str, given: dict[str, Any]) -> Candidate:
-        row = get_system("a", name)
-        options = replace(checked.options, system=name, system_options={**checked.options.system_options, **given})
-        options, params, notes = _check_row(task, row, options, checked.languages)
-        return Candidate(name, given, row, options, params, notes)
-
-    def rank(c: Candidate, train_items: list[RankingItem]) -> list[Ranking]:
-        system = _build(c.row, c.options, c.params, context, training)
-        if is_fittable(system):
-            return cross_validate(system, train_items, rows, seed=checked.options.seed)[0]
-        return system.rank(train_items)
-
-    return choose_default(task, checked.languages, rows.items if rows else [], candidate, rank,
-                          seed=checked.options.seed)
 
 
 def check_rankings(system: str, items: Sequence[Any], rankings: Sequence[Ranking]) -> None:
@@ -229,9 +149,8 @@ def check_rankings(system: str, items: Sequence[Any], rankings: Sequence[Ranking
     check_answers(system, rankings, items, "rankings")
     for item, ranking in zip(items, rankings):
         if sorted(ranking.order) != sorted(item.image_names):
-            where = f" ({item.file}, row {item.row})"
-            raise SensoError(f"system {system!r} ranked {list(ranking.order)} for {item.compound!r}{where}, "
-                             f"not a permutation of its images {list(item.image_names)}")
+            raise SensoError(f"system {system!r} ranked {list(ranking.order)} for {item.compound!r} ({item.file}, "
+                             f"row {item.row}), not a permutation of its images {list(item.image_names)}")
 
 
 def predicted_type(ranking: Ranking) -> str | None:
@@ -260,16 +179,10 @@ class RankingPlan(AdmirePlan):
 
     def predict(self) -> list[Ranking]:
         """Rankings, checked against the items; a fitted system is fit honestly first (`ranking.fit`)."""
-        system, options = self.predictor, self.options
-        if is_fittable(system):
-            model_file = self.params.model_file if isinstance(self.params, SensePipelineOptions) else None
-            self.fitted = run_fitted(system, self.items, self.training, model_file,
-                                     cross_validates(self.ranking, self.entries, options.gold is not None),
-                                     options.seed, options.use_cache, self.ranking.data_from)
-            rankings = self.fitted.rankings
-            self.notes += self.fitted.elsewhere(self.system, self.languages)
-        else:
-            rankings = system.rank(self.items)
+        if is_fittable(self.predictor):
+            self.fitted = run_fitted(self)
+            self.notes += self.fitted.notes
+        rankings = self.fitted.rankings if self.fitted is not None else self.predictor.rank(self.items)
         check_rankings(self.system, self.items, rankings)
         return rankings
 
@@ -290,10 +203,10 @@ class RankingPlan(AdmirePlan):
                        "fingerprints": self._fingerprints()})
         record.update(official_record(self, samples, answers, scored))
         cross_validated = bool(self.fitted and self.fitted.fitting.get("cross_validated"))
-        warnings += [] if cross_validated else hygiene_warnings(self.predictor, [i.compound for i in self.items],
-                                                                options.split)
+        warnings += [] if cross_validated else self.hygiene()
+        warnings += [] if self.n_official is None else self.partial(self.n_official, self.n_data)
         return Scored(samples=samples, metrics=metrics, metrics_by_group=by_group, record=record,
-                      warnings=[*warnings, *self._partial()], notes=[*self.notes, *notes], files=files)
+                      warnings=warnings, notes=[*self.notes, *notes], files=files)
 
     def _fingerprints(self) -> dict[str, str]:
         """Each data file's, named by its split (and language, in a multilingual run), and each gold file's."""
@@ -302,14 +215,11 @@ class RankingPlan(AdmirePlan):
         keys = [d.split if one_language else f"{d.language}_{d.split}" for d in entries]
         return fingerprints(list(zip(keys, self.data_files)), self.data_files[len(entries):], self.options.use_cache)
 
-    def _partial(self) -> list[str]:
-        """PARTIAL when the run scores fewer items than the file's official rows (`rows` of its [[data]])."""
+    @property
+    def n_official(self) -> int | None:
+        """The official rows of the run's files (`rows` of its [[data]]); None when one does not say."""
         counts = [d.rows for d in self.entries]
-        if any(n is None for n in counts):
-            return []
-        options, items = self.options, self.items
-        reason = partial_reason(options.limit, self.predictor, len(items), self.n_data)
-        return partial_warnings(len(items), sum(counts), self.n_data, reason, options.lang, options.split)
+        return None if any(n is None for n in counts) else sum(counts)
 
     def _sample(self, item: RankingItem, answer: Ranking, kind: str | None, scored: bool) -> RankingSample:
         task = self.ranking
@@ -317,11 +227,12 @@ class RankingPlan(AdmirePlan):
                                item.sentence_type) if scored else {}
         named = {str(path): d.file for d, path in zip(self.entries, self.data_files)}
         read_from = None if self.options.task in SHIPPED else named.get(item.file, Path(item.file).name)
+        hidden = [*(() if task.sentence_type else ("predicted_sentence_type",)),
+                  *(() if len(task.languages) > 1 else ("lang",)), *(() if read_from else ("data_file", "data_row"))]
         return RankingSample(item.compound, item.subset, item.sentence, list(item.image_names), answer.scores,
                              list(answer.order), list(item.expected_order) if item.expected_order else None,
-                             item.sentence_type, metrics, answer.extra, lang=item.lang, predicted_sentence_type=kind,
-                             data_file=read_from, data_row=item.row, show_lang=len(self.ranking.languages) > 1,
-                             show_type=task.sentence_type)
+                             item.sentence_type, kind, item.lang, read_from, item.row, metrics, answer.extra,
+                             tuple(hidden))
 
     def _submissions(self, answers: Sequence[Ranking], types: Sequence[str | None]) -> dict[str, str]:
         """One submission file per data file: Subtask A's columns (with sentence and sentence_type as needed), or

@@ -10,9 +10,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from senso.admire.languages import language_name
-from senso.admire.checks import overlap_fields
-from senso.admire.metrics import RANK_METRICS, TYPE_METRICS, estimates, grouped_estimates
-from senso.admire.ranking.select import selection_metric
+from senso.admire.metrics import TYPE_METRICS, estimates, grouped_estimates
+from senso.admire.ranking.select import ranked_metrics, selection_metric
 from senso.admire.scoring import PARITY_NOTE, compounds_index, sense_calibration
 from senso.admire.task import TEXT_AND_IMAGES, TEXT_ONLY, gold_source
 from senso.core.stats import Estimate, paired_permutation_test
@@ -48,7 +47,8 @@ def tally(plan: Any, samples: Sequence[Any], scored: bool, types: Sequence[str |
     multilingual = len(task.languages) > 1
     languages = list(dict.fromkeys(i.lang for i in items))
     record: dict[str, Any] = {
-        "lang": options.lang, "split": options.split, "caption_lang": None,
+        "lang": options.lang, "split": options.split,
+        "caption_lang": (options.caption_lang or next(iter(task.caption_columns))) if task.caption_columns else None,
         "track": TEXT_AND_IMAGES if getattr(plan.predictor, "uses_images", False) else TEXT_ONLY,
         "ranking_task": task.describe(),
         "n_by_language": {lang: sum(i.lang == lang for i in items) for lang in languages},
@@ -76,29 +76,22 @@ def tally(plan: Any, samples: Sequence[Any], scored: bool, types: Sequence[str |
 
 
 def _overlap(plan: Any, samples: Sequence[Any], scored: bool) -> dict[str, Any]:
-    """A fitted system's `overlap`, `unseen` (with gold) and, on a split a published leaderboard covers, the
-    `placement` sentence (`leaderboard.unranked_reason`); each sample's `overlap`. Nothing for a training-free
-    system."""
+    """A fitted system's overlap with its training data (`AdmirePlan.overlap`); placement on a split a published
+    leaderboard covers."""
     fitted = plan.fitted
     index = fitted.training if fitted is not None else compounds_index(plan.predictor)
-    if index is None:
-        return {}
     rows = [s.to_json() for s in samples] if scored else None
-    names = [m for m in plan.ranking.metrics if m in RANK_METRICS and m != "official_name_corr"]
     on_board = bool(set(plan.options.split.split("+")) & set(plan.ranking.leaderboard_splits))
-    return overlap_fields(samples, plan.items, rows, index, names, plan.options.seed, on_board,
-                          overlaps=fitted.overlaps if fitted is not None else None)
+    return plan.overlap(samples, rows, index, ranked_metrics(plan.ranking), on_board,
+                        overlaps=fitted.overlaps if fitted is not None else None)
 
 
 def official_record(plan: Any, samples: Sequence[Any], answers: Sequence[Any], scored: bool) -> dict[str, Any]:
-    """What results.json records beyond the metrics: the official row count and caption language (a file that
-    declares them), a fitted system's fitting, the sense's calibration and the overlap with the training data."""
-    task, record = plan.ranking, {}
-    counts = [d.rows for d in plan.entries]
-    if all(n is not None for n in counts):
-        record["n_official"] = sum(counts)
-    if task.caption_columns:
-        record["caption_lang"] = plan.options.caption_lang or next(iter(task.caption_columns))
+    """What results.json records beyond the metrics: the official row count (a file that declares it), a fitted
+    system's fitting, the sense's calibration and the overlap with the training data."""
+    record: dict[str, Any] = {}
+    if plan.n_official is not None:
+        record["n_official"] = plan.n_official
     if plan.fitted is not None:
         record.update({"cross_validated": bool(plan.fitted.fitting.get("cross_validated")),
                        "fitting": plan.fitted.fitting})

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from senso.admire.checks import AdmirePlan, check_answers, overlap_fields, start
+from senso.admire.checks import AdmirePlan, check_answers, start
 from senso.admire.data import items_from_targets_a, official_targets
 from senso.admire.items import AdmireAItem
 from senso.admire.rankdata import split_items
@@ -22,13 +22,11 @@ from senso.admire.rankfile import shipped_task
 from senso.admire.metrics import grouped_estimates
 from senso.admire.scoring import Sample, compounds_index, sense_calibration
 from senso.admire.systems.sense import SenseDecision
-from senso.admire.task import TASK_NAMES, hygiene_warnings, partial_reason, partial_warnings
+from senso.admire.task import TASK_NAMES
 from senso.core.errors import DataNotFound, SensoError
 from senso.core.evaluation import RunContext, Scored
 from senso.core.options import RunOptions
 from senso.core.task import Task
-
-METRIC = "sense_accuracy"  # the task's one metric (`family.py`)
 
 
 @dataclass
@@ -66,6 +64,8 @@ def load_sense_items(options: RunOptions, split: str) -> tuple[list[AdmireAItem]
 class SensePlan(AdmirePlan):
     """An admire-sense run prepared: the items (with gold senses) and the classifier; nothing classified yet."""
 
+    metric: str  # the task's one metric
+
     def predict(self) -> list[SenseDecision]:
         decisions = self.predictor.classify(self.items)
         check_answers(self.system, decisions, self.items, "decisions")
@@ -74,19 +74,16 @@ class SensePlan(AdmirePlan):
     def score(self, decisions: list[SenseDecision]) -> Scored:
         options, items = self.options, self.items
         samples = [SenseSample(i.compound, i.sentence, i.sentence_type, d.label, d.p_idiomatic, d.evidence,
-                               {METRIC: float(d.label == i.sentence_type)}) for i, d in zip(items, decisions)]
+                               {self.metric: float(d.label == i.sentence_type)}) for i, d in zip(items, decisions)]
         rows = [s.to_json() for s in samples]
-        metrics, by_group = grouped_estimates(rows, [METRIC], seed=options.seed)
-        reason = partial_reason(options.limit, self.predictor, len(items), len(items))
-        warnings = [*hygiene_warnings(self.predictor, [i.compound for i in items], options.split),
-                    *partial_warnings(len(items), None, len(items), reason, options.lang, options.split)]
+        metrics, by_group = grouped_estimates(rows, [self.metric], seed=options.seed)
+        warnings = [*self.hygiene(), *self.partial(None, len(items))]
         record = {"lang": options.lang, "split": options.split, "gold": [str(p) for p in self.data_files],
                   "captions_used": all(all(o.caption for o in i.images) for i in items),
                   "calibration": sense_calibration([s.p_idiomatic for s in samples], [s.sentence_type for s in samples],
                                                    seed=options.seed)}
-        index = compounds_index(self.predictor)
-        if index is not None:  # a fitted classifier: the items whose compound it was not fit on are the headline
-            record.update(overlap_fields(samples, items, rows, index, [METRIC], options.seed))
+        # a fitted classifier: the items whose compound it was not fit on are the headline
+        record.update(self.overlap(samples, rows, compounds_index(self.predictor), [self.metric]))
         return Scored(samples=samples, metrics=metrics, metrics_by_group=by_group, record=record, warnings=warnings)
 
 
@@ -101,4 +98,4 @@ def prepare(task: Task, options: RunOptions, context: RunContext) -> SensePlan:
     if any(i.sentence_type is None for i in items):
         raise SensoError(f"{', '.join(map(str, sources))}: no gold sentence types; give the targets file with --gold")
     return SensePlan(task.name, classifier.name, items, sources, {**config, "sense": classifier.describe()},
-                     checked.warnings, classifier, options, task.kind)
+                     checked.warnings, classifier, options, task.kind, metric=task.metrics[0].name)

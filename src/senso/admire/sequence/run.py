@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from senso.admire.checks import AdmirePlan, check_answers, overlap_fields, start
+from senso.admire.checks import AdmirePlan, check_answers, start
 from senso.admire.data import load_subtask_b, official_targets, split_file
 from senso.admire.items import AdmireBItem
 from senso.admire.scoring import GROUPS, Sample, compounds_index, score_item_b, sense_calibration
@@ -23,8 +23,7 @@ from senso.admire.systems.base import SequenceChoice
 from senso.admire.leaderboard import LEADERBOARD_SPLITS
 from senso.admire.overlap import TrainingIndex
 from senso.admire.metrics import grouped_estimates
-from senso.admire.task import (TEXT_AND_IMAGES, TEXT_ONLY, fingerprints, gold_source, hygiene_warnings,
-                               partial_reason, partial_warnings, submission_name, targets_note)
+from senso.admire.task import TEXT_AND_IMAGES, TEXT_ONLY, fingerprints, gold_source, submission_name, targets_note
 from senso.core.stats import Estimate
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
@@ -59,7 +58,7 @@ def prepare(task: Task, options: RunOptions, context: RunContext) -> "SequencePl
         items = system.select_items(items)
     return SequencePlan(task.name, row.name, items, files, {**config, "system_description": system.describe()},
                         checked.warnings, system, options, task.kind, metrics=[m.name for m in task.metrics],
-                        params=row.typed(checked.params), splits=checked.splits, notes=notes, n_data=n_data)
+                        splits=checked.splits, notes=notes, n_data=n_data)
 
 
 def load_items(options: RunOptions, splits: Sequence[str],
@@ -111,16 +110,10 @@ class SequencePlan(AdmirePlan):
     """An admire-b run prepared: items with gold, the built system; nothing predicted yet."""
 
     metrics: list[str]
-    params: Any  # the system's typed options (an object of its options class)
     splits: list[str]
     notes: list[str]
     n_data: int  # the items of the data files, before --limit
     training: TrainingIndex | None = None
-
-    @property
-    def scored(self) -> bool:
-        """Every item carries gold."""
-        return bool(self.items) and all(_has_gold(item) for item in self.items)
 
     def predict(self) -> list[SequenceChoice]:
         self.training = compounds_index(self.predictor)
@@ -128,24 +121,17 @@ class SequencePlan(AdmirePlan):
         _check_choices(self.predictor.name, self.items, choices)
         return choices
 
-    def _overlap_record(self, samples: Sequence[AdmireBSample]) -> dict[str, Any]:
-        """A system fit on some compounds: its `overlap`, `unseen` (with gold), `placement` (a leaderboard split);
-        each sample's `overlap`. Nothing for a training-free system."""
-        if self.training is None:
-            return {}
-        rows = [s.to_json() for s in samples] if self.scored else None
-        on_board = bool(set(self.splits) & set(LEADERBOARD_SPLITS))
-        return overlap_fields(samples, self.items, rows, self.training, self.metrics, self.options.seed, on_board)
-
     def score(self, answers: list[SequenceChoice]) -> Scored:
         options, data, gold_files = self.options, self.data_files[:len(self.splits)], self.data_files[len(self.splits):]
-        scored = self.scored
+        scored = bool(self.items) and all(_has_gold(item) for item in self.items)
+        n_official = sum(official_size("b", options.lang, split) for split in self.splits)
         samples = [self._sample(item, answer, scored) for item, answer in zip(self.items, answers)]
-        sub_name = submission_name(options.lang, self.splits[0] if len(self.splits) == 1 else "+".join(self.splits))
+        sub_name = submission_name(options.lang, "+".join(self.splits))
         text = submission_text_b([(i.compound, a.sentence_type, a.expected_item) for i, a in zip(self.items, answers)])
+        rows = [s.to_json() for s in samples] if scored else None
         notes, metrics, by_group, gold = list(self.notes), {}, {}, None
-        if scored:
-            metrics, by_group = grouped_estimates([s.to_json() for s in samples], self.metrics, seed=options.seed)
+        if rows is not None:
+            metrics, by_group = grouped_estimates(rows, self.metrics, seed=options.seed)
             gold = gold_source(data, gold_files)
         else:
             notes.append(f"no gold for {options.lang} {options.split}: wrote {sub_name} only, no metrics. Score it "
@@ -154,14 +140,16 @@ class SequencePlan(AdmirePlan):
             metrics = {name: Estimate(None, reason=reason) for name in self.metrics}
         track = TEXT_AND_IMAGES if getattr(self.predictor, "uses_images", False) else TEXT_ONLY
         record = {"lang": options.lang, "split": options.split, "caption_lang": "en", "track": track,
-                  "n_official": self._n_official(), "gold": gold, "submission": sub_name,
+                  "n_official": n_official, "gold": gold, "submission": sub_name,
                   "fingerprints": fingerprints(list(zip(self.splits, data)), gold_files, options.use_cache)}
         calibration = sense_calibration([a.extra.get("p_idiomatic") for a in answers],
                                         [i.sentence_type for i in self.items], seed=options.seed) if scored else None
         record.update({"calibration": calibration} if calibration is not None else {})
-        record.update(self._overlap_record(samples))
+        on_board = bool(set(self.splits) & set(LEADERBOARD_SPLITS))
+        record.update(self.overlap(samples, rows, self.training, self.metrics, on_board))
         return Scored(samples=samples, metrics=metrics, metrics_by_group=by_group, record=record,
-                      warnings=self._warnings(), notes=notes, files={sub_name: text})
+                      warnings=[*self.hygiene(), *self.partial(n_official, self.n_data)], notes=notes,
+                      files={sub_name: text})
 
     def _sample(self, item: AdmireBItem, answer: SequenceChoice, scored: bool) -> AdmireBSample:
         metrics = score_item_b(answer.expected_item, answer.sentence_type, item.expected_item,
@@ -169,13 +157,3 @@ class SequencePlan(AdmirePlan):
         return AdmireBSample(item.compound, item.subset, [c.name for c in item.candidates], answer.scores,
                              answer.expected_item, answer.sentence_type, item.expected_item, item.sentence_type,
                              metrics, answer.extra)
-
-    def _n_official(self) -> int:
-        return sum(official_size("b", self.options.lang, split) for split in self.splits)
-
-    def _warnings(self) -> list[str]:
-        """Split hygiene and PARTIAL."""
-        options, items, n_data = self.options, self.items, self.n_data
-        reason = partial_reason(options.limit, self.predictor, len(items), n_data)
-        return [*hygiene_warnings(self.predictor, [i.compound for i in items], options.split),
-                *partial_warnings(len(items), self._n_official(), n_data, reason, options.lang, options.split)]
