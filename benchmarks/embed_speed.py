@@ -78,8 +78,8 @@ def matmul_gflops(dtype: str = "float32", rows: int = 8192) -> float:
 
 
 def matrix_rates() -> str:
-    return (f"matrix products of the encoder's shapes: float32 {matmul_gflops('float32'):.0f} GFLOP/s, "
-            f"float64 {matmul_gflops('float64'):.0f} GFLOP/s")
+    rates = ", ".join(f"{dtype} {matmul_gflops(dtype):.0f} GFLOP/s" for dtype in ("float32", "float64", "bfloat16"))
+    return f"matrix products of the encoder's shapes: {rates}"
 
 
 def token_counts(texts: list[str]) -> list[int]:

@@ -11,7 +11,7 @@ import pytest
 from senso.admire.systems import fitting, pipeline
 from senso.admire.systems.evidence import EvidenceBuilder
 from senso.admire.systems.learned_sense import LearnedSense
-from senso.admire.systems.rankers import StructureRanker, best_expected_order, dcg
+from senso.admire.systems.rankers import StructureRanker, best_expected_order
 from senso.admire.systems.roles import (ROLES, LearnedRoles, RoleModel, assignment_marginals, expected_gains,
                                         gold_roles, grouped_folds, rule_marginals)
 from senso.admire.systems.sense import EmbeddingSense, SenseDecision

@@ -120,8 +120,8 @@ class SystemOptions(Configurable):
         languages, this object's and its parts'."""
         chosen = {option: (getattr(self, option), table, why)
                   for option, (table, why) in type(self).choice_languages.items()}
-        for part in self.parts():
-            chosen.update(part.chosen_languages())
+        for member in self.parts():
+            chosen.update(member.chosen_languages())
         return chosen
 
 
