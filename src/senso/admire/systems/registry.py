@@ -130,7 +130,7 @@ ROWS = (
                  "score admire-b FILE` runs)", submitted("b"), SubmissionOptions, check=check_file),
     AdmireSystem("sense-classifier", "sense", "the sense classifier --sense names (default context-similarity), "
                  "alone; recorded under the classifier's name",
-                 lambda context: pipeline.build_sense(context, pipeline.build_builder(context)),
+                 pipeline.build_sense_classifier,
                  SenseClassifierOptions, SENSE_FLAGS, check=_params_check(pipeline.check_parts)),
 )
 SYSTEMS: dict[str, dict[str, AdmireSystem]] = {subtask: {row.name: row for row in ROWS if row.subtask == subtask}
