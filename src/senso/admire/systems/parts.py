@@ -153,7 +153,8 @@ class SenseOptions(SystemOptions):
         None, f"embedders of the embedding sense signals (default: --embedder when given, else "
               f"{','.join(DEFAULT_SENSE_EMBEDDERS)})")
     word_centre: float | None = param(None, "centre of the word signal (default: the one calibrated on dev)")
-    fit_split: str = param("train", "EN split(s) the `fitted` sense (and `learned` in admire-sense) is fit on", choices=FIT_SPLITS_CHOICES)
+    fit_split: str = param("train", "EN split(s) the `fitted` sense (and `learned` in admire-sense) is fit on",
+                           choices=FIT_SPLITS_CHOICES)
     sense_roles: bool = param(False, "the learned sense also reads the learned roles' evidence (needs "
                                      "--set roles=learned)")
 

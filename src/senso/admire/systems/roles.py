@@ -175,9 +175,10 @@ class RoleModel:
     def fit(self, features: Sequence[np.ndarray], labels: Sequence[Sequence[int]], groups: Sequence[str],
             score: Callable[[list[np.ndarray]], float] | None = None) -> "RoleModel":
         """features: one (rows, F) array per item (its 5 captions; the sense's: 1); labels: each row's gold class
-        (every item of the roles has all five; the sense's items both types); groups: each item's compound. C: the highest inner-CV `score` of the items' out-of-fold P(class | row)
-        when given (ties: lower log-loss), else the lowest inner-CV mean log-loss of the gold class (ties:
-        smaller C); a fold whose training side lacks a class is left out."""
+        (every item of the roles has all five; the sense's items both types); groups: each item's compound.
+        C: the highest inner-CV `score` of the items' out-of-fold P(class | row) when given (ties: lower
+        log-loss), else the lowest inner-CV mean log-loss of the gold class (ties: smaller C); a fold whose
+        training side lacks a class is left out."""
         x = np.concatenate(features)
         y = np.concatenate([np.asarray(r) for r in labels])
         sizes = [len(f) for f in features]
