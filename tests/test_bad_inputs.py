@@ -458,7 +458,8 @@ CASES = [
       "{data}/admire/reference/a_en_dev_targets.tsv", 0, "PARTIAL: 10 of the 15 items of the official en dev split "
       "(submission_EN.tsv holds 10 rows, --allow-partial)", "admire_submissions"),
     c("admire-b-dev-official-gold", "run admire-b --split dev --system random", 0, "the organisers' targets file"),
-    c("out-over-an-old-run", f"{ADA} --out {{tmp}}/old", 0, "held an earlier run", "old_run_folder"),
+    c("out-over-an-old-run", f"{ADA} --out {{tmp}}/old", 2, "holds config.json (and 4 more), which an older senso "
+      "wrote without recording it", "old_run_folder"),
     c("no-cache-equals-true", f"{ADA} --no-cache=true --limit 1", 0, "run folder:"),
     c("version", "--version", 0, "senso 0.1"),
     c("run-help-lists-systems", "run --help", 0, "embedding-ridge"),
@@ -541,7 +542,7 @@ CASES = [
       "--lmeval-samples is for Likert tasks (abricot-abs, abricot-inc, a task file), not admire-a"),
     c("lmeval-score-without-a-log", "score abricot-abs", 2, "give --lmeval-samples FILE"),
     c("lmeval-with-admire-options", f"{LMS} {{tmp}}/nope.jsonl --gold x.tsv", 2,
-      "--gold: AdMIRe submission options; leave them out with --lmeval-samples"),
+      "--gold is an option of AdMIRe submission scoring; leave it out with --lmeval-samples"),
     c("score-admire-without-gold", "score admire-a x.tsv", 2, "needs a submission FILE and --gold TARGETS"),
     # ranking task files (AdMIRe 2's layout): every malformed file is named by file, row and field
     c("ranking-missing-column", "run {tmp}/rk/nocol.toml --system random --split train", 2,
@@ -669,13 +670,13 @@ def test_failed_cache_write_keeps_the_results(tmp_path):
     assert not cache.enabled and "running on without the response cache" in cache.warnings[0]
 
 
-def test_run_over_an_old_run_removes_its_files(senso, tmp_path):
+def test_run_over_an_old_run_folder_keeps_every_file(senso, tmp_path):
+    """A folder an older senso wrote (no manifest.json) is not known to be senso's: refused, nothing removed."""
     old_run_folder(tmp_path)
-    code, _ = senso("run", "admire-a", "--system", "random", "--out", str(tmp_path / "old"))
-    assert code == 0
-    assert not (tmp_path / "old" / "report.html").exists()
-    assert (tmp_path / "old" / "submission_EN.tsv").read_text() != "stale"
-    assert any("held an earlier run" in w for w in json.loads((tmp_path / "old" / "results.json").read_text())["warnings"])
+    before = {p.name: p.read_bytes() for p in (tmp_path / "old").iterdir()}
+    code, output = senso("run", "admire-a", "--system", "random", "--out", str(tmp_path / "old"))
+    assert code == 2 and "give --out a new or empty folder, or move config.json away" in " ".join(output.split())
+    assert {p.name: p.read_bytes() for p in (tmp_path / "old").iterdir()} == before
 
 
 def test_no_cache_run_without_a_model_creates_nothing_in_the_cache(senso, tmp_path):

@@ -404,7 +404,7 @@ def test_senso_score_has_its_own_flag_and_words(toy, tmp_path):
                           (["abricot-abs", "--toy-answers", str(answers)],
                            "--toy-answers is for toy tasks (toy-wic), not abricot-abs"),
                           ([TASK, "--toy-answers", str(answers), "--gold", "x.tsv"],
-                           "--gold: AdMIRe submission options; leave them out with --toy-answers"),
+                           "--gold is an option of AdMIRe submission scoring; leave it out with --toy-answers"),
                           ([str(pairs)], f"senso score: {pairs} scores no file of answers; abricot-abs, "
                                          "abricot-inc, a task file, admire-a, admire-b, toy-wic do")):
         refused = runner.invoke(app, ["score", *args])

@@ -17,7 +17,7 @@ from senso.core.errors import SensoError
 from senso.core.calibration import binary_distribution, paired_calibration_differences
 from senso.core.comparison import Comparison, MetricDifference, difference_of
 from senso.core.stats import UndefinedMetric, paired_permutation_test
-from senso.core.records import load_samples
+from senso.core.records import item_differences, load_results, load_samples
 from senso.admire.metrics import DEFAULT_GAINS, item_metrics
 from senso.admire.scoring import GROUPS, score_item_b
 from senso.admire.submission import read_submission
@@ -56,6 +56,15 @@ def load_side(path: str | Path, subtask: str) -> SideData:
     gold = {s["compound"]: (s["sentence_type"], tuple(s[gold_key]) if subtask == "a" else s[gold_key])
             for s in samples} if has_gold else None
     return SideData(path, preds, gold, p_idiomatic if all(p is not None for p in p_idiomatic.values()) else None)
+
+
+def _differing(a: str | Path, b: str | Path) -> str:
+    """How two run folders differ in the options that choose their items, as the refusal says it: ", run with
+    different splits (dev vs train)"; "" when they differ in none (or a side is a submission file)."""
+    if not (Path(a).is_dir() and Path(b).is_dir()):
+        return ""
+    differ = item_differences(load_results(a), load_results(b))
+    return f", run with {differ}" if differ else ""
 
 
 def _gold_from_file(path: Path, subtask: str) -> dict[str, tuple[str, Any]]:
@@ -103,7 +112,8 @@ def compare(task_name: str, a: str | Path, b: str | Path, gold: str | Path | Non
         only_a = sorted(set(side_a.predictions) - set(side_b.predictions))
         only_b = sorted(set(side_b.predictions) - set(side_a.predictions))
         raise SensoError(f"{a} and {b} are not on the same items ({len(side_a.predictions)} vs "
-                         f"{len(side_b.predictions)}): only in A {only_a[:5]}, only in B {only_b[:5]}")
+                         f"{len(side_b.predictions)}){_differing(a, b)}: only in A {only_a[:5]}, only in B "
+                         f"{only_b[:5]}")
     gold_map, note = _gold(side_a, side_b, gold, subtask)
     unknown = sorted(set(side_a.predictions) - set(gold_map))
     if unknown:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from senso.admire.items import N_IMAGES_A
 from senso.admire.languages import LanguageCodeError, check_language
@@ -303,3 +303,48 @@ def shipped_task(name: str, lang: str) -> RankingTask:
     if lang not in languages:
         raise SensoError(f"{name} has no language {lang!r}; choose from {', '.join(languages)}")
     return load_ranking_task(builtin_task_file(f"{SHIPPED[name]}-{lang}"), builtin=True)
+
+
+def _near_miss(task: RankingTask, path: Path) -> str:
+    """What the folder of the missing data file `path` holds instead, in a few words ("" for nothing like it):
+    the same name in another letter case, or files of its form (its name up to the first `_`, its extension)
+    that no `[[data]]` table names (another language's file, a language name misspelt)."""
+    try:
+        beside = sorted(p.name for p in path.parent.iterdir() if p.is_file())
+    except OSError:
+        return ""
+    cased = [name for name in beside if name.lower() == path.name.lower()]
+    if cased:
+        return f"; the folder has {cased[0]}, the same name in other letter case: rename it {path.name}"
+    named = {Path(d.file).name for d in task.data}
+    head = path.stem.split("_")[0] + "_" if "_" in path.stem else ""
+    strangers = [name for name in beside if name not in named and name.startswith(head) and
+                 Path(name).suffix.lower() == path.suffix.lower()]
+    if not strangers:
+        return ""
+    return (f"; the folder has {', '.join(strangers)}, which no [[data]] table names (the file reads "
+            f"{', '.join(task.languages)}: a table with file and language reads another)")
+
+
+def check_data_files(task: RankingTask, entries: Sequence[DataFile], lang_given: bool) -> None:
+    """The chosen data files that lie beside the task file are all there, before any is read: else a
+    RankingTaskFileError naming each one missing and what is there instead, and, without --lang, the --lang of the
+    languages whose files are there."""
+    beside = [(entry, (task.source.parent / entry.file).resolve()) for entry in entries
+              if entry.data_from == "task-file"]
+    missing = [(entry, path) for entry, path in beside if not path.exists()]
+    if not missing:
+        return
+    entry, path = missing[0]
+    near = "".join(dict.fromkeys(_near_miss(task, p) for _, p in missing))
+    present = list(dict.fromkeys(e.language for e, p in beside if p.exists()))
+    lang = (f"; only the files of {'+'.join(present)} are there: give --lang {'+'.join(present)} to run those"
+            if present and not lang_given else "")
+    if len(missing) == 1:
+        raise RankingTaskFileError(task.source, f"data[{entry.index}].file",
+                                   f"{path} does not exist (paths are relative to the task file){near}{lang}")
+    folders = {p.parent for _, p in missing}
+    names = ", ".join(p.name if len(folders) == 1 else str(p) for _, p in missing)
+    where = f" in {path.parent}" if len(folders) == 1 else ""
+    raise RankingTaskFileError(task.source, "data", f"{len(missing)} of its data files are not there{where} (paths "
+                               f"are relative to the task file): {names}{near}{lang}")

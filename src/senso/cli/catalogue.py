@@ -12,9 +12,11 @@ from senso.core.errors import SensoError
 from senso.core.tables import folded
 
 @app.command("systems")
-def systems(name: Optional[str] = typer.Argument(None, help="A system: list every option it declares.")) -> None:
+def systems(name: Optional[str] = typer.Argument(None, help="A system: list every option it declares; a part: what "
+                                                             "it is and which systems use it.")) -> None:
     """List the systems of every task family and the parts they are composed of, a line each;
-    with a NAME, every option of that system (flag or --set key, type, default, help)."""
+    with a NAME, every option of that system (flag or --set key, type, default, help), or, for a part (a sense,
+    a ranker, an embedder ...), what it is and which systems use it."""
     from rich.table import Table
 
     if name is not None:
@@ -39,7 +41,8 @@ def _print_system_options(name: str) -> None:
 
     found = [s for s in all_systems() if s.name == name]
     if not found:
-        raise SensoError(f"unknown system {name!r}; `senso systems` lists them")
+        _print_part(name)
+        return
     width = out.width
     for k, system in enumerate(found):
         out.print(("\n" if k else "") + f"{system.name} ({', '.join(system.tasks)})", style="bold")
@@ -55,6 +58,23 @@ def _print_system_options(name: str) -> None:
                       soft_wrap=True)
             out.print(textwrap.fill(option["help"], width, initial_indent=" " * 6, subsequent_indent=" " * 6),
                       soft_wrap=True)
+
+
+def _print_part(name: str) -> None:
+    """`senso systems PART`: a part `senso systems` lists (a sense, a ranker, an embedder ...): what it is and
+    which systems use it, as its family says (`Family.catalog`, `Family.part_users`)."""
+    import textwrap
+
+    parts = [(family, kind, summary) for family in families() for kind, listed, summary in family.catalog()
+             if listed == name]
+    if not parts:
+        raise SensoError(f"unknown system or part {name!r}; `senso systems` lists them")
+    for k, (family, kind, summary) in enumerate(parts):
+        out.print(("\n" if k else "") + f"{name}: {kind}, a part of {family.called} systems", style="bold")
+        out.print(textwrap.fill(summary, out.width), soft_wrap=True)
+        users = family.part_users(name)
+        out.print(textwrap.fill(f"Used by: {', '.join(users)}." if users else "No system uses it by name.",
+                                out.width, subsequent_indent="  "), soft_wrap=True)
 
 
 def _shown_default(value) -> str:

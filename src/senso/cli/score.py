@@ -102,8 +102,10 @@ def _refuse_foreign(own: FileScoring, file: Path | None, as_json: bool, values: 
     if foreign:
         owners = [f"{family.called} {scoring.noun}" for family, scoring in _scorings()
                   if scoring is not own and set(reads(scoring)) & set(foreign)]
-        raise SensoError(f"{', '.join(foreign)}: {' or '.join(owners) or 'no'} options; leave them out with "
-                         f"{' and '.join(own.needs)}")
+        one = len(foreign) == 1
+        whose = f"of {' or '.join(owners)} scoring" if owners else "that no scoring reads"
+        raise SensoError(f"{', '.join(foreign)} {'is an option' if one else 'are options'} {whose}; leave "
+                         f"{'it' if one else 'them'} out with {' and '.join(own.needs)}")
 
 
 def _score(task: str, file: Optional[Path], as_json: bool, seed: int, data_dir: Optional[Path],

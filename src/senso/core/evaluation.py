@@ -25,8 +25,7 @@ from typing import Any, Callable, Protocol, Sequence
 from senso.core.cache import ResponseCache
 from senso.core.errors import SensoError
 from senso.core.options import RunOptions
-from senso.core.output import write_text
-from senso.core.records import RunRecord, RunWriter, jsonable, run_config
+from senso.core.records import RunRecord, RunWriter, config_data_files, jsonable, run_config
 from senso.core.stats import Estimate
 
 TIMING_KEYS = ("load_s", "predict_s", "score_s", "total_s", "items_per_s")
@@ -181,7 +180,8 @@ class EvalResult:
 
     def save(self, folder: str | Path, flag: str = "out") -> Path:
         """Write the run folder (config.json, samples.jsonl, results.json and the run's extra files)."""
-        with RunWriter(folder, flag=flag) as writer:
+        inputs = [entry["path"] for entry in config_data_files(self.config) if entry.get("path")]
+        with RunWriter(folder, flag=flag, inputs=inputs) as writer:
             writer.write_config(self.config)
             self._write(writer)
         self.run_dir = writer.dir
@@ -189,7 +189,7 @@ class EvalResult:
 
     def _write(self, writer: RunWriter) -> None:
         for name, text in self.files.items():
-            write_text(writer.dir / name, text, writer.flag)
+            writer.write_file(name, text)
         writer.write_samples(sample.to_json() for sample in self.samples)
         writer.write_results(self.record)
 
@@ -232,7 +232,8 @@ def evaluate(prepare: Prepare, options: RunOptions, models: Any, system: Any = N
         config = run_config(options, plan.system, plan.data_files, **plan.config)
         folder = out(plan) if callable(out) else out
         with ExitStack() as stack:
-            writer = stack.enter_context(RunWriter(folder, cache=cache)) if folder is not None else None
+            writer = None if folder is None else stack.enter_context(
+                RunWriter(folder, cache=cache, inputs=plan.data_files))  # after the data were read and checked
             if writer is not None:
                 writer.write_config(config)
             loaded = time.perf_counter()

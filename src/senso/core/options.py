@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Iterable
 from senso.core.errors import SensoError
 from senso.core.output import check_output_folder
 from senso.core.paths import check_data_dir
+from senso.core.manifest import check_run_folder
 from senso.core.run_lock import check_free
 
 DTYPES = ("float32", "bfloat16", "float16", "auto")  # --dtype; "auto": the checkpoint's own dtype (transformers)
@@ -140,6 +141,7 @@ class RunOptions:
         if self.out is not None:
             check_output_folder(self.out, "--out")
             check_free(self.out, "--out")
+            check_run_folder(self.out, "--out")  # a folder holding files no run recorded, refused before any load
         check_device(self.device)
 
     def check_family(self, family: str, task_name: str | None = None) -> None:

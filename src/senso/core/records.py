@@ -5,6 +5,8 @@ Layout of a run folder:
 - `samples.jsonl` one JSON object per item; `samples.parquet` the same rows and columns, as Parquet
 - `results.json`  metrics (each `{"value", "ci_low", "ci_high"}` or `{"value": null, "reason"}`),
                   n, task, system, model and fingerprints, versions, timings, warnings
+- `manifest.json` every file the run wrote there, with its sha256 and size (`core.manifest`): a later run into
+                  the folder removes those, unchanged, and refuses a folder holding anything else
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any, Iterable
 from senso.core.version import __version__
 from senso.core.errors import RunInterrupted, SensoError
 from senso.core.fingerprint import file_sha256
+from senso.core.manifest import MANIFEST_NAME, Manifest, survey
 from senso.core.output import atomic_file, make_folder, write_error, write_text
 from senso.core.run_lock import LOCK_NAME, RunLock, interrupt_signal, signals_interrupt
 from senso.core.stats import Estimate
@@ -105,10 +108,6 @@ def data_file_entry(path: str | Path) -> dict[str, str]:
     return {"path": str(path.resolve()), "sha256": file_sha256(path)}
 
 
-# What a run writes into its folder (and `senso report` beside it): replaced, never mixed, by a new run there.
-RUN_OUTPUTS = ("config.json", "samples.jsonl", "samples.parquet", "results.json", "report.html", "submission_*.tsv", "*.tmp")
-
-
 def run_config(options: Any, system: str, data_files: Iterable[str | Path], **extra: Any) -> dict[str, Any]:
     """The `config.json` of every run, one schema for every task: `task`, `system`, `model` (the scored
     model's spec or null), `options` (every run option), `data_files` ([{"path": absolute, "sha256": hex}])
@@ -133,6 +132,24 @@ def config_option(config: dict[str, Any], key: str, default: Any = None) -> Any:
         return options[key]
     value = config.get(key)
     return default if value is None else value
+
+
+# The run options that choose which items a run scores, as a comparison names them when two runs differ in them.
+ITEM_OPTIONS = {"split": "splits", "lang": "languages", "limit": "--limit"}
+
+
+def recorded_option(results: dict[str, Any], key: str) -> Any:
+    """A run option as a results.json records it: its own key (the value the family chose), else its config's."""
+    value = results.get(key)
+    return config_option(results.get("config") or {}, key) if value is None else value
+
+
+def item_differences(a: dict[str, Any], b: dict[str, Any]) -> str:
+    """How two runs' results.json differ in the options that choose their items ("different splits (dev vs
+    train)", "; "-joined); "" when they differ in none."""
+    differ = [(key, recorded_option(a, key), recorded_option(b, key)) for key in ITEM_OPTIONS]
+    return "; ".join(f"different {ITEM_OPTIONS[key]} ({'all' if x is None else x} vs {'all' if y is None else y})"
+                     for key, x, y in differ if x != y)
 
 
 def config_data_files(config: dict[str, Any]) -> list[dict[str, Any]]:
@@ -205,7 +222,7 @@ class RunWriter:
     """Writes a run folder: config first, samples and results at the end. A context manager:
 
     ```python
-    with RunWriter(out_dir, cache=cache) as writer:   # the folder made, locked, emptied of an earlier run's files
+    with RunWriter(out_dir, cache=cache, inputs=data_files) as writer:   # made, locked, an earlier run's files removed
         writer.write_config(config)
         ...                                          # SIGTERM and Ctrl-C raise RunInterrupted, saying what was kept
     ```
@@ -213,13 +230,18 @@ class RunWriter:
     Inside the block the folder is locked (`core.run_lock.RunLock`: a second writer is refused with the holder's
     pid; a lock left by a dead run is taken over, with a warning) and SIGTERM stops the run as SIGINT does: the
     block ends in `RunInterrupted` (exit code 128 + the signal) naming the files kept and the response cache
-    (`cache`, when given) that lets the same command resume. Every OSError names the path and `--out`."""
+    (`cache`, when given) that lets the same command resume. Entering it, after the run's `inputs` (its data
+    files) were read and checked, removes only the files an earlier run recorded in the folder's manifest and left
+    unchanged, never an input; a folder holding anything else is refused, naming it (`core.manifest`). Every file
+    it writes is recorded in the manifest. Every OSError names the path and `--out`."""
 
-    def __init__(self, out_dir: str | Path, cache: Any = None, flag: str = "--out"):
+    def __init__(self, out_dir: str | Path, cache: Any = None, flag: str = "--out", inputs: Iterable[str | Path] = ()):
         self.dir = Path(out_dir)
         self.cache = cache
         self.flag = flag
+        self.inputs = [Path(p) for p in inputs]
         self.warnings: list[str] = []  # for results.json and the terminal
+        self.manifest = Manifest(self.dir, flag, self.inputs)
         self._lock = RunLock(self.dir, command=invoked_command(), flag=flag)
         self._signals: Any = None
 
@@ -247,27 +269,33 @@ class RunWriter:
             signum = interrupt_signal(exc)
             raise RunInterrupted(self._interrupted_message(signum), signum) from None
 
-    def _run_files(self) -> list[Path]:
-        """The files of RUN_OUTPUTS in the folder (an earlier run's, or this run's so far)."""
-        return sorted({p for pattern in RUN_OUTPUTS for p in self.dir.glob(pattern) if p.is_file()})
-
     def _remove_earlier_run(self) -> None:
+        """The files an earlier run recorded and left unchanged removed (none of this run's inputs), then this
+        run's manifest started; a folder holding anything else is refused before anything is removed."""
+        found = survey(self.dir, self.inputs)
+        refusal = found.refusal(self.flag)
+        if refusal is not None:
+            raise refusal
         try:
-            stale = self._run_files()
-            for path in stale:
+            for path in found.removable:
                 path.unlink()
         except OSError as exc:
             raise SensoError(f"cannot write the run folder {self.dir} ({exc.strerror}); choose another with "
                              f"{self.flag}") from None
-        if stale:
-            self.warnings.append(f"{self.flag} {self.dir} held an earlier run; its files were removed so nothing "
-                                 f"stale stays beside this run's: {', '.join(p.name for p in stale)}")
+        self.manifest.save()
+        if found.removable:
+            self.warnings.append(f"{self.flag} {self.dir} held an earlier run; the files it recorded were removed so "
+                                 f"nothing stale stays beside this run's: "
+                                 f"{', '.join(p.name for p in found.removable)}")
+        if found.inputs:
+            self.warnings.append(f"{self.flag} {self.dir} held files of an earlier run that this run reads; they were "
+                                 f"kept: {', '.join(p.name for p in found.inputs)}")
 
     def _interrupted_message(self, signum: int) -> str:
         name = signal.Signals(signum).name
         if (self.dir / "results.json").is_file():
             return f"{name} came after the run finished: {self.dir} holds its results"
-        kept = [p.name for p in self._run_files() if not p.name.endswith(".tmp")]
+        kept = [name for name in self.manifest.present() if name != MANIFEST_NAME]
         message = (f"{name} interrupted the run before it finished: {self.dir} has no results.json "
                    f"(it keeps {', '.join(kept) or 'no file'}). ")
         if self.cache is not None and getattr(self.cache, "enabled", False):
@@ -281,17 +309,23 @@ class RunWriter:
     def write_samples(self, samples: Iterable[dict[str, Any]]) -> None:
         """samples.jsonl (one JSON object per item) and samples.parquet beside it (the same rows and columns)."""
         rows = [jsonable(sample) for sample in samples]
-        with atomic_file(self.dir / "samples.jsonl", self.flag) as fh:
+        with self.manifest.writing("samples.jsonl") as path, atomic_file(path, self.flag) as fh:
             for row in rows:
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-        with atomic_file(self.dir / "samples.parquet", self.flag, binary=True) as fh:
+        with self.manifest.writing("samples.parquet") as path, atomic_file(path, self.flag, binary=True) as fh:
             write_parquet(rows, fh)
 
     def write_results(self, record: RunRecord) -> Path:
         return self._write_json("results.json", record.to_json())
 
+    def write_file(self, name: str, text: str) -> Path:
+        """A file of the run's own (an AdMIRe submission), recorded as the others are."""
+        with self.manifest.writing(name) as path:
+            return write_text(path, text, self.flag)
+
     def _write_json(self, name: str, data: Any) -> Path:
-        return write_json_atomically(self.dir / name, data, indent=2, flag=self.flag)
+        with self.manifest.writing(name) as path:
+            return write_json_atomically(path, data, indent=2, flag=self.flag)
 
 
 def write_json_atomically(path: str | Path, data: Any, indent: int | None = None, flag: str | None = None) -> Path:

@@ -203,7 +203,8 @@ class Family:
     - `commands(cli)`: registers its own commands on the command line (`cli.app`, `cli.out`, `cli.console`);
       `run_refuses`: flags of those commands that `senso run` refuses, with the message saying why;
     - `check_name(name)`: its own error for a name of its form that is none of its tasks (`admire-c`);
-    - `catalog()`, `systems_help()`: its lines in `senso systems` and `senso run --help`;
+    - `catalog()`, `systems_help()`: its lines in `senso systems` and `senso run --help`; `part_users(name)`:
+      the systems that use a part its catalog lists (`senso systems PART`), each as a short label;
     - `data_sets`: what `senso data stats|fetch NAME` handles;
     - `summary_note(evaluations)`: a line printed under a summary table that holds its runs, evaluated so (what
       to compare them with; "" for none);
@@ -230,6 +231,7 @@ class Family:
     run_refuses: dict[str, str] = field(default_factory=dict)
     check_name: Callable[[str], None] = lambda name: None
     catalog: Callable[[], list[tuple[str, str, str]]] = lambda: []
+    part_users: Callable[[str], list[str]] = lambda name: []
     systems_help: Callable[[], str] = lambda: ""
     data_sets: tuple[DataSet, ...] = ()
     summary_note: Callable[[Sequence[str]], str] = lambda evaluations: ""

@@ -12,6 +12,7 @@ import numpy as np
 
 from senso.core.errors import SensoError
 from senso.core.output import check_output_file, write_text
+from senso.core.records import item_differences
 from senso.core.stats import PairedDifference, paired_statistic_difference
 from senso.core.run_folder import RunFolder, aligned, model_lines
 from senso.core.task import PairedTest
@@ -38,9 +39,11 @@ def check_comparable(runs: Sequence[RunFolder]) -> None:
         if set(ids_a) != set(ids_b) or len(ids_a) != len(ids_b):
             only_a = sorted(set(ids_a) - set(ids_b))
             only_b = sorted(set(ids_b) - set(ids_a))
+            differ = item_differences(first.results, run.results)
             raise SensoError(
-                f"{first.path} and {run.path} are not on the same items ({len(ids_a)} vs {len(ids_b)}; "
-                f"{len(only_a)} only in the first, e.g. {only_a[:3]}; {len(only_b)} only in the second, e.g. {only_b[:3]})")
+                f"{first.path} and {run.path} are not on the same items ({len(ids_a)} vs {len(ids_b)}"
+                f"{'; run with ' + differ if differ else ''}; {len(only_a)} only in the first, e.g. {only_a[:3]}; "
+                f"{len(only_b)} only in the second, e.g. {only_b[:3]})")
 
 
 def ungraded(run: RunFolder, samples: Sequence[dict[str, Any]]) -> list[str]:

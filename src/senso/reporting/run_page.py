@@ -7,6 +7,7 @@ from typing import Any
 
 from senso.catalog import all_tasks
 from senso.core.calibration import CALIBRATION_LABELS, RELIABILITY_AXIS
+from senso.core.manifest import recorded_if_run_folder
 from senso.core.output import check_output_file, write_text
 from senso.core.run_folder import RunFolder, header_rows
 from senso.reporting.run_folder import load_run
@@ -98,4 +99,5 @@ def write_run_report(run_dir: str | Path, out: str | Path | None = None, thumbna
     path = Path(out) if out else run.path / "report.html"
     check_output_file(path, "-o")
     html = render("run.html.j2", run_context(run, thumbnails=thumbnails))
-    return write_text(path, html, "-o")
+    with recorded_if_run_folder(path):  # in a run folder, the page is the run's: the next run there replaces it
+        return write_text(path, html, "-o")

@@ -17,7 +17,8 @@ from senso.admire.data import items_from_targets_a, join_gold_a
 from senso.admire.rankdata import RankingItem, load_entries
 from senso.admire.scoring import Sample
 from senso.admire.ranking.default import check_row
-from senso.admire.rankfile import SHIPPED, DataFile, RankingTask, load_ranking_task, shipped_task
+from senso.admire.rankfile import (SHIPPED, DataFile, RankingTask, check_data_files, load_ranking_task,
+                                   shipped_task)
 from senso.admire.ranking.fit import Fitted, run_fitted
 from senso.admire.metrics import item_metrics
 from senso.admire.ranking.select import Candidate, Checked, choose_default
@@ -67,6 +68,7 @@ def check(options: RunOptions, system_object: Any = None) -> Checked:
     options.check_family("admire", name)
     check_gold_file(options)
     entries, languages, split = task.chosen(options.lang, options.split)
+    check_data_files(task, entries, lang_given=options.lang is not None)
     if options.gold is not None and len(entries) > 1:
         raise SensoError(ONE_GOLD)
     task = task.with_captions(options.caption_lang)

@@ -22,7 +22,8 @@ from senso.admire.systems.context import SystemContext
 from senso.admire.systems.images.similarity import ClipRanker, FusionRanker, check_fusion
 from senso.admire.systems.images.vlm_judge import VlmJudgeRanker, check_vlm_judge
 from senso.admire.systems.parts import (
-    AGGREGATOR_SUMMARIES, DEFAULT_FUSION_MEMBERS, BuilderOptions, DEFAULT_MEMBERS, FLAGGED, MEANINGS, RANKERS, SENSES,
+    ADMIRE_EMBEDDER, AGGREGATOR_SUMMARIES, DEFAULT_FUSION_MEMBERS, BuilderOptions, DEFAULT_MEMBERS, FLAGGED, MEANINGS,
+    RANKERS, SENSES,
     CaptionSimilarityOptions, ClipRankOptions, EnsembleOptions, FittedPipelineOptions, FusionOptions, RandomOptions,
     SenseClassifierOptions, SensePipelineOptions, SequenceContinuationOptions, SystemOptions, VlmJudgeOptions,
 )
@@ -303,3 +304,22 @@ def system_catalog() -> list[tuple[str, str, str]]:
     parts = {"sense (--sense)": SENSES, "meaning (--meaning)": MEANINGS, "ranker (--ranker)": RANKERS,
              "aggregator (--set aggregator=)": AGGREGATOR_SUMMARIES, "embedder (--embedder)": EMBEDDERS}
     return rows + [(kind, name, summary) for kind, table in parts.items() for name, summary in table.items()]
+
+
+# The option of a system's options class that chooses each kind of part (`senso systems PART`: who offers it).
+PART_OPTIONS = {"sense": SENSES, "meaning": MEANINGS, "ranker": RANKERS, "aggregator": AGGREGATOR_SUMMARIES}
+
+
+def part_users(name: str) -> list[str]:
+    """The systems that use the part `name` of `system_catalog`, as `senso systems PART` lists them: each system
+    whose option for that kind of part offers it ("sense-pipeline (admire-a; its default)"), and, for an
+    embedder, each system that reads --embedder."""
+    users = []
+    for row in ROWS:
+        uses = [row.params[option].default == name for option, table in PART_OPTIONS.items()
+                if name in table and option in row.params and name in row.params[option].choices]
+        if name in EMBEDDERS and "embedder" in row.flags:
+            uses.append(name == ADMIRE_EMBEDDER)
+        if uses:
+            users.append(f"{row.name} ({TASK_NAMES[row.subtask]}{'; its default' if any(uses) else ''})")
+    return users
