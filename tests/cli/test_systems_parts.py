@@ -15,8 +15,10 @@ PARTS = [(family.called, kind, name, summary) for family in families() for kind,
 
 
 def _systems(name: str):
+    """(exit code, what it printed or the error it raised, on one line)."""
     result = CliRunner().invoke(app, ["systems", name], terminal_width=200, env={"COLUMNS": "200"})
-    return result.exit_code, " ".join(result.output.split())
+    said = result.output if result.exception is None else str(result.exception)
+    return result.exit_code, " ".join(said.split())
 
 
 def test_the_table_lists_the_parts_this_test_walks():

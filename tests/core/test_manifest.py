@@ -85,7 +85,8 @@ def test_a_manifest_json_that_is_not_senso_s_is_nobody_s(tmp_path):
     (tmp_path / "rel" / "data.tsv").write_text("a\tb\n")
     before = snapshot(tmp_path / "rel")
     assert read_manifest(tmp_path / "rel") is None
-    with pytest.raises(SensoError, match=rf"holds {MANIFEST_NAME} \(and 1 more\), which no senso run recorded"):
+    assert [path.name for path, _ in survey(tmp_path / "rel").foreign] == ["data.tsv", MANIFEST_NAME]
+    with pytest.raises(SensoError, match=r"holds data.tsv \(and 1 more\), which no senso run recorded"):
         RunWriter(tmp_path / "rel").__enter__()
     assert snapshot(tmp_path / "rel") == before
 

@@ -54,9 +54,10 @@ def _unchanged(path: Path, entry: dict[str, Any]) -> bool:
 
 
 def _temporary_of(name: str, recorded: dict[str, Any]) -> bool:
-    """`NAME.PID.tmp` beside a recorded NAME: what an atomic write of it left when its run was killed."""
+    """`NAME.PID.tmp` beside a recorded NAME (or the manifest): what an atomic write of it left when its run was
+    killed."""
     found = re.fullmatch(r"(.+)\.\d+\.tmp", name)
-    return found is not None and found.group(1) in recorded
+    return found is not None and (found.group(1) in recorded or found.group(1) == MANIFEST_NAME)
 
 
 @dataclass
@@ -100,7 +101,7 @@ def survey(folder: str | Path, inputs: Iterable[str | Path] = ()) -> Survey:
     reads = {Path(p).resolve() for p in inputs}
     recorded = read_manifest(folder)
     own = {LOCK_NAME, *((MANIFEST_NAME,) if recorded is not None else ())}
-    entries = sorted(p for p in folder.iterdir() if p.name not in own)
+    entries = sorted((p for p in folder.iterdir() if p.name not in own), key=lambda p: (p.is_dir(), p.name))
     names = {p.name for p in entries}
     for entry in entries:
         ours = recorded is not None and entry.is_file() and (
@@ -136,12 +137,12 @@ class Manifest:
         self.files: dict[str, dict[str, Any]] = {}
 
     @classmethod
-    def existing(cls, folder: Path) -> "Manifest | None":
+    def existing(cls, folder: Path, flag: str) -> "Manifest | None":
         """The manifest a finished run left in `folder` (None when it has none), to record a later file in."""
         recorded = read_manifest(folder)
         if recorded is None:
             return None
-        manifest = cls(folder)
+        manifest = cls(folder, flag)
         manifest.files = recorded
         return manifest
 
@@ -173,11 +174,11 @@ class Manifest:
 
 
 @contextmanager
-def recorded_if_run_folder(path: str | Path) -> Iterator[Path]:
+def recorded_if_run_folder(path: str | Path, flag: str = "-o") -> Iterator[Path]:
     """`path` to be written by the block, recorded in its folder's manifest when that folder is a run folder
     (`senso report`'s report.html), so the next run there may replace it."""
     path = Path(path)
-    manifest = Manifest.existing(path.parent)
+    manifest = Manifest.existing(path.parent, flag)
     if manifest is None:
         yield path
         return

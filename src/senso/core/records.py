@@ -26,7 +26,7 @@ from typing import Any, Iterable
 from senso.core.version import __version__
 from senso.core.errors import RunInterrupted, SensoError
 from senso.core.fingerprint import file_sha256
-from senso.core.manifest import MANIFEST_NAME, Manifest, survey
+from senso.core.manifest import Manifest, survey
 from senso.core.output import atomic_file, make_folder, write_error, write_text
 from senso.core.run_lock import LOCK_NAME, RunLock, interrupt_signal, signals_interrupt
 from senso.core.stats import Estimate
@@ -222,7 +222,7 @@ class RunWriter:
     """Writes a run folder: config first, samples and results at the end. A context manager:
 
     ```python
-    with RunWriter(out_dir, cache=cache, inputs=data_files) as writer:   # made, locked, an earlier run's files removed
+    with RunWriter(out_dir, cache=cache, inputs=data_files) as writer:  # locked; an earlier run's files removed
         writer.write_config(config)
         ...                                          # SIGTERM and Ctrl-C raise RunInterrupted, saying what was kept
     ```
@@ -295,7 +295,7 @@ class RunWriter:
         name = signal.Signals(signum).name
         if (self.dir / "results.json").is_file():
             return f"{name} came after the run finished: {self.dir} holds its results"
-        kept = [name for name in self.manifest.present() if name != MANIFEST_NAME]
+        kept = self.manifest.present()
         message = (f"{name} interrupted the run before it finished: {self.dir} has no results.json "
                    f"(it keeps {', '.join(kept) or 'no file'}). ")
         if self.cache is not None and getattr(self.cache, "enabled", False):
