@@ -822,7 +822,7 @@ def test_sigterm_and_ctrl_c_say_what_was_kept(tmp_path, name, code):
     assert f"stopped: {name} interrupted the run before it finished: {tmp_path / 'r'} has no results.json " \
            "(it keeps config.json)" in output
     assert f"kept in the response cache {tmp_path / 'cache' / 'responses.sqlite'}: run the same command again" in output
-    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["config.json"]  # and the lock is released
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["config.json", "manifest.json"]  # lock released
 
 
 def test_two_runs_into_one_folder_the_second_is_refused(tmp_path, senso):
@@ -833,8 +833,9 @@ def test_two_runs_into_one_folder_the_second_is_refused(tmp_path, senso):
     assert "senso run admire-a --system random --out" in output  # the holder's command
     first_output = first.communicate("go\n", timeout=120)[0]
     assert first.returncode == 0, first_output  # the first run finished unharmed: every record of it is there
-    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["config.json", "results.json", "samples.jsonl",
-                                                                  "samples.parquet", "submission_EN.tsv"]
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["config.json", "manifest.json", "results.json",
+                                                                  "samples.jsonl", "samples.parquet",
+                                                                  "submission_EN.tsv"]
     assert len((tmp_path / "r" / "samples.jsonl").read_text().splitlines()) == 15
     code, output = senso("run", "admire-a", "--system", "random", "--out", str(tmp_path / "r"))
     assert code == 0, output  # the folder is free again

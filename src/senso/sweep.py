@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -49,7 +50,8 @@ from senso.core.options import RunOptions
 from senso.core.params import Text
 from senso.core.taskfile import read_task_file
 from senso.core.output import check_output_folder, write_text
-from senso.core.records import load_results, write_json_atomically
+from senso.core.manifest import claim_folder, write_recorded
+from senso.core.records import load_results
 
 PATH_FIELDS = {"data_dir", "out", "gold"}
 TABLES = ("set", "model_args")  # tables of KEY = VALUE: the system's options, the served model's settings
@@ -175,8 +177,12 @@ def execute_run(options: RunOptions, run_fn: RunFn | None = None) -> str:
     """Run one sweep entry (in this process, a pool worker or a Ray worker); returns its folder."""
     if run_fn is None:
         from senso.api import run as run_fn
-    write_json_atomically(Path(options.out) / "sweep_options.json", options.to_json(), indent=2, flag=OUT_FLAG)
-    return str(run_fn(options))
+    claim_folder(options.out, OUT_FLAG)  # the run's folder, its manifest started: it records what the sweep adds
+    try:
+        return str(run_fn(options))
+    finally:  # what the sweep asked, beside the run's files (recorded, so a rerun may replace it)
+        asked = json.dumps(options.to_json(), indent=2, ensure_ascii=False) + "\n"
+        write_recorded(options.out, "sweep_options.json", asked, OUT_FLAG)
 
 
 def _error_text(exc: BaseException) -> str:

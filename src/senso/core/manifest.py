@@ -21,7 +21,7 @@ from typing import Any, Iterable, Iterator
 
 from senso.core.errors import SensoError
 from senso.core.fingerprint import file_sha256
-from senso.core.output import write_text
+from senso.core.output import make_folder, write_text
 from senso.core.run_lock import LOCK_NAME
 
 MANIFEST_NAME = "manifest.json"
@@ -184,3 +184,25 @@ def recorded_if_run_folder(path: str | Path, flag: str = "-o") -> Iterator[Path]
         return
     with manifest.writing(path.name):
         yield path
+
+
+def claim_folder(folder: str | Path, flag: str) -> bool:
+    """Make `folder` a run folder before its run starts (`senso sweep`): made, with an empty manifest when it is
+    new or empty; False (nothing written) when it holds anything and no manifest of senso's."""
+    folder = make_folder(folder, flag)
+    if read_manifest(folder) is not None:
+        return True
+    if any(p.name != LOCK_NAME for p in folder.iterdir()):
+        return False
+    Manifest(folder, flag).save()
+    return True
+
+
+def write_recorded(folder: str | Path, name: str, text: str, flag: str) -> Path | None:
+    """`text` as the run folder's file `name`, recorded in its manifest; None (nothing written) when the folder
+    has no manifest of senso's."""
+    manifest = Manifest.existing(Path(folder), flag)
+    if manifest is None:
+        return None
+    with manifest.writing(name) as path:
+        return write_text(path, text, flag)
