@@ -4,7 +4,6 @@ items finished before it are kept in the response cache, so the same command res
 from __future__ import annotations
 
 import csv
-import json
 import os
 import signal
 import subprocess
@@ -12,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import senso
 from tiny_lm import save_tiny_lm
 
 REPO = Path(__file__).resolve().parents[2]
@@ -64,12 +64,14 @@ def task_file(folder: Path) -> Path:
     return folder / "long-items.toml"
 
 
-def test_sigterm_inside_a_long_pass_ends_the_run_in_seconds_and_a_rerun_computes_only_the_unfinished(tmp_path):
+def test_sigterm_inside_a_long_pass_ends_the_run_in_seconds_and_a_rerun_computes_only_the_unfinished(tmp_path,
+                                                                                                  monkeypatch):
     model = save_tiny_lm(tmp_path / "tiny", "llama", max_positions=4 * LONG_TOKENS)
     task = task_file(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "SENSO_CACHE_DIR": str(tmp_path / "cache"),
            "SENSO_OFFLINE": "1", "OMP_NUM_THREADS": "1", "COLUMNS": "200"}
     run = ["run", str(task), "--model", f"hf:{model}", "--batch-size", "64"]
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))  # the rerun, in this process
     proc = subprocess.Popen([sys.executable, "-c", CHILD, str(LONG_TOKENS), *run, "--out", str(tmp_path / "a")],
                             env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -91,9 +93,6 @@ def test_sigterm_inside_a_long_pass_ends_the_run_in_seconds_and_a_rerun_computes
     assert took < EXIT_BOUND_S and "Traceback" not in message
     assert "SIGTERM interrupted the run before it finished" in message and "run the same command again" in message
 
-    again = subprocess.run([sys.executable, "-m", "senso.cli", *run, "--out", str(tmp_path / "b"), "--quiet"],
-                           env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert again.returncode == 0, again.stdout + again.stderr
-    results = json.loads((tmp_path / "b" / "results.json").read_text())
-    assert results["n"] == 6
-    assert (results["cache"]["hits"], results["cache"]["misses"]) == (5, 1)  # the short items, finished before
+    again = senso.evaluate(task, model=f"hf:{model}", batch_size=64, out=tmp_path / "b")  # the same run, resumed
+    assert again.n == 6
+    assert (again.record.extra["cache"]["hits"], again.record.extra["cache"]["misses"]) == (5, 1)  # 5 were finished
