@@ -41,13 +41,22 @@ REPO = Path(__file__).resolve().parents[1]
 TEMPLATE_OF = REPO / "src" / "senso" / "likert" / "tasks" / "abricot-abs.toml"
 FILLER = "molto "
 MARKER = "long-item: the long pass begins"
+FILL = "@FILLER@"  # where the filler goes in the prompt the counting child reads
 COUNT = """
 import sys
 from senso.backends.load import load_model
 from senso.likert.task import TARGET_DELIMITER
-lm = load_model(sys.argv[1] or None, "lm", cache=None)
-print(len(lm._encode(sys.stdin.read() + TARGET_DELIMITER + "1")) - 1)
-"""
+spec, target, prompt = sys.argv[1], int(sys.argv[2]), sys.stdin.read()
+lm = load_model(spec or None, "lm", cache=None)
+count = lambda k: len(lm._encode(prompt.replace("%s", "%s" * k) + TARGET_DELIMITER + "1")) - 1
+base = count(0)
+words = max(0, target - base)
+n = count(words)
+if words and n != target:  # the filler's words are not one token each: adjusted once
+    words = max(0, round((target - base) * words / (n - base)))
+    n = count(words)
+print(words, n)
+""" % (FILL, FILLER)
 HOOKED = """
 import sys, torch
 LONG = int(sys.argv.pop(1))
@@ -66,10 +75,11 @@ main()
 """ % MARKER
 
 
-def write_task(folder: Path, words: int) -> tuple[Path, str]:
-    """The task file and its one-row CSV; returns the file and the prompt's text (the template filled)."""
+def write_task(folder: Path, filler: str) -> tuple[Path, str]:
+    """The task file and its one-row CSV, the sentence "Il cane {filler}corre."; returns the file and the
+    prompt's text (the template filled)."""
     template = tomllib.loads(TEMPLATE_OF.read_text(encoding="utf-8"))["template"]
-    text = "Il cane " + FILLER * words + "corre."
+    text = "Il cane " + filler + "corre."
     with (folder / "items.csv").open("w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         writer.writerows([["id", "text", "word", "gold", "group"], ["lungo", text, "cane", "0.5", "cane"]])
@@ -79,25 +89,15 @@ def write_task(folder: Path, words: int) -> tuple[Path, str]:
     return folder / "long-item.toml", template.replace("{word}", "cane").replace("{text}", text)
 
 
-def count_tokens(text: str, model: str | None, env: dict[str, str]) -> int:
-    done = subprocess.run([sys.executable, "-c", COUNT, model or ""], input=text, env=env, capture_output=True,
-                          text=True)
+def make_item(folder: Path, tokens: int, model: str | None, env: dict[str, str]) -> tuple[Path, int]:
+    """A task file whose item is about `tokens` tokens (the filler's words counted by one child process)."""
+    _, prompt = write_task(folder, FILL)
+    done = subprocess.run([sys.executable, "-c", COUNT, model or "", str(tokens)], input=prompt, env=env,
+                          capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"counting the item's tokens failed:\n{done.stderr[-2000:]}")
-    return int(done.stdout.split()[-1])
-
-
-def make_item(folder: Path, tokens: int, model: str | None, env: dict[str, str]) -> tuple[Path, int]:
-    """A task file whose item is about `tokens` tokens: the filler's words counted once, then adjusted once."""
-    base = count_tokens(write_task(folder, 0)[1], model, env)
-    words = max(0, tokens - base)
-    file, text = write_task(folder, words)
-    n = count_tokens(text, model, env)
-    if words and n != tokens:
-        per_word = (n - base) / words
-        file, text = write_task(folder, max(0, round((tokens - base) / per_word)))
-        n = count_tokens(text, model, env)
-    return file, n
+    words, n = map(int, done.stdout.split()[-2:])
+    return write_task(folder, FILLER * words)[0], n
 
 
 def run_command(file: Path, model: str | None, out: Path) -> list[str]:
