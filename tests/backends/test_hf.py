@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from senso.backends.hf import BUCKET_STEP, PASS_ROWS, HFCausalLM, bucket_length
+from senso.backends.hf import BUCKET_STEP, PASS_ROWS, PASS_TOKENS, HFCausalLM, bucket_length, pass_rows
 from senso.core.errors import SensoError
 from senso.backends.cached import with_cache
 from senso.core.cache import ResponseCache
@@ -339,3 +339,95 @@ def test_dtype_is_recorded_as_loaded_and_unknown_dtypes_are_refused(tiny_model_d
 def test_a_prompt_without_continuations_is_refused(tiny_model_dir):
     with pytest.raises(SensoError, match="no continuations"):
         HFCausalLM(tiny_model_dir).loglikelihood_choices([FreePrompt("Il cane\n", ())])
+
+
+@pytest.fixture(scope="module")
+def long_model_dir(tiny_model_dir, tmp_path_factory) -> Path:
+    """The tiny model of `tiny_model_dir`'s kind with room for rows past half a pass's token budget."""
+    kind = "gemma3" if "gemma3" in tiny_model_dir.name else "llama"
+    return save_tiny_lm(tmp_path_factory.mktemp(f"long-{kind}"), kind, max_positions=4 * PASS_TOKENS)
+
+
+def test_a_long_rows_pass_holds_fewer_rows_and_a_lone_long_row_runs_unpadded(long_model_dir):
+    lm = HFCausalLM(long_model_dir)
+    short, medium, long = 40, PASS_TOKENS // 4 + 20, PASS_TOKENS // 2 + 100
+    assert pass_rows(bucket_length(short, lm.max_length)) == PASS_ROWS
+    assert 1 < pass_rows(bucket_length(medium, lm.max_length)) == 3 < PASS_ROWS
+    assert pass_rows(bucket_length(long, lm.max_length)) == 1
+    shorts = [prompt_of_length(lm, "Il cane", short, digit=str(k + 1)) for k in range(PASS_ROWS + 1)]
+    mediums = [prompt_of_length(lm, "Il gatto", medium - k, digit=str(k + 1)) for k in range(4)]
+    lm.loglikelihood_choices(shorts + mediums)
+    assert lm.forward_calls == 2 + 2  # 8 + 1 short rows, 3 + 1 medium ones
+    lm.reset_counters()
+    lm.loglikelihood_choices([prompt_of_length(lm, "Il topo", long)])
+    # one pass of the row's own length: no row of padding beside it, no padding after it
+    assert (lm.forward_calls, lm.tokens_computed, lm.tokens_padding) == (1, long, 0)
+
+
+def test_a_long_rows_floats_are_those_of_the_row_in_any_other_batch(long_model_dir):
+    lm = HFCausalLM(long_model_dir)
+    medium, long = PASS_TOKENS // 4 + 20, PASS_TOKENS // 2 + 100
+    targets = [prompt_of_length(lm, "Il cane", medium), prompt_of_length(lm, "Il cane", long)]
+    alone = [lm.loglikelihood_choices([target])[0] for target in targets]
+    mates = [prompt_of_length(lm, "Il gatto", n - k, digit=str(k + 2)) for n in (medium, long) for k in range(3)]
+    mates += [prompt_of_length(lm, "Rispondi", 30 + k) for k in range(5)]
+    mixed = lm.loglikelihood_choices(mates[:2] + targets[:1] + mates[2:5] + targets[1:] + mates[5:], batch_size=2)
+    assert [mixed[2], mixed[6]] == alone
+    assert lm.loglikelihood_choices(targets[::-1] + mates[::-1], batch_size=1)[:2] == alone[::-1]
+    assert_close(alone, naive_lmeval_loglikelihoods(long_model_dir, targets))
+
+
+def test_a_row_past_the_row_block_runs_in_blocks_with_the_numbers_of_one_pass(long_model_dir):
+    """Blocks longer and shorter than the tiny Gemma's sliding window (12), with and without a shared prefix."""
+    plain = HFCausalLM(long_model_dir)
+    n = PASS_TOKENS // 2 + 100  # a row alone (with a prefix, every row is)
+    long = prompt_of_length(plain, "Il cane", n)
+    after_prefix = FreePrompt(EXEMPLARS + long.context, long.continuations, shared_prefix=EXEMPLARS)
+    prompts = [long, after_prefix, prompt_of_length(plain, "Il gatto", 20)]
+    one_pass = plain.loglikelihood_choices(prompts)
+    for block in (40, 7):
+        blocks = HFCausalLM(long_model_dir)
+        blocks.row_block = block
+        got = blocks.loglikelihood_choices(prompts)
+        assert_close(got, one_pass)
+        assert blocks.forward_calls >= plain.forward_calls + 2 * (n // block - 1)
+        assert blocks.loglikelihood_choices(prompts[::-1], batch_size=1)[::-1] == got
+
+
+def test_an_input_longer_than_the_models_context_is_refused_naming_the_item(tiny_model_dir):
+    lm = HFCausalLM(tiny_model_dir)
+    fits = prompt_of_length(lm, "Il cane", lm.max_length)
+    too_long = LikertPrompt("lungo-7", prompt_of_length(lm, "Il cane", lm.max_length + 1).context)
+    assert len(lm.loglikelihood_choices([fits])[0]) == 3
+    for call in (lm.loglikelihood_choices, lm.loglikelihood_keys):
+        with pytest.raises(SensoError, match=rf"item .lungo-7. is {lm.max_length + 1} tokens long .* "
+                                             rf"longer than the {lm.max_length} tokens"):
+            call([LikertPrompt("corto", "Il cane\n"), too_long])
+
+
+def test_a_stop_keeps_the_rows_finished_before_it(tiny_model_dir, tmp_path):
+    """Ctrl-C (or SIGTERM in a run) inside a pass: the items finished since the last batch are stored all the same."""
+    prompts = likert_prompts()
+    lm = HFCausalLM(tiny_model_dir, reuse_prefix=False)
+    expected = lm.loglikelihood_choices(prompts)
+    passes = lm.forward_calls
+
+    inner = HFCausalLM(tiny_model_dir, reuse_prefix=False)
+
+    def stop_in_the_last_pass(module, args):
+        nonlocal passes
+        if module is inner.model.base_model:
+            passes -= 1
+            if passes == 0:
+                raise KeyboardInterrupt
+
+    killed = with_cache(inner, ResponseCache(tmp_path / "cache.sqlite"))
+    handle = torch.nn.modules.module.register_module_forward_pre_hook(stop_in_the_last_pass)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            killed.loglikelihood_choices(prompts, batch_size=100)
+    finally:
+        handle.remove()
+    resumed = with_cache(HFCausalLM(tiny_model_dir, reuse_prefix=False), ResponseCache(tmp_path / "cache.sqlite"))
+    assert resumed.loglikelihood_choices(prompts, batch_size=100) == expected
+    assert resumed.forward_calls == 1

@@ -4,7 +4,8 @@ The numbers are those of lm-evaluation-harness 0.4.x `loglikelihood` with its HF
 - `_encode_pair`: trailing whitespace of the context moves to the front of the continuation;
   context_enc = tok(context), whole = tok(context + continuation), continuation = whole[len(context_enc):];
   special tokens are added only for Gemma models (lm-eval forces a BOS token for them);
-- the model input is (context_enc + continuation_enc)[-(max_length + 1):][:-1] (left truncation);
+- the model input is (context_enc + continuation_enc)[:-1] (lm-eval cuts it to its last max_length tokens;
+  senso refuses an input that long, below);
 - the score of a continuation is the sum of the log-softmax of the logits at the positions that
   predict its tokens.
 
@@ -21,11 +22,18 @@ How they are computed is faster, never different (up to float rounding):
   float32 sums follow its shape, so a row's log-likelihoods are then a function of that row alone, to the last
   bit, whatever the batch size and whichever other rows share the call (a run reading part of its items from
   the response cache, or resumed, gives the numbers of a full recomputation). Rows without a shared prefix
-  run `PASS_ROWS` at a time, each padded on the right to its length's bucket (`bucket_length`: a fixed
-  ladder of widths), a short pass filled with rows of padding tokens; the causal mask already gives a real
-  position's attention exactly zero weight on the padding after it. A row that reads a shared prefix's cache
-  runs alone, unpadded; each shared prefix in blocks at fixed token offsets; the LM head in blocks of fixed
-  shape. Results reach `on_batch` once at least `batch_size` rows are scored since its last call.
+  are padded on the right to their length's bucket (`bucket_length`: a fixed ladder of widths) and run
+  `pass_rows(width)` at a time: as many as a budget of `PASS_TOKENS` tokens holds, at most `PASS_ROWS`, a short
+  pass filled with rows of padding tokens; the causal mask already gives a real position's attention exactly
+  zero weight on the padding after it. A row whose bucket leaves room for no other runs alone, unpadded, as does
+  a row that reads a shared prefix's cache; a row alone longer than `ROW_BLOCK` tokens runs in blocks of that
+  many at fixed offsets, each reading the key/value cache of the ones before. So a lone long row costs what it
+  costs alone, and memory stays bounded by the budget whatever a row's length. Each shared prefix runs in
+  blocks at fixed token offsets, the LM head in blocks of fixed shape. Results reach `on_batch` once at least
+  `batch_size` rows are scored since its last call, and, when a stop (Ctrl-C, SIGTERM) interrupts the work,
+  the rows finished before it: a resumed run recomputes none of them.
+- An input longer than the model's context (`max_length`) is refused, naming the item: lm-eval would cut
+  its first tokens, which changes what is scored without saying so.
 - The model only computes. Behind `senso.backends.cached.Cached` (what `load_model` gives unless
   `--no-cache`) results are stored after every batch, keyed by the model fingerprint, dtype and exact
   token ids (`loglikelihood_keys`): a rerun, or a run killed midway, recomputes nothing that was finished.
@@ -53,12 +61,14 @@ CHECKS_MEMO = "lm_head_checks.json"  # in the cache folder: the LM-head check's 
 WEIGHTS_MEMO = "weights_fingerprints.json"  # in the cache folder: a checkpoint's weights hash per (files, dtype)
 PREFIX_BLOCK = 128  # tokens per pass when a shared prefix's cache is computed
 HEAD_ROWS = 8  # positions per pass of the LM head (a fixed shape: see `_score_rows`)
-PASS_ROWS = 8  # rows per forward pass of prompts without a shared prefix (a fixed shape: see `_passes`)
+PASS_ROWS = 8  # the most rows in one forward pass of prompts without a shared prefix (see `pass_rows`)
+PASS_TOKENS = PASS_ROWS * 256  # a pass's budget of (padded) tokens: rows of buckets up to 256 tokens run 8 a pass
+ROW_BLOCK = 2048  # a row run alone computes at most this many tokens a pass: a longer one runs in blocks
 BUCKET_STEP = 16  # the padded widths of those rows: multiples of this many tokens...
 BUCKET_GROWTH = 8  # ...that grow by at most 1/BUCKET_GROWTH of the width beyond the first steps (`bucket_length`)
 # How a row is computed, in its cache key: values stored by an earlier computation (padded to its batch's
 # longest row, or every row alone) may differ in the last bits, so they are not served to this one.
-SCORING = "fixed-shape-passes"
+SCORING = "token-budget-passes"
 ROWS_ALONE = "rows-alone"  # that of `batch_rows=False`: every row alone, unpadded
 HEAD_CHECK_VERSION = "head-check-1"  # part of that record's key: bump when `_check_manual_head` changes
 _DEFAULT_MAX_LENGTH = 2048  # lm-eval's fallback when neither config nor tokenizer says
@@ -114,6 +124,12 @@ def bucket_length(n_tokens: int, limit: int) -> int:
     while width < n_tokens:
         width += BUCKET_STEP * max(1, width // (BUCKET_STEP * BUCKET_GROWTH))
     return min(width, limit)
+
+
+def pass_rows(width: int) -> int:
+    """How many rows of bucket width `width` one forward pass holds: as many as PASS_TOKENS holds, at most
+    PASS_ROWS, at least one (a row whose bucket is wider than half the budget runs alone, unpadded)."""
+    return min(PASS_ROWS, max(1, PASS_TOKENS // width))
 
 
 def _share_cache(cache, batch: int):
@@ -213,6 +229,7 @@ class HFCausalLM:
         self.merge_continuations = merge_continuations
         self.batch_rows = True
         self.prefix_block = PREFIX_BLOCK
+        self.row_block = ROW_BLOCK
         self.transformers_version = transformers.__version__
         self.model.eval()
         self.device = str(next(self.model.parameters()).device)
@@ -339,14 +356,26 @@ class HFCausalLM:
             context_enc = ctx_enc
             continuation_encs.append(cont_enc)
         prefix_enc = encode(prefix) if prefix else []
+        self._check_fits(prompt, len(context_enc or []) + max(map(len, continuation_encs)) - 1)
         return context_enc or [], continuation_encs, prefix_enc
+
+    def _check_fits(self, prompt: LikelihoodPrompt, n_tokens: int) -> None:
+        """A SensoError naming the item when its longest input (`n_tokens`: context and continuation, less the
+        last token) is longer than the model's context: cutting its first tokens, as lm-eval does, would score
+        another text than the item's without saying so."""
+        if n_tokens <= self.max_length:
+            return
+        item_id = getattr(prompt, "item_id", None)
+        name = f"item {item_id!r}" if item_id is not None else f"the prompt that begins {prompt.context[:40]!r}"
+        raise SensoError(f"{name} is {n_tokens} tokens long (prompt and answer), longer than the {self.max_length} "
+                         f"tokens {self.spec} reads at once; senso does not cut a text: shorten the item's text, "
+                         "or choose a model with a longer context")
 
     def _rows_for(self, index: int, item: _Item) -> list[_Row]:
         """Model inputs for one item: requests with identical inputs and scored length share a row."""
         rows: dict[tuple, _Row] = {}
         for choice, cont_enc in enumerate(item.continuation_encs):
-            whole = item.context_enc + cont_enc
-            tokens = whole[-(self.max_length + 1):][:-1]
+            tokens = (item.context_enc + cont_enc)[:-1]  # no longer than max_length (`_check_fits`)
             n = min(len(cont_enc), len(tokens))
             group = (tuple(tokens), n) if self.merge_continuations else (choice,)
             if group not in rows:
@@ -464,17 +493,32 @@ class HFCausalLM:
         return results
 
     def _scored_positions(self, rows: list[_Row], prefix_cache) -> list:
-        """The hidden states (with the manual head) or logits of each row's scored positions: one pass of PASS_ROWS
-        rows of their bucket's width (`_passes` puts rows of one bucket together), or, after a prefix's cache (or
-        with `batch_rows` off), one pass per row, unpadded."""
-        if rows[0].prefix_len or not self.batch_rows:
-            return [self._run_pass([row], prefix_cache, 1, len(row.tokens) - row.prefix_len)[0] for row in rows]
-        return self._run_pass(rows, None, PASS_ROWS, bucket_length(len(rows[0].tokens), self.max_length))
+        """The hidden states (with the manual head) or logits of each row's scored positions: one pass of
+        `pass_rows(width)` rows of their bucket's width (`_passes` puts rows of one bucket together), or, for a
+        row alone (after a prefix's cache, of a bucket that holds one row, or with `batch_rows` off), its own
+        passes, unpadded (`_run_alone`)."""
+        width = bucket_length(len(rows[0].tokens), self.max_length)
+        if rows[0].prefix_len or not self.batch_rows or pass_rows(width) == 1:
+            return [self._run_alone(row, prefix_cache) for row in rows]
+        return self._run_pass(rows, None, pass_rows(width), width)
 
-    def _run_pass(self, rows: list[_Row], prefix_cache, n_rows: int, width: int) -> list:
-        """One forward pass of `rows` right-padded into an (n_rows, width) input; each row's scored positions."""
+    def _run_alone(self, row: _Row, prefix_cache):
+        """A row's scored positions computed from its own tokens (after `prefix_cache`, if any), unpadded: in
+        one pass, or, beyond `row_block` tokens (with the engine's batched rows), its leading tokens in blocks of
+        `row_block` at fixed offsets from the prefix, each extending the key/value cache of those before, so the
+        memory of a pass stays bounded whatever the row's length; the last block holds the scored positions."""
+        start, cache = row.prefix_len, prefix_cache
+        if self.batch_rows and self._cache_kwarg:
+            while len(row.tokens) - start > self.row_block and len(row.tokens) - (start + self.row_block) >= row.n_scored:
+                cache = self._extend(row.tokens[: start + self.row_block], start, cache)
+                start += self.row_block
+        return self._run_pass([row], cache, 1, len(row.tokens) - start, start)[0]
+
+    def _run_pass(self, rows: list[_Row], prefix_cache, n_rows: int, width: int, start: int | None = None) -> list:
+        """One forward pass of `rows` (from their `prefix_len`, or from `start`) right-padded into an
+        (n_rows, width) input; each row's scored positions."""
         torch = self.torch
-        suffixes = [row.tokens[row.prefix_len:] for row in rows]
+        suffixes = [row.tokens[row.prefix_len if start is None else start:] for row in rows]
         input_ids = torch.full((n_rows, width), self.pad_token_id, dtype=torch.long)
         for i, suffix in enumerate(suffixes):
             input_ids[i, : len(suffix)] = torch.tensor(suffix, dtype=torch.long)
@@ -493,15 +537,16 @@ class HFCausalLM:
 
     def _passes(self, groups: dict[tuple[int, ...], list[_Row]]) -> Iterator[tuple[list[_Row], object]]:
         """(rows, prefix cache or None) of each call of `_score_rows`, in an order that depends on the rows alone:
-        rows without a shared prefix up to PASS_ROWS at a time, each call one pass of one bucket width; then the
-        rows that read each prefix's cache, up to PASS_ROWS a call (one pass each, the LM head shared)."""
+        rows without a shared prefix `pass_rows(width)` at a time, each call one pass of one bucket width (a row
+        alone: its own passes); then the rows that read each prefix's cache, up to PASS_ROWS a call (one row a
+        pass, the LM head shared)."""
         def order(row: _Row) -> tuple:
             return bucket_length(len(row.tokens), self.max_length), row.tokens
 
         plain = sorted(groups.get((), []), key=order)
-        for _, same_width in itertools.groupby(plain, key=lambda row: order(row)[0]):
-            rows = list(same_width)
-            yield from ((rows[i: i + PASS_ROWS], None) for i in range(0, len(rows), PASS_ROWS))
+        for width, same_width in itertools.groupby(plain, key=lambda row: order(row)[0]):
+            rows, n = list(same_width), pass_rows(width)
+            yield from ((rows[i: i + n], None) for i in range(0, len(rows), n))
         for prefix, prefix_cache in self._prefix_caches([p for p in groups if p]):
             rows = sorted(groups[prefix], key=order)
             yield from ((rows[i: i + PASS_ROWS], prefix_cache) for i in range(0, len(rows), PASS_ROWS))
@@ -568,18 +613,22 @@ class HFCausalLM:
 
         finished: dict[str, list[float]] = {}
         rows_scored = 0
-        with torch.inference_mode():
-            for rows, prefix_cache in self._passes(groups):
-                for row, scored in zip(rows, self._score_rows(rows, prefix_cache)):
-                    item = pending_items[row.item]
-                    for choice, value in scored:
-                        item.scores[choice] = value
-                    item.rows_left -= 1
-                    if item.rows_left == 0:
-                        finished[item.key] = [float(s) for s in item.scores]
-                rows_scored += len(rows)
-                if rows_scored >= batch_size:
-                    hand_on(finished)
-                    finished, rows_scored = {}, 0
+        try:
+            with torch.inference_mode():
+                for rows, prefix_cache in self._passes(groups):
+                    for row, scored in zip(rows, self._score_rows(rows, prefix_cache)):
+                        item = pending_items[row.item]
+                        for choice, value in scored:
+                            item.scores[choice] = value
+                        item.rows_left -= 1
+                        if item.rows_left == 0:
+                            finished[item.key] = [float(s) for s in item.scores]
+                    rows_scored += len(rows)
+                    if rows_scored >= batch_size:
+                        batch, finished, rows_scored = finished, {}, 0
+                        hand_on(batch)
+        except KeyboardInterrupt:  # Ctrl-C, or SIGTERM inside a run (`core.run_lock`): what finished is kept
+            hand_on(finished)
+            raise
         hand_on(finished)
         return [list(results[item.key]) for item in items]

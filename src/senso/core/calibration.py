@@ -122,14 +122,22 @@ def _ece(p: np.ndarray, g: np.ndarray, n_bins: int) -> float:
 def brier_score(probs: Sequence[Sequence[float]] | np.ndarray, gold: Sequence[int] | np.ndarray) -> float:
     """Multiclass Brier score: (1/n) sum_i sum_k (P[i,k] - Y[i,k])^2; 0 (certain and right) to 2 (certain and
     wrong). For two labels it is twice the binary Brier score (p - y)^2."""
-    p, g = _checked(probs, gold)
+    return _brier(*_checked(probs, gold))
+
+
+def _brier(p: np.ndarray, g: np.ndarray) -> float:
+    """`brier_score` of checked arrays."""
     return float(np.mean(np.sum((p - one_hot(g, p.shape[1])) ** 2, axis=1)))
 
 
 def item_log_loss(probs: Sequence[Sequence[float]] | np.ndarray, gold: Sequence[int] | np.ndarray,
                   eps: float = LOG_LOSS_EPS) -> np.ndarray:
     """Each item's -ln P[i, gold_i], the probability clipped to [eps, 1 - eps] (so a 0 costs -ln eps, ~34.5)."""
-    p, g = _checked(probs, gold)
+    return _item_log_loss(*_checked(probs, gold), eps)
+
+
+def _item_log_loss(p: np.ndarray, g: np.ndarray, eps: float = LOG_LOSS_EPS) -> np.ndarray:
+    """`item_log_loss` of checked arrays."""
     return -np.log(np.clip(p[np.arange(g.size), g], eps, 1 - eps))
 
 
@@ -157,11 +165,13 @@ CALIBRATION_LABELS = {
 def calibration_metrics(probs: Sequence[Sequence[float]] | np.ndarray, gold: Sequence[int] | np.ndarray,
                         seed: int = 0, n_resamples: int = 1000, n_bins: int = DEFAULT_BINS) -> dict[str, Estimate]:
     """`ece`, `brier` and `log_loss` of the distributions `probs` against `gold`, each with a 95% percentile
-    bootstrap interval (items resampled, `core.stats.bootstrap_estimate`)."""
+    bootstrap interval (items resampled, `core.stats.bootstrap_estimate`). The arrays are checked once: a
+    resample of checked rows needs no second look (the checks cost more than the metrics)."""
     p, g = _checked(probs, gold)
     kw = {"seed": seed, "n_resamples": n_resamples}
-    functions = {"ece": lambda pp, gg: expected_calibration_error(pp, gg, n_bins), "brier": brier_score,
-                 "log_loss": log_loss}
+    functions = {"ece": lambda pp, gg: _ece(pp, gg.astype(int), n_bins),  # the bootstrap hands on floats
+                 "brier": lambda pp, gg: _brier(pp, gg.astype(int)),
+                 "log_loss": lambda pp, gg: float(np.mean(_item_log_loss(pp, gg.astype(int))))}
     return {name: bootstrap_estimate(functions[name], p, g, **kw) for name in CALIBRATION_METRICS}
 
 
