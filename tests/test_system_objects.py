@@ -64,14 +64,16 @@ def test_set_params_is_checked_names_the_parameter_and_a_refused_call_sets_nothi
     pipeline = senso.system("fitted-pipeline", hedge=False)
     before = pipeline.get_params()
     cases = [
-        ({"hedge": "off"}, r"ranking__hedge: hedge expects True or False, got the string 'off'"),
-        ({"ranking__roles": "sometimes"}, r"ranking__roles: --set roles: unknown value 'sometimes'; choose from"),
+        ({"hedge": "off"}, r"^hedge= expects True or False, got str 'off'$"),
+        ({"ranking__roles": "sometimes"}, r"ranking__roles: roles: unknown value 'sometimes'; choose from rules, learned"),
         ({"hedges": False}, r"unknown parameter hedges of system fitted-pipeline; its parameters: .*hedge \(True or "
                             r"False\).*did you mean hedge\?"),
         ({"ranking__nope": 1}, r"ranking__nope"),
         ({"ranking": 3}, r"ranking of FittedPipelineOptions is a part, an object of RankerOptions; got int 3"),
         ({"hedge": True, "ranking__hedge": True}, r"ranking__hedge .* is given twice"),
-        ({"roles": "rules", "hedge": 1}, r"hedge expects True or False, got 1"),
+        ({"roles": "rules", "hedge": 1}, r"^hedge= expects True or False, got int 1$"),
+        ({"ranking__hedge": None}, r"^ranking__hedge= expects True or False, got NoneType None$"),
+        ({"model_file": 3}, r"^model_file= expects a path \(str or pathlib.Path\) or None, got int 3$"),
     ]
     for params, message in cases:
         with pytest.raises(SensoError, match=message):
@@ -103,7 +105,7 @@ def test_a_name_two_families_register_differently_is_picked_by_its_task(monkeypa
 def test_evaluate_refuses_a_task_the_object_does_not_answer_and_a_keyword_it_holds(data_dir):
     fitted = senso.system("fitted-pipeline")
     with pytest.raises(SensoError, match=r"^system=senso.system\('fitted-pipeline'\) does not answer admire-b: "
-                                         r"fitted-pipeline answers admire-a, ranking$"):
+                                         r"fitted-pipeline answers admire-a$"):
         senso.evaluate("admire-b", system=fitted, data_dir=data_dir)
     with pytest.raises(SensoError, match=r"^hedge=: system=senso.system\('fitted-pipeline'\) holds its parameters; "
                                          r"set them on it \(.set_params\(hedge=...\)\) or give "
@@ -123,9 +125,21 @@ def test_a_likert_system_object_serves_each_task_it_answers(data_dir):
     for mine, theirs in zip(by_object, by_name):
         assert mine.system == theirs.system == "likert-lm"
         assert [s.to_json() for s in mine.samples] == [s.to_json() for s in theirs.samples] and mine.n == 3
-    assert by_object[0].config["command"] == ("senso.evaluate(['abricot-abs', 'abricot-inc'], model=<ConstantModel>, "
+    assert by_object[0].results["command"] == ("senso.evaluate(['abricot-abs', 'abricot-inc'], model=<ConstantModel>, "
                                               "system=senso.system('likert-lm'), limit=3, data_dir="
                                               f"{data_dir!r}, no_cache=True)")
+
+
+@pytest.mark.real_data
+def test_a_ranking_task_file_runs_the_object_its_file_names(data_dir, tmp_path):
+    """A ranking task file's systems are those its file's subtask reads: the run checks the object's name."""
+    file = Path(senso.__file__).parent / "admire" / "tasks" / "admire1-a-en.toml"
+    common = dict(split="dev", limit=3, data_dir=data_dir, seed=3)
+    by_object = senso.evaluate(file, system=senso.system("random"), **common)
+    by_name = senso.evaluate(file, system="random", **common)
+    assert by_object.n == 3 and [s.to_json() for s in by_object.samples] == [s.to_json() for s in by_name.samples]
+    with pytest.raises(SensoError, match=r"unknown .*system 'sequence-continuation'"):
+        senso.evaluate(file, system=senso.system("sequence-continuation"), **common)
 
 
 @pytest.fixture()

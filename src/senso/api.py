@@ -256,7 +256,7 @@ def _python_call(task: Any, model: Any, system: Any, options: dict[str, Any]) ->
             return repr(value)
         return f"<{type(value).__name__}>"
 
-    args = [shown(str(task))] + [f"{k}={shown(v)}" for k, v in (("model", model), ("system", system)) if v is not None]
+    args = [shown([str(t) for t in task] if isinstance(task, (list, tuple)) else str(task))] + [f"{k}={shown(v)}" for k, v in (("model", model), ("system", system)) if v is not None]
     args += [f"{k}={shown(v)}" for k, v in options.items()]
     return f"senso.evaluate({', '.join(args)})"
 

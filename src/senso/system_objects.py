@@ -24,7 +24,7 @@ from typing import Any, Mapping
 
 from senso import catalog
 from senso.core.errors import SensoError
-from senso.core.options import python_value
+from senso.core.options import PARAM_KINDS, check_python_value, python_value
 from senso.core.params import Configurable, OptionError, declared, option_paths, python_message
 from senso.core.params import clone as clone_configurable
 
@@ -55,9 +55,9 @@ class System:
     def set_params(self, **params: Any) -> "System":
         """Sets parameters named as users name them (`roles=`) or by their path (`ranking__roles=`), each checked
         by its declaration; a wrong name or value is a SensoError naming it and sets nothing. Returns the object."""
-        paths = _paths(self, params)
+        paths = _paths(self, {key: python_value(value) for key, value in params.items()})
         try:
-            self._options.set_params(**{path: python_value(value) for path, value in paths.items()})
+            self._options.set_params(**paths)
         except OptionError as exc:
             raise OptionError(python_message(str(exc), catalog.flag_names())) from None
         return self
@@ -108,6 +108,7 @@ def _paths(system: System, params: Mapping[str, Any]) -> dict[str, Any]:
         if path in keyed:
             raise OptionError(f"{key} of {system!r} is given twice (also as {path}): give it once")
         keyed[path] = value
+    _check_python_types(cls, params)
     top = set(system.get_params(deep=False))
     unknown = [key for key in params if paths.get(key, key).partition("__")[0] not in top]
     if unknown:
@@ -117,6 +118,19 @@ def _paths(system: System, params: Mapping[str, Any]) -> dict[str, Any]:
         raise OptionError(f"unknown parameter{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} of system "
                           f"{system.name}; its parameters: {listed} (a part's also as part__name){hint}")
     return keyed
+
+
+def _check_python_types(cls: type, params: Mapping[str, Any]) -> None:
+    """Each declared option's value of its kind, as `senso.evaluate` checks its keywords (True, not 1 or "yes",
+    for a bool; None only where the default is None), named as given."""
+    paths = option_paths(cls)
+    names = {path: name for name, path in paths.items()}
+    options = declared(cls)
+    for key, value in params.items():
+        name = key if key in paths else names.get(key)
+        if name is not None:
+            param = options[name]
+            check_python_value(key, value, PARAM_KINDS[param.kind], optional=param.default is None)
 
 
 def served_by(name: str, task: str | Path | None = None) -> dict[type, list[str]]:
@@ -163,9 +177,11 @@ def clone(configured: Any) -> Any:
 
 def run_values(held: System, tasks: list[str | Path], options: Mapping[str, Any]) -> dict[str, Any]:
     """The values `senso.evaluate` runs `held` with on `tasks` (its `given()`), once every task is known to have
-    a registered system of its name and options class, and no keyword in `options` sets a parameter it holds."""
+    a registered system of its name and options class, and no keyword in `options` sets a parameter it holds. A
+    task that lists no systems (a ranking task file: its systems are its file's) checks the name when it runs."""
     for task in tasks:
-        if type(held.options) not in served_by(held.name, task):
+        listed = catalog.task_for(task).systems()
+        if listed and type(held.options) not in {row.row.options for row in listed if row.name == held.name}:
             answers = sorted({t for names in served_by(held.name).values() for t in names})
             raise SensoError(f"system={held!r} does not answer {task}: {held.name} answers {', '.join(answers)}")
     paths = option_paths(type(held.options))
