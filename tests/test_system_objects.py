@@ -142,10 +142,19 @@ def test_a_ranking_task_file_runs_the_object_its_file_names(data_dir, tmp_path):
         senso.evaluate(file, system=senso.system("sequence-continuation"), **common)
 
 
+@pytest.fixture(scope="module")
+def fit_cache(tmp_path_factory):
+    """One response cache for the module's fitted-pipeline runs: the e5 embeddings and the fitted models are
+    computed once (a run's answers do not depend on the cache)."""
+    return tmp_path_factory.mktemp("senso-cache")
+
+
 @pytest.fixture()
-def isolated_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "senso-cache"))
-    monkeypatch.setenv("SENSO_DATA_DIR", str(tmp_path / "no-data-here"))
+def isolated_cache(fit_cache, monkeypatch):
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(fit_cache))
+
+
+QUICK = {"role_features": "relations"}  # the learned roles' smallest feature set, to keep the fits quick
 
 
 @pytest.mark.real_data
@@ -153,8 +162,9 @@ def test_fitted_pipeline_as_an_object_gives_the_samples_of_its_name(data_dir, is
     """On the AdMIRe EN dev items with the e5 embedder the fitted pipeline reads (fit cross-validated on EN
     train+dev): the object, its clone, a set_params back and forth, and its pickle give the string form's samples."""
     common = dict(split="dev", limit=3, data_dir=data_dir)
-    expected = senso.evaluate("admire-a", system="fitted-pipeline", roles="learned", out=tmp_path / "named", **common)
-    held = senso.system("fitted-pipeline", roles="learned")
+    expected = senso.evaluate("admire-a", system="fitted-pipeline", roles="learned", **QUICK, out=tmp_path / "named",
+                              **common)
+    held = senso.system("fitted-pipeline", roles="learned", **QUICK)
     trial = senso.clone(held).set_params(roles="rules").set_params(ranking__roles="learned")
     loaded = pickle.loads(pickle.dumps(trial))
     assert trial == held == loaded
@@ -164,9 +174,9 @@ def test_fitted_pipeline_as_an_object_gives_the_samples_of_its_name(data_dir, is
         assert result.system == "fitted-pipeline" and result.n == 3
         assert [s.to_json() for s in result.samples] == samples
         assert (tmp_path / name / "samples.jsonl").read_text() == (tmp_path / "named" / "samples.jsonl").read_text()
-    config = json.loads((tmp_path / "pickled" / "config.json").read_text())
-    assert "system=senso.system('fitted-pipeline')" in config["command"]
-    assert expected.results["model"]["training_free"] is False
+    config = json.loads((tmp_path / "pickled" / "results.json").read_text())
+    assert "system=senso.system('fitted-pipeline', role_features='relations')" in config["command"]
+    assert expected.results["model"]["training_free"] is False and expected.results["cross_validated"] is True
 
 
 @pytest.mark.real_data
