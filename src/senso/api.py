@@ -6,6 +6,7 @@ r = senso.evaluate("abricot-abs", limit=16)                              # the b
 r = senso.evaluate("abricot-abs", model="hf:/path/to/checkpoint", protocol="paper")
 r = senso.evaluate("abricot-abs", model=(hf_model, tokenizer))          # objects in memory, used as they are
 r = senso.evaluate("admire-a", system="fitted-pipeline", split="dev", roles="learned")
+r = senso.evaluate("admire-a", system=senso.system("fitted-pipeline", roles="learned"))  # the same, as an object
 r = senso.evaluate("admire-a", system=MyRanker())                        # a researcher's own system
 r = senso.evaluate("abricot-abs", model="openai:NAME", base_url=URL, model_args={"scoring": "echo"})
 r.metrics["pearson"]; r.samples; r.to_pandas(); r.save("runs/x")
@@ -36,6 +37,7 @@ from senso.core.task import Task
 from senso.results import (  # noqa: F401 (compare ... results_table: `senso.compare` and the others are these)
     compare, export, model_index, placement, report, results_table,
 )
+from senso.system_objects import System, clone, run_values, system  # noqa: F401 (`senso.system`, `senso.clone`)
 
 task_entry = task_for  # the table's task for what a user typed (a name, or a task file's path)
 
@@ -122,8 +124,8 @@ def evaluate_many(jobs: Sequence[Job], *, models: Any = None, progress: bool = F
 def evaluate(task: str | Path | Sequence[str | Path], model: Any = None, system: Any = None, *,
              progress: bool = False, models: Any = None, model_args: Mapping[str, Any] | None = None,
              **options: Any) -> EvalResult | list[EvalResult]:
-    """Evaluate `system` (a registered name, a researcher's object, or None: the task's published protocol or
-    default) on `task` and return the typed result; several tasks (a list) give one result per task, in order,
+    """Evaluate `system` (a registered name, a `senso.system(...)` object, a researcher's object, or None: the
+    task's published protocol or default) on `task` and return the typed result; several tasks (a list) give one result per task, in order,
     sharing one ModelPool, every task's options checked before the first starts. `model` is a spec, a
     (transformers model, tokenizer) pair or an object with `loglikelihood_choices`; `models`, a
     `senso.backends.pool.ModelPool` to share loaded models between calls; `model_args`, a served model's settings
@@ -134,14 +136,18 @@ def evaluate(task: str | Path | Sequence[str | Path], model: Any = None, system:
     names = [task] if isinstance(task, (str, Path)) else list(task)
     options = {key: python_value(value) for key, value in options.items()}
     try:
+        command = _python_call(task, model, system, {**options, **({"model_args": model_args} if model_args else {})})
+        held = {}
+        if isinstance(system, System):  # a registered system held as an object: its name, its parameters
+            check_call(names, None, progress, {})
+            system, held = system.name, run_values(system, names, options)
         check_call(names, system, progress, options)
         check_model_args(model_args)
         if models is not None and not callable(getattr(models, "provided", None)):
             raise SensoError(f"models= takes a senso.ModelPool (shared by several calls), got {type(models).__name__}")
-        command = _python_call(task, model, system, {**options, **({"model_args": model_args} if model_args else {})})
         pool = models if models is not None else ModelPool()
         named = system if isinstance(system, str) or system is None else None
-        given = make_options(names[0], model_args, system=named, **options)
+        given = make_options(names[0], model_args, system=named, **options, **held)
         spec, embedder = _provide_models(pool, model, given.embedder)
         given = replace(given, model=spec, embedder=embedder)
         parent = given.out if len(names) > 1 else None  # several tasks: each in its folder inside `out`
@@ -244,11 +250,13 @@ def _python_call(task: Any, model: Any, system: Any, options: dict[str, Any]) ->
     """What the record says was run: the call as a researcher would retype it (objects by their class)."""
     def shown(value: Any) -> str:
         plain = (str, int, float, bool, Path, type(None))
+        if isinstance(value, System):
+            return repr(value)
         if isinstance(value, plain) or isinstance(value, (list, tuple)) and all(isinstance(v, plain) for v in value):
             return repr(value)
         return f"<{type(value).__name__}>"
 
-    args = [shown(str(task))] + [f"{k}={shown(v)}" for k, v in (("model", model), ("system", system)) if v is not None]
+    args = [shown([str(t) for t in task] if isinstance(task, (list, tuple)) else str(task))] + [f"{k}={shown(v)}" for k, v in (("model", model), ("system", system)) if v is not None]
     args += [f"{k}={shown(v)}" for k, v in options.items()]
     return f"senso.evaluate({', '.join(args)})"
 

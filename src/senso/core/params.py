@@ -475,11 +475,23 @@ def _typed(cls: type, name: str, value: Any) -> Any:
     params = _own(cls)
     if name in params:
         return params[name].parse(value)
+    part_class = _part_class(cls, name)
+    if part_class is not None:
+        if not isinstance(value, part_class):
+            raise OptionError(f"{name} of {cls.__name__} is a part, an object of {part_class.__name__}; got "
+                              f"{type(value).__name__} {value!r}")
+        return value
     try:
         kind, item = _kind(typing.get_type_hints(cls)[name], name, ())
     except ValueError:
         return value
     return Param(name, kind, item=item).parse(value)
+
+
+def _part_class(cls: type, name: str) -> type | None:
+    """The class of part `name` of `cls` (None: `name` is no part)."""
+    found = next((f for f in dataclasses.fields(cls) if f.name == name), None)
+    return None if found is None else found.metadata.get(_PART)
 
 
 @dataclass
