@@ -78,7 +78,7 @@ def run_likert_lm(ctx: LikertRunContext) -> SystemOutput:
     from senso.likert.task import build_prompts
 
     _, protocol = ctx.task.protocol(ctx.options.protocol)
-    model = ctx.scored_lm(settings=ctx.settings)
+    model = ctx.scored_lm(chat_template=ctx.options.chat_template)
     prompts = build_prompts(ctx.items, ctx.task, protocol, shots=ctx.options.shots, pool=ctx.pool)
     system = LikertLM(model, batch_size=ctx.options.batch_size)
     predictions = predict_prompts(system, prompts, f"{ctx.task.name} [{protocol}]")
