@@ -26,7 +26,7 @@ from senso.core.cache import ResponseCache
 from senso.core.errors import SensoError
 from senso.core.options import RunOptions
 from senso.core.output import write_text
-from senso.core.records import RunRecord, RunWriter, jsonable, run_config
+from senso.core.records import RunRecord, RunWriter, run_config
 from senso.core.stats import Estimate
 
 TIMING_KEYS = ("load_s", "predict_s", "score_s", "total_s", "items_per_s")
@@ -85,24 +85,6 @@ class RunContext:
 
 
 Prepare = Callable[[RunOptions, RunContext], Plan]
-
-USER_PREFIX = "user:"  # a run of a researcher's own system object is recorded as system "user:<name>"
-
-
-def user_system_name(system: Any) -> str:
-    """The recorded name of a researcher's system object: `user:` + its `name`, else its class's."""
-    return USER_PREFIX + str(getattr(system, "name", None) or type(system).__name__)
-
-
-def describe_user_system(system: Any) -> dict[str, Any]:
-    """What a run records of a researcher's system: its own `describe()`, its class, and that it is theirs."""
-    described = system.describe() if callable(getattr(system, "describe", None)) else {}
-    if not isinstance(described, dict):
-        raise SensoError(f"{type(system).__name__}.describe() returned {type(described).__name__}, not a dict: "
-                         "describe() returns a dict of what the run records of the system (e.g. {'rule': '...'})")
-    return {"name": user_system_name(system), "user_supplied": True,
-            "class": f"{type(system).__module__}.{type(system).__qualname__}",
-            **jsonable(described, f"{type(system).__name__}.describe()")}
 
 
 def calibration_groups(calibration: dict[str, Any]) -> dict[str, dict[str, Any]]:

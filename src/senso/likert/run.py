@@ -13,6 +13,7 @@ from senso.core.evaluation import RunContext, Scored
 from senso.core.options import RunOptions, run_fields
 from senso.backends.load import refuse_model_args_among, resolve_model_args
 from senso.core.params import NoOptions
+from senso.core.user_system import user_system_name
 from senso.likert.items import LikertItem
 from senso.likert.options import check_likert_options
 from senso.core.overlap import is_seen
@@ -21,7 +22,7 @@ from senso.likert.scoring import likert_calibration, likert_metrics, likert_metr
 from senso.likert.systems.context import LikertRunContext, SystemOutput
 from senso.likert.systems.lmeval import SYSTEM_NAME as LMEVAL_SYSTEM, logged_limit
 from senso.likert.systems.registry import MODEL_FLAGS, LikertSystem, get_system
-from senso.likert.systems.user import user_runner, user_system_name
+from senso.likert.systems.user import user_runner
 from senso.likert.task import LikertPrediction, LikertTask, get_task
 from senso.likert.taskfile import FEW_SHOT
 

@@ -28,7 +28,7 @@ from senso.admire.systems.parts import (
 )
 from senso.admire.systems.sense import SenseClassifier
 from senso.admire.systems.submitted import SubmissionOptions, check_file, submitted
-from senso.admire.systems.user import UserSystem, check_user_system
+from senso.admire.systems.user import UserSystem, protocol
 from senso.admire.task import TASK_NAMES
 from senso.backends.embedders import EMBEDDERS
 from senso.core.cache import ResponseCache
@@ -36,6 +36,7 @@ from senso.core.errors import SensoError
 from senso.core.options import RUN_FIELDS, RunOptions
 from senso.backends.load import refuse_model_args_among, resolve_model_args
 from senso.core.params import NoOptions, OptionError, Params, declared
+from senso.core.user_system import check_user_system, user_system_name
 
 System = Union[Ranker, SequenceChooser, SenseClassifier]
 # The model options (RunOptions fields) an AdMIRe system may read; a row's `flags` names its own.
@@ -274,9 +275,7 @@ def wordnet_warnings(row: AdmireSystem, options: RunOptions) -> list[str]:
 
 def user_row(system: Any, subtask: str) -> AdmireSystem:
     """A researcher's system object as a row: it reads no model flag and no option of its own (see `user.py`)."""
-    from senso.core.evaluation import user_system_name
-
-    check_user_system(system, subtask, TASK_NAMES[subtask])
+    check_user_system(system, protocol(subtask, TASK_NAMES[subtask]))
     return AdmireSystem(user_system_name(system), subtask, "a researcher's own system",
                         lambda context: UserSystem(system, subtask, TASK_NAMES[subtask]))
 
