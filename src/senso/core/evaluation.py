@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
 from senso.core.cache import ResponseCache
-from senso.core.errors import SensoError
 from senso.core.options import RunOptions
 from senso.core.output import write_text
 from senso.core.records import RunRecord, RunWriter, run_config

@@ -10,9 +10,10 @@ from typing import Any, Callable
 
 from senso.core.errors import SensoError
 from senso.core.evaluation import RunContext, Scored
-from senso.core.options import RunOptions, run_fields
+from senso.core.options import RunOptions
 from senso.backends.load import refuse_model_args_among, resolve_model_args
 from senso.core.params import NoOptions
+from senso.core.system_row import refuse_name_and_object, refuse_unread_flags
 from senso.core.user_system import user_system_name
 from senso.likert.items import LikertItem
 from senso.likert.options import check_likert_options
@@ -21,7 +22,7 @@ from senso.likert.overlap import leave_one_group_out_overlaps, overlap_summary
 from senso.likert.scoring import likert_calibration, likert_metrics, likert_metrics_by_domain
 from senso.likert.systems.context import LikertRunContext, SystemOutput
 from senso.likert.systems.lmeval import SYSTEM_NAME as LMEVAL_SYSTEM, logged_limit
-from senso.likert.systems.registry import MODEL_FLAGS, LikertSystem, get_system
+from senso.likert.systems.registry import LIKERT_FLAGS, LikertSystem, get_system
 from senso.likert.systems.user import user_runner
 from senso.likert.task import LikertPrediction, LikertTask, get_task
 from senso.likert.taskfile import FEW_SHOT
@@ -81,12 +82,7 @@ def check_options(options: RunOptions, task: LikertTask, system: LikertSystem,
     gives the task's items (read once by the caller)."""
     options.check_family("likert", task.name)
     check_likert_options(options)
-    for name in MODEL_FLAGS:
-        if getattr(options, name) not in (None, False) and name not in system.flags:
-            fields = run_fields(type(options))
-            reads = ", ".join(fields[f].flag for f in system.flags) or "none of them"
-            raise SensoError(f"{fields[name].flag} is not used by --system {system.name} (it reads {reads}): "
-                             "leave it out")
+    refuse_unread_flags(options, system.flags, f"--system {system.name}", LIKERT_FLAGS)
     described = f"--system {system.name}"
     if "protocol" in system.flags:
         kind, own = task.protocol(options.protocol)  # an unknown protocol names the task's protocols
@@ -136,8 +132,7 @@ def check(options: RunOptions, system_object: Any = None) -> Checked:
         system = get_system(options.system)
         params, model_args = check_options(options, task, system, load)
         return Checked(task, system, params, model_args, load())
-    if options.system is not None:
-        raise SensoError("--system names a registered system, but a system object was given too: give one of them")
+    refuse_name_and_object(options)
     options.check_family("likert", task.name)
     check_likert_options(options)
     return Checked(task, None, {}, {}, load())
