@@ -17,8 +17,8 @@ from senso.core.system_row import refuse_name_and_object, refuse_unread_flags
 from senso.core.user_system import user_system_name
 from senso.likert.items import LikertItem
 from senso.likert.options import check_likert_options
-from senso.core.overlap import is_seen
-from senso.likert.overlap import leave_one_group_out_overlaps, overlap_summary
+from senso.core.overlap import overlap_record
+from senso.likert.overlap import OVERLAP_FIELDS, leave_one_group_out_overlaps, overlap_words
 from senso.likert.scoring import likert_calibration, likert_metrics, likert_metrics_by_domain
 from senso.likert.systems.context import LikertRunContext, SystemOutput
 from senso.likert.systems.lmeval import SYSTEM_NAME as LMEVAL_SYSTEM, logged_limit
@@ -197,12 +197,14 @@ class LikertPlan:
         overlaps = leave_one_group_out_overlaps(self.items, self.context.pool)
         for sample, overlap in zip(samples, overlaps):
             sample.extra["overlap"] = overlap
-        unseen = [i for i in scored if not is_seen(overlaps[i])]
-        metrics = likert_metrics([self.items[i] for i in unseen], [predictions[i] for i in unseen],
-                                 self.likert_task, seed=self.context.options.seed)
-        source = f"the other {self.likert_task.group_noun}s of {self.task} (leave-one-{self.likert_task.group_noun}-out)"
-        return {"overlap": overlap_summary(overlaps, source, self.likert_task.group_noun),
-                "unseen": {"n": len(unseen), **{k: v.to_json() for k, v in metrics.items()}}}
+        task, noun = self.likert_task, self.likert_task.group_noun
+
+        def metrics_of(unseen: list[int]) -> dict[str, Any]:
+            return likert_metrics([self.items[i] for i in unseen], [predictions[i] for i in unseen], task,
+                                  seed=self.context.options.seed)
+
+        source = f"the other {noun}s of {self.task} (leave-one-{noun}-out)"
+        return overlap_record(overlaps, OVERLAP_FIELDS, source, overlap_words(noun), metrics_of, among=scored)
 
     def score(self, predictions: list[LikertPrediction]) -> Scored:
         task, options, info = self.likert_task, self.context.options, dict(self._info)
