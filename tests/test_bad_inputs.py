@@ -723,9 +723,11 @@ def test_abricot_limit_is_partial_and_not_placed(tmp_path, monkeypatch, capsys):
     run = evaluate("abricot-abs", model=AnswerModel(Answers()), data_dir=DATA, out=tmp_path / "r", limit=20,
                    no_cache=True)
     out = run.run_dir
-    warnings = json.loads((out / "results.json").read_text())["warnings"]
+    results = json.loads((out / "results.json").read_text())
+    warnings = results["warnings"]
     assert warnings == run.warnings
     assert any(w.startswith("PARTIAL: the first 20 of the 127 items") for w in warnings)
+    assert results["partial"] == next(w for w in warnings if w.startswith("PARTIAL"))  # the field placement reads
     assert capsys.readouterr().err == ""  # the Python API prints nothing
     placement = abricot_placement(load_run(out))
     assert not any(row.is_run for board in placement.boards for row in board.rows)

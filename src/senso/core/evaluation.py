@@ -37,6 +37,11 @@ class ScoreWarning(str):
     (recorded by name in results.json's `score_warnings`: a summary row marks its score with it)."""
 
 
+class Partial(str):
+    """A warning that the run scored part of its data set (--limit, a data file or submission shorter than the
+    official split): recorded in results.json's `partial` (its text), which placement reads (`core.placement`)."""
+
+
 @dataclass
 class Scored:
     """What a Plan's `score` gives: per-item samples, metrics (empty without gold), the family's keys of
@@ -185,6 +190,9 @@ def _record(plan: Plan, options: RunOptions, config: dict[str, Any], scored: Sco
              "limit": options.limit, **scored.record,
              "cache": {"enabled": cache.enabled, "hits": cache.hits, "misses": cache.misses},
              "notes": scored.notes, "score_warnings": [str(w) for w in warnings if isinstance(w, ScoreWarning)]}
+    partial = [str(w) for w in warnings if isinstance(w, Partial)]
+    if partial:  # the run scored part of its data set: placement does not rank it
+        extra["partial"] = partial[0]
     return RunRecord(task=plan.task, system=plan.system, n=len(plan.items), metrics=scored.metrics, config=config,
                      metrics_by_group=scored.metrics_by_group, model=plan.describe_system(), timings=timings,
                      warnings=warnings, extra=extra)

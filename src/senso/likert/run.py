@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from senso.core.errors import SensoError
-from senso.core.evaluation import RunContext, Scored
+from senso.core.evaluation import Partial, RunContext, Scored
 from senso.core.options import RunOptions
 from senso.backends.load import refuse_model_args_among, resolve_model_args
 from senso.core.params import NoOptions
@@ -157,8 +157,8 @@ def prepare(options: RunOptions, context: RunContext) -> "LikertPlan":
                                    models=context.models, params=typed, settings=checked.model_args)
     warnings = []
     if len(items) < len(pool):
-        warnings.append(f"PARTIAL: the first {len(items)} of the {len(pool)} items ({why_partial}); "
-                        "not comparable to published full-set results")
+        warnings.append(Partial(f"PARTIAL: the first {len(items)} of the {len(pool)} items ({why_partial}); "
+                                "not comparable to published full-set results"))
     return LikertPlan(task=task.name, system=name, items=items, data_files=[data_path],
                       config={"task_file": str(task.source), "system_options": params,
                               "model_args": checked.model_args}, warnings=warnings,
