@@ -13,10 +13,10 @@ from senso.core.evaluation import Partial, RunContext, Scored
 from senso.core.options import RunOptions
 from senso.backends.load import refuse_model_args_among, resolve_model_args
 from senso.core.params import NoOptions
+from senso.core.prompting import check_protocol, check_shots
 from senso.core.system_row import refuse_name_and_object, refuse_unread_flags
 from senso.core.user_system import user_system_name
 from senso.likert.items import LikertItem
-from senso.likert.options import check_likert_options
 from senso.core.overlap import overlap_record
 from senso.likert.overlap import OVERLAP_FIELDS, leave_one_group_out_overlaps, overlap_words
 from senso.likert.scoring import likert_calibration, likert_metrics, likert_metrics_by_domain
@@ -25,7 +25,6 @@ from senso.likert.systems.lmeval import SYSTEM_NAME as LMEVAL_SYSTEM, logged_lim
 from senso.likert.systems.registry import LIKERT_FLAGS, LikertSystem, get_system
 from senso.likert.systems.user import user_runner
 from senso.likert.task import LikertPrediction, LikertTask, get_task
-from senso.likert.taskfile import FEW_SHOT
 
 
 @dataclass
@@ -81,14 +80,11 @@ def check_options(options: RunOptions, task: LikertTask, system: LikertSystem,
     settings (`--model-args`, when --model is served by openai). Returns the typed values of both; `load`
     gives the task's items (read once by the caller)."""
     options.check_family("likert", task.name)
-    check_likert_options(options)
+    check_shots(options.shots)
     refuse_unread_flags(options, system.flags, f"--system {system.name}", LIKERT_FLAGS)
     described = f"--system {system.name}"
-    if "protocol" in system.flags:
-        kind, own = task.protocol(options.protocol)  # an unknown protocol names the task's protocols
-        if options.shots is not None and kind != FEW_SHOT:
-            raise SensoError(f"--shots {options.shots} sets the exemplars of the few-shot protocol, but the protocol "
-                             f"of this {task.name} run is {own} (zero-shot): add --protocol {task.protocols[FEW_SHOT]}")
+    if "protocol" in system.flags:  # an unknown protocol names the task's protocols
+        check_protocol(options.protocol, options.shots, task.protocols, task.name)
     if "model" in system.flags:
         described += _check_model(options, system)
     refuse_model_args_among(options.system_options)
@@ -134,7 +130,7 @@ def check(options: RunOptions, system_object: Any = None) -> Checked:
         return Checked(task, system, params, model_args, load())
     refuse_name_and_object(options)
     options.check_family("likert", task.name)
-    check_likert_options(options)
+    check_shots(options.shots)
     return Checked(task, None, {}, {}, load())
 
 
