@@ -68,9 +68,9 @@ def check_device(device: str) -> None:
         raise SensoError("--device mps: Apple's Metal backend is not available here; use --device cpu")
 
 
-PANELS = ("data", "system", "model", "protocol", "output", "performance")
+PANELS = ("data", "system", "model", "protocol", "output", "performance")  # a family's own panels follow "protocol"
 # How a run of a family that reads no prompting option refuses one (`{who}`: the families that read it)
-PROMPTING = "is {who} prompting option; {task} does not use it (leave it out)"  # a family's own panels follow "protocol"
+PROMPTING = "is {who} prompting option; {task} does not use it (leave it out)"
 
 
 def _a(noun: str) -> str:
