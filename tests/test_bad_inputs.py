@@ -334,9 +334,9 @@ CASES = [
     c("gold-on-abricot", f"{ABA} --gold {{data}}/admire/reference/a_en_dev_targets.tsv", 2, "--gold is an AdMIRe option"),
     c("caption-lang-on-abricot", f"{ABA} --caption-lang pt", 2, "--caption-lang is an AdMIRe option"),
     c("allow-partial-on-abricot", f"{ABA} --allow-partial", 2, "--allow-partial is an AdMIRe option"),
-    c("protocol-on-admire", f"{ADA} --protocol paper", 2, "--protocol is an ABRICOT prompting option"),
-    c("shots-on-admire", f"{ADA} --shots 3", 2, "--shots is an ABRICOT prompting option"),
-    c("chat-template-on-admire", f"{ADA} --chat-template", 2, "--chat-template is an ABRICOT prompting option"),
+    c("protocol-on-admire", f"{ADA} --protocol paper", 2, "--protocol is a Likert prompting option"),
+    c("shots-on-admire", f"{ADA} --shots 3", 2, "--shots is a Likert prompting option"),
+    c("chat-template-on-admire", f"{ADA} --chat-template", 2, "--chat-template is a Likert prompting option"),
     c("embedder-on-likert-lm", f"{ABA} --embedder usem3", 2, "--embedder is not used by --system likert-lm"),
     c("model-on-ridge", f"{ABA} --system embedding-ridge --model hf:google/gemma-3-270m", 2,
       "--model is not used by --system embedding-ridge"),
@@ -724,9 +724,11 @@ def test_abricot_limit_is_partial_and_not_placed(tmp_path, monkeypatch, capsys):
     run = evaluate("abricot-abs", model=AnswerModel(Answers()), data_dir=DATA, out=tmp_path / "r", limit=20,
                    no_cache=True)
     out = run.run_dir
-    warnings = json.loads((out / "results.json").read_text())["warnings"]
+    results = json.loads((out / "results.json").read_text())
+    warnings = results["warnings"]
     assert warnings == run.warnings
     assert any(w.startswith("PARTIAL: the first 20 of the 127 items") for w in warnings)
+    assert results["partial"] == next(w for w in warnings if w.startswith("PARTIAL"))  # the field placement reads
     assert capsys.readouterr().err == ""  # the Python API prints nothing
     placement = abricot_placement(load_run(out))
     assert not any(row.is_run for board in placement.boards for row in board.rows)

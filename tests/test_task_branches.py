@@ -131,9 +131,10 @@ def test_the_check_finds_a_branch(tmp_path):
 
 def test_the_markers_cover_options_flags_fields_and_warnings():
     markers = family_markers()
-    assert {"caption_lang", "--caption-lang", "chat_template", "--shots", "sense", "--meaning", "compound", "gold_mean",
+    assert {"caption_lang", "--caption-lang", "sense", "--meaning", "compound", "gold_mean",
             "domain", "NO WORDNET:", "--lmeval-samples", "lmeval_results", "--allow-partial"} <= markers
-    assert not {"split", "--split", "lang", "gold", "id", "limit"} & markers  # common: declared once in the core
+    # common: declared once in the core (the prompted-choice protocol's options too)
+    assert not {"split", "--split", "lang", "gold", "id", "limit", "protocol", "--shots", "chat_template"} & markers
 
 
 def test_no_shared_module_names_a_familys_option_field_or_warning():

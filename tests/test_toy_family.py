@@ -2,8 +2,11 @@
 declared entirely in this file, that needs what a real family needs: its items keyed by `pair` (not `id`) in two
 splits (the common `--split`), its own run option (`--min-shared`), its own kind of task file (`kind =
 "toy-pairs"`), its own command (`senso toy-count`), its own way to score a file of answers with a `senso score`
-flag of its own (`--toy-answers`), a trivial system, accuracy with a bootstrap CI and a paired comparison on it,
-and a report section. It is registered at run time, then evaluated, compared, reported,
+flag of its own (`--toy-answers`), a trivial system, a prompted yes/no choice on a language model (the common
+`--protocol`, `--shots`, `--chat-template`), a fitted system scored leave-one-word-out with its regularisation
+chosen by grouped cross-validation and its unseen items as the headline, a researcher's own system through its
+protocol (`judge`), accuracy with a bootstrap CI and a paired comparison on it, and a report section, all from
+the core's building blocks. It is registered at run time, then evaluated, compared, reported,
 exported and run from the command line with no other file of senso touched; unregistered, it leaves nothing."""
 
 from __future__ import annotations
@@ -15,16 +18,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import typer
 
 import senso
 from senso import catalog
+from senso.backends.access import ModelAccess
 from senso.core.errors import SensoError
 from senso.core.evaluation import Scored
 from senso.core.options import option
+from senso.core.overlap import overlap_record
+from senso.core.params import NoOptions
+from senso.core.prompting import (
+    FEW_SHOT, PROTOCOL_OPTIONS, ZERO_SHOT, ChoicePrompt, argmax_choice, check_protocol, exemplar_positions, few_shot,
+    shots_of, solved,
+)
+from senso.core.ridge_cv import nested_cv_predict
 from senso.core.stats import bootstrap_estimate
+from senso.core.system_row import MODEL_FLAGS, SystemRow, refuse_name_and_object, refuse_unread_flags, unknown_system
+from senso.core.tables import print_run_metrics
 from senso.core.task import Family, FileScoring, Metric, PairedTest, Section, SystemEntry, Task, column, score_flag
+from senso.core.terminal import terminal
+from senso.core.user_system import UserProtocol, UserSystem
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -90,6 +106,90 @@ def shared_words(item: WicItem) -> int:
 
 SYSTEMS = {"overlap": lambda item, least=1: int(shared_words(item) >= least),
            "always-same": lambda item, least=1: 1}
+CHOICES = ("no", "yes")  # the prompted system's answers: index 1 means the same sense
+PROTOCOLS = {ZERO_SHOT: "zero-shot", FEW_SHOT: "few-shot"}  # the names the toy records for the two protocols
+
+
+def toy_prompt(item: WicItem) -> str:
+    return f'Is "{item.word}" used in the same sense in "{item.first}" and in "{item.second}"? Answer:'
+
+
+def toy_prompts(items: list[WicItem], pool: list[WicItem], shots: int) -> list[ChoicePrompt]:
+    """One yes/no prompt per item, after `shots` solved exemplars of other words (sorted by gold, then pair)."""
+    prompts = []
+    for item in items:
+        others = sorted((o for o in pool if o.word != item.word), key=lambda o: (o.gold, o.pair))
+        exemplars = [others[k] for k in exemplar_positions(len(others), shots)]
+        prefix = few_shot([solved(toy_prompt(o), CHOICES[o.gold]) for o in exemplars]) if exemplars else ""
+        prompts.append(ChoicePrompt(item.pair, prefix + toy_prompt(item), prefix, tuple(o.pair for o in exemplars),
+                                    CHOICES))
+    return prompts
+
+
+@dataclass
+class ToyModels(ModelAccess):
+    """What the toy's model-reading system is given: the run's options, cache and models."""
+
+    options: Any
+    cache: Any
+    models: Any
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+def features(item: WicItem) -> list[float]:
+    """The fitted system's evidence: shared words, a shared first word, and the sentences' length difference."""
+    first, second = item.first.split(), item.second.split()
+    return [float(shared_words(item)), float(first[0] == second[0]), float(len(first) - len(second))]
+
+
+@dataclass
+class Fitted:
+    """A ridge on `features`, scored leave-one-word-out, α chosen per fold by a grouped inner cross-validation."""
+
+    folds: list[str] = field(default_factory=list)
+
+    def answers(self, items: list[WicItem]) -> list[int]:
+        result = nested_cv_predict(np.array([features(i) for i in items]), np.array([float(i.gold) for i in items]),
+                                   [i.word for i in items])
+        self.folds = result.fold_of_row
+        return [int(p >= 0.5) for p in result.predictions]
+
+    @staticmethod
+    def overlaps(items: list[WicItem]) -> list[dict[str, bool]]:
+        """What each item shares with its training fold (the other words' items): the word, or a sentence."""
+        return [{"word": False, "sentence": bool({i.first, i.second} & {s for o in items if o.word != i.word
+                                                                         for s in (o.first, o.second)})}
+                for i in items]
+
+
+@dataclass(frozen=True)
+class ToySystem(SystemRow):
+    """A row of the toy's table of systems: what it reads of the model flags and the prompted-choice options."""
+
+    name: str
+    description: str
+    flags: tuple[str, ...] = ()
+    options: type = NoOptions
+
+
+ROWS = {row.name: row for row in (
+    ToySystem("overlap", "shared words"), ToySystem("always-same", "always the same sense"),
+    ToySystem("prompted", "a language model's yes/no choice (--model, --protocol)",
+              ("model", "backend", "base_url", *PROTOCOL_OPTIONS)),
+    ToySystem("fitted", "a ridge on shared words, leave-one-word-out (supervised)"))}
+
+
+def to_judgement(item: WicItem, answer: Any) -> int:
+    """A researcher's answer: 1/0, or "yes"/"no"."""
+    if answer in (0, 1) and not isinstance(answer, float):
+        return int(answer)
+    if answer in CHOICES:
+        return CHOICES.index(answer)
+    raise SensoError(f"pair {item.pair}: a toy system answers True/False, 1/0 or yes/no, got {answer!r}")
+
+
+JUDGE = UserProtocol("judge", "judge(items)", "toy-wic", "whether the word has the same sense in both sentences",
+                     bool, to_judgement)
 
 
 def read_items(path: Path, split: str, limit: int | None) -> list[WicItem]:
@@ -118,8 +218,17 @@ ANSWERS = "answers"  # the system that reads a file of answers
 def check(options: Any, system_object: Any = None) -> None:
     options.validate()
     options.check_family(FAMILY, TASK)
-    if system_object is None and (options.system or "overlap") not in (*SYSTEMS, ANSWERS):
-        raise SensoError(f"unknown system {options.system!r} for {TASK}; choose from {', '.join(SYSTEMS)}")
+    if system_object is not None:
+        refuse_name_and_object(options)
+        UserSystem(system_object, JUDGE)  # its method, before anything runs
+        return
+    name = options.system or "overlap"
+    if name not in (*ROWS, ANSWERS):
+        raise unknown_system("toy", name, ROWS)
+    row = ROWS.get(name, ToySystem(ANSWERS, "a file of answers"))
+    refuse_unread_flags(options, row.flags, f"toy system {name}", MODEL_FLAGS + PROTOCOL_OPTIONS)
+    if "protocol" in row.flags:
+        check_protocol(options.protocol, options.shots, PROTOCOLS, TASK)
     if options.system_options and options.system != ANSWERS:
         raise SensoError(f"{TASK}'s systems have no options: {', '.join(options.system_options)}")
 
@@ -137,32 +246,61 @@ class WicPlan:
     warnings: list[str] = field(default_factory=list)
     family: str = FAMILY
     kind: str = TASK
+    facts: dict[str, Any] = field(default_factory=dict)  # what results.json records of the system (its protocol)
 
     def describe_system(self) -> dict[str, Any]:
-        return {"name": self.system, "min_shared": self.least}
+        described = self.predictor.describe() if isinstance(self.predictor, UserSystem) else {"name": self.system}
+        return {**described, "min_shared": self.least}
 
     def predict(self) -> list[int]:
+        if callable(getattr(self.predictor, "answers", None)):  # a system that answers all items at once
+            return [int(a) for a in self.predictor.answers(self.items)]
         return [int(self.predictor(item, self.least)) for item in self.items]
+
+    def accuracy(self, samples: list[WicSample]) -> dict[str, Any]:
+        return {"accuracy": bootstrap_estimate(lambda c: float(c.mean()), [s.correct for s in samples], seed=self.seed)}
 
     def score(self, answers: list[int]) -> Scored:
         samples = [WicSample(i.pair, i.word, i.gold, a, float(a == i.gold)) for i, a in zip(self.items, answers)]
-        correct = [s.correct for s in samples]
-        accuracy = bootstrap_estimate(lambda c: float(c.mean()), correct, seed=self.seed)
-        return Scored(samples=samples, metrics={"accuracy": accuracy}, record={"split": self.config["split"]})
+        record = {"split": self.config["split"], **self.facts}
+        if isinstance(self.predictor, Fitted):  # the items sharing nothing with their training fold lead
+            record.update(overlap_record(Fitted.overlaps(self.items), ("word", "sentence"), "the other words' "
+                                         "items (leave-one-word-out)", {"word": "the word", "sentence": "a sentence"},
+                                         lambda unseen: self.accuracy([samples[k] for k in unseen])))
+        return Scored(samples=samples, metrics=self.accuracy(samples), record=record)
 
 
 def plan(options: Any, context: Any, path: Path, task: str) -> WicPlan:
     split = options.split or "test"
+    items, facts = read_items(path, split, options.limit), {}
     if context.system is not None:
-        predictor, name = (lambda item, least: context.system.classify(item)), f"user:{type(context.system).__name__}"
+        predictor = UserSystem(context.system, JUDGE)
+        name = predictor.name
     elif options.system == ANSWERS:
         answers, name = read_answers(AnswersOptions(**options.system_options).answers), ANSWERS
         predictor = lambda item, least: answers[item.pair]
+    elif options.system == "prompted":
+        name = "prompted"
+        predictor, facts = prompted(options, context, items, read_items(path, split, None))
     else:
         name = options.system or "overlap"
-        predictor = SYSTEMS[name]
-    return WicPlan(task, name, read_items(path, split, options.limit), [path], predictor, options.seed,
-                   options.min_shared or 1, config={"split": split})
+        predictor = Fitted() if name == "fitted" else SYSTEMS[name]
+    return WicPlan(task, name, items, [path], predictor, options.seed, options.min_shared or 1,
+                   config={"split": split}, facts=facts)
+
+
+def prompted(options: Any, context: Any, items: list[WicItem], pool: list[WicItem]) -> tuple[Any, dict[str, Any]]:
+    """The prompted system (its answers: the likelier of no/yes under --model) and what the run records of it."""
+    kind = check_protocol(options.protocol, options.shots, PROTOCOLS, TASK)
+    prompts = toy_prompts(items, pool, shots_of(kind, options.shots))
+    model = ToyModels(options, context.cache, context.models).scored_lm(chat_template=options.chat_template)
+
+    class Prompted:
+        def answers(self, _: list[WicItem]) -> list[int]:
+            return [argmax_choice(lp) - 1 for lp in model.loglikelihood_choices(prompts, options.batch_size)]
+
+    exemplars = {p.item_id: list(p.exemplar_ids) for p in prompts if p.exemplar_ids}
+    return Prompted(), {"protocol": PROTOCOLS[kind], "exemplar_ids": exemplars}
 
 
 def prepare(options: Any, context: Any) -> WicPlan:
@@ -182,6 +320,7 @@ SHOWN: list[str] = []
 def show(result: Any, by_group: bool = False) -> None:
     SHOWN.append(f"{result.task} {result.system}: accuracy {result.metrics['accuracy'].format()}")
     print(SHOWN[-1])
+    print_run_metrics(terminal(), f"{result.task} · {result.system} · n={result.n}", result.metrics, {}, result.results)
 
 
 COUNTED: list[str] = []
@@ -221,13 +360,13 @@ PAGE = """<section id="toy-items"><h2>Word-in-context items</h2><table>
 {% for s in section.rows %}<tr><td>{{ s.pair }}</td><td>{{ s.word }}</td><td>{{ s.gold }}</td><td>{{ s.prediction }}</td></tr>
 {% endfor %}</table></section>"""
 
-TOY = Family(FAMILY, title="toy", options=ToyOptions, reads=("split",), commands=register_commands, scoring=SCORING,
-             catalog=lambda: [("toy (toy-wic)", name, f"toy system {name}") for name in SYSTEMS])
+TOY = Family(FAMILY, title="toy", options=ToyOptions, reads=("split", *PROTOCOL_OPTIONS), commands=register_commands,
+             scoring=SCORING, catalog=lambda: [("toy (toy-wic)", name, row.description) for name, row in ROWS.items()])
 ACCURACY = Metric("accuracy", "accuracy (same sense?)", "mean(prediction = gold)", short="acc.", hub_type="accuracy",
                   paired=PairedTest("mean", column("correct")))
 COMMON = dict(family=TOY, check=check, show=show, metrics=(ACCURACY,), item_key="pair", choices={"split": SPLITS},
               page=Section(lambda: PAGE, lambda run, thumbnails=True: {"rows": run.samples}),
-              systems=lambda: [SystemEntry(name, f"toy system {name}", None, name == "overlap") for name in SYSTEMS])
+              systems=lambda: [SystemEntry(name, row.description, None, name == "overlap") for name, row in ROWS.items()])
 TOY_TASK = Task(TASK, kind=TASK, description="toy word-in-context: is the word used in the same sense in both "
                                              "sentences (yes/no)", prepare=prepare, **COMMON)
 TOY_FILE = Task("path/to/pairs.toml", kind=TASK, description="a toy task file (kind = \"toy-pairs\")",
@@ -259,10 +398,13 @@ def toy(tmp_path, monkeypatch):
 
 
 class SameWord:
-    """A researcher's own system for the toy task, passed as an object."""
+    """A researcher's own system for the toy task, passed as an object (the toy's protocol: `judge(items)`)."""
 
-    def classify(self, item: WicItem) -> int:
-        return int(item.first.split()[0] == item.second.split()[0])
+    def judge(self, items: list[WicItem]) -> list[Any]:
+        return [["no", np.int64(1)][item.first.split()[0] == item.second.split()[0]] for item in items]
+
+    def describe(self) -> dict[str, Any]:
+        return {"rule": "the same first word"}
 
 
 TEST_ITEMS = [WicItem(*row) for row in ITEMS if row[1] == "test"]
@@ -453,3 +595,89 @@ def test_a_score_flag_declared_twice_is_refused():
                                          "already declares"):
         catalog.register(replace(TOY_TASK, family=replace(TOY, scoring=replace(SCORING, flags=OwnGold))))
     assert TASK not in catalog.TASKS
+
+
+@pytest.mark.real_model
+def test_a_prompted_choice_on_the_built_in_model(toy, default_models, default_lm):
+    zero = senso.evaluate(TASK, system="prompted", data_dir=toy, models=default_models, no_cache=True)
+    by_hand = ChoicePrompt("t1", 'Is "bank" used in the same sense in "She sat on the river bank" and in "The bank '
+                                 'of the river flooded"? Answer:', choices=("no", "yes"))
+    assert by_hand.continuations == (" no", " yes")
+    [logprobs] = default_lm.loglikelihood_choices([by_hand])
+    assert zero.samples[0].prediction == argmax_choice(logprobs) - 1 and zero.results["protocol"] == "zero-shot"
+    few = senso.evaluate(TASK, system="prompted", data_dir=toy, models=default_models, protocol="few-shot", shots=2,
+                         no_cache=True)
+    exemplars = few.results["exemplar_ids"]
+    words = {i.pair: i.word for i in TEST_ITEMS}
+    assert set(exemplars) == set(words) and all(len(ids) == 2 for ids in exemplars.values())
+    assert all(words[e] != words[pair] for pair, ids in exemplars.items() for e in ids)  # other words only
+    assert few.results["protocol"] == "few-shot" and {s.prediction for s in few.samples} <= {0, 1}
+
+
+def test_the_prompting_options_are_read_by_the_families_that_say_so(toy):
+    with pytest.raises(SensoError, match=r"protocol is not used by toy system overlap \(it reads none of them\)"):
+        senso.evaluate(TASK, system="overlap", data_dir=toy, protocol="few-shot")
+    with pytest.raises(SensoError, match="sets the exemplars of the few-shot protocol, but the protocol of this toy-wic "
+                                         "run is zero-shot"):
+        senso.evaluate(TASK, system="prompted", data_dir=toy, shots=2)
+    with pytest.raises(SensoError, match="unknown protocol 'paper' for task toy-wic; choose from few-shot, zero-shot"):
+        senso.evaluate(TASK, system="prompted", data_dir=toy, protocol="paper")
+    with pytest.raises(SensoError, match="shots is a Likert or toy prompting option; admire-a does not use it"):
+        senso.evaluate("admire-a", shots=2)
+    with pytest.raises(SensoError, match="unknown toy system 'prompt'; choose from overlap, always-same, prompted"):
+        senso.evaluate(TASK, system="prompt", data_dir=toy)
+
+
+def test_a_fitted_system_leads_with_its_unseen_items(toy, tmp_path):
+    from typer.testing import CliRunner
+
+    from senso.cli import app
+
+    fitted = senso.evaluate(TASK, system="fitted", data_dir=toy)
+    assert fitted.results["unseen"]["n"] == 8 and fitted.results["overlap"]["n_seen"] == 0
+    assert fitted.results["unseen"]["accuracy"]["value"] == fitted.metrics["accuracy"].value
+    assert "every item is unseen" in fitted.results["overlap"]["why"]
+    # a task file whose "cell" pair repeats a sentence of a "bank" pair: 4 items share it with a training fold
+    rows = [row if row[0] != "t5" else ("t5", "test", "cell", "He robbed the bank", "A cell", 1) for row in ITEMS]
+    (tmp_path / "f").mkdir()
+    with (tmp_path / "f" / "pairs.csv").open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows([("pair", "split", "word", "first", "second", "gold"), *rows])
+    path = tmp_path / "f" / "pairs.toml"
+    path.write_text(f'kind = "{FILE_KIND}"\nname = "my-pairs"\ndata = "pairs.csv"\n', encoding="utf-8")
+    seen = senso.evaluate(path, system="fitted")
+    overlap = seen.results["overlap"]
+    assert overlap["n_seen"] == 2 and overlap["shared"] == {"word": 0, "sentence": 2}  # t2 and t5
+    unseen = [s for s in seen.samples if s.pair not in ("t2", "t5")]
+    assert seen.results["unseen"]["n"] == 6
+    assert seen.results["unseen"]["accuracy"]["value"] == pytest.approx(sum(s.correct for s in unseen) / 6)
+    shown = CliRunner().invoke(app, ["run", str(path), "--system", "fitted", "--out", str(tmp_path / "run")],
+                               terminal_width=120, env={"COLUMNS": "120"})
+    assert shown.exit_code == 0 and "UNSEEN (n=6)" in shown.output, shown.output
+    assert "headline is the 6 unseen items" in " ".join(shown.output.split())
+
+
+def test_a_researchers_system_follows_the_toy_protocol(toy):
+    user = senso.evaluate(TASK, system=SameWord(), data_dir=toy)
+    assert [s.prediction for s in user.samples] == [int(i.first.split()[0] == i.second.split()[0]) for i in TEST_ITEMS]
+    assert user.results["model"]["rule"] == "the same first word" and user.results["model"]["user_supplied"]
+
+    class Classifier:
+        def classify(self, items):
+            return [1] * len(items)
+
+    with pytest.raises(SensoError, match=r"has no judge\(items\) method: a toy-wic system returns, per item, whether"):
+        senso.evaluate(TASK, system=Classifier(), data_dir=toy)
+
+    class Short:
+        def judge(self, items):
+            return ["yes"]
+
+    with pytest.raises(SensoError, match="user:Short returned 1 answers for 8 items"):
+        senso.evaluate(TASK, system=Short(), data_dir=toy)
+
+    class Unsure:
+        def judge(self, items):
+            return ["maybe"] * len(items)
+
+    with pytest.raises(SensoError, match="pair t1: a toy system answers True/False, 1/0 or yes/no, got 'maybe'"):
+        senso.evaluate(TASK, system=Unsure(), data_dir=toy)

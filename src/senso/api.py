@@ -30,10 +30,11 @@ from typing import Any, Callable, Mapping, Sequence
 from senso import catalog
 from senso.catalog import all_tasks, run_folder_name, task_for
 from senso.core.errors import SensoError
-from senso.core.evaluation import EvalResult, describe_user_system
+from senso.core.evaluation import EvalResult
 from senso.core.options import check_choices, check_param_value, check_python_value, check_run_values, python_value
 from senso.core.params import OptionError, python_message
 from senso.core.task import Task
+from senso.core.user_system import describe_user_system
 from senso.results import (  # noqa: F401 (compare ... results_table: `senso.compare` and the others are these)
     compare, export, model_index, placement, report, results_table,
 )

@@ -61,6 +61,7 @@ def test_random_on_dev_end_to_end(data_dir, tmp_path):
     scored = load_results(report)
     assert scored["metrics"] == results["metrics"] and scored["metrics_by_group"] == results["metrics_by_group"]
     assert scored["n"] == 15 and not any(w.startswith("PARTIAL") for w in scored["warnings"])
+    assert "partial" not in scored
     assert [s["top1"] for s in load_samples(report)] == [s["top1"] for s in samples]
     # seeded: a second run gives the same orders; another seed changes them
     again = run_admire(RunOptions(task="admire-a", data_dir=data_dir, split="dev", system="random", out=tmp_path / "again"))

@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 
 from senso.cli import app
 from senso.core.errors import SensoError
-from senso.admire.leaderboard import leaderboards, place, published_entries, read_resource, sort_key
+from senso.admire.leaderboard import leaderboards, published_entries, read_resource
+from senso.core.placement import place, rank_key
 
 SHIPPED = ("admire_leaderboard.csv", "admire_leaderboard_b.csv", "admire_human.csv", "abricot_results.csv")
 
@@ -31,18 +32,24 @@ def test_official_rule_reproduces_every_published_rank(table):
     entries = published_entries(*table)
     assert entries, f"no entries for {table}"
     assert [e.published_rank for e in entries] == list(range(1, len(entries) + 1))
-    keys = [sort_key(e.scores) for e in entries]
+    keys = [rank_key(e.scores) for e in entries]
     assert keys == sorted(keys)  # published order never contradicts "first metric, second breaking ties"
 
 
+def _rank(rows, scores):
+    where = place(rows, scores)
+    return where.rank, where.tied
+
+
 def test_place_by_hand():
-    entries = published_entries("a", "en", "test", "text+images")  # PALI-NLP 0.93/3.52, dutir914 0.93/3.46, ...
-    assert place(entries, (0.9333, 3.50)) == (2, False)  # behind PALI-NLP only
-    assert place(entries, (0.95, 1.0)) == (1, False)  # Top-1 first, whatever the DCG
-    assert place(entries, (0.9333, 3.4643)) == (2, True)  # rounds to dutir914's 0.93 / 3.46: a tie
-    assert place(entries, (0.0, 0.0)) == (len(entries) + 1, False)
-    b = published_entries("b", "en", "test", "text+images")  # all three at 0.60 image accuracy
-    assert place(b, (0.6, 0.9)) == (2, False)
+    entries = [e.scores for e in published_entries("a", "en", "test", "text+images")]  # PALI-NLP 0.93/3.52, ...
+    assert _rank(entries, (0.9333, 3.50)) == (2, False)  # behind PALI-NLP only
+    assert _rank(entries, (0.95, 1.0)) == (1, False)  # Top-1 first, whatever the DCG
+    assert _rank(entries, (0.9333, 3.4643)) == (2, True)  # rounds to dutir914's 0.93 / 3.46: a tie
+    assert place(entries, (0.9333, 3.4643)).after == 2 and place(entries, (0.9333, 3.4643)).label == "=2"
+    assert _rank(entries, (0.0, 0.0)) == (len(entries) + 1, False)
+    b = [e.scores for e in published_entries("b", "en", "test", "text+images")]  # all three at 0.60 image accuracy
+    assert _rank(b, (0.6, 0.9)) == (2, False)
 
 
 def _run(tmp_path, name, task="admire-a", split="test", lang="en", track="text-only", metrics=None, n=15, n_official=15):

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from senso.core import ridge_cv
+from senso.core.grouped_cv import leave_one_group_out
 
 
 def _reference_predict_many(x_train, y_train, x_test, alphas):
@@ -24,14 +25,14 @@ def _reference_predict_many(x_train, y_train, x_test, alphas):
 
 def _reference_select_alpha(x, y, groups, alphas):
     pooled = np.empty((len(alphas), len(y)))
-    for fold in ridge_cv.group_folds(groups):
+    for fold in leave_one_group_out(groups):
         pooled[:, fold.test] = _reference_predict_many(x[fold.train], y[fold.train], x[fold.test], alphas)
     return ((pooled - y[None, :]) ** 2).mean(axis=1)
 
 
 def _reference_nested(x, y, groups, alphas):
     predictions = np.empty(len(y))
-    for fold in ridge_cv.group_folds(groups):
+    for fold in leave_one_group_out(groups):
         train_groups = [groups[i] for i in fold.train]
         mse = _reference_select_alpha(x[fold.train], y[fold.train], train_groups, alphas)
         best = min(range(len(alphas)), key=lambda i: (round(float(mse[i]), 12), -alphas[i]))
@@ -69,7 +70,7 @@ def test_the_primal_form_is_taken_when_the_rows_outnumber_the_features():
 def test_fold_moments_are_those_of_the_training_rows():
     x, y, groups = _data(60, 7, 4, seed=3)
     whole = ridge_cv.Moments.of(x, y)
-    for fold in ridge_cv.group_folds(groups):
+    for fold in leave_one_group_out(groups):
         down = whole.without(x[fold.test], y[fold.test])
         direct = ridge_cv.Moments.of(x[fold.train], y[fold.train])
         for got, want in zip(down.centred(), direct.centred()):

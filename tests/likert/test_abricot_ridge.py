@@ -23,6 +23,7 @@ from senso.core.errors import DataError, SensoError
 from senso.core.stats import pearson
 from senso.core.cache import ResponseCache
 from senso.core import ridge_cv
+from senso.core.grouped_cv import leave_one_group_out
 from senso.likert.systems.ridge import EmbeddingRidge, SeenLemmaWarning, marked_sentence, to_prediction
 from senso.likert.systems.ridge_files import predict_csv
 from senso.likert.task import as_likert_items, get_task, gold_label
@@ -81,7 +82,7 @@ def test_prediction_maps_follow_the_official_discretisation():
 def test_folds_leave_each_lemma_out_exactly_once():
     items = synthetic_items()
     groups = [item.target_lemma for item in items]
-    folds = ridge_cv.group_folds(groups)
+    folds = leave_one_group_out(groups)
     assert [f.group for f in folds] == LEMMAS
     tested = np.concatenate([f.test for f in folds])
     assert sorted(tested.tolist()) == list(range(len(items)))
@@ -93,7 +94,7 @@ def test_folds_leave_each_lemma_out_exactly_once():
 
 def test_folds_on_the_real_lemmas(data_dir):
     items = load_abricot(locate_abricot(data_dir))
-    folds = ridge_cv.group_folds([item.target_lemma for item in items])
+    folds = leave_one_group_out([item.target_lemma for item in items])
     assert len(folds) == 20
     for fold in folds:
         train_lemmas = {items[i].target_lemma for i in fold.train}

@@ -60,7 +60,7 @@ def test_excerpt_scores_as_lmeval_did(data_dir, tmp_path, task):
     assert lmeval["model_args"] == {"pretrained": "/root/.cache/senso/models/gemma-3-270m-a5fd3b62230a-f32",
                                     "dtype": "float32"}
     assert saved["model"]["samples_file"]["sha256"] == read_lmeval_samples(samples_file(task), "ID").sha256
-    assert any(w.startswith("PARTIAL") for w in saved["warnings"])
+    assert saved["partial"] == next(w for w in saved["warnings"] if w.startswith("PARTIAL"))
     assert f"counts 127 documents of abricot_{task}, the samples log holds 6" in " ".join(saved["warnings"])
     assert len(load_samples(tmp_path / "run")) == N and (tmp_path / "run" / "samples.parquet").is_file()
 

@@ -18,7 +18,7 @@ from senso.admire.systems.registry import (AdmireSystem, check_system, chosen_ro
                                            wordnet_warnings)
 from senso.admire.task import DEFAULT_LANG, DEFAULT_SPLIT, ONE_GOLD, TASK_NAMES, split_names
 from senso.core.errors import SensoError
-from senso.core.evaluation import RunContext
+from senso.core.evaluation import Partial, RunContext
 from senso.core.options import RunOptions, check_choices
 from senso.core.task import Task
 
@@ -76,14 +76,14 @@ class AdmirePlan:
         else:
             reason = getattr(self.predictor, "partial_reason", None) if n_items < n_data else None
         if n_official is None:
-            return [f"PARTIAL: the first {n_items} items ({reason}) of {where}"] if reason else []
+            return [Partial(f"PARTIAL: the first {n_items} items ({reason}) of {where}")] if reason else []
         if n_items == n_official:
             return []
         if reason:
-            return [f"PARTIAL: {n_items} of the {n_official} items of the official {where} split ({reason}); "
-                    "not comparable to the leaderboard"]
-        return [f"PARTIAL: the data file has {n_data} items, the official split {n_official}; not comparable to the "
-                "leaderboard"]
+            return [Partial(f"PARTIAL: {n_items} of the {n_official} items of the official {where} split ({reason}); "
+                            "not comparable to the leaderboard")]
+        return [Partial(f"PARTIAL: the data file has {n_data} items, the official split {n_official}; not comparable "
+                        "to the leaderboard")]
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from senso.core.errors import SensoError
-from senso.core.placement import TIE_MARK, read_resource, run_cell
+from senso.core.placement import TIE_MARK, place, rank_key, rank_label, read_resource, run_cell
 from senso.core.records import load_results
 from senso.admire.task import OFFICIAL_METRICS, TEXT_ONLY, official_subtask
 
@@ -53,11 +53,6 @@ class Board:
         return f"AdMIRe Subtask {self.subtask.upper()} | {self.lang} | {self.track} | {n} set"
 
 
-def sort_key(scores: Sequence[float]) -> tuple[float, ...]:
-    """Ascending sort key of the official rule: higher first metric first, the second breaking ties."""
-    return tuple(-round(s, 2) for s in scores)
-
-
 def published_entries(subtask: str, lang: str, split: str, track: str) -> list[Entry]:
     """Published entries of one table (`split`: one of LEADERBOARD_SPLITS) with a score for `split`, in published
     rank order."""
@@ -77,14 +72,6 @@ def human_references(subtask: str, lang: str, split: str) -> list[tuple[str, tup
     """The human performance published for one table (Subtask A only: none for the others)."""
     wanted = f"{subtask.upper()} {lang} {split}"
     return [(row["who"], (float(row["top1"]), float(row["dcg"]))) for row in read_resource(HUMAN_FILE) if row["set"] == wanted]
-
-
-def place(entries: Sequence[Entry], scores: Sequence[float]) -> tuple[int, bool]:
-    """(rank the official rule gives a run with these scores among `entries`, whether it ties one)."""
-    key = sort_key(scores)
-    ahead = sum(1 for e in entries if sort_key(e.scores) < key)
-    tied = any(sort_key(e.scores) == key for e in entries)
-    return ahead + 1, tied
 
 
 def unranked_reason(results: dict) -> str | None:
@@ -145,10 +132,10 @@ def leaderboards(run_dirs: Sequence[str | Path], allow_partial: bool = False) ->
         board.unranked = [e for e in run_entries if e.unranked]
         board.notes += [e.unranked for e in board.unranked]
         for entry in (e for e in run_entries if not e.unranked):
-            rank, tied = place(published, entry.scores)
-            placed.append((rank, entry, tied))
+            where = place([e.scores for e in published], entry.scores)
+            placed.append((where.rank, entry, where.tied))
         # published entries keep their published order; a run goes after the entries it ties or trails
-        board.rows = sorted(placed, key=lambda r: (sort_key(r[1].scores), r[1].run is not None, r[0]))
+        board.rows = sorted(placed, key=lambda r: (rank_key(r[1].scores), r[1].run is not None, r[0]))
         board.references = human_references(subtask, lang, split)
         if not published:
             board.notes.append("no published entry in this table")
@@ -164,9 +151,9 @@ def rank_labels(board: Board) -> list[str]:
     alike), plain `N` otherwise."""
     labels = []
     for rank, entry, tied in board.rows:
-        shared = any(other is not entry and r == rank and sort_key(other.scores) == sort_key(entry.scores)
+        shared = any(other is not entry and r == rank and rank_key(other.scores) == rank_key(entry.scores)
                      for r, other, _ in board.rows)
-        labels.append(f"{TIE_MARK if tied or shared else ''}{rank}")
+        labels.append(rank_label(rank, tied or shared))
     return labels
 
 

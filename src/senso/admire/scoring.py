@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Sequence
 
-from senso.admire.overlap import TrainingIndex, is_seen, item_overlap, overlap_summary
+from senso.admire.overlap import FIELD_WORDS, TrainingIndex, item_overlap
+from senso.core.overlap import overlap_record as core_record
 from senso.admire.items import SENTENCE_TYPES
 from senso.admire.metrics import estimates
 from senso.core.calibration import CALIBRATION_LABELS, binary_distribution, calibration_metrics, reliability_record
@@ -89,10 +90,7 @@ def overlap_record(items: Sequence[Any], rows: Sequence[dict[str, Any]] | None, 
     overlaps = list(overlaps) if overlaps is not None else [item_overlap(item, index) for item in items]
     for sample, overlap in zip(samples, overlaps):
         sample.overlap = overlap
-    record: dict[str, Any] = {"overlap": overlap_summary(overlaps, index, scored=rows is not None)}
-    if rows is not None:
-        unseen = [row for row, o in zip(rows, overlaps) if not is_seen(o)]
-        metrics = estimates(unseen, metric_names, seed=seed)
-        record["unseen"] = {"n": len(unseen), **{k: v.to_json() for k, v in metrics.items()}}
-    return overlaps, record
+    metrics_of = None if rows is None else (
+        lambda unseen: estimates([rows[i] for i in unseen], metric_names, seed=seed))
+    return overlaps, core_record(overlaps, index.known, index.source, FIELD_WORDS, metrics_of)
 

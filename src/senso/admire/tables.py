@@ -4,12 +4,11 @@ gold, what the run did: the items per language, the system and the submission fi
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from rich.table import Table
 
-from senso.core.stats import Estimate
-from senso.core.tables import Footnotes, folded, metric_tables, print_footnotes
+from senso.core.tables import folded, print_calibration, print_run_metrics
 from senso.core.terminal import terminal
 from senso.admire.scoring import GROUPS
 from senso.admire.metrics import METRIC_LABELS
@@ -43,19 +42,14 @@ def _print_scored(result: Any, by_group: bool) -> None:
     sizes = {g: sum(1 for s in result.samples if s.sentence_type == g) for g in GROUPS}
     what = "sense" if result.task == TASK_NAMES["sense"] else "system"
     title = f"{result.task} {results['lang']} {results['split']} | {what} {result.system} | n={result.n}"
-    unseen = results.get("unseen")  # a fitted system's items sharing nothing with its training data: the headline
-    if result.metrics:
-        _print_metrics(title, result.metrics, result.metrics_by_group, METRIC_LABELS, result.n, sizes, by_group,
-                       {f"UNSEEN (n={unseen['n']})": _estimates(unseen)} if unseen else None)
-    else:
-        console.print(title)
-    if "overlap" in results:
-        console.print(f"overlap with the training data: {results['overlap']['why']}", soft_wrap=True)
+    columns = {"group_heads": {g: f"{g} (n={sizes.get(g, 0)})" for g in GROUPS}, "by_group_asked": by_group}
+    print_run_metrics(console, title, result.metrics, {g: result.metrics_by_group.get(g, {}) for g in GROUPS},
+                      results, labels=METRIC_LABELS, all_head=f"all (n={result.n})", **columns)
     calibration = results.get("calibration")
     if calibration:
-        _print_metrics(f"calibration of P(idiomatic) (95% CI, n={calibration['n']})", _estimates(calibration["metrics"]),
-                       {g: _estimates(ms) for g, ms in calibration["by_group"].items()}, calibration["labels"],
-                       calibration["n"], sizes, by_group)
+        print_calibration(console, calibration, "calibration of P(idiomatic)",
+                          {g: calibration["by_group"].get(g, {}) for g in GROUPS},
+                          all_head=f"all (n={calibration['n']})", **columns)
     if result.task == TASK_NAMES["sense"]:
         return
     print_written(result, [results["submission"]])
@@ -109,23 +103,6 @@ def print_unscored(result: Any) -> None:
                   "submissions written, no metrics", soft_wrap=True)
     console.print(folded(language_table(result, None, "items", ())))
     print_written(result, results.get("submissions") or [results["submission"]])
-
-
-def _estimates(recorded: Mapping[str, Any]) -> dict[str, Estimate]:
-    """results.json's estimates of each metric (beside an `n`, which is not one)."""
-    return {name: Estimate(**estimate) for name, estimate in recorded.items() if name != "n"}
-
-
-def _print_metrics(title: str, metrics: Mapping[str, Estimate], by_group: Mapping[str, Mapping[str, Estimate]],
-                   labels: Mapping[str, str], n: int, sizes: Mapping[str, int], by_group_asked: bool,
-                   leading: Mapping[str, Mapping[str, Estimate]] | None = None) -> None:
-    """`metrics` over all `n` items and per sentence type (every type a column, `-` where it has no items)."""
-    console, footnotes = terminal(), Footnotes()
-    for table in metric_tables(console, title, metrics, {g: by_group.get(g, {}) for g in GROUPS}, labels=labels,
-                               all_head=f"all (n={n})", group_heads={g: f"{g} (n={sizes.get(g, 0)})" for g in GROUPS},
-                               by_group_asked=by_group_asked, footnotes=footnotes, leading=leading):
-        console.print(table)
-    print_footnotes(console, footnotes)
 
 
 def print_overlap(rows: list, n_eval: int, evaluated: str, training: str) -> None:

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
 from senso.core.cache import ResponseCache
-from senso.core.errors import SensoError
 from senso.core.options import RunOptions
+from senso.core.output import write_text
 from senso.core.records import RunRecord, RunWriter, config_data_files, jsonable, run_config
 from senso.core.stats import Estimate
 
@@ -35,6 +35,11 @@ CACHE_KEYS = ("enabled", "hits", "misses")
 class ScoreWarning(str):
     """A warning that says the run went without an optional resource and so scores otherwise than runs with it
     (recorded by name in results.json's `score_warnings`: a summary row marks its score with it)."""
+
+
+class Partial(str):
+    """A warning that the run scored part of its data set (--limit, a data file or submission shorter than the
+    official split): recorded in results.json's `partial` (its text), which placement reads (`core.placement`)."""
 
 
 @dataclass
@@ -84,24 +89,6 @@ class RunContext:
 
 
 Prepare = Callable[[RunOptions, RunContext], Plan]
-
-USER_PREFIX = "user:"  # a run of a researcher's own system object is recorded as system "user:<name>"
-
-
-def user_system_name(system: Any) -> str:
-    """The recorded name of a researcher's system object: `user:` + its `name`, else its class's."""
-    return USER_PREFIX + str(getattr(system, "name", None) or type(system).__name__)
-
-
-def describe_user_system(system: Any) -> dict[str, Any]:
-    """What a run records of a researcher's system: its own `describe()`, its class, and that it is theirs."""
-    described = system.describe() if callable(getattr(system, "describe", None)) else {}
-    if not isinstance(described, dict):
-        raise SensoError(f"{type(system).__name__}.describe() returned {type(described).__name__}, not a dict: "
-                         "describe() returns a dict of what the run records of the system (e.g. {'rule': '...'})")
-    return {"name": user_system_name(system), "user_supplied": True,
-            "class": f"{type(system).__module__}.{type(system).__qualname__}",
-            **jsonable(described, f"{type(system).__name__}.describe()")}
 
 
 def calibration_groups(calibration: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -204,6 +191,9 @@ def _record(plan: Plan, options: RunOptions, config: dict[str, Any], scored: Sco
              "limit": options.limit, **scored.record,
              "cache": {"enabled": cache.enabled, "hits": cache.hits, "misses": cache.misses},
              "notes": scored.notes, "score_warnings": [str(w) for w in warnings if isinstance(w, ScoreWarning)]}
+    partial = [str(w) for w in warnings if isinstance(w, Partial)]
+    if partial:  # the run scored part of its data set: placement does not rank it
+        extra["partial"] = partial[0]
     return RunRecord(task=plan.task, system=plan.system, n=len(plan.items), metrics=scored.metrics, config=config,
                      metrics_by_group=scored.metrics_by_group, model=plan.describe_system(), timings=timings,
                      warnings=warnings, extra=extra)

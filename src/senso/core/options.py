@@ -70,6 +70,13 @@ def check_device(device: str) -> None:
 
 
 PANELS = ("data", "system", "model", "protocol", "output", "performance")  # a family's own panels follow "protocol"
+# How a run of a family that reads no prompting option refuses one (`{who}`: the families that read it)
+PROMPTING = "is {who} prompting option; {task} does not use it (leave it out)"
+
+
+def _a(noun: str) -> str:
+    """`noun` after its indefinite article: "an AdMIRe", "a Likert"."""
+    return f"{'an' if noun[:1].upper() in 'AEIOU' else 'a'} {noun}"
 
 
 def option(default: Any, flag: str, help: str, panel: str, family: str | None = None, note: str = "",
@@ -124,6 +131,14 @@ class RunOptions:
     READS: ClassVar[dict[str, tuple[str, ...]]] = {}  # family -> the offered options its tasks read (the table's)
     TITLES: ClassVar[dict[str, str]] = {}  # family -> how a message names it
     model_args: dict[str, Any] = field(default_factory=dict)  # a served model's settings (`--model-args KEY=VALUE`)
+    # the prompted-choice protocol (`core.prompting`), read by the families that name these in `Family.reads`
+    protocol: str | None = option(None, "--protocol", "Prompted choice: zero-shot (default) or few-shot, as the task "
+                                  "names them (ABRICOT: calamita and paper).", "protocol", note=PROMPTING,
+                                  offered=True, shown=True)
+    shots: int | None = option(None, "--shots", "Number of exemplars of the few-shot protocol (default 3).",
+                               "protocol", note=PROMPTING, offered=True)
+    chat_template: bool = option(False, "--chat-template", "Wrap prompts in the model's chat template.", "protocol",
+                                 note=PROMPTING, offered=True)
 
     @property
     def use_cache(self) -> bool:
@@ -156,7 +171,9 @@ class RunOptions:
                 raise SensoError(f"{spec.flag} {spec.note.format(task=task)}")
             if spec.offered and spec.name not in self.READS.get(family, ()):
                 who = " or ".join(self.TITLES.get(name, name) for name, reads in self.READS.items() if spec.name in reads)
-                raise SensoError(f"{spec.flag} is {f'an {who} option' if who else 'read by no task'}; {task} does not "
+                if who and spec.note:
+                    raise SensoError(f"{spec.flag} {spec.note.format(who=_a(who), task=task)}")
+                raise SensoError(f"{spec.flag} is {f'{_a(who)} option' if who else 'read by no task'}; {task} does not "
                                  "use it (leave it out)")
 
     def to_json(self) -> dict[str, Any]:

@@ -1,10 +1,11 @@
 """What the scored items of a fitted system share with its training data, summarised the same way for every
 family (AdMIRe: compound, sentence, captions; Likert: group, text). Each wing computes an item's overlap, a
-dict field -> bool or a count (None: not known); these functions only count and say it."""
+dict field -> bool or a count (None: not known); these functions only count and say it, and
+re-score the items that share nothing (`unseen`: the headline of a fitted system's run)."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 
 def is_seen(overlap: Mapping[str, Any]) -> bool:
@@ -36,3 +37,18 @@ def overlap_sentence(n: int, seen: int, shared: Mapping[str, int], words: Mappin
                 f"with gold, its headline would be the {n - seen} unseen items.")
     return (f"The system was fitted on data sharing material with {seen} of these {n} items ({parts}), so the "
             f"headline is the {n - seen} unseen items; the all-items figure is beside it, inflated by what it saw.")
+
+
+def overlap_record(overlaps: Sequence[Mapping[str, Any]], compared: Sequence[str], source: str,
+                   words: Mapping[str, str], metrics_of: Callable[[list[int]], Mapping[str, Any]] | None = None,
+                   among: Sequence[int] | None = None) -> dict[str, Any]:
+    """results.json's `overlap` (`overlap_summary`) and, for a run with gold (`metrics_of` given), `unseen`: the
+    metrics (each an Estimate, with its CI) that `metrics_of` computes on the indices of the items sharing nothing
+    with the training data (of `among`, the scored items; default: all), and their number `n`."""
+    record: dict[str, Any] = {"overlap": overlap_summary(overlaps, compared, source, words,
+                                                         scored=metrics_of is not None)}
+    if metrics_of is not None:
+        indices = range(len(overlaps)) if among is None else among
+        unseen = [i for i in indices if not is_seen(overlaps[i])]
+        record["unseen"] = {"n": len(unseen), **{k: v.to_json() for k, v in metrics_of(unseen).items()}}
+    return record

@@ -5,7 +5,8 @@ X and y are centred on the training rows).
 
 Nested evaluation (`nested_cv_predict`): the outer folds leave one group (ABRICOT: one lemma) out;
 inside each outer training set, α is chosen by `select_alpha`, itself a leave-one-group-out CV over
-the training groups only, so the outer test group never influences its own prediction.
+the training groups only, so the outer test group never influences its own prediction (the folds and the
+pooled out-of-fold predictions: `core.grouped_cv`).
 Every ridge comes from one eigendecomposition of the smaller of the n×n kernel (dual form, few rows) and
 the p×p Gram matrix (primal form, more rows than features), and in the primal form a fold's Gram matrix
 is that of all rows minus the left-out group's (`Moments`): a nested leave-one-group-out run over G groups
@@ -21,7 +22,7 @@ import numpy as np
 
 from threadpoolctl import threadpool_limits
 
-from senso.core.errors import SensoError
+from senso.core.grouped_cv import Fold, leave_one_group_out, out_of_fold
 
 # Fixed grid, recorded in every run and model that uses it: 10^-3 ... 10^2 by half decades (11 values).
 ALPHA_GRID: tuple[float, ...] = tuple(float(10.0 ** (k / 2)) for k in range(-6, 5))
@@ -31,29 +32,6 @@ def _one_blas_thread():
     """Hundreds of tiny (≈120×120) decompositions: a multi-threaded BLAS only adds synchronisation
     cost (measured 25x slower on 2 busy cores), so run them on one thread."""
     return threadpool_limits(limits=1, user_api="blas")
-
-
-@dataclass(frozen=True)
-class Fold:
-    """One outer fold: the group it leaves out and the row indices on each side."""
-
-    group: str
-    train: np.ndarray
-    test: np.ndarray
-
-
-def group_folds(groups: Sequence[str]) -> list[Fold]:
-    """One fold per distinct group (in order of first appearance): test = that group's rows, train = the rest."""
-    groups = list(groups)
-    order = list(dict.fromkeys(groups))
-    if len(order) < 2:
-        raise SensoError(f"leave-one-group-out needs at least 2 groups, got {len(order)}")
-    labels = np.asarray(groups, dtype=object)
-    folds = []
-    for g in order:
-        mask = labels == g
-        folds.append(Fold(group=g, train=np.flatnonzero(~mask), test=np.flatnonzero(mask)))
-    return folds
 
 
 @dataclass(frozen=True)
@@ -190,15 +168,16 @@ def select_alpha(x: np.ndarray, y: np.ndarray, groups: Sequence[str], alphas: Se
     """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    pooled = np.empty((len(alphas), len(y)))
-    primal = len(y) > x.shape[1]
-    moments = Moments.of(x, y) if primal else None
-    for fold in group_folds(groups):
-        if primal:
+    moments = Moments.of(x, y) if len(y) > x.shape[1] else None  # primal form: each fold's sums from all rows'
+
+    def predict(fold: Fold) -> np.ndarray:
+        if moments is not None:
             path = RidgePath.from_moments(moments.without(x[fold.test], y[fold.test]))
         else:
             path = RidgePath.from_data(x[fold.train], y[fold.train])
-        pooled[:, fold.test] = path.predict_many(x[fold.test], alphas)
+        return path.predict_many(x[fold.test], alphas)
+
+    pooled = out_of_fold(leave_one_group_out(groups), (len(alphas), len(y)), predict)
     mse = ((pooled - y[None, :]) ** 2).mean(axis=1)
     best = min(range(len(alphas)), key=lambda i: (round(float(mse[i]), 12), -alphas[i]))
     return AlphaChoice(
@@ -237,7 +216,7 @@ def nested_cv_predict(
     fold_of_row = [""] * len(y)
     alpha_of_fold: dict[str, float] = {}
     with _one_blas_thread():
-        for fold in group_folds(groups):
+        for fold in leave_one_group_out(groups):
             train_groups = [groups[i] for i in fold.train]
             choice = selector(x[fold.train], y[fold.train], train_groups, alphas)
             model = fit_ridge(x[fold.train], y[fold.train], choice.alpha)

@@ -4,7 +4,7 @@ per-group columns (domains, sentence types) appear only where they fit, else (wh
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -111,3 +111,46 @@ def print_footnotes(console: Console, footnotes: Footnotes, soft_wrap: bool = Fa
     for line in footnotes.lines():
         console.print(line, style="dim", soft_wrap=soft_wrap)
     footnotes.reasons.clear()
+
+
+def recorded_estimates(recorded: Mapping[str, Any]) -> dict[str, Estimate]:
+    """results.json's estimates of each metric (beside an `n`, which is not one) as Estimates."""
+    from senso.core.stats import Estimate
+
+    return {name: Estimate(**estimate) for name, estimate in recorded.items() if name != "n"}
+
+
+def print_metrics(console: Console, title: str, metrics: Mapping[str, Estimate],
+                  by_group: Mapping[str, Mapping[str, Estimate]], **table_args: Any) -> None:
+    """`metric_tables` printed (no metrics: the title alone), then their footnotes."""
+    if not metrics:
+        console.print(title)
+        return
+    footnotes = Footnotes()
+    for table in metric_tables(console, title, metrics, by_group, footnotes=footnotes, **table_args):
+        console.print(table)
+    print_footnotes(console, footnotes)
+
+
+def print_run_metrics(console: Console, title: str, metrics: Mapping[str, Estimate],
+                      by_group: Mapping[str, Mapping[str, Estimate]], results: Mapping[str, Any],
+                      **table_args: Any) -> None:
+    """A run's metrics led by the UNSEEN column when results.json has one (a fitted system's items that share
+    nothing with its training data: the headline, `core.overlap.overlap_record`), then the overlap sentence."""
+    unseen = results.get("unseen")
+    leading = {f"UNSEEN (n={unseen['n']})": recorded_estimates(unseen)} if unseen else None
+    print_metrics(console, title, metrics, by_group, leading=leading, **table_args)
+    if "overlap" in results:
+        console.print(f"overlap with the training data: {results['overlap']['why']}", soft_wrap=True)
+
+
+def print_calibration(console: Console, calibration: Mapping[str, Any], title: str,
+                      by_group: Mapping[str, Mapping[str, Any]], **table_args: Any) -> None:
+    """A run's calibration (`core.calibration`: its `metrics`, `labels` and `n`; `by_group` the recorded metrics
+    per group) as a metric table titled `title (95% CI, n=N)`, or why it was not measured."""
+    if "metrics" not in calibration:
+        console.print(f"calibration: not measured ({calibration['reason']})", style="dim", soft_wrap=True)
+        return
+    print_metrics(console, f"{title} (95% CI, n={calibration['n']})", recorded_estimates(calibration["metrics"]),
+                  {group: recorded_estimates(recorded) for group, recorded in by_group.items()},
+                  labels=calibration["labels"], **table_args)

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from senso.core.prompting import PROTOCOL_OPTIONS
 from senso.core.task import (DataSet, ExportInfo, Family, FileScoring, Scope, Section, SystemEntry, Task, TaskCommand,
                              template_of)
 from senso.likert.metrics import METRICS
-from senso.likert.options import LikertOptions, LoggedAnswers
+from senso.likert.options import LoggedAnswers
 
 FAMILY = "likert"
 FILE_KIND = "likert"  # what a Likert task file says in its `kind` key (or leaves out)
@@ -109,7 +110,7 @@ LOGGED_ANSWERS = FileScoring(
     LoggedAnswers, needs=("--lmeval-samples",), noun="lm-eval log", options=_commands("logged_options"), page=True,
     missing="senso score {task} scores lm-eval's logged answers: give --lmeval-samples FILE",
     help="lm-evaluation-harness's logged answers of a task (--lmeval-samples)")
-LIKERT = Family(FAMILY, title="Likert", options=LikertOptions, commands=_commands("register_commands"),
+LIKERT = Family(FAMILY, title="Likert", reads=PROTOCOL_OPTIONS, commands=_commands("register_commands"),
                 catalog=catalog, systems_help=systems_help, summary_note=summary_note,
                 data_sets=(DataSet("abricot", stats=_commands("stats"), fetch=_commands("fetch")),),
                 scope=scope, gold_keys=("gold", "gold_mean"), calibration_of="the label distributions",

@@ -1,28 +1,13 @@
-"""The options of a Likert task's run besides the generic ones (`senso.core.options`): how a language model is
-prompted. Declared once, with the same helper as every option; the table of tasks joins them into RunOptions."""
+"""The flags of `senso score` for a Likert task (lm-eval's logged answers). A Likert run's prompting options
+(--protocol, --shots, --chat-template) are the prompted-choice protocol's, declared once in `senso.core.options`
+and read by naming them in `Family.reads`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from senso.core.errors import SensoError
-from senso.core.options import option
 from senso.core.task import score_flag
-
-FAMILY = "likert"
-NOTE = "is an ABRICOT prompting option; {task} does not use it (leave it out)"
-
-
-@dataclass
-class LikertOptions:
-    protocol: str | None = option(None, "--protocol", "Likert: zero-shot (default) or few-shot; ABRICOT calls them "
-                                  "calamita and paper.", "protocol", FAMILY, NOTE, shown=True)
-    shots: int | None = option(None, "--shots", "Number of exemplars of the few-shot protocol (default 3).",
-                               "protocol", FAMILY, NOTE)
-    chat_template: bool = option(False, "--chat-template", "Wrap prompts in the model's chat template.", "protocol",
-                                 FAMILY, NOTE)
-
 
 @dataclass
 class LoggedAnswers:
@@ -36,7 +21,3 @@ class LoggedAnswers:
     limit: int | None = score_flag(None, "--limit", "With --lmeval-samples: score the first N items (a log of "
                                    "lm_eval --limit N).")
 
-
-def check_likert_options(options: LikertOptions) -> None:
-    if options.shots is not None and options.shots < 0:
-        raise SensoError(f"--shots must be 0 or more, got {options.shots}")

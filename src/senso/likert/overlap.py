@@ -10,15 +10,15 @@ item. Every supervised run records each item's overlap and reports the metrics o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
-from senso.core.overlap import overlap_summary as core_summary
 from senso.likert.items import LikertItem
 
 OVERLAP_FIELDS = ("group", "text")
 
 
-def _words(noun: str) -> dict[str, str]:
+def overlap_words(noun: str) -> dict[str, str]:
+    """How the overlap sentence names each field (`noun`: the task's group, ABRICOT's lemma)."""
     return {"group": f"the {noun}", "text": "the text"}
 
 
@@ -36,11 +36,6 @@ def leave_one_group_out_overlaps(items: Sequence[LikertItem], pool: Sequence[Lik
         groups_of_text.setdefault(other.text.strip(), set()).add(other.group)
     return [{"group": False, "text": bool(groups_of_text.get(item.text.strip(), set()) - {item.group})}
             for item in items]
-
-
-def overlap_summary(overlaps: Sequence[dict[str, Any]], source: str, noun: str = "group") -> dict[str, Any]:
-    """results.json's `overlap` (`senso.core.overlap.overlap_summary`) of Likert items."""
-    return core_summary(overlaps, OVERLAP_FIELDS, source, _words(noun))
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from senso.core.placement import TIE_MARK, Placement, PlacementBoard, PlacementRow, read_resource, run_cell
+from senso.core.placement import (
+    Placement, PlacementBoard, PlacementRow, partial, place, read_resource, run_cell,
+)
 
 COMPARE_LINE = ("Compare like with like: a 0-shot r with the published 0-shot figures; a leave-one-lemma-out r "
                 "is a supervised system's, trained on the other lemmas, not a prompted model's.")
@@ -30,8 +32,7 @@ def abricot_published(task: str) -> list[tuple[str, str, str, float]]:
 
 
 def _not_placed(run: Any, pearson: dict[str, Any]) -> str | None:
-    partial = [w for w in run.results.get("warnings", []) if str(w).startswith("PARTIAL")]
-    if run.results.get("limit") or partial:
+    if run.results.get("limit") or partial(run.results):
         return (f"This run is not placed: it is PARTIAL, it scored only the first "
                 f"{run.results.get('limit') or run.results.get('n')} items (--limit), and is not comparable to the "
                 "published full-set results below.")
@@ -51,11 +52,10 @@ def abricot_placement(run: Any) -> Placement:
     note = _not_placed(run, pearson)
     if note is None:
         exact = float(pearson["value"])
-        rank = 1 + sum(1 for p in published if p[3] > round(exact, 2))
-        tied = any(p[3] == round(exact, 2) for p in published)
-        row = PlacementRow((f"{TIE_MARK if tied else ''}{rank}", run.system, evaluation_label(run), "this run",
+        where = place([(p[3],) for p in published], (exact,))
+        row = PlacementRow((where.label, run.system, evaluation_label(run), "this run",
                             run_cell(round(exact, 2), exact)), is_run=True)
-        rows.insert(sum(1 for p in published if p[3] >= round(exact, 2)), row)  # after the entries it ties or trails
+        rows.insert(where.after, row)  # after the entries it ties or trails
     board = PlacementBoard(
         title=f"Published Pearson r on {run.task} (predicted label vs discretised gold)",
         columns=("rank", "model / run", "protocol", "source", "Pearson r"), numeric=(0, 4), rows=rows,

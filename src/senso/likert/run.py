@@ -9,21 +9,22 @@ from pathlib import Path
 from typing import Any, Callable
 
 from senso.core.errors import SensoError
-from senso.core.evaluation import RunContext, Scored
-from senso.core.options import RunOptions, run_fields
+from senso.core.evaluation import Partial, RunContext, Scored
+from senso.core.options import RunOptions
 from senso.backends.load import refuse_model_args_among, resolve_model_args
 from senso.core.params import NoOptions
+from senso.core.prompting import check_protocol, check_shots
+from senso.core.system_row import refuse_name_and_object, refuse_unread_flags
+from senso.core.user_system import user_system_name
 from senso.likert.items import LikertItem
-from senso.likert.options import check_likert_options
-from senso.core.overlap import is_seen
-from senso.likert.overlap import leave_one_group_out_overlaps, overlap_summary
+from senso.core.overlap import overlap_record
+from senso.likert.overlap import OVERLAP_FIELDS, leave_one_group_out_overlaps, overlap_words
 from senso.likert.scoring import likert_calibration, likert_metrics, likert_metrics_by_domain
 from senso.likert.systems.context import LikertRunContext, SystemOutput
 from senso.likert.systems.lmeval import SYSTEM_NAME as LMEVAL_SYSTEM, logged_limit
-from senso.likert.systems.registry import MODEL_FLAGS, LikertSystem, get_system
-from senso.likert.systems.user import user_runner, user_system_name
+from senso.likert.systems.registry import LIKERT_FLAGS, LikertSystem, get_system
+from senso.likert.systems.user import user_runner
 from senso.likert.task import LikertPrediction, LikertTask, get_task
-from senso.likert.taskfile import FEW_SHOT
 
 
 @dataclass
@@ -79,19 +80,11 @@ def check_options(options: RunOptions, task: LikertTask, system: LikertSystem,
     settings (`--model-args`, when --model is served by openai). Returns the typed values of both; `load`
     gives the task's items (read once by the caller)."""
     options.check_family("likert", task.name)
-    check_likert_options(options)
-    for name in MODEL_FLAGS:
-        if getattr(options, name) not in (None, False) and name not in system.flags:
-            fields = run_fields(type(options))
-            reads = ", ".join(fields[f].flag for f in system.flags) or "none of them"
-            raise SensoError(f"{fields[name].flag} is not used by --system {system.name} (it reads {reads}): "
-                             "leave it out")
+    check_shots(options.shots)
+    refuse_unread_flags(options, system.flags, f"--system {system.name}", LIKERT_FLAGS)
     described = f"--system {system.name}"
-    if "protocol" in system.flags:
-        kind, own = task.protocol(options.protocol)  # an unknown protocol names the task's protocols
-        if options.shots is not None and kind != FEW_SHOT:
-            raise SensoError(f"--shots {options.shots} sets the exemplars of the few-shot protocol, but the protocol "
-                             f"of this {task.name} run is {own} (zero-shot): add --protocol {task.protocols[FEW_SHOT]}")
+    if "protocol" in system.flags:  # an unknown protocol names the task's protocols
+        check_protocol(options.protocol, options.shots, task.protocols, task.name)
     if "model" in system.flags:
         described += _check_model(options, system)
     refuse_model_args_among(options.system_options)
@@ -135,10 +128,9 @@ def check(options: RunOptions, system_object: Any = None) -> Checked:
         system = get_system(options.system)
         params, model_args = check_options(options, task, system, load)
         return Checked(task, system, params, model_args, load())
-    if options.system is not None:
-        raise SensoError("--system names a registered system, but a system object was given too: give one of them")
+    refuse_name_and_object(options)
     options.check_family("likert", task.name)
-    check_likert_options(options)
+    check_shots(options.shots)
     return Checked(task, None, {}, {}, load())
 
 
@@ -161,8 +153,8 @@ def prepare(options: RunOptions, context: RunContext) -> "LikertPlan":
                                    models=context.models, params=typed, settings=checked.model_args)
     warnings = []
     if len(items) < len(pool):
-        warnings.append(f"PARTIAL: the first {len(items)} of the {len(pool)} items ({why_partial}); "
-                        "not comparable to published full-set results")
+        warnings.append(Partial(f"PARTIAL: the first {len(items)} of the {len(pool)} items ({why_partial}); "
+                                "not comparable to published full-set results"))
     return LikertPlan(task=task.name, system=name, items=items, data_files=[data_path],
                       config={"task_file": str(task.source), "system_options": params,
                               "model_args": checked.model_args}, warnings=warnings,
@@ -201,12 +193,14 @@ class LikertPlan:
         overlaps = leave_one_group_out_overlaps(self.items, self.context.pool)
         for sample, overlap in zip(samples, overlaps):
             sample.extra["overlap"] = overlap
-        unseen = [i for i in scored if not is_seen(overlaps[i])]
-        metrics = likert_metrics([self.items[i] for i in unseen], [predictions[i] for i in unseen],
-                                 self.likert_task, seed=self.context.options.seed)
-        source = f"the other {self.likert_task.group_noun}s of {self.task} (leave-one-{self.likert_task.group_noun}-out)"
-        return {"overlap": overlap_summary(overlaps, source, self.likert_task.group_noun),
-                "unseen": {"n": len(unseen), **{k: v.to_json() for k, v in metrics.items()}}}
+        task, noun = self.likert_task, self.likert_task.group_noun
+
+        def metrics_of(unseen: list[int]) -> dict[str, Any]:
+            return likert_metrics([self.items[i] for i in unseen], [predictions[i] for i in unseen], task,
+                                  seed=self.context.options.seed)
+
+        source = f"the other {noun}s of {self.task} (leave-one-{noun}-out)"
+        return overlap_record(overlaps, OVERLAP_FIELDS, source, overlap_words(noun), metrics_of, among=scored)
 
     def score(self, predictions: list[LikertPrediction]) -> Scored:
         task, options, info = self.likert_task, self.context.options, dict(self._info)

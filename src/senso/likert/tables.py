@@ -9,7 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from senso.core.stats import Estimate
-from senso.core.tables import Footnotes, folded, metric_tables, print_footnotes
+from senso.core.tables import Footnotes, folded, print_calibration, print_footnotes, print_run_metrics
 from senso.core.terminal import terminal
 
 
@@ -20,40 +20,17 @@ def print_result(result: Any, by_group: bool = False) -> None:
     print_summary(result.task, result.system, results, result.metrics, result.metrics_by_group, result.n, by_group)
     if "generalisation" in results:
         print_travel(results["generalisation"])
-    if results.get("calibration"):
-        print_calibration(results["calibration"], by_group)
+    calibration = results.get("calibration")
+    if calibration:
+        print_calibration(terminal(), calibration, "calibration of the label distributions",
+                          calibration.get("by_domain", {}), by_group_asked=by_group)
 
 
 def print_summary(task_name: str, system: str, info: dict[str, Any], metrics: dict[str, Estimate],
                   by_domain: dict[str, dict[str, Estimate]], n: int, by_group: bool = False) -> None:
-    console, footnotes = terminal(), Footnotes()
     protocol = "supervised" if info.get("supervised") else info.get("protocol")
-    title = f"{task_name} · {system} · {protocol} · n={n}"
-    unseen = info.get("unseen")  # a supervised run: the items that share nothing with their training fold lead
-    leading = {f"UNSEEN (n={unseen['n']})": {k: Estimate(**v) for k, v in unseen.items() if k != "n"}} if unseen else None
-    for table in metric_tables(console, title, metrics, by_domain, by_group_asked=by_group, footnotes=footnotes,
-                               leading=leading):
-        console.print(table)
-    print_footnotes(console, footnotes)
-    if "overlap" in info:
-        console.print(f"overlap with the training data: {info['overlap']['why']}", soft_wrap=True)
-
-
-def print_calibration(calibration: dict[str, Any], by_group: bool = False) -> None:
-    """Calibration of the label distributions (`likert.scoring.likert_calibration`), or why there is none."""
-    console = terminal()
-    if "metrics" not in calibration:
-        console.print(f"calibration: not measured ({calibration['reason']})", style="dim", soft_wrap=True)
-        return
-    footnotes = Footnotes()
-    metrics = {name: Estimate(**est) for name, est in calibration["metrics"].items()}
-    by_domain = {d: {name: Estimate(**est) for name, est in ms.items()}
-                 for d, ms in calibration.get("by_domain", {}).items()}
-    for table in metric_tables(console, f"calibration of the label distributions (95% CI, n={calibration['n']})",
-                               metrics, by_domain, labels=calibration["labels"], by_group_asked=by_group,
-                               footnotes=footnotes):
-        console.print(table)
-    print_footnotes(console, footnotes)
+    print_run_metrics(terminal(), f"{task_name} · {system} · {protocol} · n={n}", metrics, by_domain, info,
+                      by_group_asked=by_group)
 
 
 def travel_rows(report: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

@@ -15,14 +15,12 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from senso.core.errors import SensoError
+from senso.core.prompting import (
+    DEFAULT_SHOTS, TARGET_DELIMITER, ChoicePrompt, exemplar_positions, few_shot, shots_of, solved,
+)
 from senso.likert.data import ABRICOT_RELATIVE, AbricotItem, locate_abricot
 from senso.likert.items import LikertItem
-from senso.likert.taskfile import (
-    BUILTIN_DIR, DEFAULT_SHOTS, TEMPLATE_FIELDS, ZERO_SHOT, LikertTask, load_task_file,
-)
-
-TARGET_DELIMITER = " "  # lm-eval: between context and continuation
-FEWSHOT_DELIMITER = "\n\n"  # lm-eval: between exemplars, and before the item
+from senso.likert.taskfile import BUILTIN_DIR, TEMPLATE_FIELDS, LikertTask, load_task_file
 # A LikertPrompt built without a task (backend tests) answers on a 1-5 scale; every task passes its own.
 DEFAULT_CHOICES = ("1", "2", "3", "4", "5")
 PLACEHOLDER = re.compile(r"\{(" + "|".join(TEMPLATE_FIELDS) + r")\}")  # {word}, {text}: what a template names
@@ -91,17 +89,6 @@ def render_prompt(item: LikertItem | AbricotItem, task: LikertTask) -> str:
     return PLACEHOLDER.sub(lambda match: values[match.group(1)], task.template)
 
 
-def exemplar_positions(n: int, shots: int) -> list[int]:
-    """Positions in a sorted pool of n: for 3 shots 0, n//2 and n-1 (the paper's rule); spread evenly otherwise."""
-    if shots <= 0:
-        return []
-    if shots > n:
-        raise SensoError(f"asked for {shots} exemplars but only {n} items of other groups exist")
-    if shots == 1:
-        return [n // 2]
-    return [i * n // (shots - 1) for i in range(shots - 1)] + [n - 1]
-
-
 def select_exemplars(items: Sequence[LikertItem | AbricotItem], item: LikertItem | AbricotItem, task: LikertTask,
                      shots: int = DEFAULT_SHOTS) -> list[LikertItem]:
     """Exemplars for `item`: items of other groups, stably sorted by raw gold, at `exemplar_positions`."""
@@ -112,27 +99,15 @@ def select_exemplars(items: Sequence[LikertItem | AbricotItem], item: LikertItem
 
 
 def render_exemplar(item: LikertItem, task: LikertTask) -> str:
-    return render_prompt(item, task) + TARGET_DELIMITER + str(task.gold_label(require_gold(item)))
+    return solved(render_prompt(item, task), str(task.gold_label(require_gold(item))))
 
 
 @dataclass(frozen=True)
-class LikertPrompt:
-    """What a Likert scorer sees for one item.
+class LikertPrompt(ChoicePrompt):
+    """What a Likert scorer sees for one item (`core.prompting.ChoicePrompt`): its choices are the task's labels
+    as text (a prompt built without a task, as in backend tests, answers on a 1-5 scale)."""
 
-    `context` + `TARGET_DELIMITER` + choice is the full scored text (lm-eval semantics);
-    `shared_prefix` is the leading part of `context` common to other items (few-shot exemplars),
-    whose computation a backend may reuse. `choices` are the task's labels as text.
-    """
-
-    item_id: str
-    context: str
-    shared_prefix: str = ""
-    exemplar_ids: tuple[str, ...] = field(default_factory=tuple)
     choices: tuple[str, ...] = DEFAULT_CHOICES
-
-    @property
-    def continuations(self) -> tuple[str, ...]:
-        return tuple(TARGET_DELIMITER + c for c in self.choices)
 
     @property
     def labels(self) -> tuple[int, ...]:
@@ -145,8 +120,7 @@ def build_prompts(items: Sequence[LikertItem | AbricotItem], task: LikertTask, p
     default 3). ABRICOT names them calamita and paper. Exemplars come from `pool` (default: `items`), always
     from groups other than the item's."""
     kind, _ = task.protocol(protocol)
-    if shots is None:
-        shots = 0 if kind == ZERO_SHOT else DEFAULT_SHOTS
+    shots = shots_of(kind, shots)
     items = as_likert_items(items, task)
     pool = items if pool is None else as_likert_items(pool, task)
     prompts = []
@@ -156,7 +130,7 @@ def build_prompts(items: Sequence[LikertItem | AbricotItem], task: LikertTask, p
             prompts.append(LikertPrompt(item.id, prompt, choices=task.choices))
             continue
         exemplars = select_exemplars(pool, item, task, shots)
-        prefix = FEWSHOT_DELIMITER.join(render_exemplar(ex, task) for ex in exemplars) + FEWSHOT_DELIMITER
+        prefix = few_shot([render_exemplar(ex, task) for ex in exemplars])
         prompts.append(LikertPrompt(item.id, prefix + prompt, shared_prefix=prefix,
                                     exemplar_ids=tuple(ex.id for ex in exemplars), choices=task.choices))
     return prompts

@@ -33,14 +33,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from senso.core.prompting import FEW_SHOT, ZERO_SHOT, protocol_of
 from senso.core.errors import SensoError
 from senso.core.taskfile import (DATA_FROM, TaskFileError, check_keys, choice_key, column_table, data_path,
                                  delimiter_for, delimiter_key, name_key, read_task_file, string_key)
 from senso.likert.items import FIELDS, LikertItem, read_items
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "tasks"
-ZERO_SHOT, FEW_SHOT = "zero-shot", "few-shot"
-DEFAULT_SHOTS = 3
 GOLD_RULES = ("round", "bins")
 KEYS = ("kind", "name", "description", "data", "data_from", "scale", "gold_range", "gold_to_label", "template",
         "columns", "protocols", "group_noun", "delimiter", "language")
@@ -131,13 +130,7 @@ class LikertTask:
 
     def protocol(self, name: str | None) -> tuple[str, str]:
         """(zero-shot | few-shot, the name this task records) for --protocol NAME (None: zero-shot)."""
-        if name is None:
-            return ZERO_SHOT, self.protocols[ZERO_SHOT]
-        for kind, own in self.protocols.items():
-            if name in (kind, own):
-                return kind, own
-        names = sorted(set(self.protocols.values()) | set(self.protocols))
-        raise SensoError(f"unknown protocol {name!r} for task {self.name}; choose from {', '.join(names)}")
+        return protocol_of(name, self.protocols, self.name)
 
     def locate_data(self, data_dir: str | Path | None = None) -> Path:
         """The data file: next to the task file, or (data_from = "data-dir") in the data folder."""

@@ -13,7 +13,8 @@ from senso.admire.systems.evidence import EvidenceBuilder
 from senso.admire.systems.learned_sense import LearnedSense
 from senso.admire.systems.rankers import StructureRanker, best_expected_order
 from senso.admire.systems.roles import (ROLES, LearnedRoles, RoleModel, assignment_marginals, expected_gains,
-                                        gold_roles, grouped_folds, rule_marginals)
+                                        gold_roles, rule_marginals)
+from senso.core.grouped_cv import grouped_folds
 from senso.admire.systems.sense import EmbeddingSense, SenseDecision
 from senso.core.errors import SensoError
 from senso.catalog import RunOptions

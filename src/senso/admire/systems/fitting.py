@@ -30,7 +30,7 @@ from senso.core.errors import SensoError
 from senso.core.fingerprint import path_fingerprint
 from senso.core.output import check_output_file, write_text
 from senso.core.paths import cache_dir
-from senso.admire.systems.roles import grouped_folds
+from senso.core.grouped_cv import grouped_folds
 
 if TYPE_CHECKING:
     from senso.admire.rankfile import RankingTask
@@ -139,7 +139,7 @@ def cross_validate(system: Any, items: Sequence[AdmireAItem], rows: TrainingRows
     """Rankings of `items`, each fold's from the system fit on the training rows minus that fold's groups."""
     answers: list[Any] = [None] * len(items)
     fold_sizes = []
-    for k, test in enumerate(grouped_folds([group_of(i) for i in items], CV_FOLDS, seed)):
+    for k, test in enumerate(grouped_folds([group_of(i) for i in items], CV_FOLDS, seed, "compounds")):
         held_out = {group_of(items[i]) for i in test}
         train = [i for i in rows.items if group_of(i) not in held_out]
         system.fit(train)

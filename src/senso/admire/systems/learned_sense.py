@@ -24,7 +24,8 @@ import numpy as np
 
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem
 from senso.core.errors import SensoError
-from senso.admire.systems.roles import ROLES, LearnedRoles, RoleModel, grouped_folds, one_thread
+from senso.core.grouped_cv import grouped_folds
+from senso.admire.systems.roles import ROLES, LearnedRoles, RoleModel, one_thread
 from senso.admire.systems.sense import SIGNALS, EmbeddingSense, SenseDecision, sigmoid
 
 
@@ -60,7 +61,8 @@ class LearnedSense:
 
     def _cross_fitted_marginals(self, items: Sequence[AdmireAItem]) -> list[np.ndarray]:
         out: list[np.ndarray | None] = [None] * len(items)
-        for test in grouped_folds([i.compound for i in items], self.model.inner_folds, self.model.seed):
+        for test in grouped_folds([i.compound for i in items], self.model.inner_folds, self.model.seed,
+                                  "compounds"):
             train = [items[i] for i in range(len(items)) if i not in set(test)]
             # the role part's own choice (C, features) from its fit, so this adds one fit per inner fold; fitted on a
             # copy of the part (its fit makes new models)

@@ -29,18 +29,17 @@ from senso.admire.systems.parts import (
 )
 from senso.admire.systems.sense import SenseClassifier
 from senso.admire.systems.submitted import SubmissionOptions, check_file, submitted
-from senso.admire.systems.user import UserSystem, check_user_system
+from senso.admire.systems.user import UserSystem, protocol
 from senso.admire.task import TASK_NAMES
 from senso.backends.embedders import EMBEDDERS
 from senso.core.cache import ResponseCache
-from senso.core.errors import SensoError
 from senso.core.options import RUN_FIELDS, RunOptions
 from senso.backends.load import refuse_model_args_among, resolve_model_args
-from senso.core.params import NoOptions, OptionError, Params, declared
+from senso.core.params import NoOptions, OptionError, Params
+from senso.core.system_row import MODEL_FLAGS, SystemRow, refuse_name_and_object, refuse_unread_flags, unknown_system
+from senso.core.user_system import check_user_system, user_system_name
 
 System = Union[Ranker, SequenceChooser, SenseClassifier]
-# The model options (RunOptions fields) an AdMIRe system may read; a row's `flags` names its own.
-MODEL_FLAGS = ("model", "backend", "base_url", "embedder", "generator", "image_model")
 # The pipeline's parts may read every one (MODEL_FLAGS): --model (lm-definition), --generator (prompt senses,
 # generated meanings), --image-model (--modality images); the sense classifier alone no pictures; Subtask B's
 # system no scored LM.
@@ -50,7 +49,7 @@ FLAG_OF = {p.name: p.flag for p in FLAGGED}  # sense -> --sense, ...: how messag
 
 
 @dataclass(frozen=True)
-class AdmireSystem:
+class AdmireSystem(SystemRow):
     name: str
     subtask: str  # "a" | "b" | "sense"
     summary: str
@@ -60,15 +59,6 @@ class AdmireSystem:
     composed: bool = False  # its --members are systems of this table
     vlm: bool = False  # its --generator is a vision-language model (served: with the VLM settings too)
     check: Callable[[RunOptions, Any], None] | None = None  # its own checks of its typed options, before any load
-
-    @property
-    def params(self) -> Params:
-        """Its own options, as its options class declares them."""
-        return declared(self.options)
-
-    def typed(self, values: Mapping[str, Any]) -> Any:
-        """The object of its options class holding `values` (typed by `Params.resolve`)."""
-        return self.options.from_values(values)
 
 
 def _params_check(check: Callable[[Any], None]) -> Callable[[RunOptions, Any], None]:
@@ -142,7 +132,7 @@ def get_system(subtask: str, name: str) -> AdmireSystem:
     """The row of `name` among the systems of `subtask`; SensoError listing the valid names otherwise."""
     table = SYSTEMS[subtask]
     if name not in table:
-        raise SensoError(f"unknown {TASK_NAMES[subtask]} system {name!r}; choose from {', '.join(sorted(table))}")
+        raise unknown_system(TASK_NAMES[subtask], name, sorted(table))
     return table[name]
 
 
@@ -150,8 +140,7 @@ def chosen_row(options: RunOptions, system_object: Any, subtask: str, default: s
     """The system a run names: the researcher's `system_object` as a row, else --system's row (not given: the
     `default`'s; None when there is none)."""
     if system_object is not None:
-        if options.system is not None:
-            raise SensoError("--system names a registered system, but a system object was given too: give one of them")
+        refuse_name_and_object(options)
         return user_row(system_object, subtask)
     name = options.system or default
     return None if name is None else get_system(subtask, name)
@@ -240,10 +229,7 @@ def check_system(row: AdmireSystem, options: RunOptions) -> dict[str, Any]:
     if row.check is not None:
         row.check(options, typed)
     reads = tuple(dict.fromkeys(f for leaf, _ in leaves(row, options) for f in leaf.flags))  # members' too
-    for name in MODEL_FLAGS:
-        if getattr(options, name) is not None and name not in reads:
-            listed = ", ".join(RUN_FIELDS[f].flag for f in reads) or "none of them"
-            raise SensoError(f"{RUN_FIELDS[name].flag} is not used by {owner(row)} (it reads {listed}): leave it out")
+    refuse_unread_flags(options, reads, owner(row))
     for name in ("model", "generator", "image_model"):
         check_local_spec(getattr(options, name), RUN_FIELDS[name].flag)
     for member, member_options in leaves(row, options) if row.composed else ():
@@ -275,9 +261,7 @@ def wordnet_warnings(row: AdmireSystem, options: RunOptions) -> list[str]:
 
 def user_row(system: Any, subtask: str) -> AdmireSystem:
     """A researcher's system object as a row: it reads no model flag and no option of its own (see `user.py`)."""
-    from senso.core.evaluation import user_system_name
-
-    check_user_system(system, subtask, TASK_NAMES[subtask])
+    check_user_system(system, protocol(subtask, TASK_NAMES[subtask]))
     return AdmireSystem(user_system_name(system), subtask, "a researcher's own system",
                         lambda context: UserSystem(system, subtask, TASK_NAMES[subtask]))
 

@@ -36,6 +36,7 @@ from threadpoolctl import threadpool_limits
 from senso.admire.items import AdmireAItem
 from senso.admire.metrics import admire_dcg
 from senso.core.errors import SensoError
+from senso.core.grouped_cv import Fold, grouped_folds, out_of_fold
 from senso.admire.systems.evidence import ItemEvidence
 from senso.admire.systems.parts import IDIOM_QUERIES, ROLE_FEATURE_SETS
 from senso.admire.systems.sense import literal_pair
@@ -141,17 +142,6 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, c: float):
     return LogisticRegression(C=c, max_iter=5000, tol=1e-6).fit(x, y)
 
 
-def grouped_folds(groups: Sequence[str], k: int, seed: int) -> list[np.ndarray]:
-    """k folds of row indices, whole groups per fold: the distinct groups shuffled with `seed`, dealt in turn."""
-    distinct = sorted(set(groups))
-    if len(distinct) < 2:
-        raise SensoError(f"grouped cross-validation needs at least 2 compounds, got {len(distinct)}")
-    order = np.random.default_rng(seed).permutation(len(distinct))
-    fold_of = {distinct[g]: n % min(k, len(distinct)) for n, g in enumerate(order)}
-    labels = np.array([fold_of[g] for g in groups])
-    return [np.flatnonzero(labels == f) for f in range(min(k, len(distinct)))]
-
-
 @dataclass
 class RoleModel:
     """Multinomial logistic regression on standardised features, C chosen by a grouped inner cross-validation
@@ -190,12 +180,17 @@ class RoleModel:
             self.c, self.inner_log_loss, self.inner_score = self.c_grid[0], {}, {}
             return self._final(xs, y)
         n_classes = len(set(y))
-        oof = {c: np.full((len(y), n_classes), np.nan) for c in self.c_grid}  # out-of-fold P(class | row)
-        for test_items in grouped_folds(list(groups), self.inner_folds, self.seed):
-            test = np.isin(rows, test_items)
-            if len(set(y[~test])) == n_classes:
-                for c in self.c_grid:
-                    oof[c][test] = fit_logistic(xs[~test], y[~test], c).predict_proba(xs[test])
+
+        def predict(fold: Fold) -> np.ndarray | None:  # a fold whose training side lacks a class is left out
+            if len(set(y[fold.train])) < n_classes:
+                return None
+            return np.stack([fit_logistic(xs[fold.train], y[fold.train], c).predict_proba(xs[fold.test])
+                             for c in self.c_grid])
+
+        folds = [Fold.holding_out(k, np.isin(rows, test_items))
+                 for k, test_items in enumerate(grouped_folds(list(groups), self.inner_folds, self.seed, "compounds"))]
+        pooled = out_of_fold(folds, (len(self.c_grid), len(y), n_classes), predict)  # out-of-fold P(class | row)
+        oof = dict(zip(self.c_grid, pooled))
         scored = ~np.isnan(oof[self.c_grid[0]][:, 0])
         self.inner_log_loss = {c: float(-np.log(np.clip(oof[c][scored, y[scored]], 1e-12, None)).mean())
                                for c in self.c_grid}

@@ -35,15 +35,16 @@ from numbers import Real
 from typing import Any, Sequence
 
 from senso.admire.items import SENTENCE_TYPES, AdmireAItem, AdmireBItem
-from senso.core.errors import SensoError
-from senso.core.evaluation import describe_user_system, user_system_name
-from senso.core.options import python_value
 from senso.admire.systems.base import Ranking, SequenceChoice
 from senso.admire.systems.sense import SenseDecision
+from senso.core.errors import SensoError
+from senso.core.options import python_value
+from senso.core.user_system import UserProtocol
+from senso.core.user_system import UserSystem as CoreUserSystem
+
+
 
 def to_ranking(item: AdmireAItem, answer: Any) -> Ranking:
-    if isinstance(answer, Ranking):
-        return answer
     if isinstance(answer, Sequence) and not isinstance(answer, str):
         return Ranking(order=tuple(str(name) for name in answer))
     raise SensoError(f"item {item.compound!r}: an admire-a system answers a Ranking or the image names best first, "
@@ -51,8 +52,6 @@ def to_ranking(item: AdmireAItem, answer: Any) -> Ranking:
 
 
 def to_choice(item: AdmireBItem, answer: Any) -> SequenceChoice:
-    if isinstance(answer, SequenceChoice):
-        return answer
     if isinstance(answer, Sequence) and not isinstance(answer, str) and len(answer) == 2:
         return SequenceChoice(expected_item=str(answer[0]), sentence_type=str(answer[1]))
     raise SensoError(f"item {item.compound!r}: an admire-b system answers a SequenceChoice or a pair (image name, "
@@ -60,8 +59,6 @@ def to_choice(item: AdmireBItem, answer: Any) -> SequenceChoice:
 
 
 def to_decision(item: AdmireAItem, answer: Any) -> SenseDecision:
-    if isinstance(answer, SenseDecision):
-        return answer
     if isinstance(answer, str) and answer in SENTENCE_TYPES:
         return SenseDecision(1.0 if answer == "idiomatic" else 0.0, {"label": answer})
     if isinstance(answer, Real) and not isinstance(answer, bool) and 0.0 <= float(answer) <= 1.0:
@@ -72,38 +69,26 @@ def to_decision(item: AdmireAItem, answer: Any) -> SenseDecision:
                      f"[0, 1] or a label ({', '.join(SENTENCE_TYPES)}), got {answer!r}")
 
 
-# subtask -> the method a system object needs, what it returns per item, and how one answer is read
-PROTOCOLS = {"a": ("rank", "a ranking of the item's images", to_ranking),
-             "b": ("choose", "a chosen candidate and sentence type", to_choice),
-             "sense": ("classify", "P(idiomatic) or a sense label", to_decision)}
+def protocol(subtask: str, task: str) -> UserProtocol:
+    """What a system object of `subtask` ("a", "b" or "sense") has: its method, its answers and how each is read."""
+    method, answers, answer_type, convert = PROTOCOLS[subtask]
+    return UserProtocol(method, f"{method}(items)", task, answers, answer_type, convert)
 
 
-def check_user_system(system: Any, subtask: str, task: str) -> None:
-    method, answers, _ = PROTOCOLS[subtask]
-    if not callable(getattr(system, method, None)):
-        raise SensoError(f"system={type(system).__name__}(...) has no {method}(items) method: a {task} system "
-                         f"returns, per item, {answers}")
+# subtask -> the method a system object needs, what it returns per item, its answer type and how any other is read
+PROTOCOLS = {"a": ("rank", "a ranking of the item's images", Ranking, to_ranking),
+             "b": ("choose", "a chosen candidate and sentence type", SequenceChoice, to_choice),
+             "sense": ("classify", "P(idiomatic) or a sense label", SenseDecision, to_decision)}
 
 
-class UserSystem:
-    """A researcher's object as a registered system of `subtask` ("a", "b" or "sense") looks."""
+class UserSystem(CoreUserSystem):
+    """A researcher's object as a registered system of `subtask` ("a", "b" or "sense") looks: its answers to
+    `rank`, `choose` or `classify`, and the compounds it learned from and whether it reads images."""
 
     def __init__(self, system: Any, subtask: str, task: str):
-        check_user_system(system, subtask, task)
-        self.system, self.subtask = system, subtask
-        self.name = user_system_name(system)
+        super().__init__(system, protocol(subtask, task))
+        self.subtask = subtask
         self.fitted_compounds = frozenset(python_value(getattr(system, "fitted_compounds", None)) or ())
         self.uses_images = bool(getattr(system, "uses_images", False))
 
-    def describe(self) -> dict[str, Any]:
-        return describe_user_system(self.system)
-
-    def _answers(self, items: Sequence[Any]) -> list[Any]:
-        """The object's answers (to `rank`, `choose` or `classify`, by its subtask), each converted and checked."""
-        method, _, convert = PROTOCOLS[self.subtask]
-        answers = list(getattr(self.system, method)(list(items)))
-        if len(answers) != len(items):
-            raise SensoError(f"{self.name} returned {len(answers)} answers for {len(items)} items")
-        return [convert(item, python_value(answer)) for item, answer in zip(items, answers)]
-
-    rank = choose = classify = _answers
+    rank = choose = classify = CoreUserSystem.answers

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from senso.backends.access import ModelAccess
 from senso.core.cache import ResponseCache
 from senso.core.options import RunOptions
 from senso.core.params import NoOptions
@@ -18,11 +19,12 @@ SystemOutput = tuple[list[LikertPrediction], dict[str, Any], dict[str, Any]]
 
 
 @dataclass
-class LikertRunContext:
+class LikertRunContext(ModelAccess):
     """A run's inputs: `items` are scored; `pool` is the whole data set (few-shot exemplars, training folds);
     `params` the system's options, an object of the class its registry row names (typed attributes);
     `settings` the served model's typed settings (`--model-args`); `models` the run's ModelPool (models
-    shared by the tasks of one call, and the ones the caller provided), through which every model is loaded."""
+    shared by the tasks of one call, and the ones the caller provided), through which every model is loaded
+    (`ModelAccess`)."""
 
     options: RunOptions
     task: LikertTask
@@ -32,23 +34,6 @@ class LikertRunContext:
     models: Any = None
     params: Any = field(default_factory=NoOptions)
     settings: dict[str, Any] = field(default_factory=dict)
-
-    def load(self, spec: Any, role: str, **kwargs: Any) -> Any:
-        """The model `spec` names for `role`, through `senso.backends.load.load_model` (cache, pool)."""
-        from senso.backends.load import load_model
-
-        return load_model(spec, role, cache=self.cache, pool=self.models, **kwargs)
-
-    def scored_lm(self, settings: dict[str, Any] | None = None) -> Any:
-        """The scored LM named by --model/--backend (default: the built-in Gemma-3-270M, or the model the
-        caller provided)."""
-        options = self.options
-        return self.load(options.model, "lm", backend=options.backend, base_url=options.base_url,
-                         dtype=options.dtype, device=options.device, batch_size=options.batch_size,
-                         chat_template=options.chat_template, settings=settings)
-
-    def load_embedder(self, spec: str) -> Any:
-        return self.load(spec, "embedder")
 
 
 def predict_prompts(system: Any, prompts: Sequence[LikertPrompt], description: str) -> list[LikertPrediction]:

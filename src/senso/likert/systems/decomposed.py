@@ -33,7 +33,8 @@ from senso.backends.specs import DEFAULT_EMBEDDER
 from senso.core.cache import ResponseCache
 from senso.core.errors import SensoError
 from senso.core.records import write_json_atomically
-from senso.core.ridge_cv import ALPHA_GRID, RidgeModel, fit_ridge, group_folds, select_alpha
+from senso.core.grouped_cv import leave_one_group_out
+from senso.core.ridge_cv import ALPHA_GRID, RidgeModel, fit_ridge, select_alpha
 from senso.core.params import Configurable
 from senso.likert.generalisation import TrainingProfile
 from senso.likert.items import LikertItem, group_key, has_group
@@ -164,7 +165,7 @@ class Decomposed(Configurable):
         x, s, y = self._arrays(items, with_gold=True)
         groups = [group_key(it) for it in items]
         out: list[LikertPrediction | None] = [None] * len(items)
-        for fold in group_folds(groups):
+        for fold in leave_one_group_out(groups):
             parts = self._fit_arrays(None if x is None else x[fold.train], s[fold.train], y[fold.train],
                                      [groups[i] for i in fold.train])
             level, dev = self._predict_arrays(parts, None if x is None else x[fold.test], s[fold.test])

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
 from senso.core.options import DEFAULT_BATCH_SIZE
+from senso.core.prompting import argmax_choice
 from senso.likert.task import LikertPrediction
 from senso.likert.task import DEFAULT_CHOICES, LikertPrompt
 from senso.likert.systems.context import LikertRunContext, SystemOutput
@@ -20,15 +21,6 @@ class LoglikelihoodModel(Protocol):
 
     def loglikelihood_choices(self, prompts: Sequence[LikertPrompt], batch_size: int = DEFAULT_BATCH_SIZE,
                               progress: Callable[[int], None] | None = None) -> list[list[float]]: ...
-
-
-def argmax_choice(logprobs: Sequence[float]) -> int:
-    """1-based index of the highest log-prob; ties go to the lower choice."""
-    best = 0
-    for i, value in enumerate(logprobs):
-        if value > logprobs[best]:
-            best = i
-    return best + 1
 
 
 def expected_score(logprobs: Sequence[float], labels: Sequence[int] | None = None) -> float:
@@ -78,7 +70,7 @@ def run_likert_lm(ctx: LikertRunContext) -> SystemOutput:
     from senso.likert.task import build_prompts
 
     _, protocol = ctx.task.protocol(ctx.options.protocol)
-    model = ctx.scored_lm(settings=ctx.settings)
+    model = ctx.scored_lm(chat_template=ctx.options.chat_template)
     prompts = build_prompts(ctx.items, ctx.task, protocol, shots=ctx.options.shots, pool=ctx.pool)
     system = LikertLM(model, batch_size=ctx.options.batch_size)
     predictions = predict_prompts(system, prompts, f"{ctx.task.name} [{protocol}]")

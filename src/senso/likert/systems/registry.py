@@ -21,8 +21,8 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from senso.core.errors import SensoError
-from senso.core.params import NoOptions, Params, declared
+from senso.core.params import NoOptions
+from senso.core.system_row import MODEL_FLAGS, SystemRow, unknown_system
 from senso.likert.systems.context import LikertRunContext, SystemOutput
 from senso.likert.systems.likert_generate import run_likert_generate
 from senso.likert.systems.likert_lm import run_likert_lm
@@ -34,11 +34,11 @@ from senso.likert.systems.supervised import Fit, run_supervised
 
 
 @dataclass(frozen=True)
-class LikertSystem:
+class LikertSystem(SystemRow):
     name: str
     description: str
     run: Callable[[LikertRunContext], SystemOutput]
-    flags: tuple[str, ...] = ()  # RunOptions fields among MODEL_FLAGS that the runner reads
+    flags: tuple[str, ...] = ()  # RunOptions fields among LIKERT_FLAGS that the runner reads
     options: type = NoOptions  # the class declaring its own options (besides its model backend's settings)
     backends: tuple[str, ...] = ()  # the --model backends it can use (empty: any the lm role takes)
     # checks its inputs against the task's items before the run folder is written: (task, load, options),
@@ -47,15 +47,9 @@ class LikertSystem:
     fit: Fit | None = None  # a supervised system: builds a fresh unfitted model (`supervised.builder`)
     simplicity: int = 0  # a supervised system's place among them, simplest first (`senso fit` prefers it on a tie)
 
-    @property
-    def params(self) -> Params:
-        """Its own options, as its options class declares them."""
-        return declared(self.options)
-
 
 # Model and prompt options (RunOptions fields) a Likert system may read; a row's `flags` names its own.
-MODEL_FLAGS = ("model", "backend", "base_url", "embedder", "generator", "image_model", "protocol", "shots",
-               "chat_template")
+LIKERT_FLAGS = MODEL_FLAGS + ("protocol", "shots", "chat_template")
 
 
 def _supervised(name: str, description: str, fit: Fit, simplicity: int) -> LikertSystem:
@@ -92,7 +86,7 @@ def get_system(name: str | None) -> LikertSystem:
     try:
         return LIKERT_SYSTEMS[name]
     except KeyError:
-        raise SensoError(f"unknown Likert system {name!r}; choose from {', '.join(LIKERT_SYSTEMS)}") from None
+        raise unknown_system("Likert", name, LIKERT_SYSTEMS) from None
 
 
 def fittable() -> dict[str, Fit]:

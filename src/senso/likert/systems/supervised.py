@@ -31,7 +31,7 @@ def builder(fit: Fit, embedder: str | None, options: dict[str, Any] | None, cach
 def run_supervised(name: str, fit: Fit, ctx: LikertRunContext) -> SystemOutput:
     """`name` (its models built by `fit`) evaluated leave-one-group-out on the whole data set, with its travel
     measures."""
-    make = builder(fit, ctx.options.embedder, ctx.params.get_params(), ctx.cache, ctx.options.seed, ctx.load_embedder)
+    make = builder(fit, ctx.options.embedder, ctx.params.get_params(), ctx.cache, ctx.options.seed, ctx.embedder)
     system = make()
     predictions = system.cross_validated_predict(ctx.pool, ctx.task)
     by_id = {p.item_id: p for p in predictions}

@@ -36,18 +36,10 @@ from numbers import Real
 from typing import Any, Sequence
 
 from senso.core.errors import SensoError
-from senso.core.evaluation import describe_user_system, user_system_name
-from senso.core.options import python_value
+from senso.core.user_system import UserProtocol, UserSystem
 from senso.likert.items import LikertItem
 from senso.likert.systems.context import LikertRunContext, SystemOutput
 from senso.likert.task import LikertPrediction, LikertTask
-
-def check_user_system(system: Any) -> None:
-    if not callable(getattr(system, "predict", None)):
-        raise SensoError(f"system={type(system).__name__}(...) has no predict(items, task) method: a Likert system "
-                         "returns, per item, a score on the gold scale or a distribution over the labels")
-    _switches(system)
-
 
 SUM_TOLERANCE = 1e-6  # how far from 1 a distribution's sum may be (float rounding), unless `normalise`
 
@@ -87,10 +79,7 @@ def _from_score(item: LikertItem, score: float, task: LikertTask, clip: bool = F
 
 def to_likert_prediction(item: LikertItem, answer: Any, task: LikertTask, clip: bool = False,
                          normalise: bool = False) -> LikertPrediction:
-    """One answer of a user system as a LikertPrediction (see the module docstring for what it may be)."""
-    if isinstance(answer, LikertPrediction):
-        return answer
-    answer = python_value(answer)  # a numpy number or array as Python's
+    """One answer of a user system (a Python value) as a LikertPrediction (see the module docstring)."""
     if isinstance(answer, Real) and not isinstance(answer, bool):
         return _from_score(item, float(answer), task, clip)
     if isinstance(answer, Sequence) and not isinstance(answer, str):
@@ -99,30 +88,17 @@ def to_likert_prediction(item: LikertItem, answer: Any, task: LikertTask, clip: 
                      f"the labels or a LikertPrediction, got {type(answer).__name__}")
 
 
-def _switches(system: Any) -> dict[str, bool]:
-    """The system's `clip` and `normalise` when set (each True or False, never text)."""
-    switches = {}
-    for name in ("clip", "normalise"):
-        value = getattr(system, name, False)
-        if not isinstance(value, bool):
-            raise SensoError(f"{type(system).__name__}.{name} must be True or False, got {value!r}")
-        if value:
-            switches[name] = True
-    return switches
+PROTOCOL = UserProtocol("predict", "predict(items, task)", "Likert",
+                        "a score on the gold scale or a distribution over the labels", LikertPrediction,
+                        to_likert_prediction, switches=("clip", "normalise"))
 
 
 def user_runner(system: Any):
     """A registry-style runner (`LikertRunContext -> SystemOutput`) around a researcher's system object."""
-    check_user_system(system)
+    user = UserSystem(system, PROTOCOL)
 
     def run(ctx: LikertRunContext) -> SystemOutput:
-        answers = list(system.predict(list(ctx.items), ctx.task))
-        if len(answers) != len(ctx.items):
-            raise SensoError(f"{user_system_name(system)} returned {len(answers)} answers for {len(ctx.items)} items")
-        switches = _switches(system)
-        predictions = [to_likert_prediction(item, answer, ctx.task, **switches)
-                       for item, answer in zip(ctx.items, answers)]
-        return predictions, {**describe_user_system(system), **switches}, {"protocol": "user-supplied system",
-                                                                            "supervised": None}
+        predictions = user.answers(ctx.items, ctx.task)
+        return predictions, user.describe(), {"protocol": "user-supplied system", "supervised": None}
 
     return run
