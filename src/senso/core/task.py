@@ -217,7 +217,9 @@ class Family:
       summary shows beside it;
     - `scoring`: how `senso score` scores files of its systems' answers, with its own flags (`FileScoring`);
     - `fit`: `senso fit` of its tasks that have a trainable system (`run(options, path) -> (notes, lines)`);
-      `overlap`: `senso data overlap` of its tasks with training data (`run(task, train, eval, lang, data_dir)`).
+      `overlap`: `senso data overlap` of its tasks with training data (`run(task, train, eval, lang, data_dir)`);
+    - `listed`: where the table of tasks (`senso.catalog`) lists it among the installed families: smaller first,
+      equal ones by their entry point's name (senso's own: 1, 2, ...; a package's, by default, after them).
     """
 
     name: str
@@ -245,6 +247,7 @@ class Family:
     scoring: FileScoring | None = None
     fit: TaskCommand | None = None
     overlap: TaskCommand | None = None
+    listed: int = 100
 
     @property
     def called(self) -> str:
@@ -287,6 +290,7 @@ class Task:
     export: ExportInfo = ExportInfo()
     systems: Callable[[], Sequence[SystemEntry]] = lambda: ()
     called: str = ""  # how a sentence names it (default: its name)
+    file_default: bool = False  # a kind of task file: files that say no `kind` are of this kind (one kind at most)
 
     def metric(self, name: str) -> Metric | None:
         return next((m for m in self.metrics if m.name == name), None)
