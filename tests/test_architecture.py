@@ -8,6 +8,11 @@ import ast
 import shutil
 import subprocess
 import sys
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 from collections import defaultdict
 from pathlib import Path
 
@@ -28,6 +33,37 @@ def test_lint_imports_keeps_every_contract():
     done = subprocess.run(lint_imports_command(), cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 broken" in done.stdout, done.stdout
+
+
+def shared_layers() -> set[str]:
+    """The top-level packages and modules of the main layers contract (pyproject.toml): every one but the wings."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    [main] = [c for c in config["tool"]["importlinter"]["contracts"] if c.get("containers") is None]
+    return {name.strip() for layer in main["layers"] for name in layer.split("|")}
+
+
+def wings() -> set[str]:
+    """The family folders: every package of senso that is no shared layer (a new one is one as soon as it exists)."""
+    shared = shared_layers()
+    return {f"senso.{path.parent.name}" for path in (SRC / "senso").glob("*/__init__.py")} - shared
+
+
+def wing_of(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def test_a_wing_imports_only_core_and_backends_and_no_other_module_imports_a_wing():
+    """The wings' layer of the main contract, found rather than listed: a wing (any folder of senso that is no
+    shared layer) imports only senso.core, senso.backends and itself, and nothing outside it imports it."""
+    found, offending = wings(), []
+    for module, targets in module_imports().items():
+        for target in targets:
+            inside, to = wing_of(module) in found, wing_of(target)
+            allowed = (to in ("senso.core", "senso.backends", wing_of(module))) if inside else to not in found
+            if not allowed:
+                offending.append(f"{module} imports {target}")
+    assert {"senso.likert", "senso.admire"} <= found and "senso.core" not in found
+    assert not offending, "\n".join(offending)
 
 
 def module_name(path: Path) -> tuple[str, bool]:
