@@ -160,6 +160,7 @@ ADMIRE = Family(FAMILY, title="AdMIRe", listed=2, options=AdmireOptions, reads=(
                 overlap=TaskCommand(lambda *args, **kwargs: _commands().overlap(*args, **kwargs), tasks=(A, B)))
 COMMON = dict(family=ADMIRE, check=check, show=show, item_key="compound",
               group_keys=("sentence_type",), export=DATASET)
+STYLES = template_of("senso.admire", "admire.css")  # its sections' items: sentences, images ranked
 RANKING = dict(check=lambda *args, **kwargs: _ranking().check(*args, **kwargs),
                prepare=lambda *args, **kwargs: _ranking().prepare(*args, **kwargs), show=show)  # admire-a and any ranking task file: one engine
 
@@ -168,17 +169,21 @@ BUILT_IN = (
                         "compound's sense in the sentence", kind=A,
          metrics=(METRICS["top1"], METRICS["dcg"], METRICS["official_name_corr"]), systems=_systems("a"),
          choices={"lang": shipped_languages(A), "split": SPLITS},
-         page=Section(template_of("senso.admire", "_run_a.html.j2"), lambda *args, **kwargs: _page().run_section_a(*args, **kwargs)),
-         comparison=Section(template_of("senso.admire", "_compare_a.html.j2"), lambda *args, **kwargs: _page().disagreements_a(*args, **kwargs),
-                            helpers=lambda: {"caption_preview": _page().caption_preview}),
+         page=Section(template_of("senso.admire", "_run_a.html.j2"),
+                      lambda *args, **kwargs: _page().run_section_a(*args, **kwargs), styles=STYLES),
+         comparison=Section(template_of("senso.admire", "_compare_a.html.j2"),
+                            lambda *args, **kwargs: _page().disagreements_a(*args, **kwargs),
+                            helpers=lambda: {"caption_preview": _page().caption_preview}, styles=STYLES),
          compare=compare, **{**COMMON, **RANKING}),
     Task(B, description="AdMIRe Subtask B: complete an image sequence, and say whether the compound is used "
                         "literally or idiomatically", kind=B,
          metrics=tuple(METRICS[name] for name in OFFICIAL_METRICS["b"]), systems=_systems("b", default="random"),
          choices={"lang": SUBTASK_B_LANGS, "split": SPLITS},
          prepare=prepare_sequence,
-         page=Section(template_of("senso.admire", "_run_b.html.j2"), lambda *args, **kwargs: _page().run_section_b(*args, **kwargs)),
-         comparison=Section(template_of("senso.admire", "_compare_b.html.j2"), lambda *args, **kwargs: _page().disagreements_b(*args, **kwargs)),
+         page=Section(template_of("senso.admire", "_run_b.html.j2"),
+                      lambda *args, **kwargs: _page().run_section_b(*args, **kwargs), styles=STYLES),
+         comparison=Section(template_of("senso.admire", "_compare_b.html.j2"),
+                            lambda *args, **kwargs: _page().disagreements_b(*args, **kwargs), styles=STYLES),
          compare=compare, **COMMON),
     # The sense classifier alone, scored on Subtask A's gold sentence types (its languages; no leaderboard, no
     # submission file).
@@ -186,7 +191,8 @@ BUILT_IN = (
                             "sentence", kind=SENSE, metrics=(METRICS["sense_accuracy"],),
          systems=_systems("sense", default="sense-classifier"),
          choices={"lang": shipped_languages(A), "split": SPLITS}, prepare=prepare_sense,
-         page=Section(template_of("senso.admire", "_run_sense.html.j2"), lambda *args, **kwargs: _page().run_section_sense(*args, **kwargs)),
+         page=Section(template_of("senso.admire", "_run_sense.html.j2"),
+                      lambda *args, **kwargs: _page().run_section_sense(*args, **kwargs), styles=STYLES),
          **{**COMMON, "export": replace(DATASET, hub_task_type="text-classification")}),
 )
 RANKING_FILE = Task(

@@ -8,6 +8,7 @@ from typing import Any, Mapping, Sequence
 
 from rich.table import Table
 
+from senso.core.calibration import BY_GROUP
 from senso.core.stats import Estimate
 from senso.core.tables import Footnotes, folded, metric_tables, print_footnotes
 from senso.core.terminal import terminal
@@ -54,7 +55,7 @@ def _print_scored(result: Any, by_group: bool) -> None:
     calibration = results.get("calibration")
     if calibration:
         _print_metrics(f"calibration of P(idiomatic) (95% CI, n={calibration['n']})", _estimates(calibration["metrics"]),
-                       {g: _estimates(ms) for g, ms in calibration["by_group"].items()}, calibration["labels"],
+                       {g: _estimates(ms) for g, ms in calibration[BY_GROUP].items()}, calibration["labels"],
                        calibration["n"], sizes, by_group)
     if result.task == TASK_NAMES["sense"]:
         return

@@ -69,15 +69,18 @@ class Scope:
 class Section:
     """A task's own part of a page: the jinja source of its template (`template()`, read when a page is made)
     and the data it shows (`data(run, thumbnails)` for a run page, `data(runs, thumbnails)` for a comparison).
-    The template reads its data as `section`."""
+    The template reads its data as `section`; it may import the macros its package ships as
+    `{% import "PACKAGE:FILE" as name %}` (templates/FILE of PACKAGE), and its CSS is `styles()`, put in the page's
+    stylesheet."""
 
     template: Callable[[], str]
     data: Callable[..., Any]
     helpers: Callable[[], dict[str, Any]] = dict  # functions the template calls, by name
+    styles: Callable[[], str] = str  # the CSS of its classes (e.g. `template_of(package, "NAME.css")`)
 
 
 def template_of(package: str, name: str) -> Callable[[], str]:
-    """A Section's `template`: the jinja source shipped as `package`'s templates/`name`, read when first asked."""
+    """A Section's `template` (or `styles`): the text shipped as `package`'s templates/`name`, read when asked."""
     def read() -> str:
         from importlib import resources
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.table import Table
 
+from senso.core.calibration import BY_GROUP
 from senso.core.stats import Estimate
 from senso.core.tables import Footnotes, folded, metric_tables, print_footnotes
 from senso.core.terminal import terminal
@@ -48,7 +49,7 @@ def print_calibration(calibration: dict[str, Any], by_group: bool = False) -> No
     footnotes = Footnotes()
     metrics = {name: Estimate(**est) for name, est in calibration["metrics"].items()}
     by_domain = {d: {name: Estimate(**est) for name, est in ms.items()}
-                 for d, ms in calibration.get("by_domain", {}).items()}
+                 for d, ms in calibration.get(BY_GROUP, {}).items()}
     for table in metric_tables(console, f"calibration of the label distributions (95% CI, n={calibration['n']})",
                                metrics, by_domain, labels=calibration["labels"], by_group_asked=by_group,
                                footnotes=footnotes):
