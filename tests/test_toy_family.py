@@ -484,3 +484,14 @@ def test_a_broken_entry_point_is_an_error_naming_it(tmp_path, monkeypatch, entry
                                          f"{says}"):
         catalog.load_installed()
     assert TASK not in catalog.TASKS
+
+
+def test_the_command_line_says_a_broken_entry_point_without_a_traceback(tmp_path):
+    import os
+    import subprocess
+
+    site = install(tmp_path / "site", "toy = no_such_module_of_toy:TASKS", name="broken-toy")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])}
+    done = subprocess.run([sys.executable, "-m", "senso", "tasks"], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("error: the entry point toy = 'no_such_module_of_toy:TASKS' of broken-toy"), done.stderr

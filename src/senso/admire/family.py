@@ -143,26 +143,29 @@ SUBMISSIONS = FileScoring(
     SubmissionFlags, needs=("FILE", "--gold"), noun="submission", tasks=(A, B),
     missing="senso score {task} needs a submission FILE and --gold TARGETS",
     help="a submission file exactly as the official scorer does (its task's official metrics)",
-    file_help="A submission file (submission_EN.tsv ...).", options=lambda *args, **kwargs: _commands().submission_options(*args, **kwargs),
+    file_help="A submission file (submission_EN.tsv ...).",
+    options=lambda *args, **kwargs: _commands().submission_options(*args, **kwargs),
     to_json=lambda *args, **kwargs: _commands().submission_json(*args, **kwargs))
 ADMIRE = Family(FAMILY, title="AdMIRe", listed=2, options=AdmireOptions, reads=("lang", "split", "gold"), flags=flags,
                 flags_panel="AdMIRe system parts", commands=lambda cli: _commands().register_commands(cli),
                 run_refuses={"--allow-partial": ALLOW_PARTIAL_IN_RUN}, check_name=check_name,
-                catalog=system_catalog, systems_help=systems_help,
-                data_sets=(ADMIRE_DATA,),
-                scope=scope, gold_keys=("gold_order", "sentence_type"), calibration_of="P(idiomatic)",
-                distributions=lambda *args, **kwargs: _page().distributions(*args, **kwargs), evaluation=lambda run: _published().admire_evaluation(run),
+                catalog=system_catalog, systems_help=systems_help, data_sets=(ADMIRE_DATA,), scope=scope,
+                gold_keys=("gold_order", "sentence_type"), calibration_of="P(idiomatic)",
+                distributions=lambda *args, **kwargs: _page().distributions(*args, **kwargs),
+                evaluation=lambda run: _published().admire_evaluation(run),
                 summary_name=lambda run: f"{run.task} ({run.results.get('lang')} {run.results.get('split')})",
                 header=lambda run: [("track", run.results.get("track") or "—")],
                 placement=lambda run: _published().admire_placement(run),
                 best_published=lambda run: _published().best_published(run),
-                scoring=SUBMISSIONS, fit=TaskCommand(lambda *args, **kwargs: _commands().fit(*args, **kwargs), tasks=(A,)),
+                scoring=SUBMISSIONS,
+                fit=TaskCommand(lambda *args, **kwargs: _commands().fit(*args, **kwargs), tasks=(A,)),
                 overlap=TaskCommand(lambda *args, **kwargs: _commands().overlap(*args, **kwargs), tasks=(A, B)))
 COMMON = dict(family=ADMIRE, check=check, show=show, item_key="compound",
               group_keys=("sentence_type",), export=DATASET)
 STYLES = template_of("senso.admire", "admire.css")  # its sections' items: sentences, images ranked
+# admire-a and any ranking task file: one engine
 RANKING = dict(check=lambda *args, **kwargs: _ranking().check(*args, **kwargs),
-               prepare=lambda *args, **kwargs: _ranking().prepare(*args, **kwargs), show=show)  # admire-a and any ranking task file: one engine
+               prepare=lambda *args, **kwargs: _ranking().prepare(*args, **kwargs), show=show)
 
 BUILT_IN = (
     Task(A, description="AdMIRe Subtask A (SemEval-2025 Task 1): rank 5 images/captions by how well they show the "

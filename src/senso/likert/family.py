@@ -105,7 +105,8 @@ LOGGED_ANSWERS = FileScoring(
     help="lm-evaluation-harness's logged answers of a task (--lmeval-samples)")
 ABRICOT_DATA = DataSet("abricot", stats=lambda *args, **kwargs: _commands().stats(*args, **kwargs),
                        fetch=lambda *args, **kwargs: _commands().fetch(*args, **kwargs))
-LIKERT = Family(FAMILY, title="Likert", listed=1, options=LikertOptions, commands=lambda cli: _commands().register_commands(cli),
+LIKERT = Family(FAMILY, title="Likert", listed=1, options=LikertOptions,
+                commands=lambda cli: _commands().register_commands(cli),
                 catalog=catalog, systems_help=systems_help, summary_note=summary_note, data_sets=(ABRICOT_DATA,),
                 scope=scope, gold_keys=("gold", "gold_mean"), calibration_of="the label distributions",
                 distributions=lambda *args, **kwargs: _page().distributions(*args, **kwargs),
