@@ -119,7 +119,8 @@ COMMON = dict(
     family=LIKERT, kind=FAMILY, check=check, prepare=prepare, show=show, metrics=METRICS, item_key="id",
     group_keys=("domain",), systems=systems,
     page=Section(template_of("senso.likert", "_run.html.j2"),
-                 lambda *args, **kwargs: _page().run_section(*args, **kwargs)),
+                 lambda *args, **kwargs: _page().run_section(*args, **kwargs),
+                 styles=template_of("senso.likert", "likert.css")),
     comparison=Section(template_of("senso.likert", "_compare.html.j2"),
                        lambda *args, **kwargs: _page().disagreements(*args, **kwargs)),
 )
