@@ -131,7 +131,8 @@ def main() -> None:
     if args.run:
         return report_runs(args.run)
 
-    from senso.admire.systems.fitting import admire_a_items
+    from senso.admire.rankdata import admire_a_items
+    from senso.admire.systems.fitting import shipped_training
     from senso.admire.systems.pipeline import build_builder
     from senso.admire.systems.registry import SYSTEMS, system_context
     from senso.admire.systems.roles import assign_roles, rule_marginals
@@ -140,7 +141,8 @@ def main() -> None:
 
     options = RunOptions(task="admire-a", data_dir=Path(args.data_dir))
     items = [i for split in args.split.split("+") for i in admire_a_items("en", split, options.data_dir)[0]]
-    context = system_context(SYSTEMS["a"]["sense-pipeline"], options, ResponseCache())
+    context = system_context(SYSTEMS["a"]["sense-pipeline"], options, ResponseCache(),
+                             training=lambda: shipped_training(options.data_dir))
     rows = []
     for spec in args.rule_embedders.split(","):
         result = score(items, [rule_marginals(assign_roles(e)) for e in build_builder(context, spec).build(items)])

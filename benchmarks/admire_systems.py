@@ -42,12 +42,13 @@ def main() -> None:
     if args.cold:
         os.environ["SENSO_CACHE_DIR"] = tempfile.mkdtemp(prefix="senso-cold-")
 
-    from senso.admire.systems.fitting import admire_a_items
+    from senso.admire.rankdata import admire_a_items
     from senso.core.stats import bootstrap_estimate, mean
     from senso.core.cache import ResponseCache
     from senso.catalog import RunOptions
     from senso.core.params import Text
     from senso.admire.metrics import admire_dcg, admire_top1
+    from senso.admire.systems.fitting import shipped_training
     from senso.admire.systems.registry import SYSTEMS, build_system
 
     system_options = {k: v for k, v in {"sense": args.sense, "ranker": args.ranker, "meaning": args.meaning,
@@ -58,7 +59,8 @@ def main() -> None:
     items = [i for split in args.split.split("+") for i in admire_a_items("en", split, options.data_dir)[0]]
     started = time.perf_counter()
     cache = ResponseCache()
-    system = build_system(SYSTEMS["a"][args.system], options, cache)
+    system = build_system(SYSTEMS["a"][args.system], options, cache,
+                          training=lambda: shipped_training(options.data_dir))  # a fitted system's rows
     rankings = system.rank(items)
     elapsed = time.perf_counter() - started
     scores = [{"top1": admire_top1(r.order, i.expected_order), "dcg": admire_dcg(r.order, i.expected_order)}

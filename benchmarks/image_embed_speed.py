@@ -50,7 +50,7 @@ def main() -> None:
     ensure_torchvision_importable()
     from transformers import CLIPConfig, CLIPImageProcessorPil, CLIPModel
 
-    from senso.admire.systems.fitting import admire_a_items
+    from senso.admire.rankdata import admire_a_items
     from senso.backends.image_text import HFClipEncoder, ImageTextModel, weights_fingerprint
 
     folder = args.data_dir / "admire" / "subtask_a" / "en" / args.split

@@ -90,7 +90,8 @@ def markers_in(path: Path, markers: set[str]) -> list[tuple[int, str]]:
 
 
 def family_imports(path: Path) -> list[tuple[int, str]]:
-    """The family modules `path` imports (the table may import each family's `family` module: its row)."""
+    """The family modules `path` imports (none, the table of tasks included: it finds the families through their
+    entry points)."""
     packages = {f"senso.{family.name}" for family in families()}
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -98,7 +99,7 @@ def family_imports(path: Path) -> list[tuple[int, str]]:
             [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
         for name in names:
             package = next((p for p in packages if name == p or name.startswith(p + ".")), None)
-            if package is not None and not (path == TABLE and name == package + ".family"):
+            if package is not None:
                 found.append((node.lineno, name))
     return found
 

@@ -6,8 +6,10 @@ flag of its own (`--toy-answers`), a trivial system, a prompted yes/no choice on
 `--protocol`, `--shots`, `--chat-template`), a fitted system scored leave-one-word-out with its regularisation
 chosen by grouped cross-validation and its unseen items as the headline, a researcher's own system through its
 protocol (`judge`), accuracy with a bootstrap CI and a paired comparison on it, and a report section, all from
-the core's building blocks. It is registered at run time, then evaluated, compared, reported,
-exported and run from the command line with no other file of senso touched; unregistered, it leaves nothing."""
+the core's building blocks. It is installed as an outside package's family would be: a distribution's metadata
+(written by the test on a folder of sys.path) names `TASKS` in the entry-point group `senso.families`, and senso
+finds it (`senso.catalog.load_installed`); then it is evaluated, compared, reported, exported and run from the
+command line with no other file of senso touched; unregistered, it leaves nothing."""
 
 from __future__ import annotations
 
@@ -371,6 +373,17 @@ TOY_TASK = Task(TASK, kind=TASK, description="toy word-in-context: is the word u
                                              "sentences (yes/no)", prepare=prepare, **COMMON)
 TOY_FILE = Task("path/to/pairs.toml", kind=TASK, description="a toy task file (kind = \"toy-pairs\")",
                 file_kind=FILE_KIND, prepare=prepare_file, **COMMON)
+TASKS = (TOY_TASK, TOY_FILE)  # what the toy distribution's entry point names
+
+
+def install(site: Path, entry_point: str, name: str = "senso-toy") -> Path:
+    """A distribution as pip leaves one in site-packages: its metadata, with one line in the group senso.families
+    (`toy = module:TASKS`), on a folder that is then put on sys.path."""
+    info = site / f"{name.replace('-', '_')}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[senso.families]\n{entry_point}\n", encoding="utf-8")
+    return site
 
 
 def write_items(path: Path) -> Path:
@@ -384,11 +397,11 @@ def write_items(path: Path) -> Path:
 
 @pytest.fixture
 def toy(tmp_path, monkeypatch):
-    """The toy family registered (removed again after the test), and a data folder holding its items."""
+    """The toy family installed and found (removed again after the test), and a data folder holding its items."""
     data = tmp_path / "data"
     write_items(data / DATA_FILE)
-    catalog.register(TOY_TASK)
-    catalog.register(TOY_FILE)
+    monkeypatch.syspath_prepend(str(install(tmp_path / "site", f"toy = {__name__}:TASKS")))
+    assert catalog.load_installed() == list(TASKS)
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
@@ -681,3 +694,32 @@ def test_a_researchers_system_follows_the_toy_protocol(toy):
 
     with pytest.raises(SensoError, match="pair t1: a toy system answers True/False, 1/0 or yes/no, got 'maybe'"):
         senso.evaluate(TASK, system=Unsure(), data_dir=toy)
+
+
+def test_it_is_found_through_its_entry_point_after_senso_s_own(toy):
+    assert [family.name for family in catalog.families()] == ["likert", "admire", FAMILY]
+    assert catalog.task_for(TASK) is TOY_TASK and catalog.TASK_FILE_KINDS[FILE_KIND] is TOY_FILE
+    assert catalog.load_installed() == []  # found once
+
+
+@pytest.mark.parametrize("entry_point, says", [
+    ("toy = no_such_module_of_toy:TASKS", "could not be loaded: ModuleNotFoundError"),
+    (f"toy = {__name__}:SPLITS", "names tuple, not a tuple of senso.core.task.Task values")])
+def test_a_broken_entry_point_is_an_error_naming_it(tmp_path, monkeypatch, entry_point, says):
+    monkeypatch.syspath_prepend(str(install(tmp_path / "site", entry_point, name="broken-toy")))
+    value = entry_point.split(" = ")[1]
+    with pytest.raises(SensoError, match=f"the entry point toy = '{value}' of broken-toy \\(group senso.families\\) "
+                                         f"{says}"):
+        catalog.load_installed()
+    assert TASK not in catalog.TASKS
+
+
+def test_the_command_line_says_a_broken_entry_point_without_a_traceback(tmp_path):
+    import os
+    import subprocess
+
+    site = install(tmp_path / "site", "toy = no_such_module_of_toy:TASKS", name="broken-toy")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])}
+    done = subprocess.run([sys.executable, "-m", "senso", "tasks"], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("error: the entry point toy = 'no_such_module_of_toy:TASKS' of broken-toy"), done.stderr

@@ -1,28 +1,71 @@
-"""THE table of tasks: every built-in task and every task-file kind, as `senso.core.task.Task` values declared
-in their family folders. A benchmark family is one folder plus one row here.
+"""THE table of tasks: every installed family's tasks and task-file kinds, as `senso.core.task.Task` values declared
+in their family folders and found through the entry-point group `senso.families` (FAMILY_GROUP), never imported
+here by name. A benchmark family is one folder plus one line in its distribution's entry points:
+
+    [project.entry-points."senso.families"]
+    likert = "senso.likert.family:TASKS"
+
+where `TASKS` is the tuple of the family's Task values, its built-in tasks first, then its kinds of task file (a
+Task with a `file_kind`). The families are listed in the order each declares (`Family.listed`: senso's own
+first, likert then admire), then by entry-point name (any other package's): the order `senso tasks` and the help
+show. The kinds of task file are listed in the same order, the kind a file that says none is read as (its Task's
+`file_default`) last.
 
 The command line, `senso.tasks()`, the evaluation loop, the report pages, comparisons, exports and placement
 find a task here (`task_for` by what a user typed, `task_of_record` by what a run folder recorded) and ask it;
 none of them branches on a task's name or family. `register` adds a task at run time (a researcher's family,
-or a test's): a new family's options join RunOptions, and its commands the command line (`ON_REGISTER`).
+or a test's), `load_installed` the families of a distribution installed since: a new family's options join
+RunOptions, and its commands the command line (`ON_REGISTER`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from senso.admire.family import RANKING_FILE as ADMIRE_RANKING_FILE, TASKS as ADMIRE_TASKS
 from senso.core.errors import SensoError
 from senso.core.options import RunOptions as CommonOptions, run_fields
 from senso.core.task import DataSet, Family, Task
-from senso.likert.family import TASK_FILE as LIKERT_TASK_FILE, TASKS as LIKERT_TASKS
 
-TASKS: dict[str, Task] = {task.name: task for task in (*LIKERT_TASKS, *ADMIRE_TASKS)}
+FAMILY_GROUP = "senso.families"  # the entry-point group every family (senso's own and any package's) is found in
 TASK_FILE_SUFFIX = ".toml"  # a task named by its path is a task file, of the kind its `kind` key says
-TASK_FILE_KINDS: dict[str, Task] = {task.file_kind: task for task in (ADMIRE_RANKING_FILE, LIKERT_TASK_FILE)}
-UNSAID_KIND = LIKERT_TASK_FILE.file_kind  # a task file without `kind` (Likert task files came first)
+
+
+def _entry_points() -> list[metadata.EntryPoint]:
+    """The group's entry points, by name (their order is the families' `listed`, `_installed_tasks`)."""
+    return sorted(metadata.entry_points(group=FAMILY_GROUP), key=lambda point: (point.name, _distribution(point)))
+
+
+def _distribution(point: metadata.EntryPoint) -> str:
+    return point.dist.name if point.dist is not None else "?"
+
+
+def _family_tasks(point: metadata.EntryPoint) -> tuple[Task, ...]:
+    """The Task values an entry point names; SensoError naming the distribution and the entry point when it cannot
+    be loaded or names anything else."""
+    where = f"the entry point {point.name} = {point.value!r} of {_distribution(point)} (group {FAMILY_GROUP})"
+    try:
+        tasks = point.load()
+    except Exception as exc:  # any failure of a package's import is the package's, said as such
+        raise SensoError(f"{where} could not be loaded: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(tasks, (tuple, list)) or not tasks or not all(isinstance(task, Task) for task in tasks):
+        raise SensoError(f"{where} names {type(tasks).__name__}, not a tuple of senso.core.task.Task values")
+    return tuple(tasks)
+
+
+def _installed_tasks() -> list[Task]:
+    """Every installed family's tasks, the families in the order they say (`Family.listed`), then by entry point."""
+    loaded = sorted((_family_tasks(point) for point in _entry_points()), key=lambda tasks: tasks[0].family.listed)
+    if not loaded:
+        raise SensoError(f"no benchmark family is installed (entry-point group {FAMILY_GROUP}): senso's own are "
+                         "declared in its pyproject.toml; install senso (pip install -e .) to write its metadata")
+    return [task for tasks in loaded for task in tasks]
+
+
+TASKS: dict[str, Task] = {}  # the built-in tasks by name
+TASK_FILE_KINDS: dict[str, Task] = {}  # the kinds of task file by what a file's `kind` key says
 # The main job (`senso showcase`, `make run`): the published protocol on the built-in model, then senso's
 # strongest offline systems: (task, system (None: the task's default), options besides the data folder).
 SHOWCASE = (
@@ -100,6 +143,35 @@ def _rebuild() -> None:
     FLAG_NAMES = {spec.flag: spec.name for spec in RUN_FIELDS.values()}
 
 
+def unsaid_kind() -> str | None:
+    """The kind of a task file that says none: the kind whose Task says `file_default` (at most one)."""
+    return next((kind for kind, task in TASK_FILE_KINDS.items() if task.file_default), None)
+
+
+def _add(task: Task) -> bool:
+    """Put `task` in the table (SensoError if its name or file kind is taken, or the kind of files that say none);
+    True when it is the first task of its family."""
+    if any(known.name == task.name for known in all_tasks()):
+        raise SensoError(f"a task named {task.name!r} is already registered")
+    if task.file_kind is not None and task.file_kind in TASK_FILE_KINDS:
+        raise SensoError(f"task files of kind {task.file_kind!r} are already read by {TASK_FILE_KINDS[task.file_kind].name}")
+    if task.file_default and unsaid_kind() is not None:
+        raise SensoError(f"{task.name} reads task files that say no kind, which "
+                         f"{TASK_FILE_KINDS[unsaid_kind()].name} already does")
+    new = task.family not in families()
+    if new:
+        _check_own_options(task.family)
+    if task.file_kind is None:
+        TASKS[task.name] = task
+        return new
+    kinds = sorted([*TASK_FILE_KINDS.values(), task], key=lambda known: known.file_default)  # stable: the default last
+    TASK_FILE_KINDS.clear()
+    TASK_FILE_KINDS.update((known.file_kind, known) for known in kinds)
+    return new
+
+
+for _task in _installed_tasks():
+    _add(_task)
 RunOptions = _run_options()
 RUN_FIELDS = run_fields(RunOptions)  # every option of `senso run` and `senso.evaluate`, declared once each
 FLAG_NAMES: dict[str, str] = {spec.flag: spec.name for spec in RUN_FIELDS.values()}  # --data-dir -> data_dir
@@ -114,19 +186,18 @@ def flag_names() -> dict[str, str]:
 def register(task: Task) -> Task:
     """Add `task` to the table (a kind of task file when it has a `file_kind`); SensoError if its name or file
     kind is taken."""
-    if any(known.name == task.name for known in all_tasks()):
-        raise SensoError(f"a task named {task.name!r} is already registered")
-    if task.file_kind is not None and task.file_kind in TASK_FILE_KINDS:
-        raise SensoError(f"task files of kind {task.file_kind!r} are already read by {TASK_FILE_KINDS[task.file_kind].name}")
-    new = task.family not in families()
-    if new:
-        _check_own_options(task.family)
-    (TASK_FILE_KINDS if task.file_kind is not None else TASKS)[task.file_kind or task.name] = task
-    if new:
+    if _add(task):
         _rebuild()
         for listener in ON_REGISTER:
             listener(task.family, True)
     return task
+
+
+def load_installed() -> list[Task]:
+    """Register the tasks of the group's entry points that are not in the table (a distribution installed since
+    senso was imported, or a family unregistered since), in the group's order; the tasks added."""
+    table = {id(task) for task in all_tasks()}
+    return [register(task) for point in _entry_points() for task in _family_tasks(point) if id(task) not in table]
 
 
 def unregister(name: str) -> None:
@@ -143,16 +214,16 @@ def unregister(name: str) -> None:
 
 
 def task_file_kind(path: str) -> Task:
-    """The kind of task file `path` is, by its `kind` key (none: UNSAID_KIND); SensoError for a kind no family
-    reads, listing those there are."""
+    """The kind of task file `path` is, by its `kind` key (none: `unsaid_kind()`); SensoError for a kind no
+    family reads, listing those there are."""
     from senso.core.taskfile import declared_kind
 
-    kind = declared_kind(path)
-    if kind is None:
-        return TASK_FILE_KINDS[UNSAID_KIND]
+    kind, unsaid = declared_kind(path), unsaid_kind()
+    if kind is None and unsaid is not None:
+        return TASK_FILE_KINDS[unsaid]
     if not isinstance(kind, str) or kind not in TASK_FILE_KINDS:
         raise SensoError(f"{path}, key 'kind': {kind!r} is no kind of task file; the kinds are "
-                         f"{', '.join(map(repr, TASK_FILE_KINDS))} (no kind: {UNSAID_KIND!r})")
+                         f"{', '.join(map(repr, TASK_FILE_KINDS))} (no kind: {unsaid!r})")
     return TASK_FILE_KINDS[kind]
 
 

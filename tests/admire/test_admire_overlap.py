@@ -113,12 +113,12 @@ def test_fitted_system_on_xeval_reports_unseen_headline_and_is_not_ranked(data_d
 
 
 def test_fitted_model_file_records_its_training_items(data_dir, models, tmp_path):
-    from senso.admire.systems import fitting
+    from senso.admire.commands import fit_to_file, overlap_sides
     from senso.catalog import RunOptions
 
     model = tmp_path / "model.json"
-    document = fitting.fit_to_file(RunOptions(task="admire-a", data_dir=data_dir, split="train",
-                                              system_options={"role_features": "relations"}), None, model, models=models)
+    document = fit_to_file(RunOptions(task="admire-a", data_dir=data_dir, split="train",
+                                      system_options={"role_features": "relations"}), None, model, models=models)
     assert len(document["training_items"]) == 24
     from senso.api import Job, evaluate_many, task_entry
 
@@ -129,12 +129,12 @@ def test_fitted_model_file_records_its_training_items(data_dir, models, tmp_path
     assert overlap["training"] == f"the model file {model}" and overlap["n_seen"] == N_SEEN
     assert "unseen" not in result.results  # no gold: what is shared is recorded, nothing is scored
     assert "scored with gold, its headline would be the 4 unseen items" in overlap["why"]
-    evaluated, training, described = fitting.overlap_sides("a", str(model), "xeval", "en", data_dir)
+    evaluated, training, described = overlap_sides("a", str(model), "xeval", "en", data_dir)
     rows = overlap_rows(evaluated, training)
     assert described == f"model file {model}" and len(rows) == N_SEEN
     assert rows[0].seen_in == ("model file",) and rows[0].sentence is False
     assert len(rows[0].captions) == 5 and rows[0].captions[0][1] is None  # hashes only: no training image names
-    by_split = overlap_rows(evaluated, fitting.overlap_sides("a", "train+dev", "xeval", "en", data_dir)[1])
+    by_split = overlap_rows(evaluated, overlap_sides("a", "train+dev", "xeval", "en", data_dir)[1])
     assert [r.seen_in for r in by_split] == [("train",)] * N_SEEN
     assert by_split[0].captions[0][1] is not None
 

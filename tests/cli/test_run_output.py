@@ -144,7 +144,7 @@ def test_showcase_ends_with_the_summary_within_80_columns(own_cache, tiny_model,
     """The main job's wiring on a small stand-in job list (the real one runs the built-in model on every item)."""
     import senso.cli
 
-    monkeypatch.setattr(senso.cli, "MAIN_JOB", (
+    monkeypatch.setattr(senso.cli.run, "MAIN_JOB", (
         ("abricot-abs", None, {"model": f"hf:{tiny_model}", "limit": 5}),
         ("abricot-inc", None, {"model": f"hf:{tiny_model}", "limit": 5}),
         ("admire-a", "random", {"lang": "en", "split": "dev"})))

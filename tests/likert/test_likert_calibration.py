@@ -42,7 +42,7 @@ def test_likert_lm_run_reports_calibration_by_hand(data_dir):
     assert metrics["brier"]["value"] == pytest.approx(brier)
     assert metrics["log_loss"]["value"] == pytest.approx(log_loss)
     assert metrics["ece"]["ci_low"] is not None and calibration["n"] == 127
-    assert set(calibration["by_domain"]) == {"opensub", "wikihow"}
+    assert set(calibration["by_group"]) == {"opensub", "wikihow"}
     bins = calibration["reliability"]["bins"]
     assert sum(b["n"] for b in bins) == 5 * 127 and bins[0]["n"] == 4 * 127  # q < 0.1 lands in the first bin
 

@@ -5,7 +5,7 @@ from report_fixtures import GOLD
 from typer.testing import CliRunner
 
 from senso.cli import app
-from senso.likert.page import confusion_matrix, highlight, largest_errors, lemma_rows, load_items
+from senso.likert.page import confusion_matrix, largest_errors, lemma_rows, load_items
 from senso.reporting.run_folder import load_run
 from senso.reporting.run_page import run_context, write_run_report
 
@@ -36,12 +36,6 @@ def test_lemma_table_means_and_r_where_defined(abricot_runs):
     assert rows["sale"].r is None and rows["sale"].r_text == "undefined (constant gold)"
     assert rows["luce"].r is None and rows["luce"].r_text == "undefined (one item)"
 
-
-def test_highlight_escapes_and_uses_the_inclusive_end():
-    text = "Il cane <abbaia> & corre."
-    assert str(highlight(text, 3, 6)) == "Il <mark>cane</mark> &lt;abbaia&gt; &amp; corre."
-    with pytest.raises(ValueError, match="outside"):
-        highlight(text, 3, len(text))
 
 
 def test_largest_errors_order_and_sentences(abricot_runs):

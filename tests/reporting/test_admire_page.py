@@ -3,7 +3,7 @@ import json
 import pytest
 from report_fixtures import A_ITEMS
 
-from senso.admire.page import caption_preview, highlight_phrase, predicted_sense, rank_landing
+from senso.admire.page import caption_preview, predicted_sense, rank_landing
 from senso.reporting.placement import placement_for
 from senso.reporting.run_folder import load_run
 from senso.reporting.run_page import run_context, write_run_report
@@ -26,14 +26,6 @@ def test_rank_landing_counts_by_hand():
     with pytest.raises(Exception, match="not a permutation"):
         rank_landing([{"compound": "w", "gold_order": gold, "predicted_order": ["a", "a", "c", "d", "e"]}])
 
-
-def test_highlight_phrase_variants_and_escaping():
-    assert str(highlight_phrase("He was a bad apple.", "bad apple")) == "He was a <mark>bad apple</mark>."
-    assert str(highlight_phrase("Two Bad Apples & more", "bad apple")) == "Two <mark>Bad Apples</mark> &amp; more"
-    assert str(highlight_phrase("his green-fingers", "green fingers")) == "his <mark>green-fingers</mark>"
-    assert str(highlight_phrase("played devil's advocate <again>", "devil's advocate")) == \
-        "played <mark>devil&#39;s advocate</mark> &lt;again&gt;"
-    assert str(highlight_phrase("no match here", "night owl")) == "no match here"
 
 
 def test_caption_preview_flattens_and_cuts():

@@ -7,6 +7,7 @@ fitted system's training data, the answer count."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, Sequence
 
@@ -14,6 +15,7 @@ from senso.admire.leaderboard import unranked_reason
 from senso.admire.options import check_gold_file
 from senso.admire.overlap import TrainingIndex
 from senso.admire.scoring import overlap_record
+from senso.admire.systems.fitting import shipped_training
 from senso.admire.systems.registry import (AdmireSystem, check_system, chosen_row, system_context, system_params,
                                            wordnet_warnings)
 from senso.admire.task import DEFAULT_LANG, DEFAULT_SPLIT, ONE_GOLD, TASK_NAMES, split_names
@@ -125,7 +127,8 @@ def start(task: Task, options: RunOptions, context: RunContext) -> tuple[Checked
     checked = context.checked or check(task, options, context.system)
     chosen = chosen_by_default(checked.options, options)
     options, row = checked.options, checked.row
-    system = row.build(system_context(row, options, context.cache, context.models, checked.params))
+    training = cache(lambda: shipped_training(options.data_dir))  # AdMIRe 1's, read when a fitted part first asks
+    system = row.build(system_context(row, options, context.cache, context.models, checked.params, training))
     config = {"lang": options.lang, "split": options.split, "chosen_by_default": chosen,
               "system_options": system_params(row, options).to_json(checked.params)}
     return checked, system, config

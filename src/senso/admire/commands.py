@@ -80,7 +80,6 @@ def submission_json(result: Any, file: Path, flags: SubmissionFlags) -> dict[str
 
 def fit(options: Any, out_path: Path) -> tuple[list[str], list[str]]:
     """Fit an AdMIRe Subtask A system on a split with gold and save it: (notes, lines to print)."""
-    from senso.admire.systems.fitting import fit_to_file
     from senso.core.cache import ResponseCache
 
     document = fit_to_file(options, ResponseCache(enabled=options.use_cache), out_path)
@@ -91,15 +90,14 @@ def fit(options: Any, out_path: Path) -> tuple[list[str], list[str]]:
 def overlap(task: str, train: str, eval_: str | None, lang: str | None, data_dir: Path | None) -> None:
     """`senso data overlap` of an AdMIRe subtask: compounds, sentences and identical captions shared with training."""
     from senso.admire.overlap import overlap_rows
-    from senso.admire.systems.fitting import overlap_sides
     from senso.admire.tables import print_overlap
-    from senso.admire.task import DEFAULT_LANG
+    from senso.admire.task import DEFAULT_LANG, SUBTASK_OF
     from senso.core.errors import SensoError
 
     if not eval_:
         raise SensoError(f"--eval names the split to check, e.g. `senso data overlap {task} --train train+dev --eval xeval`")
     lang = lang or DEFAULT_LANG
-    evaluated, training, described = overlap_sides(task[-1], train, eval_, lang, data_dir)
+    evaluated, training, described = overlap_sides(SUBTASK_OF[task], train, eval_, lang, data_dir)
     print_overlap(overlap_rows(evaluated, training), len(evaluated), f"{lang} {eval_}", described)
 
 
@@ -119,3 +117,52 @@ def fetch(data_dir: Path | None, api_url: str | None, force: bool, console: Any,
                   "not placed:", style="yellow", soft_wrap=True)
         for name in report.not_placed[:20]:
             err.print(f"  {name}", soft_wrap=True)
+
+
+def overlap_sides(subtask: str, train: str, eval_split: str, lang: str, data_dir: Path | None
+                  ) -> tuple[list[Any], Any, str]:
+    """`senso data overlap admire-*`: the evaluation split's items, and the training side: (split, item) of the
+    splits `train` (e.g. train+dev) or, when `train` is a model file `senso fit admire-a` wrote, what it recorded."""
+    from senso.admire.data import load_splits_b
+    from senso.admire.overlap import TrainingIndex
+    from senso.admire.rankdata import admire_a_items
+    from senso.admire.systems.fitting import read_model_document
+
+    def load(split: str) -> list[Any]:
+        return admire_a_items(lang, split, data_dir)[0] if subtask == "a" else load_splits_b(data_dir, lang, split)
+
+    evaluated = load(eval_split)
+    if Path(train).suffix == ".json":
+        document = read_model_document(Path(train), f"--train {train}")
+        return evaluated, TrainingIndex.from_document(document, f"the model file {train}"), f"model file {train}"
+    return evaluated, [(getattr(i, "split", train), i) for i in load(train)], f"{lang} {train}"
+
+
+def fit_to_file(options: Any, cache: Any, out_path: Path, models: Any = None) -> dict:
+    """`senso fit admire-a`: fit `options.system` (default fitted-pipeline) on the gold items of
+    `options.lang` / `options.split` (e.g. train+dev) of `options.data_dir`, and write the model file."""
+    import json
+    from dataclasses import replace
+
+    from senso.admire.rankdata import admire_a_items
+    from senso.admire.rankfile import shipped_task
+    from senso.admire.systems.fitting import TrainingRows, is_fittable, model_document
+    from senso.admire.systems.registry import check_system, chosen_row, system_context, system_params
+    from senso.core.errors import SensoError
+    from senso.core.output import check_output_file, write_text
+
+    options = replace(options, lang=options.lang or "en", split=options.split or "train+dev")
+    row = chosen_row(options, None, "a", shipped_task("admire-a", "en").default_system)
+    params = check_system(row, options)
+    check_output_file(out_path, "-o")  # before the fit
+    items, paths = admire_a_items(options.lang, options.split, options.data_dir)
+    rows = TrainingRows.of(items, paths, f"{options.lang} {options.split}")
+    system = row.build(system_context(row, options, cache, models, params, training=lambda: rows))
+    if not is_fittable(system):
+        raise SensoError(f"system {row.name!r} has no fitted parts; fit fitted-pipeline, or sense-pipeline with "
+                         "--sense learned or --set roles=learned")
+    system.fit(rows.items)
+    document = {**model_document(system, rows.items, rows.sha256),
+                "options": system_params(row, options).to_json(params), "description": system.describe()}
+    write_text(out_path, json.dumps(document, indent=1, sort_keys=True, default=str), "-o")
+    return document

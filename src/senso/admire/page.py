@@ -4,16 +4,16 @@ or captions (Subtask A), sequences and candidates (Subtask B)."""
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from senso.admire.items import N_IMAGES_A, AdmireAItem, AdmireBItem
 from senso.admire.task import OFFICIAL_METRICS
 from senso.core.errors import SensoError
+from senso.core.page import differing, group_plots, mark_phrase
 from senso.core.records import config_option
 from senso.core.thumbnails import prefetch, thumbnail_uri
 
@@ -34,20 +34,6 @@ def rank_landing(samples: Sequence[dict[str, Any]]) -> list[list[int]]:
         for rank, name in enumerate(gold):
             matrix[rank][position[name]] += 1
     return matrix
-
-
-def highlight_phrase(sentence: str, phrase: str) -> Markup:
-    """HTML of `sentence` with every case-insensitive occurrence of `phrase` in a <mark>: its words may be
-    joined by spaces or hyphens and the last may carry an inflection (`bad apples`, `devil's advocates`)."""
-    words = [re.escape(w) for w in re.split(r"[\s\-]+", phrase.strip()) if w]
-    if not words:
-        return escape(sentence)
-    pattern = re.compile(r"(?<!\w)" + r"[\s\-]+".join(words) + r"[\w'’]*", re.IGNORECASE)
-    out, last = Markup(""), 0
-    for match in pattern.finditer(sentence):
-        out += escape(sentence[last:match.start()]) + Markup("<mark>") + escape(match.group(0)) + Markup("</mark>")
-        last = match.end()
-    return out + escape(sentence[last:])
 
 
 @dataclass(frozen=True)
@@ -119,7 +105,7 @@ def admire_a_rows(samples: Sequence[dict[str, Any]], items: Sequence[AdmireAItem
     for s, item in zip(samples, items):
         sentence = s.get("sentence") or (item.sentence if item else "")
         rows.append(AdmireARow(
-            compound=s["compound"], sentence=highlight_phrase(sentence, s["compound"]),
+            compound=s["compound"], sentence=mark_phrase(sentence, s["compound"]),
             sentence_type=s.get("sentence_type"), predicted_type=predicted_sense(s),
             top1=s.get("top1"), dcg=s.get("dcg"),
             images=image_cells(s["predicted_order"], s.get("gold_order"), s.get("scores") or {}, item, thumbnails),
@@ -187,7 +173,7 @@ def _read_items(results: dict[str, Any], config: dict[str, Any],
     """The run's items, each with the fields its samples record it by (compound; a ranking file's data file and
     row), and notes; no items when no file can be read."""
     from senso.admire.data import read_subtask_b
-    from senso.core.run_folder import NOT_FOUND_HINT, locate_data_file, recorded_data_files
+    from senso.core.run_folder import data_files_again
 
     ranking = config_option(config, "ranking_task")
     entries = list(config_option(config, "ranking_entries") or [])
@@ -195,17 +181,13 @@ def _read_items(results: dict[str, Any], config: dict[str, Any],
     gold = str(Path(gold).resolve()) if gold else None
     # data_files lists the data files first (one per split, or per [[data]] file of a ranking run), then any gold
     n_files = len(entries) if ranking else len(str(config_option(config, "split") or "dev").split("+"))
-    recorded = [(raw, sha) for raw, sha in recorded_data_files(config)[:n_files] if raw != gold]
-    if not recorded:
-        return [], ["config.json records no data file: captions and images are not shown"]
-    located = [locate_data_file(raw, sha, run_dir=run_dir) for raw, sha in recorded]
-    notes = [n for _, found_notes in located for n in found_notes]
-    if not any(p is not None for p, _ in located):
-        return [], [n + ": captions and images are not shown" + NOT_FOUND_HINT for n in notes]
+    located, notes = data_files_again(config, run_dir, "captions and images are not shown", n_files, gold)
+    if not located:
+        return [], notes
     lang = results.get("lang") or config_option(config, "lang") or "en"
     try:
-        items = (_ranking_items(ranking, entries, [p for p, _ in located]) if ranking else
-                 [({"compound": item.compound}, item) for p, _ in located if p is not None
+        items = (_ranking_items(ranking, entries, located) if ranking else
+                 [({"compound": item.compound}, item) for p in located if p is not None
                   for item in read_subtask_b(p, lang=lang)])
     except SensoError as exc:
         return [], [*notes, f"could not read the run's data file: {exc}"]
@@ -243,29 +225,6 @@ def caption_preview(text: str | None, limit: int = CAPTION_PREVIEW) -> str:
     return flat if len(flat) <= limit else flat[:limit].rsplit(" ", 1)[0] + " …"
 
 
-def group_plots(run: Any, names: tuple[str, ...]) -> list[str]:
-    """One plot per metric: all items, then each sentence type, with CIs and the random baseline."""
-    from senso.admire.metrics import METRICS
-    from senso.core import figures
-    from senso.core.task import baseline_label
-
-    results = run.results
-    groups = list(results.get("metrics_by_group", {}))
-    sizes = {g: sum(1 for s in run.samples if g in (s.get("sentence_type"), s.get("lang"))) for g in groups}
-    plots = []
-    for name in names:
-        if name not in results.get("metrics", {}):
-            continue
-        estimates = [results["metrics"][name]] + [results["metrics_by_group"][g].get(name, {}) for g in groups]
-        labels = [f"all (n={len(run.samples)})"] + [f"{g} (n={sizes[g]})" for g in groups]
-        reference = METRICS[name].random_baseline
-        plots.append(figures.metric_bars(
-            METRICS[name].label, labels, [e.get("value") for e in estimates], [e.get("ci_low") for e in estimates],
-            [e.get("ci_high") for e in estimates], reference=reference,
-            reference_label=baseline_label(reference) if reference is not None else ""))
-    return plots
-
-
 def _section(run: Any, rows_of: Any, metrics: tuple[str, ...], thumbnails: bool) -> dict[str, Any]:
     """A run page's items (`rows_of` the run's samples and items), the notes on reading them, the group plots."""
     items, notes = load_items(run)
@@ -288,7 +247,7 @@ def admire_sense_rows(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per item: compound, sentence with the compound marked, gold and predicted sense, P(idiomatic)."""
     return [{
         "compound": s["compound"],
-        "sentence": highlight_phrase(s.get("sentence", ""), s["compound"]),
+        "sentence": mark_phrase(s.get("sentence", ""), s["compound"]),
         "gold": s.get("sentence_type"),
         "predicted": s.get("predicted_sentence_type"),
         "p_idiomatic": s.get("p_idiomatic"),
@@ -303,20 +262,13 @@ def run_section_sense(run: Any, thumbnails: bool = True) -> dict[str, Any]:
     return {"group_plots": group_plots(run, ("sense_accuracy",)), "rows": rows}
 
 
-def _differing(runs: Sequence[Any], answer: Any) -> list[tuple[int, list[dict[str, Any]]]]:
-    """(position in the first run, the runs' samples) of each item (aligned) whose `answer`s are not all the same."""
-    from senso.core.run_folder import aligned
-
-    return [(k, list(at)) for k, at in enumerate(zip(*aligned(runs))) if len({answer(s) for s in at}) > 1]
-
-
 def disagreements_a(runs: Sequence[Any], thumbnails: bool = True) -> list[dict[str, Any]]:
     """Items where the runs' first-ranked images are not all the same, with each run's first choice."""
     items, _ = load_items(runs[0])
     rows = []
-    for k, at in _differing(runs, lambda s: s["predicted_order"][0]):
+    for k, at in differing(runs, lambda s: s["predicted_order"][0]):
         first, gold, item = at[0], at[0].get("gold_order"), items[k]
-        rows.append({"compound": first["compound"], "sentence": highlight_phrase(first.get("sentence", ""), first["compound"]),
+        rows.append({"compound": first["compound"], "sentence": mark_phrase(first.get("sentence", ""), first["compound"]),
                      "sentence_type": first.get("sentence_type"), "dcg": [s.get("dcg") for s in at],
                      "choices": [image_cells([s["predicted_order"][0]], gold, s.get("scores") or {}, item, thumbnails)[0]
                                  for s in at],
@@ -328,7 +280,7 @@ def disagreements_b(runs: Sequence[Any], thumbnails: bool = True) -> list[dict[s
     """Items where the runs chose different candidates or different sentence types."""
     return [{"compound": at[0]["compound"], "gold_item": at[0].get("gold_item"), "sentence_type": at[0].get("sentence_type"),
              "chosen": [s["predicted_item"] for s in at], "types": [s["predicted_sentence_type"] for s in at]}
-            for _, at in _differing(runs, lambda s: (s["predicted_item"], s["predicted_sentence_type"]))]
+            for _, at in differing(runs, lambda s: (s["predicted_item"], s["predicted_sentence_type"]))]
 
 
 def distributions(run: Any, samples: Sequence[dict[str, Any]]) -> Any:

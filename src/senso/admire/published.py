@@ -53,13 +53,15 @@ def best_published(run: Any) -> tuple[str | None, str | None]:
     board when it scored test or xeval)."""
     from senso.admire.leaderboard import LEADERBOARD_SPLITS, TABLE_FILES, published_entries
     from senso.admire.metrics import METRICS
+    from senso.admire.task import SUBTASK_OF
 
-    if run.kind[-1] not in TABLE_FILES:  # the sense classification alone has no leaderboard
+    subtask = SUBTASK_OF.get(run.kind)
+    if subtask not in TABLE_FILES:  # the sense classification alone has no leaderboard
         return None, None
     results = run.results
     lang, split, track = results.get("lang"), results.get("split"), results.get("track")
     board = split if split in LEADERBOARD_SPLITS else LEADERBOARD_SPLITS[0]
-    entries = published_entries(run.kind[-1], lang, board, track)
+    entries = published_entries(subtask, lang, board, track)
     if not entries:
         return None, None
     headline = METRICS.get(next(iter(results.get("metrics") or {}), ""))

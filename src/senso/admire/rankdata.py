@@ -141,3 +141,12 @@ def split_items(task: RankingTask, split: str, data_dir: Any,
     """The items of `split` (splits joined by +) of `task`, every language, the files read and the data's
     warnings."""
     return load_entries(task, task.chosen(None, split)[0], data_dir, need_images)
+
+
+def admire_a_items(lang: str, split: str, data_dir: Path | None) -> tuple[list[Any], list[Path]]:
+    """AdMIRe 1 Subtask A items of `split` (splits joined by +) in `lang`, read through the shipped task file, and
+    the files read."""
+    from senso.admire.rankfile import shipped_task
+
+    items, paths, _ = split_items(shipped_task("admire-a", lang), split, data_dir)
+    return items, paths

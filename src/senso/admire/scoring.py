@@ -12,7 +12,7 @@ from senso.admire.overlap import FIELD_WORDS, TrainingIndex, item_overlap
 from senso.core.overlap import overlap_record as core_record
 from senso.admire.items import SENTENCE_TYPES
 from senso.admire.metrics import estimates
-from senso.core.calibration import CALIBRATION_LABELS, binary_distribution, calibration_metrics, reliability_record
+from senso.core.calibration import BY_GROUP, CALIBRATION_LABELS, binary_distribution, calibration_metrics, reliability_record
 
 GROUPS = SENTENCE_TYPES  # ("idiomatic", "literal"), by gold sentence_type
 
@@ -67,7 +67,7 @@ def sense_calibration(p_idiomatic: Sequence[float | None], sentence_types: Seque
                                                                              seed=seed).items()}
     return {"n": len(p), "labels": CALIBRATION_LABELS,
             "metrics": {k: v.to_json() for k, v in calibration_metrics(probs, gold, seed=seed).items()},
-            "by_group": by_group,
+            BY_GROUP: by_group,
             "reliability": reliability_record(p, gold, "P(idiomatic) of every item, against whether it is idiomatic",
                                               axis="P(idiomatic)")}
 

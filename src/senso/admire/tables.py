@@ -8,6 +8,7 @@ from typing import Any, Sequence
 
 from rich.table import Table
 
+from senso.core.calibration import BY_GROUP
 from senso.core.tables import folded, print_calibration, print_run_metrics
 from senso.core.terminal import terminal
 from senso.admire.scoring import GROUPS
@@ -48,7 +49,7 @@ def _print_scored(result: Any, by_group: bool) -> None:
     calibration = results.get("calibration")
     if calibration:
         print_calibration(console, calibration, "calibration of P(idiomatic)",
-                          {g: calibration["by_group"].get(g, {}) for g in GROUPS},
+                          {g: calibration[BY_GROUP].get(g, {}) for g in GROUPS},
                           all_head=f"all (n={calibration['n']})", **columns)
     if result.task == TASK_NAMES["sense"]:
         return

@@ -27,6 +27,7 @@ SUBTASK_B_LANGS = tuple(dict.fromkeys(lang for lang, _ in SUBTASK_B_SIZES))
 # The family's task names by the subtask of their systems (the rows of `systems/registry.py`); each task is declared
 # under its name once, in `family.py` (admire-a: its shipped ranking task files, `tasks/admire1-a-*.toml`).
 TASK_NAMES = {"a": "admire-a", "b": "admire-b", "sense": "admire-sense"}
+SUBTASK_OF = {name: subtask for subtask, name in TASK_NAMES.items()}  # a task (its record's kind) -> its subtask
 # The official metrics of the subtasks with a leaderboard, in the order it ranks by (the other breaks ties).
 OFFICIAL_METRICS = {"a": ("top1", "dcg"), "b": ("image_accuracy", "sentence_type_accuracy")}
 

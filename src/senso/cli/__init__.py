@@ -13,7 +13,7 @@ from senso.cli import sweep as _sweep_commands  # noqa: F401
 from senso.cli import catalogue as _catalogue_commands  # noqa: F401
 from senso.cli import score as _score_commands  # noqa: F401
 from senso.cli import compare as _compare_commands  # noqa: F401
-from senso.cli.run import MAIN_JOB, _print_summary, _print_summary_line  # noqa: F401
+from senso.cli.run import _print_summary, _print_summary_line  # noqa: F401
 from senso.cli.app import family_commands as _family_commands
 from senso.catalog import ON_REGISTER as _ON_REGISTER, families as _families
 

@@ -191,14 +191,13 @@ def showcase(
     Likert system (leave-one-lemma-out) and AdMIRe's default system on EN dev, then one summary table."""
     import time
 
-    import senso.cli as cli
     from senso.api import Job, evaluate_many
     from senso.catalog import RunOptions
 
     parent = out_dir or Path("runs") / f"{time.strftime('%Y%m%d-%H%M%S')}-showcase"
     jobs = [Job(task_for(task), RunOptions(task=task, system=system, data_dir=data_dir, no_cache=no_cache,
                                              out=parent / run_folder(task, system), **options))
-            for task, system, options in cli.MAIN_JOB]  # read when called: a test may swap it
+            for task, system, options in MAIN_JOB]  # read when called: a test may swap it
 
     def done(job, result) -> None:
         for warning in result.warnings:

@@ -175,6 +175,7 @@ def calibration_metrics(probs: Sequence[Sequence[float]] | np.ndarray, gold: Seq
     return {name: bootstrap_estimate(functions[name], p, g, **kw) for name in CALIBRATION_METRICS}
 
 
+BY_GROUP = "by_group"  # a calibration record's metrics per group: the values of its task's first group key
 RELIABILITY_AXIS = "predicted probability of a label"  # what a reliability diagram bins, unless a record says
 
 

@@ -92,8 +92,11 @@ Prepare = Callable[[RunOptions, RunContext], Plan]
 
 
 def calibration_groups(calibration: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The per-group calibration metrics of a results.json `calibration` (Likert: `by_domain`, AdMIRe: `by_group`)."""
-    return calibration.get("by_domain") or calibration.get("by_group") or {}
+    """The per-group calibration metrics of a results.json `calibration` (by the values of its task's first group
+    key: a domain, a gold sentence type)."""
+    from senso.core.calibration import BY_GROUP
+
+    return calibration.get(BY_GROUP) or {}
 
 
 @dataclass

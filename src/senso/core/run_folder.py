@@ -102,6 +102,21 @@ def locate_data_file(recorded: str, sha256: str | None, run_dir: Path | None = N
                       "sentences, captions and images may not match"]
 
 
+def data_files_again(config: dict[str, Any], run_dir: Path | None, unshown: str, count: int = 1,
+                     besides: str | None = None) -> tuple[list[Path | None], list[str]]:
+    """The data files a run read (its first `count` recorded, but `besides`: a gold file), each found again where
+    it is now (None: not found), and notes on finding them, for a page to read its items again; no files, and
+    notes ending with `unshown` (what the page cannot show), when none is found."""
+    recorded = [(raw, sha) for raw, sha in recorded_data_files(config)[:count] if raw != besides]
+    if not recorded:
+        return [], [f"config.json records no data file: {unshown}"]
+    located = [locate_data_file(raw, sha, run_dir=run_dir) for raw, sha in recorded]
+    notes = [note for _, found in located for note in found]
+    if all(path is None for path, _ in located):
+        return [], [f"{note}: {unshown}{NOT_FOUND_HINT}" for note in notes]
+    return [path for path, _ in located], notes
+
+
 def model_lines(description: Any, prefix: str = "") -> list[tuple[str, str]]:
     """(role, "spec · fingerprint") for every model a system description names.
 

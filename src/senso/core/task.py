@@ -69,15 +69,18 @@ class Scope:
 class Section:
     """A task's own part of a page: the jinja source of its template (`template()`, read when a page is made)
     and the data it shows (`data(run, thumbnails)` for a run page, `data(runs, thumbnails)` for a comparison).
-    The template reads its data as `section`."""
+    The template reads its data as `section`; it may import the macros its package ships as
+    `{% import "PACKAGE:FILE" as name %}` (templates/FILE of PACKAGE), and its CSS is `styles()`, put in the page's
+    stylesheet."""
 
     template: Callable[[], str]
     data: Callable[..., Any]
     helpers: Callable[[], dict[str, Any]] = dict  # functions the template calls, by name
+    styles: Callable[[], str] = str  # the CSS of its classes (e.g. `template_of(package, "NAME.css")`)
 
 
 def template_of(package: str, name: str) -> Callable[[], str]:
-    """A Section's `template`: the jinja source shipped as `package`'s templates/`name`, read when first asked."""
+    """A Section's `template` (or `styles`): the text shipped as `package`'s templates/`name`, read when asked."""
     def read() -> str:
         from importlib import resources
 
@@ -218,7 +221,9 @@ class Family:
       summary shows beside it;
     - `scoring`: how `senso score` scores files of its systems' answers, with its own flags (`FileScoring`);
     - `fit`: `senso fit` of its tasks that have a trainable system (`run(options, path) -> (notes, lines)`);
-      `overlap`: `senso data overlap` of its tasks with training data (`run(task, train, eval, lang, data_dir)`).
+      `overlap`: `senso data overlap` of its tasks with training data (`run(task, train, eval, lang, data_dir)`);
+    - `listed`: where the table of tasks (`senso.catalog`) lists it among the installed families: smaller first,
+      equal ones by their entry point's name (senso's own: 1, 2, ...; a package's, by default, after them).
     """
 
     name: str
@@ -247,6 +252,7 @@ class Family:
     scoring: FileScoring | None = None
     fit: TaskCommand | None = None
     overlap: TaskCommand | None = None
+    listed: int = 100
 
     @property
     def called(self) -> str:
@@ -289,6 +295,7 @@ class Task:
     export: ExportInfo = ExportInfo()
     systems: Callable[[], Sequence[SystemEntry]] = lambda: ()
     called: str = ""  # how a sentence names it (default: its name)
+    file_default: bool = False  # a kind of task file: files that say no `kind` are of this kind (one kind at most)
 
     def metric(self, name: str) -> Metric | None:
         return next((m for m in self.metrics if m.name == name), None)

@@ -45,31 +45,24 @@ def scope(run: Any) -> Scope:
     return Scope(lang, split, "all")
 
 
-def _page(name: str):
-    def call(*args: Any, **kwargs: Any) -> Any:
-        from senso.likert import page
+# The wing's modules a hook calls into, each imported when a hook first needs it: `_commands().fit` is
+# `senso.likert.commands.fit`.
+def _commands():
+    from senso.likert import commands
 
-        return getattr(page, name)(*args, **kwargs)
-
-    return call
-
-
-def _commands(name: str):
-    def call(*args: Any, **kwargs: Any) -> Any:
-        from senso.likert import commands
-
-        return getattr(commands, name)(*args, **kwargs)
-
-    return call
+    return commands
 
 
-def _published(name: str):
-    def call(*args: Any, **kwargs: Any) -> Any:
-        from senso.likert import published
+def _page():
+    from senso.likert import page
 
-        return getattr(published, name)(*args, **kwargs)
+    return page
 
-    return call
+
+def _published():
+    from senso.likert import published
+
+    return published
 
 
 def systems() -> list[SystemEntry]:
@@ -107,26 +100,35 @@ def summary_note(evaluations: Sequence[str]) -> str:
 
 
 LOGGED_ANSWERS = FileScoring(
-    LoggedAnswers, needs=("--lmeval-samples",), noun="lm-eval log", options=_commands("logged_options"), page=True,
+    LoggedAnswers, needs=("--lmeval-samples",), noun="lm-eval log", page=True,
+    options=lambda *args, **kwargs: _commands().logged_options(*args, **kwargs),
     missing="senso score {task} scores lm-eval's logged answers: give --lmeval-samples FILE",
     help="lm-evaluation-harness's logged answers of a task (--lmeval-samples)")
-LIKERT = Family(FAMILY, title="Likert", reads=PROTOCOL_OPTIONS, commands=_commands("register_commands"),
-                catalog=catalog, systems_help=systems_help, summary_note=summary_note,
-                data_sets=(DataSet("abricot", stats=_commands("stats"), fetch=_commands("fetch")),),
+ABRICOT_DATA = DataSet("abricot", stats=lambda *args, **kwargs: _commands().stats(*args, **kwargs),
+                       fetch=lambda *args, **kwargs: _commands().fetch(*args, **kwargs))
+LIKERT = Family(FAMILY, title="Likert", listed=1, reads=PROTOCOL_OPTIONS,
+                commands=lambda cli: _commands().register_commands(cli),
+                catalog=catalog, systems_help=systems_help, summary_note=summary_note, data_sets=(ABRICOT_DATA,),
                 scope=scope, gold_keys=("gold", "gold_mean"), calibration_of="the label distributions",
-                distributions=_page("distributions"), evaluation=_published("evaluation_label"), header=header,
-                placement=_published("abricot_placement"), best_published=_published("best_published"),
-                scoring=LOGGED_ANSWERS, fit=TaskCommand(_commands("fit")), overlap=TaskCommand(_commands("overlap")))
+                distributions=lambda *args, **kwargs: _page().distributions(*args, **kwargs),
+                evaluation=lambda run: _published().evaluation_label(run), header=header,
+                placement=lambda run: _published().abricot_placement(run),
+                best_published=lambda run: _published().best_published(run), scoring=LOGGED_ANSWERS,
+                fit=TaskCommand(lambda *args, **kwargs: _commands().fit(*args, **kwargs)),
+                overlap=TaskCommand(lambda *args, **kwargs: _commands().overlap(*args, **kwargs)))
 COMMON = dict(
     family=LIKERT, kind=FAMILY, check=check, prepare=prepare, show=show, metrics=METRICS, item_key="id",
     group_keys=("domain",), systems=systems,
-    page=Section(template_of("senso.likert", "_run.html.j2"), _page("run_section")),
-    comparison=Section(template_of("senso.likert", "_compare.html.j2"), _page("disagreements")),
+    page=Section(template_of("senso.likert", "_run.html.j2"),
+                 lambda *args, **kwargs: _page().run_section(*args, **kwargs),
+                 styles=template_of("senso.likert", "likert.css")),
+    comparison=Section(template_of("senso.likert", "_compare.html.j2"),
+                       lambda *args, **kwargs: _page().disagreements(*args, **kwargs)),
 )
 ABRICOT = ExportInfo(hub_task_type="text-classification", dataset_type="abricot",
                      dataset_name=lambda run: "ABRICOT (CALAMITA 2024)")
 
-TASKS = (
+BUILT_IN = (
     Task("abricot-abs", description="ABRICOT abstractness (CALAMITA 2024): how abstract is the noun in this "
                                     "sentence, 1-5", export=ABRICOT, **COMMON),
     Task("abricot-inc", description="ABRICOT inclusiveness (CALAMITA 2024): how inclusive is the noun in this "
@@ -134,4 +136,6 @@ TASKS = (
 )
 TASK_FILE = Task("path/to/task.toml", description="any Likert task file: the word's rating in context on the file's "
                                                   "scale (README: task files)",
-                 file_kind=FILE_KIND, called="a task file", export=ExportInfo(dataset_name=_dataset_name), **COMMON)
+                 file_kind=FILE_KIND, called="a task file", file_default=True,
+                 export=ExportInfo(dataset_name=_dataset_name), **COMMON)
+TASKS = (*BUILT_IN, TASK_FILE)  # what the entry point `likert` of the group senso.families names

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from senso.core.errors import SensoError
+from senso.core.page import differing, mark_span
 from senso.core.stats import UndefinedMetric, pearson
 from senso.likert.items import LikertItem
 from senso.likert.tables import travel_rows
@@ -98,14 +99,6 @@ def lemma_rows(samples: Sequence[dict[str, Any]]) -> list[LemmaRow]:
     return rows
 
 
-def highlight(text: str, begin: int, end: int) -> Markup:
-    """HTML of `text` with text[begin:end + 1] (end inclusive, as in ABRICOT) in a <mark>; the rest escaped."""
-    if not 0 <= begin <= end < len(text):
-        raise ValueError(f"offsets {begin}..{end} outside a text of length {len(text)}")
-    return (escape(text[:begin]) + Markup("<mark>") + escape(text[begin:end + 1]) + Markup("</mark>")
-            + escape(text[end + 1:]))
-
-
 @dataclass(frozen=True)
 class ErrorRow:
     id: str
@@ -131,7 +124,7 @@ def largest_errors(samples: Sequence[dict[str, Any]], items: dict[str, LikertIte
     for s in sorted(samples, key=distance)[:k]:
         item = items.get(str(s["id"])) if items is not None else None
         if item is not None:
-            sentence = highlight(item.text, item.begin, item.end)
+            sentence = mark_span(item.text, item.begin, item.end)
         elif items is None:
             sentence = Markup('<span class="missing">sentence not available (data file not read)</span>')
         else:
@@ -150,18 +143,16 @@ def _run_task(results: dict[str, Any]) -> LikertTask:
 
 def load_items(results: dict[str, Any], config: dict[str, Any],
                run_dir: Path | None = None) -> tuple[dict[str, LikertItem] | None, list[str]]:
-    """The run's items by id, read from the data file the run recorded (`data_files`; found again if it moved) through its task's columns, and notes for the page (file gone,
-    moved, changed since the run). (None, notes) when the file cannot be read."""
-    from senso.core.run_folder import NOT_FOUND_HINT, locate_data_file, recorded_data_files
+    """The run's items by id, read from the data file the run recorded (`data_files`; found again if it moved)
+    through its task's columns, and notes for the page (file gone, moved, changed since the run). (None, notes)
+    when the file cannot be read."""
+    from senso.core.run_folder import data_files_again
 
-    recorded = recorded_data_files(config)
-    if not recorded:
-        return None, ["config.json records no data file: sentences are not shown"]
-    path, notes = locate_data_file(*recorded[0], run_dir=run_dir)
-    if path is None:
-        return None, [n + ": sentences are not shown" + NOT_FOUND_HINT for n in notes]
+    paths, notes = data_files_again(config, run_dir, "sentences are not shown")
+    if not paths:
+        return None, notes
     try:
-        items = _run_task(results).load_items(path)
+        items = _run_task(results).load_items(paths[0])
     except SensoError as exc:
         return None, [f"could not read the run's data file: {exc}"]
     return {item.id: item for item in items}, notes
@@ -225,18 +216,13 @@ def run_section(run: Any, thumbnails: bool = True) -> dict[str, Any]:
 
 def disagreements(runs: Sequence[Any], thumbnails: bool = True) -> list[dict[str, Any]]:
     """Items whose predicted labels are not all equal, widest spread first (then item id)."""
-    from senso.core.run_folder import aligned
-
-    samples = aligned(runs)
     items, _ = load_items(runs[0].results, runs[0].config, runs[0].path)
     rows = []
-    for k, first in enumerate(samples[0]):
-        predictions = [run_samples[k]["prediction"] for run_samples in samples]
-        if len(set(predictions)) == 1:
-            continue
+    for _, at in differing(runs, lambda s: s["prediction"]):
+        first, predictions = at[0], [s["prediction"] for s in at]
         item = items.get(str(first["id"])) if items else None
         rows.append({"id": first["id"], "lemma": first["lemma"], "gold": first["gold"], "gold_mean": first["gold_mean"],
-                     "sentence": highlight(item.text, item.begin, item.end) if item else None,
+                     "sentence": mark_span(item.text, item.begin, item.end) if item else None,
                      "predictions": predictions, "spread": max(predictions) - min(predictions),
                      "correct": [p == first["gold"] for p in predictions]})
     rows.sort(key=lambda r: (-r["spread"], str(r["id"])))

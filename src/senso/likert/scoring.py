@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from senso.core.calibration import CALIBRATION_LABELS, calibration_metrics, one_hot, reliability_record, softmax
+from senso.core.calibration import BY_GROUP, CALIBRATION_LABELS, calibration_metrics, one_hot, reliability_record, softmax
 from senso.core.stats import Estimate, bootstrap_estimate, pearson, rowwise_mean, spearman
 from senso.likert.items import LikertItem
 from senso.likert.task import LikertPrediction, LikertTask, require_gold
@@ -90,6 +90,6 @@ def likert_calibration(items: Sequence[LikertItem], predictions: Sequence[Likert
         by_domain[domain] = {k: v.to_json() for k, v in calibration_metrics(probs[rows], gold[rows], seed=seed).items()}
     return {"n": len(items), "labels": CALIBRATION_LABELS,
             "metrics": {k: v.to_json() for k, v in calibration_metrics(probs, gold, seed=seed).items()},
-            "by_domain": by_domain,
+            BY_GROUP: by_domain,
             "reliability": reliability_record(probs.ravel(), one_hot(gold, len(labels)).ravel(),
                                               "P(label) of every item and label, against whether it is the gold label")}

@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.table import Table
 
+from senso.core.calibration import BY_GROUP
 from senso.core.stats import Estimate
 from senso.core.tables import Footnotes, folded, print_calibration, print_footnotes, print_run_metrics
 from senso.core.terminal import terminal
@@ -23,7 +24,7 @@ def print_result(result: Any, by_group: bool = False) -> None:
     calibration = results.get("calibration")
     if calibration:
         print_calibration(terminal(), calibration, "calibration of the label distributions",
-                          calibration.get("by_domain", {}), by_group_asked=by_group)
+                          calibration.get(BY_GROUP, {}), by_group_asked=by_group)
 
 
 def print_summary(task_name: str, system: str, info: dict[str, Any], metrics: dict[str, Estimate],

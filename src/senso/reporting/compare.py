@@ -172,6 +172,14 @@ def metric_plots(runs: Sequence[RunFolder], names: Sequence[str]) -> list[str]:
     return plots
 
 
+def run_headers(runs: Sequence[RunFolder]) -> dict[str, Any]:
+    """The runs' table's column of what each run's family puts in a page's header (`Family.header`: a protocol, a
+    track): its label (none: no column) and each run's values."""
+    rows = [run.task_def.family.header(run) for run in runs]
+    label = " / ".join(dict.fromkeys(name for row in rows for name, _ in row))
+    return {"header_label": label, "run_headers": [" · ".join(str(value) for _, value in row) or "—" for row in rows]}
+
+
 def comparison_context(runs: Sequence[RunFolder], thumbnails: bool = True) -> dict[str, Any]:
     from senso.reporting.render import section_template
     from senso.reporting.run_page import metric_label
@@ -196,6 +204,8 @@ def comparison_context(runs: Sequence[RunFolder], thumbnails: bool = True) -> di
         "plots": metric_plots(runs, plotted), "plot_labels": [label(n) for n in plotted],
         "disagreements": disagreements, "n_items": len(runs[0].samples), "metric_label": label,
         "model_lines": model_lines, "section_template": section_template(section),
+        "styles": section.styles() if section is not None else "",
+        **run_headers(runs),
         **(section.helpers() if section is not None else {}),
     }
 

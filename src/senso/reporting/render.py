@@ -1,4 +1,5 @@
-"""The jinja2 environment of the report pages (templates shipped in senso/reporting/templates)."""
+"""The jinja2 environment of the report pages (templates shipped in senso/reporting/templates; a family's section
+imports its own macros as `PACKAGE:FILE`)."""
 
 from __future__ import annotations
 
@@ -41,10 +42,25 @@ def _shade(count: int, total: int, hue: str = "76, 114, 176") -> str:
     return f"background: rgba({hue}, {0.08 + 0.85 * share:.3f}); color: {'#fff' if share > 0.55 else '#222'}"
 
 
+def _package_template(name: str) -> str | None:
+    """A template a family's section imports by `PACKAGE:FILE` (its package's templates/FILE); None for any other
+    name (the common templates' loader has it)."""
+    from importlib import resources
+
+    package, _, file = name.partition(":")
+    if not file:
+        return None
+    try:
+        return resources.files(package).joinpath("templates", file).read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):
+        return None
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("senso.reporting", "templates"),
+        loader=jinja2.ChoiceLoader([jinja2.PackageLoader("senso.reporting", "templates"),
+                                    jinja2.FunctionLoader(_package_template)]),
         autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
         trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
     )

@@ -7,6 +7,7 @@ from typing import Any
 
 from senso.catalog import all_tasks
 from senso.core.calibration import CALIBRATION_LABELS, RELIABILITY_AXIS
+from senso.core.evaluation import calibration_groups
 from senso.core.manifest import recorded_if_run_folder
 from senso.core.output import check_output_file, write_text
 from senso.core.run_folder import RunFolder, header_rows
@@ -53,7 +54,7 @@ def calibration_block(results: dict[str, Any]) -> dict[str, Any] | None:
         return None
     if "metrics" not in calibration:
         return {"reason": calibration.get("reason")}
-    by_group = calibration.get("by_domain") or calibration.get("by_group") or {}
+    by_group = calibration_groups(calibration)
     rows = [{"label": calibration["labels"].get(name, name),
              "cells": [estimate] + [by_group[g].get(name) for g in by_group]}
             for name, estimate in calibration["metrics"].items()]
@@ -88,6 +89,7 @@ def run_context(run: RunFolder, thumbnails: bool = True) -> dict[str, Any]:
     section = task.page.data(run, thumbnails=thumbnails) if task.page is not None else None
     context.update(task.page.helpers() if task.page is not None else {})
     context.update(section=section, section_template=section_template(task.page))  # the task's part reads `section`
+    context.update(styles=task.page.styles() if task.page is not None else "")
     return context
 
 

@@ -167,7 +167,8 @@ def models():
 def registered(name: str, options: RunOptions, models):
     from senso.admire.systems.registry import SYSTEMS, build_system
 
-    return build_system(SYSTEMS["a"][name], options, models=models)
+    return build_system(SYSTEMS["a"][name], options, models=models,
+                        training=lambda: fitting.shipped_training(options.data_dir))
 
 
 def test_cross_validation_never_fits_on_a_scored_compound(data_dir, models, monkeypatch):
@@ -204,12 +205,13 @@ def test_fitted_pipeline_runs_cross_validated_on_train_dev_and_warns_on_xeval(da
 
 
 def test_fit_to_file_and_apply_elsewhere(data_dir, models, tmp_path):
+    from senso.admire.commands import fit_to_file
     from senso.api import Job, evaluate_many, task_entry
 
     model = tmp_path / "model.json"
     quick = {"role_features": "relations"}
-    document = fitting.fit_to_file(RunOptions(task="admire-a", data_dir=data_dir, split="train", system_options=quick),
-                                   None, model, models=models)
+    document = fit_to_file(RunOptions(task="admire-a", data_dir=data_dir, split="train", system_options=quick),
+                           None, model, models=models)
     assert document["n_items"] == 24 and json.loads(model.read_text())["format"] == fitting.MODEL_FORMAT
     # `--set model_file=FILE` (`model_file=` in Python; `model=` is the run's scored LM)
     options = RunOptions(task="admire-a", data_dir=data_dir, system="fitted-pipeline", split="dev",

@@ -15,6 +15,7 @@ from senso.admire.systems.parts import ADMIRE_EMBEDDER
 from senso.backends.access import ModelAccess
 from senso.backends.pool import ModelPool
 from senso.core.cache import ResponseCache
+from senso.core.errors import SensoError
 from senso.core.options import RunOptions
 from senso.core.params import NoOptions
 
@@ -28,13 +29,11 @@ class SystemContext(ModelAccess):
     cache: ResponseCache | None = None
     models: ModelPool | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)  # the served model's typed settings (--model-args)
-    training: Callable[[], Any] | None = None  # `training_rows`, read only when a fitted part asks (memoised)
+    training: Callable[[], Any] | None = None  # the rows fitted parts learn from (`fitting.TrainingRows`), memoised
 
     def training_rows(self) -> Any:
-        """What fitted parts learn from (`fitting.TrainingRows`): the run's task file's training rows (AdMIRe 1's EN
-        train+dev when the task has none of its own)."""
-        if self.training is not None:
-            return self.training()
-        from senso.admire.systems.fitting import shipped_training
-
-        return shipped_training(self.options.data_dir)
+        """What fitted parts learn from (`fitting.TrainingRows`): the rows the run gave (its task file's training
+        rows; AdMIRe 1's EN train+dev for a task without its own), read when a fitted part first asks."""
+        if self.training is None:
+            raise SensoError("this system has fitted parts, and its run gave it no training rows to fit them on")
+        return self.training()

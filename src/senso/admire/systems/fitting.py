@@ -13,7 +13,8 @@ A system is *fittable* when it has parts fit on gold (`system.fittable`, `fit(it
   (`fit_cached`), cached under `$SENSO_CACHE_DIR/admire-fits/` by the sha256 of their files and of the
   system's description. xeval reuses every train/dev compound, so its runs carry the SPLIT HYGIENE warning.
 The training rows are a ranking task file's (`training_rows`; `TrainingRows`): admire-a's are EN
-train+dev of the data folder; a task without its own (admire-b, admire-sense) reads those (`shipped_training`).
+train+dev of the data folder; a task without its own (admire-b, admire-sense) is given those (`shipped_training`)
+by its plan: a system's context holds the rows it may learn from, never finds them itself.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from senso.admire.items import SENTENCE_TYPES, AdmireAItem
 from senso.admire.overlap import TrainingIndex, item_overlap, training_records
 from senso.core.errors import SensoError
 from senso.core.fingerprint import path_fingerprint
-from senso.core.output import check_output_file, write_text
+from senso.core.output import write_text
 from senso.core.paths import cache_dir
 from senso.core.grouped_cv import grouped_folds
 
@@ -104,12 +105,12 @@ def model_document(system: Any, items: Sequence[AdmireAItem], data_sha: str | No
 def load_fitted_model(system: Any, path: Path) -> dict:
     """Load a `senso fit admire-a` file into the system's fitted parts; returns the document."""
     path = Path(path)
-    document = _read_model_document(path, f"--set model_file={path}")
+    document = read_model_document(path, f"--set model_file={path}")
     system.load_state(document["state"], str(path))
     return document
 
 
-def _read_model_document(path: Path, given: str) -> dict:
+def read_model_document(path: Path, given: str) -> dict:
     """The JSON of a `senso fit admire-a` file; `given` says where it was named (a flag) in errors."""
     try:
         document = json.loads(path.read_text())
@@ -161,54 +162,3 @@ def cv_overlaps(items: Sequence[AdmireAItem], answers: Sequence[Any], rows: Trai
     indexes = {k: TrainingIndex.from_items([i for i in rows.items if group_of(i) not in held_out], "")
                for k, held_out in folds.items()}
     return [item_overlap(item, indexes[answer.extra["cv_fold"]]) for item, answer in zip(items, answers)]
-
-
-def admire_a_items(lang: str, split: str, data_dir: Path | None) -> tuple[list[Any], list[Path]]:
-    """AdMIRe 1 Subtask A items of `split` (splits joined by +) in `lang`, read through the shipped task file, and
-    the files read."""
-    from senso.admire.rankdata import split_items
-    from senso.admire.rankfile import shipped_task
-
-    items, paths, _ = split_items(shipped_task("admire-a", lang), split, data_dir)
-    return items, paths
-
-
-def overlap_sides(subtask: str, train: str, eval_split: str, lang: str, data_dir: Path | None
-                  ) -> tuple[list[Any], list[tuple[str, Any]] | TrainingIndex, str]:
-    """`senso data overlap admire-*`: the evaluation split's items, and the training side: (split, item) of the
-    splits `train` (e.g. train+dev) or, when `train` is a model file `senso fit admire-a` wrote, what it recorded."""
-    from senso.admire.data import load_splits_b
-
-    def load(split: str) -> list[Any]:
-        return admire_a_items(lang, split, data_dir)[0] if subtask == "a" else load_splits_b(data_dir, lang, split)
-
-    evaluated = load(eval_split)
-    if Path(train).suffix == ".json":
-        document = _read_model_document(Path(train), f"--train {train}")
-        return evaluated, TrainingIndex.from_document(document, f"the model file {train}"), f"model file {train}"
-    return evaluated, [(getattr(i, "split", train), i) for i in load(train)], f"{lang} {train}"
-
-
-def fit_to_file(options: Any, cache: Any, out_path: Path, models: Any = None) -> dict:
-    """`senso fit admire-a`: fit `options.system` (default fitted-pipeline) on the gold items of
-    `options.lang` / `options.split` (e.g. train+dev) of `options.data_dir`, and write the model file."""
-    from dataclasses import replace
-
-    from senso.admire.rankfile import shipped_task
-    from senso.admire.systems.registry import check_system, chosen_row, system_context, system_params
-
-    options = replace(options, lang=options.lang or "en", split=options.split or "train+dev")
-    row = chosen_row(options, None, "a", shipped_task("admire-a", "en").default_system)
-    params = check_system(row, options)
-    check_output_file(out_path, "-o")  # before the fit
-    items, paths = admire_a_items(options.lang, options.split, options.data_dir)
-    rows = TrainingRows.of(items, paths, f"{options.lang} {options.split}")
-    system = row.build(system_context(row, options, cache, models, params, training=lambda: rows))
-    if not is_fittable(system):
-        raise SensoError(f"system {row.name!r} has no fitted parts; fit fitted-pipeline, or sense-pipeline with "
-                         "--sense learned or --set roles=learned")
-    system.fit(rows.items)
-    document = {**model_document(system, rows.items, rows.sha256),
-                "options": system_params(row, options).to_json(params), "description": system.describe()}
-    write_text(out_path, json.dumps(document, indent=1, sort_keys=True, default=str), "-o")
-    return document

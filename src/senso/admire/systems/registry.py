@@ -271,15 +271,17 @@ def system_context(row: AdmireSystem, options: RunOptions, cache: ResponseCache 
                    training: Callable[[], Any] | None = None) -> SystemContext:
     """What the factories of `row` are given for `options` (checked first, unless `values`, its typed values
     that `check_system` returned, are given): its models come through `models` (a ModelPool) with `cache`
-    around them; `training` gives the run's training rows when a fitted part asks (None: AdMIRe 1's)."""
+    around them; `training` gives the run's training rows when a fitted part asks (None: a system with fitted
+    parts refuses to fit)."""
     values = check_system(row, options) if values is None else values
     return SystemContext(options, row.typed(values), cache, models, model_args(row, options), training)
 
 
 def build_system(row: AdmireSystem, options: RunOptions, cache: ResponseCache | None = None,
-                 models: Any = None) -> System:
-    """The system of `row` for `options` (checked first), its models loaded through `models` (a ModelPool)."""
-    return row.build(system_context(row, options, cache, models))
+                 models: Any = None, training: Callable[[], Any] | None = None) -> System:
+    """The system of `row` for `options` (checked first), its models loaded through `models` (a ModelPool), its
+    fitted parts (if any) fit on `training`."""
+    return row.build(system_context(row, options, cache, models, training=training))
 
 
 def system_catalog() -> list[tuple[str, str, str]]:
