@@ -18,10 +18,12 @@ from senso.core.errors import SensoError
 from senso.core.options import RunOptions as CommonOptions, run_fields
 from senso.core.task import DataSet, Family, Task
 from senso.likert.family import TASK_FILE as LIKERT_TASK_FILE, TASKS as LIKERT_TASKS
+from senso.wic.family import TASKS as WIC_TASKS
 
-TASKS: dict[str, Task] = {task.name: task for task in (*LIKERT_TASKS, *ADMIRE_TASKS)}
+TASKS: dict[str, Task] = {task.name: task for task in (*LIKERT_TASKS, *ADMIRE_TASKS, *WIC_TASKS) if task.file_kind is None}
 TASK_FILE_SUFFIX = ".toml"  # a task named by its path is a task file, of the kind its `kind` key says
-TASK_FILE_KINDS: dict[str, Task] = {task.file_kind: task for task in (ADMIRE_RANKING_FILE, LIKERT_TASK_FILE)}
+TASK_FILE_KINDS: dict[str, Task] = {task.file_kind: task for task in (ADMIRE_RANKING_FILE, LIKERT_TASK_FILE, *WIC_TASKS)
+                                    if task.file_kind is not None}
 UNSAID_KIND = LIKERT_TASK_FILE.file_kind  # a task file without `kind` (Likert task files came first)
 # The main job (`senso showcase`, `make run`): the published protocol on the built-in model, then senso's
 # strongest offline systems: (task, system (None: the task's default), options besides the data folder).

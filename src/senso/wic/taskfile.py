@@ -18,6 +18,10 @@ scale = [1, 4]                  # graded: the gold scores' range (a score outsid
 aggregation = "median"          # wug: the pair's gold from its non-zero judgments, "median" or "mean"
 lemma_check = true              # a target must begin as its lemma does (false: irregular forms, went for go)
 min_judgments = 1               # wug: pairs with fewer non-zero judgments are left out (and counted)
+submission = "lines"            # the answer files a run writes: "lines" (answers.txt, one a line, binary as
+                                # same/different) or "wicita" (WiC-ITA's binary/ranking[_eng].jsonl)
+headline = "macro_f1"           # the first metric (the official score): binary accuracy (default), macro_f1 or
+                                # positive_f1; graded spearman (default) or pearson
 train = "train"                 # the split fitted systems learn from (the unseen-lemma headline compares with it)
 data_from = "data-dir"          # "task-file" (paths relative to this file, the default) or "data-dir"
 [columns]                       # your file's names for id, lemma (the group), lemma2 (sentence 2's, when it
@@ -41,6 +45,7 @@ from typing import Any
 
 from senso.core.taskfile import (DATA_FROM, TaskFileError, check_keys, choice_key, column_table, delimiter_key,
                                  name_key, read_task_file, string_key)
+from senso.wic.metrics import BINARY_METRICS, GRADED_METRICS
 
 FILE_KIND = "pairs"
 BUILTIN_DIR = Path(__file__).resolve().parent / "tasks"
@@ -48,11 +53,12 @@ FORMATS = ("jsonl", "tsv", "csv", "wug")
 TARGETS = ("offsets", "tokens", "marked")
 GOLDS = ("binary", "graded")
 AGGREGATIONS = ("median", "mean")
+SUBMISSIONS = ("lines", "wicita")
 FIELDS = ("id", "lemma", "lemma2", "sentence1", "sentence2", "start1", "end1", "start2", "end2", "index", "index1", "index2",
           "label", "score", "lang1", "lang2")
 KEYS = ("kind", "name", "description", "language", "format", "header", "names", "target", "marks", "gold", "same",
         "different", "scale", "aggregation", "min_judgments", "train", "data_from", "delimiter", "columns", "splits",
-        "published", "lemma_check")
+        "published", "lemma_check", "submission", "headline")
 SOURCE_KEYS = ("file", "gold", "lang1", "lang2", "columns")
 NEEDS = "a pairs task file needs name, gold and [splits]"
 EXAMPLE = 'lemma = "word"'
@@ -93,6 +99,8 @@ class PairsTask:
     delimiter: str | None
     columns: dict[str, str]
     splits: dict[str, tuple[Source, ...]]
+    headline: str | None = None  # the first metric (the official score); default accuracy or Spearman
+    submission: str = "lines"  # the organisers' answer files: "lines" (one a line) or "wicita" (its JSONL files)
     lemma_check: bool = True  # a target must begin as its lemma does (off: irregular forms, went for go)
     published: str | None = None  # the board of published figures it is placed on
     builtin: bool = False
@@ -100,6 +108,13 @@ class PairsTask:
     @property
     def binary(self) -> bool:
         return self.gold == "binary"
+
+    @property
+    def metric_names(self) -> tuple[str, ...]:
+        """The task's metrics, its headline (`headline`: the official score) first."""
+        names = BINARY_METRICS if self.binary else GRADED_METRICS
+        first = self.headline or names[0]
+        return (first, *(n for n in names if n != first))
 
     @property
     def reference(self) -> str:
@@ -142,6 +157,13 @@ def _scale(data: dict[str, Any], path: Path) -> tuple[float, float] | None:
     if not ok or value[0] >= value[1]:
         raise TaskFileError(path, "scale", f"expected [low, high] with low < high, got {value!r}")
     return float(value[0]), float(value[1])
+
+
+def _headline(data: dict[str, Any], path: Path) -> str | None:
+    if "headline" not in data:
+        return None
+    names = BINARY_METRICS if data.get("gold", "binary") == "binary" else GRADED_METRICS
+    return choice_key(data, path, "headline", names, names[0])
 
 
 def _min_judgments(data: dict[str, Any], path: Path) -> int:
@@ -208,7 +230,8 @@ def parse_task_file(path: str | Path, builtin: bool = False) -> PairsTask:
         min_judgments=_min_judgments(data, source), train=train,
         data_from=choice_key(data, source, "data_from", DATA_FROM, "task-file"),
         delimiter=delimiter_key(data, source), columns=column_table(data, source, FIELDS, EXAMPLE), splits=splits,
-        published=string_key(data, source, "published"), lemma_check=_bool(data, source, "lemma_check", True),
+        published=string_key(data, source, "published"), headline=_headline(data, source),
+        submission=choice_key(data, source, "submission", SUBMISSIONS, "lines"), lemma_check=_bool(data, source, "lemma_check", True),
         builtin=builtin, **_gold_keys(data, source))
 
 
