@@ -136,7 +136,7 @@ def test_several_tasks_in_one_call_give_one_result_per_task_in_order(data_dir, t
     assert [r.run_dir.name for r in results] == ["abricot-inc", "abricot-abs"]
     with pytest.raises(SensoError, match="a task is named twice"):
         senso.evaluate(["abricot-abs", "abricot-abs"], data_dir=data_dir)
-    with pytest.raises(SensoError, match="split is an AdMIRe option; abricot-abs does not use it"):
+    with pytest.raises(SensoError, match="split is an AdMIRe or word-in-context option; abricot-abs does not use it"):
         senso.evaluate(["admire-a", "abricot-abs"], system=Both(0.5), data_dir=data_dir, split="dev")
 
 

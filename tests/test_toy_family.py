@@ -297,7 +297,7 @@ def test_a_foreign_option_is_refused_both_ways_and_the_catalogues_list_it(toy):
         senso.evaluate(TASK, data_dir=toy, lang="en")
     with pytest.raises(SensoError, match="min_shared is a toy option; abricot-abs does not use it"):
         senso.evaluate("abricot-abs", min_shared=2)
-    with pytest.raises(SensoError, match="split is an AdMIRe or toy option; abricot-abs does not use it"):
+    with pytest.raises(SensoError, match="split is an AdMIRe or word-in-context or toy option; abricot-abs does not use it"):
         senso.evaluate("abricot-abs", split="dev")  # one common split, read by both families that say so
     assert TASK in [t.name for t in senso.tasks()]
     assert any(s.name == "always-same" and TASK in s.tasks for s in senso.systems())
@@ -406,7 +406,8 @@ def test_senso_score_has_its_own_flag_and_words(toy, tmp_path):
                           ([TASK, "--toy-answers", str(answers), "--gold", "x.tsv"],
                            "--gold: AdMIRe submission options; leave them out with --toy-answers"),
                           ([str(pairs)], f"senso score: {pairs} scores no file of answers; abricot-abs, "
-                                         "abricot-inc, a task file, admire-a, admire-b, toy-wic do")):
+                                         "abricot-inc, a task file, admire-a, admire-b, wic-en, wicita-binary, wicita-ranking, "
+                                         "dwug-en, a pairs task file, toy-wic do")):
         refused = runner.invoke(app, ["score", *args])
         assert isinstance(refused.exception, SensoError) and message in str(refused.exception), refused.output
 

@@ -6,7 +6,6 @@ and the column."""
 from __future__ import annotations
 
 import json
-import unicodedata
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -14,6 +13,7 @@ from senso.core.csvfile import read_records, read_rows
 from senso.core.errors import DataError, SensoError, not_utf8
 from senso.core.taskfile import data_path, delimiter_for
 from senso.wic.items import Usage, WicPair
+from senso.wic.target import check_target
 from senso.wic.taskfile import PairsTask, Source
 
 Row = dict[str, Any]
@@ -76,11 +76,6 @@ def _int(row: Row, task: PairsTask, source: Source, name: str, path: Path, numbe
                         field=task.column(source, name)) from None
 
 
-def folded(text: str) -> str:
-    """Lower case without accents: how a target is compared with its lemma."""
-    return "".join(c for c in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(c))
-
-
 def _token_span(text: str, index: int, where: tuple[Path, int, str]) -> tuple[int, int]:
     """The character span of whitespace token `index` (0-based) of `text`."""
     spans, start = [], None
@@ -133,26 +128,6 @@ def _usage(row: Row, task: PairsTask, source: Source, k: int, path: Path, number
                                   "characters) or is empty", row=number, field=task.column(source, f"start{k}"))
     lang = _value(row, task, source, f"lang{k}", path, number, needed=False) or getattr(source, f"lang{k}")
     return Usage(text, start, end, str(lang or task.language))
-
-
-def _inside_word(text: str, start: int, end: int) -> bool:
-    """Whether the span cuts a word: a letter or digit on both sides of its start or of its end."""
-    cut = lambda k: 0 < k < len(text) and text[k - 1].isalnum() and text[k].isalnum()
-    return cut(start) or cut(end)
-
-
-def check_target(usage: Usage, lemma: str, where: tuple[Path, int, str], lemma_check: bool = True) -> None:
-    """A target is a whole word, or words (a span that cuts a word points elsewhere) and, with `lemma_check`,
-    begins as its lemma does, case and accents aside (`Boards` for board, `minori` for minore; a task whose
-    verbs have irregular forms, went for go, va for andare, turns the check off)."""
-    target, word = folded(usage.target.strip()), folded(lemma)
-    if not any(c.isalnum() for c in target) or _inside_word(usage.text, usage.start, usage.end):
-        raise DataError(where[0], f"the target {usage.target!r} at {usage.start}:{usage.end} is not a whole word of "
-                                  "the sentence: the offsets point elsewhere", row=where[1], field=where[2])
-    if lemma_check and (not word or target[0] != word[0]):
-        raise DataError(where[0], f"the target {usage.target!r} at {usage.start}:{usage.end} does not match the "
-                                  f"lemma {lemma!r} (it should begin as the lemma does; a task with irregular forms "
-                                  "says lemma_check = false)", row=where[1], field=where[2])
 
 
 def _gold(value: Any, task: PairsTask, where: tuple[Path, int, str]) -> tuple[int | None, float | None]:

@@ -56,8 +56,8 @@ ANSWERS = FileScoring(
     help="word-in-context answers as the organisers take them (WiC-ITA's zip, WiC's T/F lines)",
     file_help="A file of word-in-context answers: WiC-ITA's submission zip, a .jsonl of {id, label|score}, or one "
               "answer a line.")
-WIC = Family(FAMILY, title="word in context", reads=("split",), commands=_call("commands", "register_commands"),
-             catalog=catalog, systems_help=systems_help, gold_keys=("label", "score"),
+WIC = Family(FAMILY, title="word-in-context", reads=("split",), commands=_call("commands", "register_commands"),
+             catalog=catalog, systems_help=systems_help, gold_keys=("gold_same", "gold_score"),
              calibration_of="P(same meaning)", distributions=_call("page", "distributions"),
              evaluation=lambda run: str(run.results.get("evaluation") or "—"), summary_name=summary_name,
              placement=_call("published", "wic_placement"), best_published=_call("published", "best_published"),
@@ -75,7 +75,7 @@ def _builtin(name: str) -> Task:
                 choices={"split": tuple(task.splits)}, **COMMON)
 
 
-PAIRS_FILE = Task("path/to/pairs.toml", description="any pairs task file (kind = \"pairs\"): two usages of one word, "
+PAIRS_FILE = Task("path/to/word-pairs.toml", description="any pairs task file (kind = \"pairs\"): two usages of one word, "
                                                     "the same meaning or how related, binary or graded",
                   metrics=tuple(METRICS.values()), file_kind=FILE_KIND, called="a pairs task file", **COMMON)
 TASKS = (*(_builtin(name) for name in BUILTIN), PAIRS_FILE)

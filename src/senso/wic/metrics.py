@@ -71,15 +71,15 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
            hub_type="accuracy", random_baseline=0.5, paired=PairedTest("mean", column("correct"))),
     Metric("macro_f1", "macro F1 (the two classes' F1 averaged; WiC-ITA's official binary score)",
            "(F1(same) + F1(different)) / 2", short="macro F1", hub_type="f1", random_baseline=0.5,
-           paired=_on_gold("decision", "label", rowwise_macro_f1)),
+           paired=_on_gold("decision", "gold_same", rowwise_macro_f1)),
     Metric("positive_f1", "positive-class F1 (the 'same meaning' class alone; lm-eval's Evalita WiC score)",
            "2·TP / (2·TP + FP + FN), class same", short="F1(same)", hub_type="f1",
-           paired=_on_gold("decision", "label", rowwise_positive_f1)),
+           paired=_on_gold("decision", "gold_same", rowwise_positive_f1)),
     Metric("spearman", "Spearman ρ (relatedness vs gold score; WiC-ITA's official ranking score)",
            "ρ(system's relatedness, gold score)", short="ρ", hub_type="spearmanr", random_baseline=0.0,
-           paired=_on_gold("relatedness", "score", _rowwise("rowwise_spearman"))),
+           paired=_on_gold("relatedness", "gold_score", _rowwise("rowwise_spearman"))),
     Metric("pearson", "Pearson r (relatedness vs gold score)", "r(system's relatedness, gold score)", short="r",
-           hub_type="pearsonr", random_baseline=0.0, paired=_on_gold("relatedness", "score", _rowwise("rowwise_pearson"))),
+           hub_type="pearsonr", random_baseline=0.0, paired=_on_gold("relatedness", "gold_score", _rowwise("rowwise_pearson"))),
 )}
 
 

@@ -22,7 +22,7 @@ def marked(text: str, span: Sequence[int]) -> Markup:
 def _row(sample: dict[str, Any]) -> dict[str, Any]:
     return {"id": sample["id"], "lemma": sample["lemma"], "langs": sample["langs"],
             "first": marked(sample["sentence1"], sample["span1"]), "second": marked(sample["sentence2"], sample["span2"]),
-            "gold": sample["label"] if sample["label"] is not None else sample["score"],
+            "gold": sample["gold_same"] if sample["gold_same"] is not None else sample["gold_score"],
             "answer": sample["p_same"] if sample["p_same"] is not None else sample["relatedness"],
             "decision": sample["decision"], "seen": sample.get("seen")}
 
@@ -39,12 +39,12 @@ def run_section(run: Any, thumbnails: bool = True) -> dict[str, Any]:
     samples = list(run.samples)
     binary = any(s.get("decision") is not None for s in samples)
     if binary:
-        wrong = [s for s in samples if s.get("label") is not None and s["decision"] != s["label"]]
+        wrong = [s for s in samples if s.get("gold_same") is not None and s["decision"] != s["gold_same"]]
         wrong.sort(key=lambda s: (-abs(s["p_same"] - 0.5), str(s["id"])))
         what = f"{len(wrong)} of {len(samples)} pairs decided wrongly; the most confident first"
     else:
-        graded = [s for s in samples if s.get("score") is not None]
-        gaps = np.abs(_ranks([s["relatedness"] for s in graded]) - _ranks([s["score"] for s in graded])) \
+        graded = [s for s in samples if s.get("gold_score") is not None]
+        gaps = np.abs(_ranks([s["relatedness"] for s in graded]) - _ranks([s["gold_score"] for s in graded])) \
             if len(graded) > 1 else np.zeros(len(graded))
         wrong = [graded[k] for k in np.argsort(-gaps, kind="stable")]
         what = "the pairs whose relatedness rank is furthest from the gold's"
@@ -76,6 +76,6 @@ def distributions(run: Any, samples: Sequence[dict[str, Any]]) -> tuple[np.ndarr
 
     if "metrics" not in (run.results.get("calibration") or {}):
         return None
-    if any(s.get("p_same") is None or s.get("label") is None for s in samples):
+    if any(s.get("p_same") is None or s.get("gold_same") is None for s in samples):
         return None
-    return binary_distribution([s["p_same"] for s in samples]), [int(s["label"]) for s in samples]
+    return binary_distribution([s["p_same"] for s in samples]), [int(s["gold_same"]) for s in samples]

@@ -43,7 +43,7 @@ class WicSample:
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "lemma": self.lemma, "langs": self.langs, "sentence1": self.sentence1,
                 "sentence2": self.sentence2, "span1": list(self.span1), "span2": list(self.span2),
-                "label": self.label, "score": self.score, "p_same": self.p_same, "decision": self.decision,
+                "gold_same": self.label, "gold_score": self.score, "p_same": self.p_same, "decision": self.decision,
                 "correct": self.correct, "relatedness": self.relatedness, "seen": self.seen}
 
 

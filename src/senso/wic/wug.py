@@ -12,7 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from senso.core.errors import DataError, not_utf8
-from senso.wic.data import check_target
+from senso.wic.target import check_target
 from senso.wic.items import Usage, WicPair
 from senso.wic.taskfile import PairsTask
 
