@@ -5,6 +5,7 @@ the calibration of P(same meaning) against the binary gold."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Sequence
 
 import numpy as np
@@ -63,9 +64,9 @@ def graded_metrics(samples: Sequence[WicSample], seed: int = 0) -> dict[str, Est
     related, gold = [s.relatedness for s in samples], [s.score for s in samples]
     names = ("the system's relatedness scores", "the gold scores")
     return {
-        "spearman": bootstrap_estimate(lambda x, y: spearman(x, y, names), related, gold, seed=seed,
+        "spearman": bootstrap_estimate(partial(spearman, names=names), related, gold, seed=seed,
                                        rowwise=rowwise_spearman),
-        "pearson": bootstrap_estimate(lambda x, y: pearson(x, y, names), related, gold, seed=seed),
+        "pearson": bootstrap_estimate(partial(pearson, names=names), related, gold, seed=seed),  # rowwise: core's
     }
 
 
