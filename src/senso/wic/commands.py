@@ -16,6 +16,8 @@ def answers_options(task: str, file: Path | None, flags: AnswerFlags) -> dict[st
     values: dict[str, Any] = {"system": "submission", "system_options": {"file": file}}
     if flags.wic_split is not None:
         values["split"] = flags.wic_split
+    if flags.wic_gold is not None:
+        values["gold"] = flags.wic_gold
     return values
 
 

@@ -130,7 +130,7 @@ def _usage(row: Row, task: PairsTask, source: Source, k: int, path: Path, number
     return Usage(text, start, end, str(lang or task.language))
 
 
-def _gold(value: Any, task: PairsTask, where: tuple[Path, int, str]) -> tuple[int | None, float | None]:
+def gold_value(value: Any, task: PairsTask, where: tuple[Path, int, str]) -> tuple[int | None, float | None]:
     """(label, score) of a gold value as the file writes it; None for no gold."""
     if value is None or value == "":
         return None, None
@@ -172,7 +172,7 @@ def _pair(row: Row, task: PairsTask, source: Source, path: Path, number: int, go
     pair_id = _value(row, task, source, "id", path, number, needed=False)
     if pair_id is None:
         pair_id = f"{Path(source.file).name.split('.')[0]}-{number}"
-    label, score = _gold(gold, task, (path, number, task.column(source, "label" if task.binary else "score")))
+    label, score = gold_value(gold, task, (path, number, task.column(source, "label" if task.binary else "score")))
     return WicPair(str(pair_id), lemma, first, second, label=label, score=score, source=f"{path}, row {number}")
 
 

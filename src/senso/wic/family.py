@@ -56,7 +56,7 @@ ANSWERS = FileScoring(
     help="word-in-context answers as the organisers take them (WiC-ITA's zip, WiC's T/F lines)",
     file_help="A file of word-in-context answers: WiC-ITA's submission zip, a .jsonl of {id, label|score}, or one "
               "answer a line.")
-WIC = Family(FAMILY, title="word-in-context", reads=("split",), commands=_call("commands", "register_commands"),
+WIC = Family(FAMILY, title="word-in-context", reads=("split", "gold"), commands=_call("commands", "register_commands"),
              catalog=catalog, systems_help=systems_help, gold_keys=("gold_same", "gold_score"),
              calibration_of="P(same meaning)", distributions=_call("page", "distributions"),
              evaluation=lambda run: str(run.results.get("evaluation") or "—"), summary_name=summary_name,

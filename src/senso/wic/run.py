@@ -96,7 +96,12 @@ def check(options: RunOptions, system_object: Any = None) -> Checked:
     else:
         row = _system_row(options)
         values = row.params.resolve(options.system_options, row.name)
-    every = read_split(task, split, options.data_dir)
+    if options.gold is not None:
+        from senso.wic.gold import gold_split
+
+        every = gold_split(task, split, options.data_dir, options.gold)
+    else:
+        every = read_split(task, split, options.data_dir)
     pairs = every[:options.limit] if options.limit else every
     train = read_split(task, task.train, options.data_dir) if task.train and task.train != split else None
     return Checked(task, split, pairs, train, row, values, len(every))
