@@ -9,7 +9,7 @@ import pytest
 
 import senso
 from senso.core.errors import DataError, SensoError
-from tests.wic.wic_fixtures import SPLITS, make_pairs, write_jsonl, write_wicita
+from wic_fixtures import SPLITS, make_pairs, write_jsonl, write_wicita
 
 
 def test_wicita_gold_truth_folder_joined_by_id(tmp_path):

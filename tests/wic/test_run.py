@@ -10,7 +10,7 @@ import pytest
 
 import senso
 from senso.core.errors import SensoError
-from tests.wic.wic_fixtures import write_wicita
+from wic_fixtures import write_wicita
 
 
 @pytest.fixture

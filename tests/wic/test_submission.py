@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from senso.cli import app
-from tests.wic.wic_fixtures import write_wicita
+from wic_fixtures import write_wicita
 
 RUNNER = CliRunner()
 
