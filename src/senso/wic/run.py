@@ -117,7 +117,7 @@ def prepare(options: RunOptions, context: Any) -> "WicPlan":
         built = SystemContext(options=options, models=context.models, cache=context.cache, task=checked.task)
         fresh = lambda: checked.row.make(checked.values, built)
         system, name = fresh(), checked.row.name
-    files = [Path(p.source.rpartition(", ")[0]) for p in checked.pairs[:1]]
+    files = list(dict.fromkeys(Path(p.source.rpartition(", ")[0]) for p in checked.pairs))  # each file read
     warnings = []
     if len(checked.pairs) < checked.total:
         warnings.append(f"PARTIAL: the first {len(checked.pairs)} of the {checked.total} pairs of {checked.split} "
