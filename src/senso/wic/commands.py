@@ -1,5 +1,6 @@
 """The word-in-context family's commands: `senso wic-submission RUN_DIR ... -o submission.zip` (WiC-ITA's zip
-from a binary and a ranking run), and `senso score`'s options and `--json` for a file of answers."""
+from a binary and a ranking run), `senso score`'s options and `--json` for a file of answers, and `senso data
+stats wic` / `data fetch wic` (called through its `DataSet`)."""
 
 from __future__ import annotations
 
@@ -41,3 +42,24 @@ def register_commands(cli: Any) -> None:
 
         packed = pack(runs, out)
         cli.out.print(f"{out}: {', '.join(packed)}")
+
+
+def stats(data_dir: Path | None, out_dir: Path, console: Any) -> None:
+    """`senso data stats wic`: the tables of every built-in task's splits, and the figure of graded scores."""
+    from senso.wic.card import print_wic_card
+
+    figure = print_wic_card(data_dir, out_dir, console)
+    if figure is not None:
+        console.print(f"figure: {figure}", soft_wrap=True)
+
+
+def fetch(data_dir: Path | None, api_url: str | None, force: bool, console: Any, err: Any) -> None:
+    """`senso data fetch wic`: WiC, WiC-ITA and DWUG EN downloaded, verified and placed (`--api-url`: a mirror)."""
+    from senso.wic.fetch import fetch_wic
+
+    report = fetch_wic(data_dir, mirror=api_url, force=force)
+    console.print(f"word-in-context data in {report.root}: " + ", ".join(f"{name} {n} files"
+                                                                          for name, n in report.placed.items()),
+                  soft_wrap=True)
+    console.print(f"downloaded {len(report.downloaded)} file(s); {report.copied} file(s) copied, {report.unchanged} "
+                  "already in place; checksums in FETCHED.json", soft_wrap=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from senso.core.task import ExportInfo, Family, FileScoring, Section, SystemEntry, Task, template_of
+from senso.core.task import DataSet, ExportInfo, Family, FileScoring, Section, SystemEntry, Task, template_of
 from senso.wic.metrics import METRICS, metrics_of
 from senso.wic.options import AnswerFlags
 from senso.wic.taskfile import FILE_KIND, shipped_task
@@ -61,7 +61,8 @@ WIC = Family(FAMILY, title="word-in-context", reads=("split", "gold"), commands=
              calibration_of="P(same meaning)", distributions=_call("page", "distributions"),
              evaluation=lambda run: str(run.results.get("evaluation") or "—"), summary_name=summary_name,
              placement=_call("published", "wic_placement"), best_published=_call("published", "best_published"),
-             scoring=ANSWERS)
+             scoring=ANSWERS,
+             data_sets=(DataSet("wic", stats=_call("commands", "stats"), fetch=_call("commands", "fetch")),))
 EXPORT = ExportInfo(hub_task_type="text-classification", dataset_type="wic")
 COMMON = dict(family=WIC, kind=FAMILY, check=_call("run", "check"), prepare=_call("run", "prepare"),
               show=_call("tables", "print_result"), item_key="id", group_keys=("langs",), systems=systems,
