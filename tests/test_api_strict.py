@@ -185,7 +185,10 @@ def test_an_offline_hub_id_fails_at_once_saying_how_to_give_a_local_path(data_di
 def test_an_unreachable_hub_is_found_by_a_short_probe(monkeypatch):
     import senso.backends.hub_access as hub_access
 
+    from huggingface_hub import constants
+
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)  # as huggingface_hub read it at import: not offline either
     monkeypatch.setattr(hub_access, "cached_locally", lambda name: False)
     probes = []
 

@@ -250,8 +250,12 @@ def toy(tmp_path, monkeypatch):
     write_items(data / DATA_FILE)
     catalog.register(TOY_TASK)
     catalog.register(TOY_FILE)
+    from huggingface_hub import constants  # imported before HF_HUB_OFFLINE is set: its import-time copy stays
+                                           # unset for the tests after this one; the offline value is patched in
+
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
     yield data
     catalog.unregister(TOY_FILE.name)
