@@ -193,3 +193,22 @@ def test_a_zenodo_file_off_its_md5_is_refused(hosts, tmp_path, monkeypatch):
     with pytest.raises(DownloadError, match="refusing .*dwug_en.zip/content: its md5"):
         fetch.fetch_wic(tmp_path / "data", mirror=server.base)
     assert not (tmp_path / "data" / "wic" / "dwug_en").exists()
+
+
+def test_the_command_line_fetches_then_stats_and_says_when_nothing_is_there(hosts, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from senso.cli import app
+
+    pinned_to_the_test_archive(monkeypatch)
+    server = hosts()
+    data = str(tmp_path / "data")
+    fetched = CliRunner().invoke(app, ["data", "fetch", "wic", "--data-dir", data, "--api-url", server.base])
+    assert fetched.exit_code == 0, fetched.output
+    assert "WiC 6 files, WiC-ITA 14 files, DWUG EN 3 files" in fetched.output and "downloaded 3 file(s)" in fetched.output
+    stats = CliRunner().invoke(app, ["data", "stats", "wic", "--data-dir", data, "--out", str(tmp_path / "out")])
+    assert stats.exit_code == 0 and "wic_scores.png" in stats.output, stats.output
+    (tmp_path / "empty").mkdir()
+    nothing = CliRunner().invoke(app, ["data", "stats", "wic", "--data-dir", str(tmp_path / "empty")])
+    assert nothing.exit_code != 0 and "`senso data fetch wic` downloads it" in str(nothing.exception)
+    assert "wic-en: not in the data folder" in nothing.output  # each task's missing file named on its line
