@@ -204,23 +204,29 @@ def paired_statistic_difference(
     observed = value_a - value_b
 
     rng = np.random.default_rng(seed)
+
+    def swapped(swap: np.ndarray) -> np.ndarray:
+        shared_rows = [np.broadcast_to(c, swap.shape) for c in cols]
+        return statistic(np.where(swap, b, a), *shared_rows) - statistic(np.where(swap, a, b), *shared_rows)
+
     if n <= exact_up_to:
-        swap = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(bool)
+        permuted = swapped(((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(bool))
         label = f"exact paired permutation (all 2^{n} swap patterns)"
     else:
-        swap = rng.random((n_resamples, n)) < 0.5
+        permuted = _in_blocks(n_resamples, lambda rows: swapped(rng.random((rows, n)) < 0.5))
         label = f"paired permutation ({n_resamples} random swap patterns, seed {seed})"
-    shared_rows = [np.broadcast_to(c, swap.shape) for c in cols]
-    permuted = (statistic(np.where(swap, b, a), *shared_rows)
-                - statistic(np.where(swap, a, b), *shared_rows))
     valid = permuted[~np.isnan(permuted)]
     hits = int(np.sum(np.abs(valid) >= abs(observed) - 1e-12))
     p_value = hits / valid.size if n <= exact_up_to else (1 + hits) / (1 + valid.size)
     skipped = int(permuted.size - valid.size)
     method = label + (f"; {skipped} undefined patterns left out" if skipped else "")
 
-    idx = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
-    boots = statistic(a[idx], *(c[idx] for c in cols)) - statistic(b[idx], *(c[idx] for c in cols))
+    boot_rng = np.random.default_rng(seed)
+
+    def resampled(idx: np.ndarray) -> np.ndarray:
+        return statistic(a[idx], *(c[idx] for c in cols)) - statistic(b[idx], *(c[idx] for c in cols))
+
+    boots = _in_blocks(n_resamples, lambda rows: resampled(boot_rng.integers(0, n, size=(rows, n))))
     boots = boots[~np.isnan(boots)]
     ci_low = ci_high = None
     if boots.size:
@@ -230,6 +236,15 @@ def paired_statistic_difference(
 
 
 RESAMPLE_BLOCK = 100  # resamples per call of a rowwise statistic: memory bounded at any number of items
+
+
+def _in_blocks(n_rows: int, block: Callable[[int], np.ndarray]) -> np.ndarray:
+    """`block(rows)` for consecutive blocks of at most RESAMPLE_BLOCK rows, concatenated: memory bounded at any
+    number of items. Drawing a block's rows from a Generator draws the numbers one draw of all rows would."""
+    values = [np.empty(0)]
+    for start in range(0, n_rows, RESAMPLE_BLOCK):
+        values.append(np.asarray(block(min(RESAMPLE_BLOCK, n_rows - start)), dtype=float))
+    return np.concatenate(values)
 
 
 def bootstrap_estimate(
