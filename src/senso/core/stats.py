@@ -304,11 +304,11 @@ def _resampled_rowwise(rowwise: Callable[..., np.ndarray], arrays: list[np.ndarr
     n = len(arrays[0])
     if (coded := CODED.get(rowwise)) is not None and all(np.isfinite(a).all() for a in arrays):
         arrays, rowwise = coded(arrays)
-    blocks = [np.empty(0)]
-    for start in range(0, n_resamples, RESAMPLE_BLOCK):
-        idx = rng.integers(0, n, size=(min(RESAMPLE_BLOCK, n_resamples - start), n))
-        blocks.append(np.asarray(rowwise(*(a[idx] for a in arrays)), dtype=float))
-    values = np.concatenate(blocks)
+
+    def resampled(idx: np.ndarray) -> np.ndarray:
+        return rowwise(*(a[idx] for a in arrays))
+
+    values = _in_blocks(n_resamples, lambda rows: resampled(rng.integers(0, n, size=(rows, n))))
     return values[~np.isnan(values)]
 
 
