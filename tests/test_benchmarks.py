@@ -81,6 +81,8 @@ SMOKES = {
                           data=False),
     "openai_agreement.py": Smoke((r"^items: 1$", r"^argmax_agreement: ", r"^mad_renormalised: \d"),
                                  args=("--base-url", "{fake_server}", "--served-name", "tiny")),
+    "rank_bootstrap.py": Smoke((r"^300 items, 50 resamples; load ", r"^repeat 0: rankdata per resample .* equal to the last bit: "),
+                               data=False),
     "report_speed.py": Smoke((r": 15 thumbnails, page built in \d",), data=False),
     "scaling.py": Smoke((r"^ridge alone +12 +3 +\d", r"^embedding-ridge +12 +3 +\d+\.\d +\d", r"^caption-similarity +12 +- +\d+\.\d +\d")),
     "startup_speed.py": Smoke((r"^senso --help +0 ", r"^--model, warm start +0 .* first_item_s="), data=False),

@@ -402,8 +402,12 @@ def toy(tmp_path, monkeypatch):
     write_items(data / DATA_FILE)
     monkeypatch.syspath_prepend(str(install(tmp_path / "site", f"toy = {__name__}:TASKS")))
     assert catalog.load_installed() == list(TASKS)
+    from huggingface_hub import constants  # imported before HF_HUB_OFFLINE is set: its import-time copy stays
+                                           # unset for the tests after this one; the offline value is patched in
+
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
     yield data
     catalog.unregister(TOY_FILE.name)
@@ -452,7 +456,7 @@ def test_a_foreign_option_is_refused_both_ways_and_the_catalogues_list_it(toy):
         senso.evaluate(TASK, data_dir=toy, lang="en")
     with pytest.raises(SensoError, match="min_shared is a toy option; abricot-abs does not use it"):
         senso.evaluate("abricot-abs", min_shared=2)
-    with pytest.raises(SensoError, match="split is an AdMIRe or toy option; abricot-abs does not use it"):
+    with pytest.raises(SensoError, match="split is an AdMIRe or word-in-context or toy option; abricot-abs does not use it"):
         senso.evaluate("abricot-abs", split="dev")  # one common split, read by both families that say so
     assert TASK in [t.name for t in senso.tasks()]
     assert any(s.name == "always-same" and TASK in s.tasks for s in senso.systems())
@@ -561,7 +565,8 @@ def test_senso_score_has_its_own_flag_and_words(toy, tmp_path):
                           ([TASK, "--toy-answers", str(answers), "--gold", "x.tsv"],
                            "--gold is an option of AdMIRe submission scoring; leave it out with --toy-answers"),
                           ([str(pairs)], f"senso score: {pairs} scores no file of answers; abricot-abs, "
-                                         "abricot-inc, a task file, admire-a, admire-b, toy-wic do")):
+                                         "abricot-inc, a task file, admire-a, admire-b, wic-en, wicita-binary, wicita-ranking, "
+                                         "dwug-en, a pairs task file, toy-wic do")):
         refused = runner.invoke(app, ["score", *args])
         assert isinstance(refused.exception, SensoError) and message in str(refused.exception), refused.output
 

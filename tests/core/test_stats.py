@@ -5,7 +5,7 @@ import pytest
 import numpy as np
 
 from senso.core.stats import (Estimate, UndefinedMetric, bootstrap_estimate, exact_rowwise_pearson, mean, pearson,
-                             rowwise_mean, spearman)
+                             rowwise_mean, rowwise_spearman, spearman)
 from senso.likert.scoring import accuracy, rowwise_accuracy
 
 
@@ -78,3 +78,30 @@ def test_pearson_and_mean_bring_their_rowwise_twins(monkeypatch):
     assert plain == bootstrap_estimate(pearson, x, y, n_resamples=300, seed=1, rowwise=exact_rowwise_pearson)
     bootstrap_estimate(spearman, x, y, n_resamples=3, seed=1)
     assert len(calls) == 1
+
+
+@pytest.mark.parametrize("n", [2, 5, 17, 129, 3000])
+def test_spearman_bootstrap_on_codes_gives_the_rank_path_to_the_last_bit(n, monkeypatch):
+    """Ranks counted from value codes are rankdata's average ranks: the same interval as ranking every resample
+    (ties, continuous values, constant resamples skipped); a NaN keeps the values' path."""
+    from senso.core import stats
+
+    rng = np.random.default_rng(n)
+    ties, gold = rng.integers(1, 4, n).astype(float), rng.integers(1, 9, n) / 2.0
+    continuous = gold + rng.normal(size=n) * 2.3
+    cases = [(ties, gold), (continuous, gold), (continuous, -continuous)]
+    coded = [bootstrap_estimate(spearman, *c, n_resamples=250, seed=5, rowwise=rowwise_spearman) for c in cases]
+    monkeypatch.setattr(stats, "CODED", {})
+    ranked = [bootstrap_estimate(spearman, *c, n_resamples=250, seed=5, rowwise=rowwise_spearman) for c in cases]
+    assert coded == ranked
+    codes = rng.integers(0, 7, size=(4, n))
+    assert np.array_equal(stats._average_ranks(codes, 7), stats._scipy_stats().rankdata(codes, axis=1))
+
+
+def test_spearman_bootstrap_with_a_nan_ranks_the_values(monkeypatch):
+    from senso.core import stats
+
+    monkeypatch.setattr(stats, "_average_ranks", lambda *a: pytest.fail("a NaN must not take the codes' path"))
+    columns = [np.array([1.0, np.nan, 3.0, 4.0]), np.array([1.0, 2.0, 3.0, 5.0])]
+    values = stats._resampled_rowwise(rowwise_spearman, columns, 50, np.random.default_rng(0))
+    assert values.size < 50  # the resamples holding the NaN are undefined, as rankdata makes them

@@ -71,3 +71,19 @@ def test_mean_statistic_without_shared_columns():
 def test_length_mismatch_is_an_error():
     with pytest.raises(ValueError, match="equal length"):
         paired_statistic_difference(rowwise_pearson, [1, 2, 3], [1, 2], [1, 2, 3])
+
+
+@pytest.mark.parametrize("n", [13, 40])
+def test_a_paired_difference_drawn_in_blocks_is_the_one_drawn_at_once(n, monkeypatch):
+    """Permutations and bootstrap resamples drawn block by block (memory bounded at any number of items) are the
+    draws of one call: the same p-value and interval to the last bit."""
+    from senso.core import stats
+
+    rng = np.random.default_rng(n)
+    gold = rng.integers(1, 5, n).astype(float)
+    a, b = gold + rng.normal(size=n), gold + rng.normal(size=n) * 2
+    cases = [(stats.rowwise_spearman, a, b, gold), (stats.rowwise_pearson, a, b, gold), (stats.rowwise_mean, a, b)]
+    monkeypatch.setattr(stats, "RESAMPLE_BLOCK", 10**9)
+    at_once = [stats.paired_statistic_difference(f, *c, n_resamples=250, seed=2) for f, *c in cases]
+    monkeypatch.setattr(stats, "RESAMPLE_BLOCK", 7)
+    assert [stats.paired_statistic_difference(f, *c, n_resamples=250, seed=2) for f, *c in cases] == at_once

@@ -15,25 +15,21 @@ The API base URL can be overridden with `api_url` or $SENSO_FIGSHARE_API (tests 
 
 from __future__ import annotations
 
-import filecmp
 import hashlib
 import json
 import os
 import re
-import shutil
-import tarfile
 import urllib.error
 import urllib.request
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from senso.admire.data import folder_names
 from senso.core.csvfile import read_records
-from senso.core.download import DownloadError, download
+from senso.core.download import DownloadError, download, is_archive, place_file, unpack
 from senso.core.errors import DataError, SensoError
-from senso.core.output import check_output_folder, make_folder, write_error, write_text
+from senso.core.output import check_output_folder, make_folder, write_text
 from senso.core.paths import cache_dir, data_dir_candidates
 
 FIGSHARE_API = "https://api.figshare.com/v2"
@@ -87,44 +83,15 @@ def _md5(path: Path) -> str:
         return hashlib.file_digest(fh, "md5").hexdigest()
 
 
-def _unpack(archive: Path, into: Path) -> Path:
-    """Extract a zip or tar archive into `into/<archive name>` (members must stay inside it)."""
-    target = into / archive.name
-    if target.exists():
-        shutil.rmtree(target)
-    target.mkdir(parents=True)
-    if zipfile.is_zipfile(archive):
-        with zipfile.ZipFile(archive) as zf:
-            for member in zf.namelist():
-                resolved = (target / member).resolve()
-                if not resolved.is_relative_to(target.resolve()):
-                    raise DataError(archive, f"archive member {member!r} would land outside the folder it is unpacked into")
-            zf.extractall(target)
-    elif tarfile.is_tarfile(archive):
-        with tarfile.open(archive) as tf:
-            tf.extractall(target, filter="data")
-    else:
-        raise DataError(archive, "not a zip or tar archive")
-    return target
-
-
 def _is_portuguese(columns: list[str], context: str) -> bool:
     return any(c.endswith("_caption_pt") for c in columns) or any(_PT_NAME.search(part) for part in Path(context).parts)
 
 
 def _copy_file(src: Path, dest: Path, force: bool, report: FetchReport) -> None:
-    if dest.exists():
-        if dest.is_file() and filecmp.cmp(dest, src, shallow=False):
-            report.unchanged += 1
-            return
-        if not force:
-            raise DataError(dest, f"already exists with different content than {src}; not overwritten (use --force to replace it)")
-    try:
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src, dest)
-    except OSError as exc:
-        raise write_error(dest, exc, DATA_DIR_FLAG) from None
-    report.copied += 1
+    if place_file(src, dest, force, DATA_DIR_FLAG):
+        report.copied += 1
+    else:
+        report.unchanged += 1
 
 
 def _place_split_tsv(tsv: Path, match: re.Match, context: str, root: Path, force: bool, report: FetchReport) -> set[Path]:
@@ -196,8 +163,7 @@ def fetch_admire(data_dir: str | Path | None = None, api_url: str | None = None,
         else:
             download(url, dest, md5=md5)
             report.downloaded.append(name)
-        archive = zipfile.is_zipfile(dest) or tarfile.is_tarfile(dest)
-        unpacked.append((_unpack(dest, downloads / "unpacked") if archive else dest, name))
+        unpacked.append((unpack(dest, downloads / "unpacked") if is_archive(dest) else dest, name))
     make_folder(root, DATA_DIR_FLAG)
     place_official_files(unpacked, root, force, report)
     record = {"article": report.article, "files": [{"name": f.get("name"), "md5": f.get("computed_md5") or f.get("supplied_md5"),

@@ -29,7 +29,7 @@ def data_stats(
 def data_fetch(
     dataset: str = typer.Argument(..., help=" or ".join(DATA_SET_NAMES)),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="Where to put it (default: $SENSO_DATA_DIR, then ~/.cache/senso/data)."),
-    api_url: Optional[str] = typer.Option(None, "--api-url", help="figshare API base URL (default $SENSO_FIGSHARE_API, then https://api.figshare.com/v2)."),
+    api_url: Optional[str] = typer.Option(None, "--api-url", help="Where to download from instead: AdMIRe, the figshare API base URL (default $SENSO_FIGSHARE_API, then https://api.figshare.com/v2); wic, a mirror of the releases' hosts (default $SENSO_WIC_MIRROR)."),
     force: bool = typer.Option(False, "--force", help="Replace existing files that differ."),
 ) -> None:
     """Download a benchmark's official files, verify their checksums and unpack them."""

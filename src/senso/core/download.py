@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import filecmp
 import hashlib
 import os
+import shutil
+import tarfile
 import urllib.error
 import urllib.request
+import zipfile
 from pathlib import Path
 
-from senso.core.errors import SensoError
+from senso.core.errors import DataError, SensoError
+from senso.core.output import write_error
 
 
 class DownloadError(SensoError):
@@ -62,3 +67,44 @@ def download(url: str, dest: str | Path, *, sha256: str | None = None, md5: str 
             )
     tmp.replace(dest)
     return dest
+
+
+def is_archive(path: Path) -> bool:
+    return zipfile.is_zipfile(path) or tarfile.is_tarfile(path)
+
+
+def unpack(archive: Path, into: Path) -> Path:
+    """Extract a zip or tar archive into `into/<archive name>` (emptied first; members must stay inside it)."""
+    target = into / archive.name
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    if zipfile.is_zipfile(archive):
+        with zipfile.ZipFile(archive) as zf:
+            for member in zf.namelist():
+                resolved = (target / member).resolve()
+                if not resolved.is_relative_to(target.resolve()):
+                    raise DataError(archive, f"archive member {member!r} would land outside the folder it is unpacked into")
+            zf.extractall(target)
+    elif tarfile.is_tarfile(archive):
+        with tarfile.open(archive) as tf:
+            tf.extractall(target, filter="data")
+    else:
+        raise DataError(archive, "not a zip or tar archive")
+    return target
+
+
+def place_file(src: Path, dest: Path, force: bool, flag: str) -> bool:
+    """Copy `src` to `dest`: False when `dest` already holds the same bytes (nothing written); a different file
+    there is never overwritten unless `force` (DataError naming it); `flag` names the folder's option in errors."""
+    if dest.exists():
+        if dest.is_file() and filecmp.cmp(dest, src, shallow=False):
+            return False
+        if not force:
+            raise DataError(dest, f"already exists with different content than {src}; not overwritten (use --force to replace it)")
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dest)
+    except OSError as exc:
+        raise write_error(dest, exc, flag) from None
+    return True

@@ -204,23 +204,29 @@ def paired_statistic_difference(
     observed = value_a - value_b
 
     rng = np.random.default_rng(seed)
+
+    def swapped(swap: np.ndarray) -> np.ndarray:
+        shared_rows = [np.broadcast_to(c, swap.shape) for c in cols]
+        return statistic(np.where(swap, b, a), *shared_rows) - statistic(np.where(swap, a, b), *shared_rows)
+
     if n <= exact_up_to:
-        swap = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(bool)
+        permuted = swapped(((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(bool))
         label = f"exact paired permutation (all 2^{n} swap patterns)"
     else:
-        swap = rng.random((n_resamples, n)) < 0.5
+        permuted = _in_blocks(n_resamples, lambda rows: swapped(rng.random((rows, n)) < 0.5))
         label = f"paired permutation ({n_resamples} random swap patterns, seed {seed})"
-    shared_rows = [np.broadcast_to(c, swap.shape) for c in cols]
-    permuted = (statistic(np.where(swap, b, a), *shared_rows)
-                - statistic(np.where(swap, a, b), *shared_rows))
     valid = permuted[~np.isnan(permuted)]
     hits = int(np.sum(np.abs(valid) >= abs(observed) - 1e-12))
     p_value = hits / valid.size if n <= exact_up_to else (1 + hits) / (1 + valid.size)
     skipped = int(permuted.size - valid.size)
     method = label + (f"; {skipped} undefined patterns left out" if skipped else "")
 
-    idx = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
-    boots = statistic(a[idx], *(c[idx] for c in cols)) - statistic(b[idx], *(c[idx] for c in cols))
+    boot_rng = np.random.default_rng(seed)
+
+    def resampled(idx: np.ndarray) -> np.ndarray:
+        return statistic(a[idx], *(c[idx] for c in cols)) - statistic(b[idx], *(c[idx] for c in cols))
+
+    boots = _in_blocks(n_resamples, lambda rows: resampled(boot_rng.integers(0, n, size=(rows, n))))
     boots = boots[~np.isnan(boots)]
     ci_low = ci_high = None
     if boots.size:
@@ -230,6 +236,15 @@ def paired_statistic_difference(
 
 
 RESAMPLE_BLOCK = 100  # resamples per call of a rowwise statistic: memory bounded at any number of items
+
+
+def _in_blocks(n_rows: int, block: Callable[[int], np.ndarray]) -> np.ndarray:
+    """`block(rows)` for consecutive blocks of at most RESAMPLE_BLOCK rows, concatenated: memory bounded at any
+    number of items. Drawing a block's rows from a Generator draws the numbers one draw of all rows would."""
+    values = [np.empty(0)]
+    for start in range(0, n_rows, RESAMPLE_BLOCK):
+        values.append(np.asarray(block(min(RESAMPLE_BLOCK, n_rows - start)), dtype=float))
+    return np.concatenate(values)
 
 
 def bootstrap_estimate(
@@ -284,13 +299,16 @@ def _resampled_one_by_one(statistic: Callable[..., float], arrays: list[np.ndarr
 def _resampled_rowwise(rowwise: Callable[..., np.ndarray], arrays: list[np.ndarray], n_resamples: int,
                        rng: np.random.Generator) -> np.ndarray:
     """What `_resampled_one_by_one` gives, from the same draws of `rng` (drawing the indices of a block of
-    resamples at once draws the same numbers), RESAMPLE_BLOCK resamples per call of `rowwise`."""
+    resamples at once draws the same numbers), RESAMPLE_BLOCK resamples per call of `rowwise` (on the columns'
+    value codes where `CODED` has a faster form of it)."""
     n = len(arrays[0])
-    blocks = [np.empty(0)]
-    for start in range(0, n_resamples, RESAMPLE_BLOCK):
-        idx = rng.integers(0, n, size=(min(RESAMPLE_BLOCK, n_resamples - start), n))
-        blocks.append(np.asarray(rowwise(*(a[idx] for a in arrays)), dtype=float))
-    values = np.concatenate(blocks)
+    if (coded := CODED.get(rowwise)) is not None and all(np.isfinite(a).all() for a in arrays):
+        arrays, rowwise = coded(arrays)
+
+    def resampled(idx: np.ndarray) -> np.ndarray:
+        return rowwise(*(a[idx] for a in arrays))
+
+    values = _in_blocks(n_resamples, lambda rows: resampled(rng.integers(0, n, size=(rows, n))))
     return values[~np.isnan(values)]
 
 
@@ -306,6 +324,36 @@ def exact_rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 ROWWISE: dict[Callable[..., float], Callable[..., np.ndarray]] = {pearson: exact_rowwise_pearson, mean: rowwise_mean}
+
+
+def _average_ranks(codes: np.ndarray, n_values: int) -> np.ndarray:
+    """`rankdata(values, axis=1)` (average ranks) of every row, from each value's code (its place among the
+    column's `n_values` distinct values): a value's rank is the number of smaller values in its row plus the mean
+    place among its ties, 0.5 * (smaller + smaller_or_equal + 1), exact in floats as rankdata's is."""
+    rows = codes.shape[0]
+    counts = np.bincount((codes + (np.arange(rows) * n_values)[:, None]).ravel(),
+                         minlength=rows * n_values).reshape(rows, n_values)
+    smaller_or_equal = np.cumsum(counts, axis=1)
+    table = 0.5 * (2 * smaller_or_equal - counts + 1)
+    return np.take_along_axis(table, codes, axis=1)
+
+
+def _spearman_on_codes(arrays: list[np.ndarray]) -> tuple[list[np.ndarray], Callable[..., np.ndarray]]:
+    """`rowwise_spearman` on resamples of `arrays`, as the resamples of each column's value codes and the
+    statistic on those: a resample's ranks are then counted (no sort per resample), with the same floats."""
+    coded = [np.unique(a, return_inverse=True) for a in arrays]
+    sizes = [values.size for values, _ in coded]
+
+    def on_codes(*codes: np.ndarray) -> np.ndarray:
+        return rowwise_pearson(*(_average_ranks(c, size) for c, size in zip(codes, sizes)))
+
+    return [np.asarray(inverse).reshape(-1) for _, inverse in coded], on_codes
+
+
+# A row-wise statistic computed faster on resamples of codes than of values (finite values only: a NaN keeps the
+# values' path, whose NaN rows are skipped): (columns) -> (columns to resample, row-wise statistic on them).
+CODED: dict[Callable[..., np.ndarray], Callable[..., tuple[list[np.ndarray], Callable[..., np.ndarray]]]] = {
+    rowwise_spearman: _spearman_on_codes}
 
 
 # ---------------------------------------------------------------------------
