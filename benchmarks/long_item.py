@@ -45,7 +45,7 @@ FILL = "@FILLER@"  # where the filler goes in the prompt the counting child read
 COUNT = """
 import sys
 from senso.backends.load import load_model
-from senso.likert.task import TARGET_DELIMITER
+from senso.core.prompting import TARGET_DELIMITER
 spec, target, prompt = sys.argv[1], int(sys.argv[2]), sys.stdin.read()
 lm = load_model(spec or None, "lm", cache=None)
 count = lambda k: len(lm._encode(prompt.replace("%s", "%s" * k) + TARGET_DELIMITER + "1")) - 1

@@ -10,7 +10,6 @@ import threading
 import zipfile
 from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 from rich.console import Console

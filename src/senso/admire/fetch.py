@@ -28,7 +28,7 @@ from typing import Any
 from senso.admire.data import folder_names
 from senso.core.csvfile import read_records
 from senso.core.download import DownloadError, download, is_archive, place_file, unpack
-from senso.core.errors import DataError, SensoError
+from senso.core.errors import SensoError
 from senso.core.output import check_output_folder, make_folder, write_text
 from senso.core.paths import cache_dir, data_dir_candidates
 

@@ -24,8 +24,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 from senso.core.cache import ResponseCache
 from senso.core.options import RunOptions
-from senso.core.output import write_text
-from senso.core.records import RunRecord, RunWriter, config_data_files, jsonable, run_config
+from senso.core.records import RunRecord, RunWriter, config_data_files, run_config
 from senso.core.stats import Estimate
 
 TIMING_KEYS = ("load_s", "predict_s", "score_s", "total_s", "items_per_s")

@@ -19,7 +19,8 @@ from typing import Any, Sequence
 from senso.core.errors import DataError, SensoError, not_utf8
 from senso.core.fingerprint import file_sha256
 from senso.likert.items import LikertItem
-from senso.likert.task import TARGET_DELIMITER, LikertTask, render_prompt
+from senso.core.prompting import TARGET_DELIMITER
+from senso.likert.task import LikertTask, render_prompt
 
 SHOWN = 5  # how many ids a message names before "and N more"
 

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from senso.core.errors import SensoError
 from senso.core.prompting import (
-    DEFAULT_SHOTS, TARGET_DELIMITER, ChoicePrompt, exemplar_positions, few_shot, shots_of, solved,
+    DEFAULT_SHOTS, ChoicePrompt, exemplar_positions, few_shot, shots_of, solved,
 )
 from senso.likert.data import ABRICOT_RELATIVE, AbricotItem, locate_abricot
 from senso.likert.items import LikertItem

@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 from senso.core.prompting import FEW_SHOT, ZERO_SHOT, protocol_of
-from senso.core.errors import SensoError
 from senso.core.taskfile import (DATA_FROM, TaskFileError, check_keys, choice_key, column_table, data_path,
                                  delimiter_for, delimiter_key, name_key, read_task_file, string_key)
 from senso.likert.items import FIELDS, LikertItem, read_items

@@ -8,7 +8,7 @@ FOLDS folds, each fold predicted by a copy fitted on the others."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
