@@ -330,8 +330,8 @@ CASES = [
       "valid: --members (comma-separated list); --set aggregator (borda | rrf | mean)"),
     c("shots-without-paper", f"{ABA} --shots 3 --limit 2", 2, "add --protocol paper"),
     c("lang-on-abricot", f"{ABA} --lang pt", 2, "--lang is an AdMIRe option"),
-    c("split-on-abricot", f"{ABA} --split train+dev", 2, "--split is an AdMIRe option"),
-    c("gold-on-abricot", f"{ABA} --gold {{data}}/admire/reference/a_en_dev_targets.tsv", 2, "--gold is an AdMIRe option"),
+    c("split-on-abricot", f"{ABA} --split train+dev", 2, "--split is an AdMIRe or word-in-context option"),
+    c("gold-on-abricot", f"{ABA} --gold {{data}}/admire/reference/a_en_dev_targets.tsv", 2, "--gold is an AdMIRe or word-in-context option"),
     c("caption-lang-on-abricot", f"{ABA} --caption-lang pt", 2, "--caption-lang is an AdMIRe option"),
     c("allow-partial-on-abricot", f"{ABA} --allow-partial", 2, "--allow-partial is an AdMIRe option"),
     c("protocol-on-admire", f"{ADA} --protocol paper", 2, "--protocol is a Likert prompting option"),
@@ -577,7 +577,7 @@ CASES = [
     c("ranking-captions-flag", "run {tmp}/rk/task.toml --system random --caption-lang pt", 2,
       "has one caption column ([columns] maps it)", "ranking_files"),
     c("task-file-unknown-kind", "run {tmp}/rk/capital.toml --system random", 2,
-      "capital.toml, key 'kind': 'Ranking' is no kind of task file; the kinds are 'ranking', 'likert'", "ranking_files"),
+      "capital.toml, key 'kind': 'Ranking' is no kind of task file; the kinds are 'ranking', 'pairs', 'likert'", "ranking_files"),
 ]
 
 

@@ -34,8 +34,8 @@ class System:
     `senso.system(name, **params)`; what `senso.evaluate(task, system=...)` runs for every task that `name`
     answers with the same options class."""
 
-    def __init__(self, name: str, options: Configurable) -> None:
-        self._name, self._options = name, options
+    def __init__(self, name: str, options: Configurable, task: str | None = None) -> None:
+        self._name, self._options, self._task = name, options, task
 
     @property
     def name(self) -> str:
@@ -64,7 +64,7 @@ class System:
 
     def clone(self) -> "System":
         """A new object of the same system with the same parameters (parts copied), as `sklearn.base.clone`."""
-        return System(self._name, clone_configurable(self._options))
+        return System(self._name, clone_configurable(self._options), self._task)
 
     def __sklearn_clone__(self) -> "System":
         return self.clone()
@@ -78,11 +78,13 @@ class System:
                 if path not in defaults or value != defaults[path]}
 
     def __repr__(self) -> str:
-        shown = [repr(self._name)] + [f"{name}={_shown(value)}" for name, value in self.given().items()]
+        task = [f"task={self._task!r}"] if self._task is not None else []  # a name several families register
+        shown = [repr(self._name), *task] + [f"{name}={_shown(value)}" for name, value in self.given().items()]
         return f"senso.system({', '.join(shown)})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, System) and (other.name, other.options) == (self._name, self._options)
+        return isinstance(other, System) and (other.name, other.options, other._task) == (self._name, self._options,
+                                                                                            self._task)
 
     __hash__ = None  # type: ignore[assignment]  # mutable, as scikit-learn's estimators are
 
@@ -164,7 +166,7 @@ def system(name: str, *, task: str | Path | None = None, **params: Any) -> Syste
         raise SensoError(f"system {name!r} is registered with different parameters by {listed}: name the task, "
                          f"senso.system({name!r}, task=...)")
     [options_class] = classes
-    return System(name, options_class()).set_params(**params)
+    return System(name, options_class(), str(task) if task is not None else None).set_params(**params)
 
 
 def clone(configured: Any) -> Any:
