@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import csv
 import json
+import random
 import statistics
+from collections import Counter
 from pathlib import Path
 
 from senso.wic.items import Usage, WicPair
@@ -59,8 +61,11 @@ def _uses(path: Path) -> dict[str, Usage]:
         return out
 
 
-def read_dwug(root: Path = DATA / "dwug_en" / "data", lemmas: int | None = None) -> list[WicPair]:
-    """Every judged pair of every lemma: gold the median of its non-zero judgments."""
+def read_dwug(root: Path = DATA / "dwug_en" / "data", lemmas: int | None = None,
+              uses_per_lemma: int | None = None) -> list[WicPair]:
+    """Every judged pair of every lemma (of the first `lemmas`): gold the median of its non-zero judgments. With
+    `uses_per_lemma`, only the pairs among each lemma's that many most-judged uses (a sample that keeps the encoder's
+    work small: 24 uses give 4,847 of the 43,784 pairs, every lemma kept)."""
     pairs = []
     for folder in sorted(p for p in root.iterdir() if p.is_dir())[:lemmas]:
         uses = _uses(folder / "uses.csv")
@@ -70,7 +75,18 @@ def read_dwug(root: Path = DATA / "dwug_en" / "data", lemmas: int | None = None)
                 key = tuple(sorted((r["identifier1"], r["identifier2"])))
                 if float(r["judgment"]) > 0:
                     judged.setdefault(key, []).append(float(r["judgment"]))
+        if uses_per_lemma:
+            degree = Counter(use for pair in judged for use in pair)
+            top = {use for use, _ in sorted(degree.items(), key=lambda kv: (-kv[1], kv[0]))[:uses_per_lemma]}
+            judged = {pair: values for pair, values in judged.items() if set(pair) <= top}
         for (a, b), values in sorted(judged.items()):
             pairs.append(WicPair(f"{folder.name}|{a}|{b}", folder.name, uses[a], uses[b],
                                  score=float(statistics.median(values)), source=f"{folder.name}/judgments.csv"))
     return pairs
+
+
+def sample_lemmas(pairs: list[WicPair], n: int, seed: int = 0) -> list[WicPair]:
+    """The pairs of `n` lemmas drawn at random (seeded), in their order."""
+    lemmas = sorted({p.lemma for p in pairs})
+    chosen = set(random.Random(seed).sample(lemmas, min(n, len(lemmas))))
+    return [p for p in pairs if p.lemma in chosen]
