@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _smoke import add_smoke_option, smoke  # noqa: E402
-from _wic_data import DATA, read_dwug, read_wic_en, read_wic_ita  # noqa: E402
+from _wic_data import DATA, read_dwug, read_wic_en, read_wic_ita, sample_lemmas  # noqa: E402
 
 SMOKE_PAIRS = 24
 
@@ -35,9 +35,10 @@ def load() -> str:
     return open("/proc/loadavg").read().split(" ")[0]
 
 
-def wic_ita(root: Path, limit: int | None):
-    """(train, dev, test it-it, test it-en) WiC-ITA pairs: train the ranking rows with the binary labels joined where
-    the binary file has the pair; dev the binary labels with the ranking scores."""
+def wic_ita(root: Path, sizes: argparse.Namespace, limit: int | None):
+    """(train, dev, test it-it, test it-en) WiC-ITA pairs: train the ranking rows (of `sizes.it_lemmas` lemmas drawn
+    at random, or all) with the binary labels joined where the binary file has the pair; dev the binary labels with
+    the ranking scores."""
     from dataclasses import replace
 
     labels = {p.pair_id: p.label for p in read_wic_ita("binary", "train", root)}
@@ -45,8 +46,16 @@ def wic_ita(root: Path, limit: int | None):
     scores = {p.pair_id: p.score for p in read_wic_ita("ranking", "dev", root)}
     dev = [replace(p, score=scores[p.pair_id]) for p in read_wic_ita("binary", "dev", root)]
     tests = read_wic_ita("binary", "test", root), read_wic_ita("binary", "test_eng", root)
+    train = sample_lemmas(train, sizes.it_lemmas) if sizes.it_lemmas else train
     cut = (lambda pairs: pairs[:limit]) if limit else (lambda pairs: pairs)
     return cut(train), cut(dev), cut(tests[0]), cut(tests[1])
+
+
+def wic_en(root: Path, sizes: argparse.Namespace, limit: int | None):
+    """(train, dev) English WiC pairs: train those of `sizes.en_lemmas` lemmas drawn at random (or all)."""
+    train = read_wic_en("train", root)
+    train = sample_lemmas(train, sizes.en_lemmas) if sizes.en_lemmas else train
+    return train[:limit], read_wic_en("dev", root)[:limit]
 
 
 def binary_figures(system, pairs) -> dict[str, float]:
@@ -96,9 +105,9 @@ def make(name: str, context, **values):
     return get_system(name).build(values, context)
 
 
-def goals(root: Path, context, limit: int | None) -> None:
-    train, dev, test_it, test_en = wic_ita(root, limit)
-    en_train, en_dev = read_wic_en("train", root)[:limit], read_wic_en("dev", root)[:limit]
+def goals(root: Path, context, sizes: argparse.Namespace, limit: int | None) -> None:
+    train, dev, test_it, test_en = wic_ita(root, sizes, limit)
+    en_train, en_dev = wic_en(root, sizes, limit)
     for name in ("context-similarity", "pair-fitted"):
         system = make(name, context).fit([p for p in train if p.label is not None] if name == "context-similarity"
                                          else train)
@@ -109,7 +118,7 @@ def goals(root: Path, context, limit: int | None) -> None:
                   f"mean relatedness {np.mean(related):.3f}", flush=True)
         en = make(name, context).fit(en_train)
         print(f"WiC EN dev   {name:<20} {fmt(binary_figures(en, en_dev))}", flush=True)
-    dwug = read_dwug(root / "dwug_en" / "data", lemmas=4 if limit else None)
+    dwug = read_dwug(root / "dwug_en" / "data", lemmas=4 if limit else None, uses_per_lemma=sizes.dwug_uses)
     for name in ("context-similarity", "pair-fitted"):
         print(f"DWUG EN      {name:<20} rho {grouped_rho(make(name, context), dwug):.3f} (5 folds by lemma, "
               f"{len(dwug)} pairs)", flush=True)
@@ -132,9 +141,9 @@ VARIANTS = {  # name -> (system, options): the ideas of the issue, one change at
 }
 
 
-def variants(root: Path, context, limit: int | None, names: list[str] | None) -> None:
-    train, dev, _, _ = wic_ita(root, limit)
-    en_train, en_dev = read_wic_en("train", root)[:limit], read_wic_en("dev", root)[:limit]
+def variants(root: Path, context, sizes: argparse.Namespace, limit: int | None, names: list[str] | None) -> None:
+    train, dev, _, _ = wic_ita(root, sizes, limit)
+    en_train, en_dev = wic_en(root, sizes, limit)
     labelled = [p for p in train if p.label is not None]
     print(f"{'variant':<36} {'IT cv F1':>8} {'IT cv rho':>9} {'IT dev F1':>9} {'IT dev rho':>10} {'EN cv acc':>9} "
           f"{'EN dev acc':>10}")
@@ -164,15 +173,13 @@ def timed(label: str, work) -> None:
     print(f"{label}: {time.perf_counter() - start:.1f} s (load {before} -> {load()}){result or ''}", flush=True)
 
 
-def speed(root: Path, limit: int | None) -> None:
+def speed(root: Path, context, sizes: argparse.Namespace, limit: int | None) -> None:
     from senso.wic.systems.encoder import engine
 
     engine("e5-f32")  # the weights' load is not the work measured
-    train, dev, test_it, test_en = wic_ita(root, limit)
+    train, dev, test_it, test_en = wic_ita(root, sizes, limit)
     labelled = [p for p in train if p.label is not None]
-    context = cold_context("speed")
-    system = make("context-similarity", context)
-    timed(f"context-similarity fit on {len(labelled)} WiC-ITA train pairs, cold", lambda: system.fit(labelled) and None)
+    system = make("context-similarity", context).fit(labelled)  # training vectors from the warm cache
     fresh = make("context-similarity", cold_context("dev"))
     fresh.mean_, fresh.coef_ = system.mean_, system.coef_
     timed(f"context-similarity judge+relate of WiC-ITA dev ({len(dev)} pairs), empty cache",
@@ -183,11 +190,53 @@ def speed(root: Path, limit: int | None) -> None:
           lambda: [fitted.fit(train)] and [fitted.judge(t) + fitted.relate(t) for t in (test_it, test_en)] and None)
 
 
+def lmeval_records(path: Path) -> list[dict]:
+    """lm-eval's `--log_samples` log: per doc its id, (prompt, continuation) requests and log-likelihoods."""
+    import json
+
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        arguments = record["arguments"]
+        requests = [(a["arg_0"], a["arg_1"]) for a in (arguments.values() if isinstance(arguments, dict) else [])] \
+            or [tuple(a[:2]) for a in arguments]
+        out.append({"doc_id": record["doc_id"], "requests": requests,
+                    "loglik": [float(r[0]) for r in record["filtered_resps"]]})
+    return sorted(out, key=lambda r: r["doc_id"])
+
+
+def lmeval_agreement(root: Path, samples: Path, model: str | None) -> None:
+    """pair-lm against lm-eval's log of the yardstick's wic_local task on English WiC dev: the same prompt and
+    continuations, the same answer, and the log-likelihoods' largest difference."""
+    from senso.backends.load import load_model
+    from senso.wic.systems.pair_lm import PairLM
+
+    records = lmeval_records(samples)
+    dev = read_wic_en("dev", root)
+    pairs = [dev[r["doc_id"]] for r in records]
+    system = PairLM(prompt="lmeval-wic")
+    system._lm = load_model(model, "lm")
+    prompts = system.prompts(pairs)
+    same_text = sum([(p.context, c) for c in p.continuations] == r["requests"] for p, r in zip(prompts, records))
+    ours = system.lm.loglikelihood_choices(prompts)
+    same_choice = sum((o[1] > o[0]) == (r["loglik"][1] > r["loglik"][0]) for o, r in zip(ours, records))
+    delta = max(abs(a - b) for o, r in zip(ours, records) for a, b in zip(o, r["loglik"]))
+    print(f"pair-lm vs lm-eval wic_local on {len(records)} English WiC dev pairs ({system.describe()['model']}): "
+          f"same prompt and continuations {same_text}/{len(records)}, same choice {same_choice}/{len(records)}, "
+          f"max |delta log-likelihood| {delta:.2e}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--wic-dir", type=Path, default=Path(os.environ.get("SENSO_WIC_DIR", DATA)))
-    parser.add_argument("--part", choices=("goals", "variants", "speed", "all"), default="all")
+    parser.add_argument("--part", choices=("goals", "variants", "speed", "all", "none"), default="all")
     parser.add_argument("--variant", action="append", help="only this variant (repeatable)")
+    parser.add_argument("--lmeval-samples", type=Path, help="lm-eval's --log_samples log of the yardstick's wic_local "
+                                                          "task on English WiC dev: pair-lm is compared with it")
+    parser.add_argument("--model", default=None, help="pair-lm's model for --lmeval-samples (default: the built-in)")
+    parser.add_argument("--it-lemmas", type=int, default=None, help="WiC-ITA train: the pairs of this many lemmas")
+    parser.add_argument("--en-lemmas", type=int, default=None, help="WiC EN train: the pairs of this many lemmas")
+    parser.add_argument("--dwug-uses", type=int, default=None, help="DWUG: the pairs among each lemma's N most-judged uses")
     add_smoke_option(parser)
     args = smoke(parser.parse_args())
     limit = SMOKE_PAIRS if args.smoke else None
@@ -195,12 +244,14 @@ def main() -> None:
     from senso.wic.systems.context import WicContext
 
     context = WicContext(cache=ResponseCache())
+    if args.lmeval_samples:
+        lmeval_agreement(args.wic_dir, args.lmeval_samples, args.model)
     if args.part in ("speed", "all"):
-        speed(args.wic_dir, limit)
+        speed(args.wic_dir, context, args, limit)
     if args.part in ("goals", "all"):
-        goals(args.wic_dir, context, limit)
+        goals(args.wic_dir, context, args, limit)
     if args.part in ("variants", "all"):
-        variants(args.wic_dir, context, limit, args.variant)
+        variants(args.wic_dir, context, args, limit, args.variant)
 
 
 if __name__ == "__main__":

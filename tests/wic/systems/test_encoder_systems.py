@@ -45,6 +45,8 @@ def test_pair_fitted_learns_from_labels_and_scores(toy, wic_context):
     assert p[gold == 1].mean() > p[gold == 0].mean() and related[gold == 1].mean() > related[gold == 0].mean()
     assert set(system.chosen_) == {"C", "alpha"}
     assert len(system.feature_names) == system.features(held).shape[1]
+    again = pickle.loads(pickle.dumps(system))  # the run's cache is left behind, what was fit kept
+    assert again.judge(held) == list(p) and again.relate(held) == list(related)
 
 
 def test_cross_fitted_scores_every_pair_by_a_model_that_never_saw_its_lemma(toy, wic_context):

@@ -48,6 +48,10 @@ class EncoderOptions(Configurable):
     def describe_encoder(self, encoder: UsageEncoder) -> dict[str, Any]:
         return {"encoder": "multilingual-e5-small", "fingerprint": encoder.fingerprint}
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What a pickle keeps: the options and what was fit, not the run's cache or the encoder's memo."""
+        return {**self.__dict__, "_context": None, "_encoder": None}
+
 
 @dataclass
 class ContextSimilarity(EncoderOptions):

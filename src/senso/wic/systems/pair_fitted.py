@@ -107,12 +107,13 @@ class PairFitted(ContextSimilarity):
         x = self.features(pairs)
         if self.regressor_ is None:
             return [float(v) for v in self.classifier_.decision_function(x)]
-        if hasattr(self.regressor_, "f_"):  # isotonic: a map of the classifier's log-odds
+        if self.graded == "isotonic" and self.classifier_ is not None:  # a map of the classifier's log-odds
             return [float(v) for v in self.regressor_.predict(self.classifier_.decision_function(x))]
         return [float(v) for v in self.regressor_.predict(x)]
 
     def describe(self) -> dict[str, Any]:
-        return {**super().describe(), "system": NAME, "features": self.feature_names, "chosen": dict(self.chosen_),
+        return {"system": NAME, **self.describe_encoder(self.encoder_), "layers": list(self.layers),
+                "centre": self.centre, "features": self.feature_names, "chosen": dict(self.chosen_),
                 "graded": self.graded if self.regressor_ is not None else "log-odds"}
 
     @property

@@ -94,6 +94,10 @@ class PairLM(Configurable):
         self._context, self._lm = context, None
         return self
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What a pickle keeps: the options and the exemplars, not the run's context or its loaded model."""
+        return {**self.__dict__, "_context": None, "_lm": None}
+
     @property
     def lm(self) -> Any:
         if self._lm is None:
