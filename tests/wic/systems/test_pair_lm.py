@@ -103,3 +103,25 @@ def test_a_real_lm_runs_the_protocol(tiny_model):
     p = system.judge(toy_pairs()[:4])
     assert len(p) == 4 and all(0 < v < 1 for v in p)
     assert system.describe()["model"] == system._lm.fingerprint
+
+
+LMEVAL_WIC = REPO_ROOT / "tests" / "fixtures" / "lmeval" / "samples_wic_local_2026-12-06T04-33-34.639582.jsonl"
+
+
+def test_the_built_in_model_answers_as_lmeval_did(data_dir, default_lm):
+    """lm-eval 0.4.13's log (the yardstick's wic_local task, the converted Gemma-3-270M, float32, its first 8 English
+    WiC dev documents): the same requests, the same answer, log-likelihoods within float tolerance."""
+    import json
+
+    records = [json.loads(line) for line in LMEVAL_WIC.read_text(encoding="utf-8").splitlines()]
+    dev = wic_data().read_wic_en("dev", data_dir / "wic")
+    system = PairLM(prompt="lmeval-wic")
+    system._lm = default_lm
+    prompts = system.prompts([dev[r["doc_id"]] for r in records])
+    ours = default_lm.loglikelihood_choices(prompts)
+    for prompt, logprobs, record in zip(prompts, ours, records):
+        requests = [(a["arg_0"], a["arg_1"]) for a in record["arguments"].values()]
+        assert requests == [(prompt.context, c) for c in prompt.continuations]
+        theirs = [r[0] for r in record["filtered_resps"]]
+        assert logprobs == pytest.approx(theirs, abs=1e-3)
+        assert system.decide(p_same(logprobs)) == (theirs[1] > theirs[0])

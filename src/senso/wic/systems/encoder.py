@@ -39,7 +39,9 @@ def engine(name: str) -> Any:
     return E5F32(exact=name == "e5-f64")
 
 
+@functools.lru_cache(maxsize=4)
 def engine_fingerprint(name: str) -> str:
+    """What fixes the vectors of engine `name` (looked up once per process: package metadata is slow to read)."""
     from senso.backends.e5_f32 import engine_fingerprint as f32, exact_fingerprint
 
     return exact_fingerprint() if name == "e5-f64" else f32()
