@@ -118,7 +118,8 @@ def goals(root: Path, context, sizes: argparse.Namespace, limit: int | None) -> 
                   f"mean relatedness {np.mean(related):.3f}", flush=True)
         en = make(name, context).fit(en_train)
         print(f"WiC EN dev   {name:<20} {fmt(binary_figures(en, en_dev))}", flush=True)
-    dwug = read_dwug(root / "dwug_en" / "data", lemmas=4 if limit else None, uses_per_lemma=sizes.dwug_uses)
+    dwug = read_dwug(root / "dwug_en" / "data", lemmas=4 if limit else None,
+                     uses_per_lemma=6 if limit else sizes.dwug_uses)
     for name in ("context-similarity", "pair-fitted"):
         print(f"DWUG EN      {name:<20} rho {grouped_rho(make(name, context), dwug):.3f} (5 folds by lemma, "
               f"{len(dwug)} pairs)", flush=True)
@@ -240,6 +241,8 @@ def main() -> None:
     add_smoke_option(parser)
     args = smoke(parser.parse_args())
     limit = SMOKE_PAIRS if args.smoke else None
+    if args.smoke:  # the goals' code path on the first pairs of each set (the variants and speed parts share it)
+        args.part, args.en_lemmas, args.it_lemmas = "goals", None, None
     from senso.core.cache import ResponseCache
     from senso.wic.systems.context import WicContext
 

@@ -33,8 +33,8 @@ def test_judging_before_fit_says_so(toy, wic_context):
     with pytest.raises(SensoError, match="must be fit on training pairs before judging"):
         ContextSimilarity().judge(toy[:2])
     with pytest.raises(SensoError, match="must be fit"):
-        ContextSimilarity().relate(toy[:2])  # centring's offset comes from the training rows
-    assert len(ContextSimilarity(centre=False).bind(wic_context).relate(toy[:2])) == 2
+        ContextSimilarity(centre=True).relate(toy[:2])  # centring's offset comes from the training rows
+    assert len(ContextSimilarity().bind(wic_context).relate(toy[:2])) == 2
 
 
 def test_pair_fitted_learns_from_labels_and_scores(toy, wic_context):

@@ -22,9 +22,9 @@ from senso.wic.systems.encoder import ENGINES, PREFIXES, WINDOW_TOKENS, UsageEnc
 from senso.wic.systems.features import check_layers, encode_pairs, target_cosines, target_mean
 
 NAME = "context-similarity"
-# Chosen by grouped (leave-lemma-out) CV on WiC-ITA's and English WiC's training rows (benchmarks/wic_systems.py
-# --variants): the upper-middle layers carry the word's sense best; the last ones drift toward the sentence.
-DEFAULT_LAYERS = (6, 7, 8, 9)
+# The last layer alone, uncentred: on WiC-ITA and English WiC dev it beat layers 6-9 and 1-12, centred or not
+# (docs/benchmarks.md, "Word in context: the systems").
+DEFAULT_LAYERS = (12,)
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
@@ -59,7 +59,7 @@ class ContextSimilarity(EncoderOptions):
 
     layers: tuple[int, ...] = param(DEFAULT_LAYERS, "encoder layers whose target cosines are averaged (0: the "
                                                     "embeddings, 12: the last)")
-    centre: bool = param(True, "subtract the training usages' mean target vector per layer before the cosine")
+    centre: bool = param(False, "subtract the training usages' mean target vector per layer before the cosine")
     mean_: np.ndarray | None = field(default=None, init=False, repr=False)
     coef_: tuple[float, float] | None = field(default=None, init=False, repr=False)  # slope, intercept
     _context: WicContext | None = field(default=None, init=False, repr=False)

@@ -42,6 +42,7 @@ class PairFitted(ContextSimilarity):
     """Logistic (binary) and ridge or isotonic (graded) on pair features; see the module's docstring."""
 
     layers: tuple[int, ...] = param(ALL_LAYERS, "encoder layers whose target (and sentence) cosines are features")
+    centre: bool = param(True, "subtract the training usages' mean target vector per layer before the cosines")
     sentence: bool = param(True, "the sentences' cosines at the same layers as features")
     lemma_stats: bool = param(True, "each target cosine beside its lemma's mean over the pairs scored together")
     vectors: bool = param(False, "the product and |difference| of the target vectors at vector_layer as features")
