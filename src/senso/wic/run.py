@@ -15,15 +15,16 @@ from typing import Any
 from senso.core.errors import SensoError
 from senso.core.evaluation import Scored, describe_user_system, user_system_name
 from senso.core.options import RunOptions
+from senso.core.system_row import refuse_unread_flags, unknown_system
 from senso.wic.items import WicPair
 from senso.wic.scoring import WicSample, by_langs, calibration, metrics_for
 from senso.wic.submission import SUBMITTED, answer_files
-from senso.wic.systems.row import SystemContext, WicSystem
+from senso.wic.systems.context import WicContext
+from senso.wic.systems.row import WicSystem
 from senso.wic.taskfile import PairsTask, parse_task_file, shipped_task
 
 FAMILY = "wic"
 FOLDS = 5  # leave-lemma-out folds of a fitted system scored on its own training data
-MODEL_FLAGS = ("model", "backend", "base_url", "embedder", "generator", "image_model")  # read only by systems that say
 
 
 def pairs_task(name: str) -> PairsTask:
@@ -63,12 +64,9 @@ def _system_row(options: RunOptions) -> WicSystem:
     systems = registered()
     name = options.system or DEFAULT_SYSTEM
     if name not in systems:
-        raise SensoError(f"unknown word-in-context system {name!r}; choose from {', '.join(systems)}")
-    row = systems[name]
-    for flag in MODEL_FLAGS:
-        if getattr(options, flag) is not None and flag not in row.flags:
-            raise SensoError(f"--{flag.replace('_', '-')}: {name} does not read it (leave it out)")
-    return row
+        raise unknown_system("word-in-context", name, systems)
+    refuse_unread_flags(options, systems[name].flags, f"--system {name}")
+    return systems[name]
 
 
 def _check_user_system(system: Any, task: PairsTask) -> None:
@@ -114,7 +112,7 @@ def prepare(options: RunOptions, context: Any) -> "WicPlan":
     if context.system is not None:  # a researcher's object: refitted on each fold
         system, name, fresh = context.system, user_system_name(context.system), lambda: context.system
     else:
-        built = SystemContext(options=options, models=context.models, cache=context.cache, task=checked.task)
+        built = WicContext(cache=context.cache, models=context.models, options=options, task=checked.task)
         fresh = lambda: checked.row.make(checked.values, built)
         system, name = fresh(), checked.row.name
     files = list(dict.fromkeys(Path(p.source.rpartition(", ")[0]) for p in checked.pairs))  # each file read
