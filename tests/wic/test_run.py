@@ -75,10 +75,23 @@ def test_a_graded_task_on_its_training_split_is_leave_lemma_out(mini):
 def test_options_it_does_not_read_are_refused(mini):
     with pytest.raises(SensoError, match="mini-binary has no split 'val' \\(split\\); choose from train, dev, test"):
         senso.evaluate(mini["binary"], split="val")
-    with pytest.raises(SensoError, match="unknown word-in-context system 'nope'; choose from word-overlap"):
+    with pytest.raises(SensoError, match="unknown word-in-context system 'nope'; choose from pair-fitted, "
+                                         "context-similarity, pair-lm, word-overlap, lemma-prior, submission"):
         senso.evaluate(mini["binary"], system="nope")
-    with pytest.raises(SensoError, match="embedder"):
+    with pytest.raises(SensoError, match="embedder is not used by .*system word-overlap"):
         senso.evaluate(mini["binary"], system="word-overlap", embedder="e5-f64")
+    with pytest.raises(SensoError, match="model is not used by .*system context-similarity"):
+        senso.evaluate(mini["binary"], system="context-similarity", model="gemma3-270m")
+
+
+@pytest.mark.parametrize("task, split, evaluation", [("binary", "dev", "fitted on train"),
+                                                     ("ranking", "train", "leave-lemma-out")])
+def test_the_default_system_is_the_encoder_pair_model_fit_by_the_run(mini, task, split, evaluation):
+    result = senso.evaluate(mini[task], split=split)
+    assert result.system == "pair-fitted" and result.results["evaluation"].startswith(evaluation)
+    assert result.results["model"]["encoder"] == "multilingual-e5-small"
+    answers = [s.p_same if task == "binary" else s.relatedness for s in result.samples]
+    assert all(a is not None for a in answers) and len(set(answers)) > 1
 
 
 def test_the_command_line_runs_reports_compares_and_exports(mini, tmp_path):

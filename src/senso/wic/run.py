@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from senso.core.errors import SensoError
-from senso.core.evaluation import Scored, describe_user_system, user_system_name
+from senso.core.evaluation import Scored
+from senso.core.user_system import describe_user_system, user_system_name
 from senso.core.options import RunOptions
 from senso.core.system_row import refuse_unread_flags, unknown_system
 from senso.wic.items import WicPair
