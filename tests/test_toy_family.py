@@ -702,7 +702,7 @@ def test_a_researchers_system_follows_the_toy_protocol(toy):
 
 
 def test_it_is_found_through_its_entry_point_after_senso_s_own(toy):
-    assert [family.name for family in catalog.families()] == ["likert", "admire", FAMILY]
+    assert [family.name for family in catalog.families()] == ["likert", "admire", "wic", FAMILY]
     assert catalog.task_for(TASK) is TOY_TASK and catalog.TASK_FILE_KINDS[FILE_KIND] is TOY_FILE
     assert catalog.load_installed() == []  # found once
 
