@@ -1,53 +1,35 @@
-"""Small readers of the three word-in-context data sets (English WiC, WiC-ITA, DWUG EN) into WicPair lists, for the
-systems' benchmarks and tests (the family's own readers, with their checks and messages, are what runs use)."""
+"""The three word-in-context data sets (English WiC, WiC-ITA, DWUG EN) as WicPair lists for the systems' benchmarks
+and tests: WiC and WiC-ITA through the family's readers (`senso.wic.data.read_split` on the shipped tasks); DWUG
+through a reader of its own that can keep each lemma's most-judged uses (a sample the family's reader does not
+draw)."""
 
 from __future__ import annotations
 
 import csv
-import json
 import random
 import statistics
 from collections import Counter
 from pathlib import Path
 
+from senso.wic.data import read_split
 from senso.wic.items import Usage, WicPair
+from senso.wic.taskfile import shipped_task
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "wic"
 
 
-def _token_span(sentence: str, index: int) -> tuple[int, int]:
-    """Character span of whitespace token `index` (as lm-eval's wic_local task computes it)."""
-    tokens = sentence.split(" ")
-    start = len(" ".join(tokens[:index])) + (1 if index else 0)
-    return start, start + len(tokens[index])
-
-
 def read_wic_en(split: str, root: Path = DATA) -> list[WicPair]:
-    folder = root / "en" / split
-    lines = (folder / f"{split}.data.txt").read_text(encoding="utf-8").splitlines()
-    gold_file = folder / f"{split}.gold.txt"
-    gold = gold_file.read_text(encoding="utf-8").split() if gold_file.exists() else [None] * len(lines)
-    pairs = []
-    for row, (line, label) in enumerate(zip(lines, gold), start=1):
-        lemma, _pos, indices, s1, s2 = line.split("\t")
-        i1, i2 = (int(x) for x in indices.split("-"))
-        first, second = Usage(s1, *_token_span(s1, i1), "en"), Usage(s2, *_token_span(s2, i2), "en")
-        pairs.append(WicPair(f"{split}.{row - 1}", lemma, first, second, None if label is None else int(label == "T"),
-                             source=f"{split}.data.txt row {row}"))
-    return pairs
+    """English WiC's `split` through the family's reader (`root`: the data folder's wic/)."""
+    return read_split(shipped_task("wic-en"), split, root.parent)
 
 
 def read_wic_ita(task: str, name: str, root: Path = DATA) -> list[WicPair]:
-    """`task`: binary or ranking; `name`: train, dev, test or test_eng."""
-    path = root / "it" / task / f"{name}.jsonl"
-    pairs = []
-    for row, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        d = json.loads(line)
-        second_lang = "en" if name.endswith("_eng") else "it"
-        pairs.append(WicPair(d["id"], d.get("lemma") or d["lemma1"],
-                             Usage(d["sentence1"], d["start1"], d["end1"], "it"),
-                             Usage(d["sentence2"], d["start2"], d["end2"], second_lang),
-                             d.get("label"), d.get("score"), source=f"{path.name} row {row}"))
+    """`task`: binary or ranking; `name`: train, dev, test or test_eng (the family's test split holds both test
+    files, the Italian one first: test_eng is its second part)."""
+    pairs = read_split(shipped_task(f"wicita-{task}"), "test" if name == "test_eng" else name, root.parent)
+    if name.startswith("test"):
+        english = [p.second.lang == "en" for p in pairs]
+        pairs = [p for p, eng in zip(pairs, english) if eng == (name == "test_eng")]
     return pairs
 
 
