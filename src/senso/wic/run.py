@@ -223,7 +223,7 @@ class WicPlan:
         return samples
 
     def score(self, answers: Answers) -> Scored:
-        from senso.core.overlap import overlap_summary
+        from senso.core.overlap import overlap_record
 
         task, names = self.checked.task, self.checked.task.metric_names
         samples = self._samples(answers)
@@ -231,14 +231,12 @@ class WicPlan:
                                   "wic_task": {"name": task.name, "gold": task.gold, "scale": task.scale,
                                                "same": task.same, "different": task.different,
                                                "published": task.published, "train": task.train}}
-        if answers.seen is not None:
-            overlaps = [{"lemma": seen} for seen in answers.seen]
-            record["overlap"] = overlap_summary(overlaps, ["lemma"], f"{task.name} {task.train}", {"lemma": "its lemma"},
-                                                scored=any(s.label is not None or s.score is not None for s in samples))
-            unseen = [s for s in samples if not s.seen]
-            if len(unseen) < len(samples):
-                record["unseen"] = {"n": len(unseen), **{k: v.to_json() for k, v in
-                                                         metrics_for(unseen, names, self.seed).items()}}
+        if answers.seen is not None:  # a fitted system: the pairs whose lemma it never saw are the headline
+            scored = any(s.label is not None or s.score is not None for s in samples)
+            metrics_of = ((lambda indices: metrics_for([samples[i] for i in indices], names, self.seed))
+                          if scored and any(answers.seen) else None)
+            record.update(overlap_record([{"lemma": seen} for seen in answers.seen], ["lemma"],
+                                         f"{task.name} {task.train}", {"lemma": "its lemma"}, metrics_of))
         calibrated = calibration(samples, self.seed) if task.binary else None
         if calibrated is not None:
             record["calibration"] = calibrated
