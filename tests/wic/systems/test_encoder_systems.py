@@ -83,3 +83,12 @@ def test_registry_makes_each_system_bound_to_a_context():
         assert getattr(system, "_context", context) is context
     assert set(WIC_SYSTEMS) == {"word-overlap", "lemma-prior", "context-similarity", "pair-fitted", "pair-lm"}
     assert DEFAULT_SYSTEM == "pair-fitted"
+
+
+def test_the_systems_of_one_run_share_its_encoder():
+    context = WicContext()
+    first, second = (WIC_SYSTEMS["pair-fitted"].make({}, context) for _ in range(2))
+    assert first.encoder_ is second.encoder_  # each leave-lemma-out fold's copy reads the same memo
+    assert WIC_SYSTEMS["context-similarity"].make({}, context).encoder_ is first.encoder_
+    assert WIC_SYSTEMS["context-similarity"].make({"prefix": "none"}, context).encoder_ is not first.encoder_
+    assert ContextSimilarity().encoder_ is not ContextSimilarity().encoder_  # no run: each its own

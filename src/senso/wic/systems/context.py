@@ -8,7 +8,7 @@ the Likert systems load theirs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from senso.core.errors import SensoError
@@ -19,12 +19,14 @@ from senso.wic.items import WicPair
 class WicContext:
     """A run's shared resources: `cache` (a ResponseCache or None), `models` (the call's ModelPool or None),
     `options` (the RunOptions whose model fields name the LM; None: the built-in model) and `task` (the run's
-    `senso.wic.taskfile.PairsTask`; None outside a run)."""
+    `senso.wic.taskfile.PairsTask`; None outside a run). `encoders` holds the run's usage encoders by their
+    settings, so the systems of one run (a copy per leave-lemma-out fold) encode each usage once."""
 
     cache: Any = None
     models: Any = None
     options: Any = None
     task: Any = None
+    encoders: dict = field(default_factory=dict, repr=False)
 
     @property
     def open_cache(self) -> Any:

@@ -42,8 +42,13 @@ class EncoderOptions(Configurable):
                         minimum=8)
 
     def usage_encoder(self, context: WicContext | None) -> UsageEncoder:
-        cache = context.open_cache if context is not None else None
-        return UsageEncoder(self.encoder, self.prefix, self.window, cache)
+        """The encoder of these settings: the run's own (shared by its systems), else one of this system's."""
+        if context is None:
+            return UsageEncoder(self.encoder, self.prefix, self.window, None)
+        settings = (self.encoder, self.prefix, self.window)
+        if settings not in context.encoders:
+            context.encoders[settings] = UsageEncoder(*settings, context.open_cache)
+        return context.encoders[settings]
 
     def describe_encoder(self, encoder: UsageEncoder) -> dict[str, Any]:
         return {"encoder": "multilingual-e5-small", "fingerprint": encoder.fingerprint}
