@@ -128,3 +128,19 @@ def test_the_command_line_runs_reports_compares_and_exports(mini, tmp_path):
     assert len(rows) == 2 * 24 and {r["system"] for r in rows} == {"word-overlap", "lemma-prior"}
     table = senso.results_table([tmp_path / "word-overlap", tmp_path / "lemma-prior"])
     assert len(table) >= 2
+
+
+class SaysYes:
+    """A language model that finds " yes" (and " sì") likelier than " no" for every pair."""
+
+    fingerprint = "says-yes"
+
+    def loglikelihood_choices(self, prompts):
+        return [[-2.0, -1.0] for _ in prompts]
+
+
+def test_pair_lm_keeps_no_lemma_it_answers_so_no_pair_is_seen(mini):
+    result = senso.evaluate(mini["binary"], system="pair-lm", model=SaysYes(), split="dev")
+    assert result.system == "pair-lm" and "never of the scored pair's lemma" in result.results["evaluation"]
+    assert "unseen" not in result.results and "overlap" not in result.results
+    assert {s.decision for s in result.samples} == {1} and result.metrics["accuracy"].value > 0

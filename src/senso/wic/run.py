@@ -189,6 +189,9 @@ class WicPlan:
             return Answers(*self._answer(system, pairs), "no training (the system learns nothing)")
         if train is not None:
             system.fit(train)
+            if self.checked.row is not None and not self.checked.row.learns_lemmas:
+                return Answers(*self._answer(system, pairs), f"fitted on {self.checked.task.train} (what it keeps "
+                               "of it is never of the scored pair's lemma)")
             lemmas = {p.lemma for p in train}
             return Answers(*self._answer(system, pairs), f"fitted on {self.checked.task.train}",
                            seen=[p.lemma in lemmas for p in pairs])

@@ -22,7 +22,7 @@ WIC_SYSTEMS: dict[str, WicSystem] = {s.name: s for s in (
                                   "training rows", ContextSimilarity),
     WicSystem(PAIR_LM, "the likelihood protocol: P(yes) to 'is the word used in the same way?' under a language "
                        "model (--model; lm-eval's wic prompt for English, an Italian one for WiC-ITA)", PairLM,
-              flags=("model", "backend", "base_url")),
+              flags=("model", "backend", "base_url"), learns_lemmas=False),
     WicSystem("word-overlap", "baseline: the two sentences' shared words (Jaccard) as relatedness, a threshold "
                               "fitted on the training rows for same/different", WordOverlap),
     WicSystem("lemma-prior", "baseline: the share of same-meaning pairs (or mean score) of the lemma in the "
