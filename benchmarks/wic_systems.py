@@ -4,9 +4,9 @@
 
 - `goals`: WiC-ITA dev (binary macro F1, ranking Spearman; it-en: no gold exists, so its predicted-positive rate and
   the mean similarity beside it-it's, on the test inputs), English WiC dev accuracy, DWUG EN pair-level Spearman
-  (5 folds grouped by lemma), for context-similarity and pair-fitted (fit on train, scored on dev once);
+  (5 folds grouped by lemma), for target-similarity and pair-fitted (fit on train, scored on dev once);
 - `variants`: the ideas, each measured by grouped (leave-lemma-out) CV on the training rows, then on dev;
-- `speed`: WiC-ITA dev through context-similarity from an empty cache (fit's training vectors cached first, and
+- `speed`: WiC-ITA dev through target-similarity from an empty cache (fit's training vectors cached first, and
   from nothing at all), and the whole WiC-ITA test (1,000 pairs) through pair-fitted including its fit, cold.
 Every time is printed with the machine's load (/proc/loadavg) before and after.
 
@@ -107,8 +107,8 @@ def make(name: str, context, **values):
 def goals(root: Path, context, sizes: argparse.Namespace, limit: int | None) -> None:
     train, dev, test_it, test_en = wic_ita(root, sizes, limit)
     en_train, en_dev = wic_en(root, sizes, limit)
-    for name in ("context-similarity", "pair-fitted"):
-        system = make(name, context).fit([p for p in train if p.label is not None] if name == "context-similarity"
+    for name in ("target-similarity", "pair-fitted"):
+        system = make(name, context).fit([p for p in train if p.label is not None] if name == "target-similarity"
                                          else train)
         print(f"WiC-ITA dev  {name:<20} {fmt(binary_figures(system, dev))}", flush=True)
         for label, pairs in (("it-it", test_it), ("it-en", test_en)):
@@ -119,19 +119,19 @@ def goals(root: Path, context, sizes: argparse.Namespace, limit: int | None) -> 
         print(f"WiC EN dev   {name:<20} {fmt(binary_figures(en, en_dev))}", flush=True)
     dwug = read_dwug(root / "dwug_en" / "data", lemmas=4 if limit else None,
                      uses_per_lemma=6 if limit else sizes.dwug_uses)
-    for name in ("context-similarity", "pair-fitted"):
+    for name in ("target-similarity", "pair-fitted"):
         print(f"DWUG EN      {name:<20} rho {grouped_rho(make(name, context), dwug):.3f} (5 folds by lemma, "
               f"{len(dwug)} pairs)", flush=True)
 
 
 VARIANTS = {  # name -> (system, options): the ideas of the issue, one change at a time from the defaults
-    "cos layer 12 only": ("context-similarity", {"layers": (12,), "centre": False}),
-    "cos layers 6-9": ("context-similarity", {"centre": False}),
-    "cos layers 6-9 centred": ("context-similarity", {}),
-    "cos layers 3-12 centred": ("context-similarity", {"layers": tuple(range(3, 13))}),
-    "cos layers 6-9 centred, passage": ("context-similarity", {"prefix": "passage"}),
-    "cos layers 6-9 centred, no prefix": ("context-similarity", {"prefix": "none"}),
-    "cos layers 6-9 centred, window 64": ("context-similarity", {"window": 64}),
+    "cos layer 12 only": ("target-similarity", {"layers": (12,), "centre": False}),
+    "cos layers 6-9": ("target-similarity", {"centre": False}),
+    "cos layers 6-9 centred": ("target-similarity", {}),
+    "cos layers 3-12 centred": ("target-similarity", {"layers": tuple(range(3, 13))}),
+    "cos layers 6-9 centred, passage": ("target-similarity", {"prefix": "passage"}),
+    "cos layers 6-9 centred, no prefix": ("target-similarity", {"prefix": "none"}),
+    "cos layers 6-9 centred, window 64": ("target-similarity", {"window": 64}),
     "fitted: target cos only": ("pair-fitted", {"sentence": False, "lemma_stats": False, "centre": False}),
     "fitted: + centred": ("pair-fitted", {"sentence": False, "lemma_stats": False}),
     "fitted: + sentence cos": ("pair-fitted", {"lemma_stats": False}),
@@ -152,7 +152,7 @@ def variants(root: Path, context, sizes: argparse.Namespace, limit: int | None, 
             continue
         it_cv = grouped_binary(make(name, context, **values), labelled)
         it_rho = grouped_rho(make(name, context, **values), train)
-        it_dev = binary_figures(make(name, context, **values).fit(labelled if name == "context-similarity" else train), dev)
+        it_dev = binary_figures(make(name, context, **values).fit(labelled if name == "target-similarity" else train), dev)
         en_cv = grouped_binary(make(name, context, **values), en_train)
         en_dev_fig = binary_figures(make(name, context, **values).fit(en_train), en_dev)
         print(f"{label:<36} {it_cv['cv_macroF1']:>8.3f} {it_rho:>9.3f} {it_dev['macroF1']:>9.3f} {it_dev['rho']:>10.3f} "
@@ -179,10 +179,10 @@ def speed(root: Path, context, sizes: argparse.Namespace, limit: int | None) -> 
     engine("e5-f32")  # the weights' load is not the work measured
     train, dev, test_it, test_en = wic_ita(root, sizes, limit)
     labelled = [p for p in train if p.label is not None]
-    system = make("context-similarity", context).fit(labelled)  # training vectors from the warm cache
-    fresh = make("context-similarity", cold_context("dev"))
+    system = make("target-similarity", context).fit(labelled)  # training vectors from the warm cache
+    fresh = make("target-similarity", cold_context("dev"))
     fresh.mean_, fresh.coef_ = system.mean_, system.coef_
-    timed(f"context-similarity judge+relate of WiC-ITA dev ({len(dev)} pairs), empty cache",
+    timed(f"target-similarity judge+relate of WiC-ITA dev ({len(dev)} pairs), empty cache",
           lambda: f"; macroF1 {binary_figures(fresh, dev)['macroF1']:.3f}")
     fitted = make("pair-fitted", cold_context("test"))
     timed(f"pair-fitted fit on {len(train)} train pairs + judge and relate of WiC-ITA test "

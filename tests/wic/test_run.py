@@ -76,12 +76,12 @@ def test_options_it_does_not_read_are_refused(mini):
     with pytest.raises(SensoError, match="mini-binary has no split 'val' \\(split\\); choose from train, dev, test"):
         senso.evaluate(mini["binary"], split="val")
     with pytest.raises(SensoError, match="unknown word-in-context system 'nope'; choose from pair-fitted, "
-                                         "context-similarity, pair-lm, word-overlap, lemma-prior, submission"):
+                                         "target-similarity, pair-lm, word-overlap, lemma-prior, submission"):
         senso.evaluate(mini["binary"], system="nope")
     with pytest.raises(SensoError, match="embedder is not used by .*system word-overlap"):
         senso.evaluate(mini["binary"], system="word-overlap", embedder="e5-f64")
-    with pytest.raises(SensoError, match="model is not used by .*system context-similarity"):
-        senso.evaluate(mini["binary"], system="context-similarity", model="gemma3-270m")
+    with pytest.raises(SensoError, match="model is not used by .*system target-similarity"):
+        senso.evaluate(mini["binary"], system="target-similarity", model="gemma3-270m")
 
 
 @pytest.mark.parametrize("task, split, evaluation", [("binary", "dev", "fitted on train"),

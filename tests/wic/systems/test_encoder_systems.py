@@ -1,4 +1,4 @@
-"""context-similarity and pair-fitted on hand-made pairs of two senses of four words: fit, judge, relate, their
+"""target-similarity and pair-fitted on hand-made pairs of two senses of four words: fit, judge, relate, their
 options (scikit-learn's protocol) and their errors."""
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def test_registry_makes_each_system_bound_to_a_context():
         system = row.make({}, context)
         assert type(system) is row.options and set(row.params.names) <= set(system.get_params())
         assert getattr(system, "_context", context) is context
-    assert set(WIC_SYSTEMS) == {"word-overlap", "lemma-prior", "context-similarity", "pair-fitted", "pair-lm"}
+    assert set(WIC_SYSTEMS) == {"word-overlap", "lemma-prior", "target-similarity", "pair-fitted", "pair-lm"}
     assert DEFAULT_SYSTEM == "pair-fitted"
 
 
@@ -89,6 +89,6 @@ def test_the_systems_of_one_run_share_its_encoder():
     context = WicContext()
     first, second = (WIC_SYSTEMS["pair-fitted"].make({}, context) for _ in range(2))
     assert first.encoder_ is second.encoder_  # each leave-lemma-out fold's copy reads the same memo
-    assert WIC_SYSTEMS["context-similarity"].make({}, context).encoder_ is first.encoder_
-    assert WIC_SYSTEMS["context-similarity"].make({"prefix": "none"}, context).encoder_ is not first.encoder_
+    assert WIC_SYSTEMS["target-similarity"].make({}, context).encoder_ is first.encoder_
+    assert WIC_SYSTEMS["target-similarity"].make({"prefix": "none"}, context).encoder_ is not first.encoder_
     assert ContextSimilarity().encoder_ is not ContextSimilarity().encoder_  # no run: each its own

@@ -1,4 +1,4 @@
-"""`context-similarity`: how alike the target word's contextual vectors are in the two sentences.
+"""`target-similarity`: how alike the target word's contextual vectors are in the two sentences.
 
 The target's vector in each sentence is the mean of its sub-word states in the shipped multilingual encoder
 (multilingual-e5-small) at each declared layer; the pair's similarity is their cosine averaged over those layers
@@ -21,7 +21,7 @@ from senso.wic.systems.context import WicContext, check_pairs, not_fitted
 from senso.wic.systems.encoder import ENGINES, PREFIXES, WINDOW_TOKENS, UsageEncoder, engine
 from senso.wic.systems.features import check_layers, encode_pairs, target_cosines, target_mean
 
-NAME = "context-similarity"
+NAME = "target-similarity"
 # The last layer alone, uncentred: on WiC-ITA and English WiC dev it beat layers 6-9 and 1-12, centred or not
 # (docs/benchmarks.md, "Word in context: the systems").
 DEFAULT_LAYERS = (12,)

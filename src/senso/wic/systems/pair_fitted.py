@@ -2,7 +2,7 @@
 
 Features (each on or off by an option; benchmarks/wic_systems.py --variants measures them):
 - the target's cosine at each of `layers` (after centring by the training usages' mean target vector, as in
-  context-similarity: "all-but-the-top");
+  target-similarity: "all-but-the-top");
 - `sentence`: the two sentences' cosine (mean-pooled states) at each of `layers`;
 - `lemma_stats`: each target cosine minus the mean over the pairs of its lemma among those scored together (a
   lemma whose usages are all alike is not read as one sense: no gold is read, so nothing leaks);
