@@ -50,6 +50,8 @@ class Smoke:
 
 
 SMOKES = {
+    "wic_systems.py": Smoke((r"^WiC-ITA dev  target-similarity +acc \d", r"^WiC EN dev   pair-fitted +acc \d",
+                             r"^DWUG EN      pair-fitted +rho "), data=False),
     "abricot_dtype.py": Smoke((r"^CPU bfloat16 support: ", r"^abricot-inc calamita: same argmax \d/2; mean \|Δ log-prob\| ")),
     "abricot_ridge.py": Smoke((rf"^n = \d+ items, {ABRICOT_LEMMAS} lemmas", r"^abricot-inc\n  r\(label, gold label\) \[official\] +-?\d",
                                r"^time, both tasks: cold ")),

@@ -75,10 +75,23 @@ def test_a_graded_task_on_its_training_split_is_leave_lemma_out(mini):
 def test_options_it_does_not_read_are_refused(mini):
     with pytest.raises(SensoError, match="mini-binary has no split 'val' \\(split\\); choose from train, dev, test"):
         senso.evaluate(mini["binary"], split="val")
-    with pytest.raises(SensoError, match="unknown word-in-context system 'nope'; choose from word-overlap"):
+    with pytest.raises(SensoError, match="unknown word-in-context system 'nope'; choose from pair-fitted, "
+                                         "target-similarity, pair-lm, word-overlap, lemma-prior, submission"):
         senso.evaluate(mini["binary"], system="nope")
-    with pytest.raises(SensoError, match="embedder"):
+    with pytest.raises(SensoError, match="embedder is not used by .*system word-overlap"):
         senso.evaluate(mini["binary"], system="word-overlap", embedder="e5-f64")
+    with pytest.raises(SensoError, match="model is not used by .*system target-similarity"):
+        senso.evaluate(mini["binary"], system="target-similarity", model="gemma3-270m")
+
+
+@pytest.mark.parametrize("task, split, evaluation", [("binary", "dev", "fitted on train"),
+                                                     ("ranking", "train", "leave-lemma-out")])
+def test_the_default_system_is_the_encoder_pair_model_fit_by_the_run(mini, task, split, evaluation):
+    result = senso.evaluate(mini[task], split=split)
+    assert result.system == "pair-fitted" and result.results["evaluation"].startswith(evaluation)
+    assert result.results["model"]["encoder"] == "multilingual-e5-small"
+    answers = [s.p_same if task == "binary" else s.relatedness for s in result.samples]
+    assert all(a is not None for a in answers) and len(set(answers)) > 1
 
 
 def test_the_command_line_runs_reports_compares_and_exports(mini, tmp_path):
@@ -115,3 +128,19 @@ def test_the_command_line_runs_reports_compares_and_exports(mini, tmp_path):
     assert len(rows) == 2 * 24 and {r["system"] for r in rows} == {"word-overlap", "lemma-prior"}
     table = senso.results_table([tmp_path / "word-overlap", tmp_path / "lemma-prior"])
     assert len(table) >= 2
+
+
+class SaysYes:
+    """A language model that finds " yes" (and " sì") likelier than " no" for every pair."""
+
+    fingerprint = "says-yes"
+
+    def loglikelihood_choices(self, prompts):
+        return [[-2.0, -1.0] for _ in prompts]
+
+
+def test_pair_lm_keeps_no_lemma_it_answers_so_no_pair_is_seen(mini):
+    result = senso.evaluate(mini["binary"], system="pair-lm", model=SaysYes(), split="dev")
+    assert result.system == "pair-lm" and "never of the scored pair's lemma" in result.results["evaluation"]
+    assert "unseen" not in result.results and "overlap" not in result.results
+    assert {s.decision for s in result.samples} == {1} and result.metrics["accuracy"].value > 0

@@ -186,6 +186,27 @@ class E5Tokenizer:
         text = re.sub(" {2,}", " ", text.translate(self._translate))
         return _METASPACE + (text[1:] if text.startswith(" ") else text).replace(" ", _METASPACE)
 
+    def content_spans(self, text: str, kind: str | None) -> tuple[list[int], list[tuple[int, int]]]:
+        """The content token ids of `text` (with `kind`'s prefix; None: no prefix) and each token's span of
+        characters in `text` itself (end exclusive; (0, 0) for a token made only of the prefix or a space), so
+        that a word located by character offsets is found among the sub-word tokens."""
+        prefix = _PREFIX[kind] if kind else ""
+        origin = [i - len(prefix) for i, char in enumerate(prefix + text) for _ in self._translate_one(char)]
+        chars = "".join(self._translate_one(char) for char in prefix + text)
+        kept = [i for i, char in enumerate(chars) if not (char == " " and i > 0 and chars[i - 1] == " ")]
+        if kept and chars[kept[0]] == " ":
+            kept = kept[1:]
+        origin = [-1] + [origin[i] for i in kept]  # the metaspace marker comes from no character
+        encoding = self._tokenizer.encode(self.normalise(prefix + text), add_special_tokens=False)
+        spans = []
+        for begin, end in encoding.offsets:
+            inside = [origin[i] for i in range(begin, end) if origin[i] >= 0 and chars[kept[i - 1]] != " "]
+            spans.append((min(inside), max(inside) + 1) if inside else (0, 0))
+        return list(encoding.ids), spans
+
+    def _translate_one(self, char: str) -> str:
+        return char.translate(self._translate)
+
     def content_ids(self, texts: Sequence[str], kind: str) -> list[list[int]]:
         """The content token ids (no `<s>`/`</s>`) of each text with its prefix."""
         prepared = [self.normalise(_PREFIX[kind] + text) for text in texts]
@@ -317,12 +338,8 @@ class E5F32:
         """Mean-pooled final hidden states of `<s>` window `</s>` for each window (float64 rows)."""
         torch, h = self.torch, self.header
         F = torch.nn.functional
-        rows = [[self.tokenizer.bos, *w, self.tokenizer.eos] for w in windows]
-        length = max(map(len, rows))
-        ids = np.zeros((len(rows), length), dtype=np.int64)
-        valid = np.zeros((len(rows), length), dtype=bool)
-        for r, row in enumerate(rows):
-            ids[r, : len(row)], valid[r, : len(row)] = row, True
+        ids, valid = self._padded(windows)
+        length = ids.shape[1]
         mask = torch.from_numpy(valid)
         attention_mask = None if valid.all() else mask[:, None, None, :]
         with torch.inference_mode():
@@ -332,6 +349,49 @@ class E5F32:
                 x = self._block(x, layer, attention_mask)
             pooled = (x * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
         return pooled.double().numpy()
+
+    def layer_states(self, windows: Sequence[Sequence[int]]) -> list[np.ndarray]:
+        """Every layer's hidden states (the embeddings' output, then each block's) of `<s>` window `</s>` for
+        each window of content ids: one (layers + 1, len(window) + 2, hidden) float32 array each. Windows run in
+        batches of about one length (as `embed` groups them), on `threads` threads."""
+        from threadpoolctl import threadpool_limits
+
+        width = self.header.max_positions - 2
+        if any(len(window) > width for window in windows):
+            raise ValueError(f"a window is longer than the encoder's {width} content tokens")
+        indexed = list(enumerate(list(w) for w in windows))
+        out: list[np.ndarray | None] = [None] * len(indexed)
+        with threadpool_limits(limits=self.threads):
+            for batch in self._batches(indexed, self.batch_tokens):
+                states = self._all_layers([w for _, w in batch])
+                for row, (i, window) in enumerate(batch):
+                    out[i] = states[:, row, : len(window) + 2].astype(np.float32)
+        self.tokens_computed += sum(len(w) + 2 for w in windows)
+        return out  # type: ignore[return-value]
+
+    def _padded(self, windows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """Token ids of `<s>` window `</s>` per row, right-padded with 0, and the mask of real positions."""
+        rows = [[self.tokenizer.bos, *w, self.tokenizer.eos] for w in windows]
+        ids = np.zeros((len(rows), max(map(len, rows))), dtype=np.int64)
+        valid = np.zeros(ids.shape, dtype=bool)
+        for r, row in enumerate(rows):
+            ids[r, : len(row)], valid[r, : len(row)] = row, True
+        return ids, valid
+
+    def _all_layers(self, windows: list[list[int]]) -> np.ndarray:
+        """(layers + 1, rows, longest + 2, hidden) states of the padded batch (pad positions meaningless)."""
+        torch, h = self.torch, self.header
+        F = torch.nn.functional
+        ids, valid = self._padded(windows)
+        length = ids.shape[1]
+        attention_mask = None if valid.all() else torch.from_numpy(valid)[:, None, None, :]
+        with torch.inference_mode():
+            x = F.layer_norm(self._embed_tokens(ids) + self._position[:length] + self._type, (h.hidden,),
+                             *self._norm, eps=h.eps)
+            states = [x]
+            for layer in self._layers:
+                states.append(self._block(states[-1], layer, attention_mask))
+            return torch.stack(states).numpy()
 
     def _embed_tokens(self, ids: np.ndarray):
         unique, inverse = np.unique(ids, return_inverse=True)

@@ -16,15 +16,16 @@ from senso.core.errors import SensoError
 from senso.core.evaluation import Scored
 from senso.core.user_system import describe_user_system, user_system_name
 from senso.core.options import RunOptions
+from senso.core.system_row import refuse_unread_flags, unknown_system
 from senso.wic.items import WicPair
 from senso.wic.scoring import WicSample, by_langs, calibration, metrics_for
 from senso.wic.submission import SUBMITTED, answer_files
-from senso.wic.systems.row import SystemContext, WicSystem
+from senso.wic.systems.context import WicContext
+from senso.wic.systems.row import WicSystem
 from senso.wic.taskfile import PairsTask, parse_task_file, shipped_task
 
 FAMILY = "wic"
 FOLDS = 5  # leave-lemma-out folds of a fitted system scored on its own training data
-MODEL_FLAGS = ("model", "backend", "base_url", "embedder", "generator", "image_model")  # read only by systems that say
 
 
 def pairs_task(name: str) -> PairsTask:
@@ -64,12 +65,9 @@ def _system_row(options: RunOptions) -> WicSystem:
     systems = registered()
     name = options.system or DEFAULT_SYSTEM
     if name not in systems:
-        raise SensoError(f"unknown word-in-context system {name!r}; choose from {', '.join(systems)}")
-    row = systems[name]
-    for flag in MODEL_FLAGS:
-        if getattr(options, flag) is not None and flag not in row.flags:
-            raise SensoError(f"--{flag.replace('_', '-')}: {name} does not read it (leave it out)")
-    return row
+        raise unknown_system("word-in-context", name, systems)
+    refuse_unread_flags(options, systems[name].flags, f"--system {name}")
+    return systems[name]
 
 
 def _check_user_system(system: Any, task: PairsTask) -> None:
@@ -115,7 +113,7 @@ def prepare(options: RunOptions, context: Any) -> "WicPlan":
     if context.system is not None:  # a researcher's object: refitted on each fold
         system, name, fresh = context.system, user_system_name(context.system), lambda: context.system
     else:
-        built = SystemContext(options=options, models=context.models, cache=context.cache, task=checked.task)
+        built = WicContext(cache=context.cache, models=context.models, options=options, task=checked.task)
         fresh = lambda: checked.row.make(checked.values, built)
         system, name = fresh(), checked.row.name
     files = list(dict.fromkeys(Path(p.source.rpartition(", ")[0]) for p in checked.pairs))  # each file read
@@ -191,6 +189,9 @@ class WicPlan:
             return Answers(*self._answer(system, pairs), "no training (the system learns nothing)")
         if train is not None:
             system.fit(train)
+            if self.checked.row is not None and not self.checked.row.learns_lemmas:
+                return Answers(*self._answer(system, pairs), f"fitted on {self.checked.task.train} (what it keeps "
+                               "of it is never of the scored pair's lemma)")
             lemmas = {p.lemma for p in train}
             return Answers(*self._answer(system, pairs), f"fitted on {self.checked.task.train}",
                            seen=[p.lemma in lemmas for p in pairs])
@@ -225,7 +226,7 @@ class WicPlan:
         return samples
 
     def score(self, answers: Answers) -> Scored:
-        from senso.core.overlap import overlap_summary
+        from senso.core.overlap import overlap_record
 
         task, names = self.checked.task, self.checked.task.metric_names
         samples = self._samples(answers)
@@ -233,14 +234,12 @@ class WicPlan:
                                   "wic_task": {"name": task.name, "gold": task.gold, "scale": task.scale,
                                                "same": task.same, "different": task.different,
                                                "published": task.published, "train": task.train}}
-        if answers.seen is not None:
-            overlaps = [{"lemma": seen} for seen in answers.seen]
-            record["overlap"] = overlap_summary(overlaps, ["lemma"], f"{task.name} {task.train}", {"lemma": "its lemma"},
-                                                scored=any(s.label is not None or s.score is not None for s in samples))
-            unseen = [s for s in samples if not s.seen]
-            if len(unseen) < len(samples):
-                record["unseen"] = {"n": len(unseen), **{k: v.to_json() for k, v in
-                                                         metrics_for(unseen, names, self.seed).items()}}
+        if answers.seen is not None:  # a fitted system: the pairs whose lemma it never saw are the headline
+            scored = any(s.label is not None or s.score is not None for s in samples)
+            metrics_of = ((lambda indices: metrics_for([samples[i] for i in indices], names, self.seed))
+                          if scored and any(answers.seen) else None)
+            record.update(overlap_record([{"lemma": seen} for seen in answers.seen], ["lemma"],
+                                         f"{task.name} {task.train}", {"lemma": "its lemma"}, metrics_of))
         calibrated = calibration(samples, self.seed) if task.binary else None
         if calibrated is not None:
             record["calibration"] = calibrated

@@ -22,7 +22,8 @@ from typing import Any, Sequence
 from senso.core.errors import DataError, SensoError
 from senso.core.params import Configurable, param
 from senso.wic.items import WicPair
-from senso.wic.systems.row import SystemContext, WicSystem
+from senso.wic.systems.context import WicContext
+from senso.wic.systems.row import WicSystem
 from senso.wic.taskfile import PairsTask
 
 WICITA = "wicita"
@@ -173,7 +174,7 @@ class SubmittedAnswers(Configurable):
         return {"file": str(self.file)}
 
 
-def _with_task(configured: SubmittedAnswers, context: SystemContext) -> SubmittedAnswers:
+def _with_task(configured: SubmittedAnswers, context: WicContext) -> SubmittedAnswers:
     configured.task = context.task
     return configured
 

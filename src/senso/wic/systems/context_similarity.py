@@ -1,0 +1,125 @@
+"""`target-similarity`: how alike the target word's contextual vectors are in the two sentences.
+
+The target's vector in each sentence is the mean of its sub-word states in the shipped multilingual encoder
+(multilingual-e5-small) at each declared layer; the pair's similarity is their cosine averaged over those layers
+(`relate`). `fit` learns, from the training rows, the mean target vector per layer (subtracted before the cosine
+when `centre` is on: "all-but-the-top", which removes the direction every usage shares) and a one-feature logistic
+regression on the similarity (class-balanced), whose 0.5 point is the binary threshold and whose probability is
+P(same meaning) (`judge`). A cross-lingual pair goes through the same encoder: the model is multilingual.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from senso.core.params import Configurable, param
+from senso.wic.items import WicPair
+from senso.wic.systems.context import WicContext, check_pairs, not_fitted
+from senso.wic.systems.encoder import ENGINES, PREFIXES, WINDOW_TOKENS, UsageEncoder, engine
+from senso.wic.systems.features import check_layers, encode_pairs, target_cosines, target_mean
+
+NAME = "target-similarity"
+# The last layer alone, uncentred: on WiC-ITA and English WiC dev it beat layers 6-9 and 1-12, centred or not
+# (docs/benchmarks.md, "Word in context: the systems").
+DEFAULT_LAYERS = (12,)
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+@dataclass
+class EncoderOptions(Configurable):
+    """How usages are encoded; shared by the encoder systems."""
+
+    encoder: str = param("e5-f32", "the encoder's arithmetic: e5-f32 (fast) or e5-f64 (the same vectors on every "
+                                   "host, slower)", choices=ENGINES)
+    prefix: str = param("query", "e5's prefix before each sentence (none: no prefix)", choices=PREFIXES)
+    window: int = param(WINDOW_TOKENS, "longest sentence in sub-word tokens; a longer one is cut around the target",
+                        minimum=8)
+
+    def usage_encoder(self, context: WicContext | None) -> UsageEncoder:
+        """The encoder of these settings: the run's own (shared by its systems), else one of this system's."""
+        if context is None:
+            return UsageEncoder(self.encoder, self.prefix, self.window, None)
+        settings = (self.encoder, self.prefix, self.window)
+        if settings not in context.encoders:
+            context.encoders[settings] = UsageEncoder(*settings, context.open_cache)
+        return context.encoders[settings]
+
+    def describe_encoder(self, encoder: UsageEncoder) -> dict[str, Any]:
+        return {"encoder": "multilingual-e5-small", "fingerprint": encoder.fingerprint}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What a pickle keeps: the options and what was fit, not the run's cache or the encoder's memo."""
+        return {**self.__dict__, "_context": None, "_encoder": None}
+
+
+@dataclass
+class ContextSimilarity(EncoderOptions):
+    """The target's contextual cosine; a threshold fit on training rows. See the module's docstring."""
+
+    layers: tuple[int, ...] = param(DEFAULT_LAYERS, "encoder layers whose target cosines are averaged (0: the "
+                                                    "embeddings, 12: the last)")
+    centre: bool = param(False, "subtract the training usages' mean target vector per layer before the cosine")
+    mean_: np.ndarray | None = field(default=None, init=False, repr=False)
+    coef_: tuple[float, float] | None = field(default=None, init=False, repr=False)  # slope, intercept
+    _context: WicContext | None = field(default=None, init=False, repr=False)
+    _encoder: UsageEncoder | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        check_layers(self.layers, 12, NAME)
+
+    def bind(self, context: WicContext) -> "ContextSimilarity":
+        self._context, self._encoder = context, None
+        return self
+
+    @property
+    def encoder_(self) -> UsageEncoder:
+        if self._encoder is None:
+            self._encoder = self.usage_encoder(self._context)
+        return self._encoder
+
+    def similarity(self, pairs: Sequence[WicPair]) -> np.ndarray:
+        first, second = encode_pairs(self.encoder_, pairs)
+        check_layers(self.layers, engine(self.encoder).header.layers, NAME)
+        offset = self.mean_ if self.centre else None
+        if self.centre and offset is None:
+            raise not_fitted(NAME, "scoring with centre on (the offset is the training usages' mean)")
+        return target_cosines(first, second, offset)[:, list(self.layers)].mean(axis=1)
+
+    def fit(self, pairs: Sequence[WicPair]) -> "ContextSimilarity":
+        from sklearn.linear_model import LogisticRegression
+
+        pairs = check_pairs(pairs, f"{NAME}.fit")
+        self.mean_ = target_mean(*encode_pairs(self.encoder_, pairs))
+        self.coef_ = None
+        if all(p.label is not None for p in pairs) and len({p.label for p in pairs}) == 2:
+            similarity = self.similarity(pairs)[:, None]
+            model = LogisticRegression(class_weight="balanced").fit(similarity, [p.label for p in pairs])
+            self.coef_ = (float(model.coef_[0, 0]), float(model.intercept_[0]))
+        return self
+
+    def judge(self, pairs: Sequence[WicPair]) -> list[float]:
+        pairs = check_pairs(pairs, f"{NAME}.judge")
+        if self.coef_ is None:
+            raise not_fitted(NAME, "judging (its threshold is fit on pairs with both labels)")
+        slope, intercept = self.coef_
+        return [float(p) for p in sigmoid(slope * self.similarity(pairs) + intercept)]
+
+    def relate(self, pairs: Sequence[WicPair]) -> list[float]:
+        return [float(s) for s in self.similarity(check_pairs(pairs, f"{NAME}.relate"))]
+
+    @property
+    def threshold(self) -> float | None:
+        """The similarity at which P(same) is 0.5."""
+        return None if self.coef_ is None else -self.coef_[1] / self.coef_[0]
+
+    def describe(self) -> dict[str, Any]:
+        return {"system": NAME, **self.describe_encoder(self.encoder_), "layers": list(self.layers),
+                "centre": self.centre, "threshold": self.threshold,
+                "slope": None if self.coef_ is None else self.coef_[0]}
+
