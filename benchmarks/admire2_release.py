@@ -1,7 +1,7 @@
 """AdMIRe 2's release in its real shape, run as it is: wall, CPU, items/s and peak memory of the default system,
 from an empty response cache, then again with only the default's choice cached.
 
-    PYTHONPATH=src python benchmarks/admire2_release.py [--langs 15] [--rows N] [--subtask b] [--data-dir DIR]
+    PYTHONPATH=src python benchmarks/admire2_release.py [--langs 15 | --languages A,B] [--rows N] [--subtask b]
     PYTHONPATH=src python benchmarks/admire2_release.py --smoke    # seconds: 2 languages x 6 rows, a few rows
     PYTHONPATH=src python benchmarks/admire2_release.py --tokens   # the texts and e5 tokens to embed; no run
 
@@ -149,7 +149,8 @@ def write_release(root: Path, source: list[dict[str, str]], chosen: dict[str, Sh
     """The data set under `root`; per language, its (rows, expressions, distinct captions) as written."""
     pngs = [_png_bytes(50 * n) for n in range(5)]
     counts = {}
-    for offset, (language, shape) in enumerate(chosen.items()):
+    for language, shape in chosen.items():
+        offset = LANGUAGES.index(language)  # the same texts whichever languages are written
         lines = _language_rows(source, language, offset, shape)
         for expression in _expressions(source, language, offset, shape):
             folder = root / language / expression["compound"]
@@ -222,7 +223,8 @@ def measure(label: str, command: list[str], cache: Path, n: int, out: Path) -> N
         raise SystemExit(f"senso run failed ({stats.returncode}):\n{stats.stderr[-3000:]}")
     choice = json.loads((out / "results.json").read_text(encoding="utf-8"))["default_system"]
     source = f"from the cache ({choice['fingerprint'][:12]})" if choice.get("from_cache") else "computed"
-    print(f"default system: {choice['chosen']} {choice['options'] or ''}, {source}", flush=True)
+    given = "".join(f" --{name} {value}" for name, value in choice["options"].items())
+    print(f"default system: {choice['chosen']}{given}, {source}", flush=True)
     print(f"{label}: {n} items in {stats.wall_s:.1f} s wall, {stats.cpu_s:.1f} s CPU; {n / stats.wall_s:.2f} items/s; "
           f"peak RSS {stats.peak_rss_mb:.0f} MB; load {before} -> {_load()}", flush=True)
 
@@ -237,6 +239,7 @@ def _wordnet() -> str | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--langs", type=int, default=len(LANGUAGES), help="how many of the 15 languages")
+    parser.add_argument("--languages", default=None, help="these languages, comma-separated (instead of --langs)")
     parser.add_argument("--rows", type=int, default=None, help="at most this many rows per language")
     parser.add_argument("--subtask", choices=("a", "b"), default="b", help="a: images; b: captions only")
     parser.add_argument("--data-dir", default=None, help="AdMIRe 1's data folder (the training rows, the texts)")
@@ -248,11 +251,14 @@ def main() -> None:
     data_dir = real_data_dir(args.data_dir)
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="admire2-bench-"))
     release = root / "release"
-    counts = write_release(release, admire1_rows(data_dir), shapes(list(LANGUAGES[: args.langs]), args.rows))
+    languages = args.languages.split(",") if args.languages else list(LANGUAGES[: args.langs])
+    if unknown := [language for language in languages if language not in LANGUAGES]:
+        raise SystemExit(f"--languages: unknown {', '.join(unknown)}; choose from {', '.join(LANGUAGES)}")
+    counts = write_release(release, admire1_rows(data_dir), shapes(languages, args.rows))
     n = sum(rows for rows, _, _ in counts.values())
     task = Path(shutil.copy(builtin_task_file(f"admire2-{args.subtask}"), release))
-    codes = [d.language for d in load_ranking_task(task).data if d.split == "test"][: args.langs]
-    print(f"data set: {args.langs} languages, {n} rows in {release}", flush=True)
+    codes = [d.language for d in load_ranking_task(task).data if Path(d.file).stem.split("_", 1)[-1] in languages]
+    print(f"data set: {len(languages)} languages, {n} rows in {release}", flush=True)
     for language, (rows, expressions, captions) in counts.items():
         print(f"  {language}: {rows} rows, {expressions} expressions, {captions} distinct captions", flush=True)
     if args.tokens:
