@@ -22,9 +22,10 @@ of --data-dir, in turn): an expression takes a row's compound and captions, its 
 each tagged with its language and row (the captions with their language and expression), so that no text of one
 language is another's. `--rows N` keeps each language's rows per expression and cuts it to N rows.
 
-Two runs, each from an empty response cache and fits cache: the first chooses the default (grouped
-cross-validation of the candidates over the 85 training items) and caches that choice; the second finds it
-in the cache (`--once`: the first only). Each line gives the items, wall and CPU seconds, items/s, the child's
+Two runs, each from an empty response cache: the first, from an empty cache folder, chooses the default (grouped
+cross-validation of the candidates over the 85 training items) and fits it on them, and caches both; the second
+keeps only those two (`admire_choices.json`, `admire-fits/`: what the training rows determine, as a second run or a
+run on other languages finds them) and computes every embedding of the release again (`--once`: the first only). Each line gives the items, wall and CPU seconds, items/s, the child's
 peak RSS and the load before and after. The goals: the whole set in at most 10 minutes on 2 cores, at most 7
 with the choice cached.
 """
@@ -46,6 +47,7 @@ from _smoke import add_smoke_option, real_data_dir, smoke  # noqa: E402
 
 from senso.admire.rankfile import builtin_task_file, load_ranking_task  # noqa: E402
 from senso.admire.ranking.select import CHOICES_MEMO  # noqa: E402
+from senso.admire.systems.fitting import FITS_FOLDER  # noqa: E402
 
 HEADER = ["compound", "sentence", "expected_order"] + [
     f"image{n}_{field}" for n in range(1, 6) for field in ("name", "caption")]
@@ -205,9 +207,10 @@ def _load() -> str:
 
 
 def _empty_but_choices(cache: Path) -> None:
-    """The cache folder emptied of everything (responses, fits, memos) but the default's remembered choices."""
+    """The cache folder emptied of everything (the response cache, memos) but what the training rows determine:
+    the default's remembered choice and the chosen system's fit on them."""
     for path in cache.iterdir() if cache.is_dir() else ():
-        if path.name != CHOICES_MEMO:
+        if path.name not in (CHOICES_MEMO, FITS_FOLDER):
             shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
 
 
