@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 CV_FOLDS = 5
 MODEL_FORMAT = "senso-admire-a-fit/1"
+FITS_FOLDER = "admire-fits"  # in the cache folder: fits on a task file's training rows, by `_fit_key`
 
 
 def is_fittable(system: Any) -> bool:
@@ -125,7 +126,7 @@ def read_model_document(path: Path, given: str) -> dict:
 
 def fit_cached(system: Any, rows: TrainingRows, use_cache: bool = True) -> dict:
     """Fit on the training rows, or load that fit from the cache; returns what was used."""
-    path = cache_dir() / "admire-fits" / f"{_fit_key(system, rows.sha256)}.json"
+    path = cache_dir() / FITS_FOLDER / f"{_fit_key(system, rows.sha256)}.json"
     if use_cache and path.exists():
         load_fitted_model(system, path)
         return {"fit_on": rows.source, "training_data_sha256": rows.sha256, "from_cache": str(path)}
