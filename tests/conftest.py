@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -112,3 +113,27 @@ def tiny_model(tmp_path_factory) -> Path:
     from tiny_lm import save_tiny_lm
 
     return save_tiny_lm(tmp_path_factory.mktemp("tiny-llama"))
+
+
+@pytest.fixture()
+def senso_cli(tmp_path, monkeypatch, capsys):
+    """senso_cli(*args) -> (exit code, stdout + stderr on one line): the command line run in `tmp_path`, with a
+    cache of its own and no network."""
+    from senso.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("SENSO_OFFLINE", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+
+    def run(*args: str) -> tuple[int, str]:
+        monkeypatch.setattr(sys, "argv", ["senso", *map(str, args)])
+        try:
+            main()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        captured = capsys.readouterr()
+        return code, " ".join((captured.out + captured.err).split())
+
+    return run

@@ -6,13 +6,11 @@ file and the --lang of the languages present."""
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
 from senso.admire.rankfile import builtin_task_file
-from senso.cli import main
 from test_rank_admire2 import write_release
 
 pytestmark = pytest.mark.real_data
@@ -23,24 +21,8 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 
 @pytest.fixture()
-def senso(tmp_path, monkeypatch, capsys):
-    """senso(*args) -> (exit code, stdout + stderr on one line), in `tmp_path`, with a cache of its own."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("SENSO_OFFLINE", "1")
-    monkeypatch.setenv("COLUMNS", "200")
-
-    def run(*args: str) -> tuple[int, str]:
-        monkeypatch.setattr(sys, "argv", ["senso", *map(str, args)])
-        try:
-            main()
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-        captured = capsys.readouterr()
-        return code, " ".join((captured.out + captured.err).split())
-
-    return run
+def senso(senso_cli):
+    return senso_cli
 
 
 @pytest.fixture()
