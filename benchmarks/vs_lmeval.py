@@ -4,8 +4,8 @@
         --data-dir ../shared/data --shots 3 --limit 16 --pairs 2
 
 Both score ABRICOT abs and inc with the same converted default model (float32, CPU, batch 8), no
-response cache. senso: `senso run abricot-abs` then `senso run abricot-inc` (two processes, their
-numbers added; peak RSS is the larger); protocol `calamita` for `--shots 0`, `paper` for 3.
+response cache. senso: one `senso run abricot-abs abricot-inc` process (the tasks share one model load, as
+lm-eval's one process does); protocol `calamita` for `--shots 0`, `paper` for 3.
 lm-eval: one `lm_eval` process with both tasks, from the task files in
 `../shared/yardsticks/lmeval_abricot/` (`SHOTS` set from `--shots`). For each pair it prints wall,
 CPU (user + system) and peak RSS of each side and the ratios lm-eval / senso; at the end, the argmax
@@ -39,22 +39,22 @@ PROTOCOL_FOR_SHOTS = {0: "calamita", 3: "paper"}
 
 
 def senso_side(args, model_dir: Path, out: Path) -> tuple[list[ProcessStats], dict[tuple[str, str], list[float]]]:
-    stats, logprobs = [], {}
+    command = [sys.executable, "-m", "senso.cli", "run", *(f"abricot-{task}" for task in args.tasks),
+               "--model", f"hf:{model_dir}", "--protocol", PROTOCOL_FOR_SHOTS[args.shots],
+               "--batch-size", str(args.batch_size), "--no-cache", "--out", str(out / "senso"),
+               "--data-dir", str(args.data_dir)]
+    if args.limit:
+        command += ["--limit", str(args.limit)]
+    result = run_measured(command, env=senso_env())
+    if result.returncode:
+        raise SystemExit(f"senso failed:\n{result.stderr[-3000:]}")
+    logprobs = {}
     for task in args.tasks:
-        run_dir = out / f"senso-{task}"
-        command = [sys.executable, "-m", "senso.cli", "run", f"abricot-{task}", "--model", f"hf:{model_dir}",
-                   "--protocol", PROTOCOL_FOR_SHOTS[args.shots], "--batch-size", str(args.batch_size),
-                   "--no-cache", "--out", str(run_dir), "--data-dir", str(args.data_dir)]
-        if args.limit:
-            command += ["--limit", str(args.limit)]
-        result = run_measured(command, env=senso_env())
-        if result.returncode:
-            raise SystemExit(f"senso failed:\n{result.stderr[-3000:]}")
-        stats.append(result)
+        run_dir = out / "senso" / f"abricot-{task}" if len(args.tasks) > 1 else out / "senso"
         for line in (run_dir / "samples.jsonl").read_text(encoding="utf-8").splitlines():
             sample = json.loads(line)
             logprobs[(task, sample["id"])] = sample["logprobs"]
-    return stats, logprobs
+    return [result], logprobs
 
 
 def lmeval_tasks(args, out: Path) -> Path:

@@ -124,20 +124,25 @@ def goals(root: Path, context, sizes: argparse.Namespace, limit: int | None) -> 
               f"{len(dwug)} pairs)", flush=True)
 
 
-VARIANTS = {  # name -> (system, options): the ideas of the issue, one change at a time from the defaults
-    "cos layer 12 only": ("target-similarity", {"layers": (12,), "centre": False}),
-    "cos layers 6-9": ("target-similarity", {"centre": False}),
-    "cos layers 6-9 centred": ("target-similarity", {}),
-    "cos layers 3-12 centred": ("target-similarity", {"layers": tuple(range(3, 13))}),
-    "cos layers 6-9 centred, passage": ("target-similarity", {"prefix": "passage"}),
-    "cos layers 6-9 centred, no prefix": ("target-similarity", {"prefix": "none"}),
-    "cos layers 6-9 centred, window 64": ("target-similarity", {"window": 64}),
-    "fitted: target cos only": ("pair-fitted", {"sentence": False, "lemma_stats": False, "centre": False}),
-    "fitted: + centred": ("pair-fitted", {"sentence": False, "lemma_stats": False}),
-    "fitted: + sentence cos": ("pair-fitted", {"lemma_stats": False}),
-    "fitted: + lemma stats (default)": ("pair-fitted", {}),
-    "fitted: + vectors (layer 8)": ("pair-fitted", {"vectors": True}),
-    "fitted: graded isotonic": ("pair-fitted", {"graded": "isotonic"}),
+MIDDLE = (6, 7, 8, 9)
+BARE = {"raw": False, "centred_sentence": False, "cross": False, "own": False}  # pair-fitted's first features only
+VARIANTS = {  # name -> (system, options): the ideas, one change at a time
+    "cos layer 12 only (the default)": ("target-similarity", {}),
+    "cos layers 6-9": ("target-similarity", {"layers": MIDDLE}),
+    "cos layers 6-9 centred": ("target-similarity", {"layers": MIDDLE, "centre": True}),
+    "cos layers 3-12 centred": ("target-similarity", {"layers": tuple(range(3, 13)), "centre": True}),
+    "cos layer 12, passage": ("target-similarity", {"prefix": "passage"}),
+    "cos layer 12, no prefix": ("target-similarity", {"prefix": "none"}),
+    "cos layer 12, window 64": ("target-similarity", {"window": 64}),
+    "fitted: target cos only": ("pair-fitted", {"sentence": False, "centre": False, **BARE}),
+    "fitted: + centred": ("pair-fitted", {"sentence": False, **BARE}),
+    "fitted: + sentence cos": ("pair-fitted", BARE),
+    "fitted: + raw target cos": ("pair-fitted", {**BARE, "raw": True}),
+    "fitted: + cross": ("pair-fitted", {**BARE, "raw": True, "cross": True}),
+    "fitted: + centred sentence cos, + own (the default)": ("pair-fitted", {}),
+    "fitted: default + lemma stats": ("pair-fitted", {"lemma_stats": True}),
+    "fitted: default + vectors (layer 8)": ("pair-fitted", {"vectors": True}),
+    "fitted: default, graded isotonic": ("pair-fitted", {"graded": "isotonic"}),
 }
 
 

@@ -108,3 +108,18 @@ def test_remembered_computes_once_per_key_and_never_needs_the_file(monkeypatch, 
 @pytest.mark.real_model
 def test_default_model_loads_the_fast_tokenizer(default_lm):
     assert isinstance(default_lm.tokenizer, FastTokenizer)
+
+
+def test_the_default_models_folder_named_as_hf_path_loads_as_the_default_does(tiny_model, monkeypatch):
+    from senso.backends import default_model
+    from senso.backends.load import load_model
+
+    checked = []
+    monkeypatch.setattr(default_model, "default_model_dir", lambda: tiny_model)
+    monkeypatch.setattr(default_model, "default_model_path", lambda: tiny_model)
+    monkeypatch.setattr(default_model, "check_tokenizer", checked.append)
+    same = load_model(f"hf:{tiny_model}/../{tiny_model.name}", "lm")
+    assert isinstance(same.tokenizer, FastTokenizer) and checked == [same.tokenizer]
+    monkeypatch.setattr(default_model, "default_model_dir", lambda: tiny_model.parent / "elsewhere")
+    plain = load_model(f"hf:{tiny_model}", "lm")
+    assert not isinstance(plain.tokenizer, FastTokenizer) and len(checked) == 1

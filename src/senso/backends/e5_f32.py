@@ -22,7 +22,7 @@ import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -350,10 +350,13 @@ class E5F32:
             pooled = (x * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
         return pooled.double().numpy()
 
-    def layer_states(self, windows: Sequence[Sequence[int]]) -> list[np.ndarray]:
+    def layer_states(self, windows: Sequence[Sequence[int]],
+                     reduce: Callable[[int, np.ndarray], np.ndarray] | None = None) -> list[np.ndarray]:
         """Every layer's hidden states (the embeddings' output, then each block's) of `<s>` window `</s>` for
-        each window of content ids: one (layers + 1, len(window) + 2, hidden) float32 array each. Windows run in
-        batches of about one length (as `embed` groups them), on `threads` threads."""
+        each window of content ids: one (layers + 1, len(window) + 2, hidden) float32 array each, or what
+        `reduce(index, states)` makes of it, called as each batch is done (so that only one batch's states are
+        held at once: every token's states of thousands of sentences are gigabytes). Windows run in batches of
+        about one length (as `embed` groups them), on `threads` threads."""
         from threadpoolctl import threadpool_limits
 
         width = self.header.max_positions - 2
@@ -365,7 +368,8 @@ class E5F32:
             for batch in self._batches(indexed, self.batch_tokens):
                 states = self._all_layers([w for _, w in batch])
                 for row, (i, window) in enumerate(batch):
-                    out[i] = states[:, row, : len(window) + 2].astype(np.float32)
+                    row_states = states[:, row, : len(window) + 2].astype(np.float32)
+                    out[i] = row_states if reduce is None else reduce(i, row_states)
         self.tokens_computed += sum(len(w) + 2 for w in windows)
         return out  # type: ignore[return-value]
 

@@ -89,10 +89,22 @@ def load_model(spec: str | ModelSpec | None, role: str, *, backend: str | None =
     return with_cache(model, cache)
 
 
+def _is_default_folder(name: str) -> bool:
+    """`hf:PATH` naming the converted default model's own folder (as lm-eval comparisons give it)."""
+    from pathlib import Path
+
+    from senso.backends.default_model import default_model_dir
+
+    try:
+        return Path(name).expanduser().resolve() == default_model_dir().resolve()
+    except OSError:
+        return False
+
+
 def _hf_lm(parsed: ModelSpec, *, dtype: str, device: str, chat_template: bool, **_: Any):
     from senso.backends.hf import HFCausalLM
 
-    if parsed.is_default:
+    if parsed.is_default or _is_default_folder(parsed.name):  # the same folder loads the same way, checks included
         from senso.backends.default_model import check_tokenizer, default_model_path
 
         model = HFCausalLM(default_model_path(), dtype=dtype, device=device, chat_template=chat_template,

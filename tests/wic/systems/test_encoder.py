@@ -66,3 +66,21 @@ def test_cached_vectors_are_the_computed_ones(tmp_path):
     assert cache.hits == 2
     assert np.array_equal(first.target, again.target) and np.array_equal(first.target, alone.target)
     assert first.target.shape == first.sentence.shape == (2, 13, 384)
+
+
+def test_each_batch_is_reduced_before_the_next_runs_to_the_full_states_reduced(e5, monkeypatch):
+    texts = ["Sound carries well over water .", "The bat flew out of the cave .", "A very long sentence " * 20]
+    windows = [e5.tokenizer.content_ids([t], "query")[0] for t in texts]
+    monkeypatch.setattr(e5, "batch_tokens", 12)  # one window a batch
+    full = e5.layer_states(windows)
+    events: list[str] = []
+    forward = e5._all_layers
+    monkeypatch.setattr(e5, "_all_layers", lambda batch: events.append("pass") or forward(batch))
+
+    def first_token(index: int, states: np.ndarray) -> np.ndarray:
+        events.append(f"reduce {index}")
+        return states[:, 1]
+
+    reduced = e5.layer_states(windows, first_token)
+    assert events == ["pass", "reduce 2", "pass", "reduce 1", "pass", "reduce 0"]  # longest first
+    assert all(np.array_equal(r, f[:, 1]) for r, f in zip(reduced, full))

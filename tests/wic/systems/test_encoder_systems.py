@@ -92,3 +92,29 @@ def test_the_systems_of_one_run_share_its_encoder():
     assert WIC_SYSTEMS["target-similarity"].make({}, context).encoder_ is first.encoder_
     assert WIC_SYSTEMS["target-similarity"].make({"prefix": "none"}, context).encoder_ is not first.encoder_
     assert ContextSimilarity().encoder_ is not ContextSimilarity().encoder_  # no run: each its own
+
+
+def test_pair_fitted_features_do_not_depend_on_the_pairs_order(toy, wic_context):
+    from dataclasses import replace
+
+    system = WIC_SYSTEMS["pair-fitted"].make({}, wic_context).fit(toy)
+    swapped = [replace(p, first=p.second, second=p.first) for p in toy]
+    assert np.allclose(system.features(toy), system.features(swapped), atol=1e-6)
+    assert np.allclose(system.judge(toy), system.judge(swapped), atol=1e-6)
+    fewer = WIC_SYSTEMS["pair-fitted"].make({"cross": False, "own": False, "raw": False, "centred_sentence": False},
+                                            wic_context).fit(toy)
+    assert fewer.features(toy).shape[1] == 2 * len(fewer.layers) == len(fewer.feature_names)
+    assert system.features(toy).shape[1] == 8 * len(system.layers) == len(system.feature_names)
+
+
+def test_features_in_chunks_are_the_features_at_once(toy, wic_context, monkeypatch):
+    from senso.wic.systems import features
+
+    system = WIC_SYSTEMS["pair-fitted"].make({"lemma_stats": True}, wic_context).fit(toy)
+    similarity = WIC_SYSTEMS["target-similarity"].make({"centre": True}, wic_context).fit(toy)
+    whole, means = system.features(toy), (system.mean_, system.sentence_mean_)
+    cosines = similarity.similarity(toy)
+    monkeypatch.setattr(features, "CHUNK_PAIRS", 3)
+    assert np.array_equal(system.features(toy), whole) and np.array_equal(similarity.similarity(toy), cosines)
+    refit = WIC_SYSTEMS["pair-fitted"].make({"lemma_stats": True}, wic_context).fit(toy)
+    assert all(np.allclose(a, b, atol=1e-6) for a, b in zip((refit.mean_, refit.sentence_mean_), means))

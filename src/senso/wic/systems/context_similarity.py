@@ -2,10 +2,10 @@
 
 The target's vector in each sentence is the mean of its sub-word states in the shipped multilingual encoder
 (multilingual-e5-small) at each declared layer; the pair's similarity is their cosine averaged over those layers
-(`relate`). `fit` learns, from the training rows, the mean target vector per layer (subtracted before the cosine
-when `centre` is on: "all-but-the-top", which removes the direction every usage shares) and a one-feature logistic
-regression on the similarity (class-balanced), whose 0.5 point is the binary threshold and whose probability is
-P(same meaning) (`judge`). A cross-lingual pair goes through the same encoder: the model is multilingual.
+(`relate`). `fit` learns, from the training rows (a seeded sample of at most `fit_pairs` of them), the mean target
+vector per layer (subtracted before the cosine when `centre` is on: "all-but-the-top", which removes the direction
+every usage shares) and a one-feature logistic regression on the similarity (class-balanced), whose 0.5 point is
+the binary threshold and whose probability is P(same meaning) (`judge`). A cross-lingual pair goes through the same encoder: the model is multilingual.
 """
 
 from __future__ import annotations
@@ -19,16 +19,26 @@ from senso.core.params import Configurable, param
 from senso.wic.items import WicPair
 from senso.wic.systems.context import WicContext, check_pairs, not_fitted
 from senso.wic.systems.encoder import ENGINES, PREFIXES, WINDOW_TOKENS, UsageEncoder, engine
-from senso.wic.systems.features import check_layers, encode_pairs, target_cosines, target_mean
+from senso.wic.systems.features import check_layers, encode_pairs, in_chunks, target_cosines, usage_means
 
 NAME = "target-similarity"
 # The last layer alone, uncentred: on WiC-ITA and English WiC dev it beat layers 6-9 and 1-12, centred or not
 # (docs/benchmarks.md, "Word in context: the systems").
 DEFAULT_LAYERS = (12,)
+FIT_PAIRS = 800
+FIT_SEED = 0
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
+
+
+def fit_sample(pairs: list[WicPair], most: int | None) -> list[WicPair]:
+    """At most `most` of `pairs` (None: all), drawn with a fixed seed and kept in their order."""
+    if most is None or len(pairs) <= most:
+        return pairs
+    chosen = np.random.default_rng(FIT_SEED).choice(len(pairs), size=most, replace=False)
+    return [pairs[i] for i in sorted(chosen)]
 
 
 @dataclass
@@ -65,6 +75,10 @@ class ContextSimilarity(EncoderOptions):
     layers: tuple[int, ...] = param(DEFAULT_LAYERS, "encoder layers whose target cosines are averaged (0: the "
                                                     "embeddings, 12: the last)")
     centre: bool = param(False, "subtract the training usages' mean target vector per layer before the cosine")
+    # A threshold is one number: a sample of the training rows sets it as well as all of them (docs/benchmarks.md)
+    # and costs a fraction of the encoder's time.
+    fit_pairs: int | None = param(FIT_PAIRS, "the most training pairs `fit` reads (a seeded sample; none: all)",
+                                  minimum=2)
     mean_: np.ndarray | None = field(default=None, init=False, repr=False)
     coef_: tuple[float, float] | None = field(default=None, init=False, repr=False)  # slope, intercept
     _context: WicContext | None = field(default=None, init=False, repr=False)
@@ -84,18 +98,21 @@ class ContextSimilarity(EncoderOptions):
         return self._encoder
 
     def similarity(self, pairs: Sequence[WicPair]) -> np.ndarray:
-        first, second = encode_pairs(self.encoder_, pairs)
         check_layers(self.layers, engine(self.encoder).header.layers, NAME)
         offset = self.mean_ if self.centre else None
         if self.centre and offset is None:
             raise not_fitted(NAME, "scoring with centre on (the offset is the training usages' mean)")
-        return target_cosines(first, second, offset)[:, list(self.layers)].mean(axis=1)
+
+        def mean_cosine(chunk: Sequence[WicPair]) -> np.ndarray:
+            return target_cosines(*encode_pairs(self.encoder_, chunk), offset)[:, list(self.layers)].mean(axis=1)
+
+        return in_chunks(self.encoder_, pairs, mean_cosine)
 
     def fit(self, pairs: Sequence[WicPair]) -> "ContextSimilarity":
         from sklearn.linear_model import LogisticRegression
 
-        pairs = check_pairs(pairs, f"{NAME}.fit")
-        self.mean_ = target_mean(*encode_pairs(self.encoder_, pairs))
+        pairs = fit_sample(check_pairs(pairs, f"{NAME}.fit"), self.fit_pairs)
+        self.mean_ = usage_means(self.encoder_, pairs)[0]
         self.coef_ = None
         if all(p.label is not None for p in pairs) and len({p.label for p in pairs}) == 2:
             similarity = self.similarity(pairs)[:, None]

@@ -98,6 +98,14 @@ class UsageEncoder:
 
     def encode(self, usages: Sequence[Usage], sources: Sequence[str] | None = None) -> UsageVectors:
         """The vectors of each usage, in order; `sources` name each usage's file and row for messages."""
+        keys = self.prepare(usages, sources)
+        stacked = np.stack([self._memo[k] for k in keys]) if keys else np.zeros((0, *self._shape), np.float32)
+        half = self._shape[0] // 2
+        return UsageVectors(stacked[:, :half], stacked[:, half:])
+
+    def prepare(self, usages: Sequence[Usage], sources: Sequence[str] | None = None) -> list[str]:
+        """Every usage's vectors in the memo (read from the cache or computed, those computed in one call to the
+        engine, whatever part of them is stacked later); their keys, in order."""
         keys = [self.key(u) for u in usages]
         missing = {k: i for i, k in enumerate(keys) if k not in self._memo}
         if missing and self.cache is not None:
@@ -111,9 +119,7 @@ class UsageEncoder:
             self._memo.update((key, _unpack(text, self._shape)) for key, text in packed.items())
             if self.cache is not None:
                 self.cache.put_many(CACHE_NAMESPACE, packed)
-        stacked = np.stack([self._memo[k] for k in keys]) if keys else np.zeros((0, *self._shape), np.float32)
-        half = self._shape[0] // 2
-        return UsageVectors(stacked[:, :half], stacked[:, half:])
+        return keys
 
     @property
     def _shape(self) -> tuple[int, int]:
@@ -134,5 +140,8 @@ class UsageEncoder:
             first, last = cut_window(len(ids), positions, min(self.window, model.header.max_positions - 2))
             windows.append(ids[first:last])
             targets.append([p - first + 1 for p in positions])  # + 1: `<s>` comes first
-        states = model.layer_states(windows)
-        return [np.concatenate([s[:, t].mean(axis=1), s.mean(axis=1)]) for s, t in zip(states, targets)]
+
+        def pooled(index: int, states: np.ndarray) -> np.ndarray:  # the target's mean above the sentence's
+            return np.concatenate([states[:, targets[index]].mean(axis=1), states.mean(axis=1)])
+
+        return model.layer_states(windows, pooled)

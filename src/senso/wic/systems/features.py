@@ -4,12 +4,12 @@ cosine, and lemma-level statistics read from the pairs alone (never from gold)."
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
 from senso.core.errors import SensoError
-from senso.wic.items import WicPair
+from senso.wic.items import Usage, WicPair
 from senso.wic.systems.encoder import UsageEncoder, UsageVectors
 
 
@@ -20,18 +20,44 @@ def rowwise_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(norms > 0, dot / np.where(norms > 0, norms, 1.0), 0.0)
 
 
+def _usages(pairs: Sequence[WicPair]) -> tuple[list[Usage], list[str]]:
+    return [p.first for p in pairs] + [p.second for p in pairs], [p.source or p.pair_id for p in pairs] * 2
+
+
 def encode_pairs(encoder: UsageEncoder, pairs: Sequence[WicPair]) -> tuple[UsageVectors, UsageVectors]:
     """The vectors of each pair's first and second usage (each distinct usage computed once)."""
-    usages = [p.first for p in pairs] + [p.second for p in pairs]
-    sources = [p.source or p.pair_id for p in pairs] * 2
-    both = encoder.encode(usages, sources)
+    both = encoder.encode(*_usages(pairs))
     n = len(pairs)
     return (UsageVectors(both.target[:n], both.sentence[:n]), UsageVectors(both.target[n:], both.sentence[n:]))
 
 
-def target_mean(first: UsageVectors, second: UsageVectors) -> np.ndarray:
-    """(layers + 1, hidden): the mean target vector per layer over every usage given (centring's offset)."""
-    return np.concatenate([first.target, second.target]).mean(axis=0)
+CHUNK_PAIRS = 2048  # pairs whose vectors are stacked at once: DWUG's 43,784 pairs at once took 10 GB
+
+
+def in_chunks(encoder: UsageEncoder, pairs: Sequence[WicPair],
+              rows: Callable[[Sequence[WicPair]], np.ndarray]) -> np.ndarray:
+    """`rows(pairs)` computed CHUNK_PAIRS pairs at a time and stacked: the same rows (each pair's features are its
+    own, and every usage is encoded first, in one call, as without chunks), with only one chunk's (pairs, layers,
+    hidden) vectors held at once."""
+    if len(pairs) <= CHUNK_PAIRS:
+        return rows(pairs)
+    encoder.prepare(*_usages(pairs))
+    return np.concatenate([rows(pairs[start:start + CHUNK_PAIRS]) for start in range(0, len(pairs), CHUNK_PAIRS)])
+
+
+def usage_means(encoder: UsageEncoder, pairs: Sequence[WicPair]) -> tuple[np.ndarray, np.ndarray]:
+    """(layers + 1, hidden) each: the mean target vector and the mean sentence vector per layer over every usage of
+    `pairs` (centring's offsets), summed a chunk of pairs at a time."""
+    if not pairs:
+        raise SensoError("a system is fit on at least one pair; none was given")
+    target_sum = sentence_sum = 0.0
+    encoder.prepare(*_usages(pairs))
+    for start in range(0, len(pairs), CHUNK_PAIRS):
+        for usages in encode_pairs(encoder, pairs[start:start + CHUNK_PAIRS]):
+            target_sum = target_sum + usages.target.sum(axis=0, dtype=np.float64)
+            sentence_sum = sentence_sum + usages.sentence.sum(axis=0, dtype=np.float64)
+    count = 2 * len(pairs)
+    return (target_sum / count).astype(np.float32), (sentence_sum / count).astype(np.float32)
 
 
 def target_cosines(first: UsageVectors, second: UsageVectors, offset: np.ndarray | None) -> np.ndarray:

@@ -1,9 +1,14 @@
 """`pair-fitted`: a supervised model on features of the pair, learned from the training rows.
 
-Features (each on or off by an option; benchmarks/wic_systems.py --variants measures them):
-- the target's cosine at each of `layers` (after centring by the training usages' mean target vector, as in
-  target-similarity: "all-but-the-top");
-- `sentence`: the two sentences' cosine (mean-pooled states) at each of `layers`;
+Features, at each of `layers` (each kind on or off by an option; benchmarks/wic_systems.py --variants measures
+them, and docs/benchmarks.md says which were kept and by what grouped cross-validation):
+- the target's cosine (after centring by the training usages' mean target vector, as in target-similarity:
+  "all-but-the-top"), and with `raw` the uncentred cosine beside it;
+- `sentence`: the two sentences' cosine (mean-pooled states), and with `centred_sentence` the cosine after
+  subtracting the training usages' mean sentence vector;
+- `cross`: each (centred) target vector's cosine with the other usage's sentence (does the word in one sentence fit
+  the other context?), and `own`: each target's cosine with its own sentence; each kind as the mean and absolute
+  difference of its two cosines, so that the pair's order does not matter;
 - `lemma_stats`: each target cosine minus the mean over the pairs of its lemma among those scored together (a
   lemma whose usages are all alike is not read as one sense: no gold is read, so nothing leaks);
 - `vectors`: the elementwise product and |difference| of the centred target vectors at `vector_layer`.
@@ -25,9 +30,9 @@ from senso.core.errors import SensoError
 from senso.core.params import param
 from senso.wic.items import WicPair
 from senso.wic.systems.context import check_pairs, not_fitted
-from senso.wic.systems.context_similarity import ContextSimilarity
+from senso.wic.systems.context_similarity import ContextSimilarity, fit_sample
 from senso.wic.systems.features import (
-    encode_pairs, lemma_relative, sentence_cosines, target_cosines, target_mean,
+    encode_pairs, in_chunks, lemma_relative, rowwise_cosine, sentence_cosines, target_cosines, usage_means,
 )
 
 NAME = "pair-fitted"
@@ -42,29 +47,50 @@ class PairFitted(ContextSimilarity):
     """Logistic (binary) and ridge or isotonic (graded) on pair features; see the module's docstring."""
 
     layers: tuple[int, ...] = param(ALL_LAYERS, "encoder layers whose target (and sentence) cosines are features")
+    fit_pairs: int | None = param(None, "the most training pairs `fit` reads (a seeded sample; none: all)", minimum=2)
     centre: bool = param(True, "subtract the training usages' mean target vector per layer before the cosines")
+    raw: bool = param(True, "the uncentred target cosines as well")
     sentence: bool = param(True, "the sentences' cosines at the same layers as features")
-    # off by default: the measured configuration (docs/benchmarks.md) is centred target and sentence cosines
+    centred_sentence: bool = param(True, "the sentences' cosines after subtracting the training usages' mean "
+                                         "sentence vector as well")
+    cross: bool = param(True, "each target's cosine with the other usage's sentence (their mean and |difference|)")
+    own: bool = param(True, "each target's cosine with its own sentence (their mean and |difference|)")
+    # off by default: they did not pay in grouped cross-validation on the training rows (docs/benchmarks.md)
     lemma_stats: bool = param(False, "each target cosine beside its lemma's mean over the pairs scored together")
     vectors: bool = param(False, "the product and |difference| of the target vectors at vector_layer as features")
     vector_layer: int = param(8, "the layer whose target vectors give the vectors features", minimum=0)
     graded: str = param("linear", "the graded fit where training rows have scores: linear (ridge) or isotonic "
                                   "(on the logistic's log-odds)", choices=GRADED)
     folds: int = param(5, "grouped (leave-lemma-out) folds that choose C and alpha on the training rows", minimum=2)
+    sentence_mean_: np.ndarray | None = field(default=None, init=False, repr=False)
     classifier_: Any = field(default=None, init=False, repr=False)
     regressor_: Any = field(default=None, init=False, repr=False)
     chosen_: dict[str, float] = field(default_factory=dict, init=False, repr=False)
 
     def features(self, pairs: Sequence[WicPair]) -> np.ndarray:
+        """One row of features per pair, in `feature_names`' order (computed a chunk of pairs at a time; the lemma
+        statistics read every pair given, so they are added after)."""
+        x = in_chunks(self.encoder_, pairs, self._features)
+        if not self.lemma_stats:
+            return x
+        n = len(self.layers)
+        at = n * (2 if self.raw else 1)  # after the target cosines and their raw twins
+        return np.concatenate([x[:, :at], lemma_relative(x[:, :n], [p.lemma for p in pairs]), x[:, at:]], axis=1)
+
+    def _features(self, pairs: Sequence[WicPair]) -> np.ndarray:
         first, second = encode_pairs(self.encoder_, pairs)
         layers = list(self.layers)
         offset = self.mean_ if self.centre else None
         cosines = target_cosines(first, second, offset)[:, layers]
         parts = [cosines]
-        if self.lemma_stats:
-            parts.append(lemma_relative(cosines, [p.lemma for p in pairs]))
+        if self.raw:
+            parts.append(target_cosines(first, second, None)[:, layers])
         if self.sentence:
             parts.append(sentence_cosines(first, second)[:, layers])
+        if self.centred_sentence:
+            parts.append(rowwise_cosine(first.sentence - self.sentence_mean_, second.sentence - self.sentence_mean_)
+                         [:, layers])
+        parts += self._context_features(first, second, layers)
         if self.vectors:
             a, b = first.target[:, self.vector_layer], second.target[:, self.vector_layer]
             if offset is not None:
@@ -73,13 +99,25 @@ class PairFitted(ContextSimilarity):
             parts += [a * b, np.abs(a - b)]
         return np.concatenate(parts, axis=1)
 
+    def _context_features(self, first, second, layers: list[int]) -> list[np.ndarray]:
+        """`cross` and `own`: targets against sentences, both centred by the training usages' mean target vector
+        (the offset that measured best: docs/benchmarks.md)."""
+        if not (self.cross or self.own):
+            return []
+        offset = self.mean_
+        ta, tb = first.target[:, layers] - offset[layers], second.target[:, layers] - offset[layers]
+        sa, sb = first.sentence[:, layers] - offset[layers], second.sentence[:, layers] - offset[layers]
+        both = [(rowwise_cosine(ta, sb), rowwise_cosine(tb, sa))] if self.cross else []
+        both += [(rowwise_cosine(ta, sa), rowwise_cosine(tb, sb))] if self.own else []
+        return [part for one, other in both for part in ((one + other) / 2, np.abs(one - other))]  # either order
+
     def fit(self, pairs: Sequence[WicPair]) -> "PairFitted":
-        pairs = check_pairs(pairs, f"{NAME}.fit")
+        pairs = fit_sample(check_pairs(pairs, f"{NAME}.fit"), self.fit_pairs)
         labelled = [p.label is not None for p in pairs]
         scored = [p.score is not None for p in pairs]
         if not any(labelled) and not any(scored):
             raise SensoError(f"{NAME} is fit on pairs with a gold label or score; none of the {len(pairs)} has one")
-        self.mean_ = target_mean(*encode_pairs(self.encoder_, pairs))
+        self.mean_, self.sentence_mean_ = usage_means(self.encoder_, pairs)
         x, groups = self.features(pairs), np.array([p.lemma for p in pairs])
         self.classifier_ = self.regressor_ = None
         self.chosen_ = {}
@@ -120,9 +158,15 @@ class PairFitted(ContextSimilarity):
 
     @property
     def feature_names(self) -> list[str]:
-        names = [f"target_cos_{layer}" for layer in self.layers]
-        names += [f"{n}_minus_lemma_mean" for n in names] if self.lemma_stats else []
-        names += [f"sentence_cos_{layer}" for layer in self.layers] if self.sentence else []
+        """One name per column kind of `features`, in its order (each kind spans `layers`, but `vectors`)."""
+        at = lambda kind: [f"{kind}_{layer}" for layer in self.layers]  # noqa: E731
+        names = at("target_cos")
+        names += at("raw_target_cos") if self.raw else []
+        names += [f"target_cos_{layer}_minus_lemma_mean" for layer in self.layers] if self.lemma_stats else []
+        names += at("sentence_cos") if self.sentence else []
+        names += at("centred_sentence_cos") if self.centred_sentence else []
+        names += at("cross_sentence_cos_mean") + at("cross_sentence_cos_absdiff") if self.cross else []
+        names += at("own_sentence_cos_mean") + at("own_sentence_cos_absdiff") if self.own else []
         return names + ([f"product_{self.vector_layer}", f"absdiff_{self.vector_layer}"] if self.vectors else [])
 
 
