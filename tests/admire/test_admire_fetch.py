@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import threading
-import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote, unquote
@@ -19,16 +17,9 @@ from admire_fixtures import load_a
 from senso.admire.fetch import ADMIRE_ARTICLE_ID, fetch_admire
 from senso.core.download import DownloadError
 from senso.core.errors import DataError
+from file_snapshots import zip_bytes
 
 ARTICLE = ADMIRE_ARTICLE_ID
-
-
-def _zip(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as zf:
-        for name, data in files.items():
-            zf.writestr(name, data)
-    return buffer.getvalue()
 
 
 def _tsv_bytes(tmp: Path, rows, columns) -> bytes:
@@ -48,8 +39,8 @@ def build_release(tmp_path: Path) -> dict[str, bytes]:
     pt = {"AdMIRe Subtask A PT Test/subtask_a_test.tsv": _tsv_bytes(tmp_path / "pt.tsv", pt_rows, pt_cols)}
     b = {"Subtask B Dev/subtask_b_dev.tsv": _tsv_bytes(tmp_path / "b.tsv", [b_row("cold turkey", gold=False)], list(B_COLUMNS))}
     targets = write_a_targets(tmp_path / "a_en_train_targets.tsv", en_rows).read_bytes()
-    return {"AdMIRe Subtask A Train.zip": _zip(en), "AdMIRe Subtask A PT Test.zip": _zip(pt),
-            "AdMIRe Subtask B Dev.zip": _zip(b), "a_en_train_targets.tsv": targets}
+    return {"AdMIRe Subtask A Train.zip": zip_bytes(en), "AdMIRe Subtask A PT Test.zip": zip_bytes(pt),
+            "AdMIRe Subtask B Dev.zip": zip_bytes(b), "a_en_train_targets.tsv": targets}
 
 
 class FakeFigshare:

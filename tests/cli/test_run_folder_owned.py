@@ -17,6 +17,7 @@ pytestmark = pytest.mark.real_data
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "admire" / "ranking"))
 from test_rank_admire2 import write_release  # noqa: E402  (the AdMIRe 2 release's layout, written by the test)
+from file_snapshots import snapshot  # noqa: E402
 
 LIKERT_TASK_FILE = "\n".join([
     'name = "concreteness-en"', 'description = "How concrete is the word in this sentence, 1 to 7"',
@@ -24,11 +25,6 @@ LIKERT_TASK_FILE = "\n".join([
     'template = """How concrete is "{word}" here, from 1 to 7?', "{text}", '"""', "",
     "[columns]", 'gold = "rating"', 'group = "lemma"', ""])
 LIKERT_ROWS = "id,text,word,rating,lemma\na,The dog sleeps.,dog,6.5,dog\nb,An idea came.,idea,1.5,idea\n"
-
-
-def snapshot(folder: Path) -> dict[str, bytes]:
-    """Every file under `folder` (relative name -> bytes)."""
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture()

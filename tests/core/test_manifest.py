@@ -12,11 +12,7 @@ import pytest
 from senso.core.errors import RunInterrupted, SensoError
 from senso.core.manifest import MANIFEST_NAME, check_run_folder, read_manifest, recorded_if_run_folder, survey
 from senso.core.records import RunWriter
-
-
-def snapshot(folder: Path) -> dict[str, bytes]:
-    """Every file under `folder` (relative name -> bytes): what "nothing was touched" compares."""
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+from file_snapshots import snapshot  # what "nothing was touched" compares
 
 
 def finished_run(folder: Path, submission: str | None = None) -> None:

@@ -18,24 +18,17 @@ from senso.core.download import DownloadError
 from senso.core.errors import DataError
 from senso.wic import fetch
 from senso.wic.card import print_wic_card
+from file_snapshots import zip_bytes
 from wic_fixtures import make_pairs
 
 COMMIT = fetch.WICITA_COMMIT
-
-
-def _zip(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as zf:
-        for name, data in files.items():
-            zf.writestr(name, data)
-    return buffer.getvalue()
 
 
 def _jsonl(rows: list[dict], drop: str) -> bytes:
     return "".join(json.dumps({k: v for k, v in r.items() if k != drop}) + "\n" for r in rows).encode()
 
 
-def wic_zip() -> bytes:
+def wiczip_bytes() -> bytes:
     """WiC_dataset.zip: train/, dev/, test/ at the root (test with its gold, as the release now has it)."""
     lines = {"train": ["bank\tN\t1-1\tthe bank closed\tthe bank opened", "run\tV\t0-1\trun fast\tthey run home"],
              "dev": ["bank\tN\t1-0\tthe bank closed\tbank of the river", "play\tV\t0-0\tplay music\tplay chess"],
@@ -45,10 +38,10 @@ def wic_zip() -> bytes:
     for split, rows in lines.items():
         files[f"{split}/{split}.data.txt"] = ("\n".join(rows) + "\n").encode()
         files[f"{split}/{split}.gold.txt"] = gold[split].encode()
-    return _zip(files)
+    return zip_bytes(files)
 
 
-def wicita_zip() -> bytes:
+def wicitazip_bytes() -> bytes:
     """The GitHub archive of wic-ita/data: a top folder data-<commit>/ with binary/, ranking/, gold_truth/."""
     top = f"data-{COMMIT}"
     rows = {"train": make_pairs(16, 1, "train."), "dev": make_pairs(8, 2, "dev."), "test": make_pairs(6, 3, "test."),
@@ -63,17 +56,17 @@ def wicita_zip() -> bytes:
                 files[f"{top}/gold_truth/{part}/{split}.jsonl"] = _jsonl(split_rows, other)
     files[f"{top}/ranking/train_agr.jsonl"] = files[f"{top}/ranking/train.jsonl"]
     files[f"{top}/ranking/train_dis.jsonl"] = b""
-    return _zip(files)
+    return zip_bytes(files)
 
 
-def dwug_zip() -> bytes:
+def dwugzip_bytes() -> bytes:
     """dwug_en.zip: dwug_en/README.html and data/<lemma>/{uses,judgments}.csv (plus files not placed)."""
     uses = ("identifier\tcontext\tindexes_target_token\tdate\tgrouping\n"
             "u1\tThe plane took off .\t4:9\t1900\t1\nu2\tA plane of wood .\t2:7\t1990\t2\nu3\tThe plane landed .\t4:9\t1995\t2\n")
     judgments = ("identifier1\tidentifier2\tannotator\tjudgment\tcomment\tlemma\tround\n"
                  "u1\tu2\ta1\t1\t\tplane_nn\t1\nu1\tu3\ta1\t4\t\tplane_nn\t1\nu2\tu3\ta2\t2\t\tplane_nn\t1\n"
                  "u2\tu3\ta1\t0\t\tplane_nn\t1\n")
-    return _zip({"dwug_en/README.html": b"<html>DWUG EN</html>", "dwug_en/data/plane_nn/uses.csv": uses.encode(),
+    return zip_bytes({"dwug_en/README.html": b"<html>DWUG EN</html>", "dwug_en/data/plane_nn/uses.csv": uses.encode(),
                  "dwug_en/data/plane_nn/judgments.csv": judgments.encode(),
                  "dwug_en/clusters/opt/plane_nn.csv": b"identifier\tcluster\n"})
 
@@ -113,8 +106,8 @@ class Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def hosts(tmp_path, monkeypatch):
     monkeypatch.setenv("SENSO_CACHE_DIR", str(tmp_path / "cache"))
-    files = {"/wic/package/WiC_dataset.zip": wic_zip(), f"/wic-ita/data/archive/{COMMIT}.zip": wicita_zip(),
-             "/dwug_en.zip": dwug_zip()}
+    files = {"/wic/package/WiC_dataset.zip": wiczip_bytes(), f"/wic-ita/data/archive/{COMMIT}.zip": wicitazip_bytes(),
+             "/dwug_en.zip": dwugzip_bytes()}
     servers = []
 
     def start(md5: str | None = None) -> Hosts:
@@ -131,7 +124,7 @@ def hosts(tmp_path, monkeypatch):
 
 def pinned_to_the_test_archive(monkeypatch) -> None:
     """WiC-ITA's pins replaced by the sha256 of the test's own files (the real pins refuse them)."""
-    with zipfile.ZipFile(io.BytesIO(wicita_zip())) as zf:
+    with zipfile.ZipFile(io.BytesIO(wicitazip_bytes())) as zf:
         pins = {name.split("/", 1)[1]: hashlib.sha256(zf.read(name)).hexdigest() for name in zf.namelist()
                 if name.split("/", 1)[1] in fetch.WICITA_SHA256}
     releases = tuple(replace(r, sha256=pins) if r.name == "WiC-ITA" else r for r in fetch.RELEASES)

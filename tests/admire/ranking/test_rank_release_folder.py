@@ -11,13 +11,10 @@ from pathlib import Path
 import pytest
 
 from senso.admire.rankfile import builtin_task_file
+from file_snapshots import snapshot
 from test_rank_admire2 import write_release
 
 pytestmark = pytest.mark.real_data
-
-
-def snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture()
