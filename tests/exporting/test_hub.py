@@ -5,12 +5,9 @@ stops with a sentence before anything is written."""
 from __future__ import annotations
 
 import socket
-import sys
 
 import pytest
 from hub_standin import TOKEN, StandInHub, start
-
-from senso.cli import main
 
 
 @pytest.fixture()
@@ -29,26 +26,9 @@ def hub(monkeypatch, tmp_path):
     server.server_close()
 
 
-@pytest.fixture()
-def senso(monkeypatch, capsys, tmp_path):
-    monkeypatch.chdir(tmp_path)
-
-    def run(*args: str) -> tuple[int, str]:
-        monkeypatch.setattr(sys, "argv", ["senso", *map(str, args)])
-        try:
-            main()
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-        captured = capsys.readouterr()
-        return code, " ".join((captured.out + captured.err).split())
-
-    return run
-
-
-def test_push_uploads_the_export_folder_privately(hub, senso, abricot_runs, admire_runs, tmp_path):
-    code, output = senso("export", abricot_runs["A"], admire_runs["A0"], "--to", tmp_path / "export",
-                         "--push-to-hub", "org/senso-results")
+def test_push_uploads_the_export_folder_privately(hub, senso_cli, abricot_runs, admire_runs, tmp_path):
+    code, output = senso_cli("export", abricot_runs["A"], admire_runs["A0"], "--to", tmp_path / "export",
+                             "--push-to-hub", "org/senso-results")
     assert code == 0, output
     assert f"uploaded to {hub.url}/datasets/org/senso-results (private)" in output
     assert all(r.headers.get("authorization") == f"Bearer {TOKEN}" for r in hub.requests if r.path.startswith("/api/")
@@ -63,8 +43,8 @@ def test_push_uploads_the_export_folder_privately(hub, senso, abricot_runs, admi
     assert all(TOKEN.encode() not in p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())  # never written
 
 
-def test_push_without_to_uploads_a_temporary_folder_and_public_is_asked(hub, senso, abricot_runs, tmp_path):
-    code, output = senso("export", abricot_runs["A"], "--push-to-hub", "org/open", "--public")
+def test_push_without_to_uploads_a_temporary_folder_and_public_is_asked(hub, senso_cli, abricot_runs, tmp_path):
+    code, output = senso_cli("export", abricot_runs["A"], "--push-to-hub", "org/open", "--public")
     assert code == 0, output
     assert hub.repos["org/open"]["visibility"] == "public"
     assert set(hub.files["org/open"]) == {"README.md", "data/abricot-abs.parquet", "data/results.parquet"}
@@ -83,18 +63,18 @@ def _closed_port() -> int:
     ({"HF_HUB_OFFLINE": "1"}, "HF_HUB_OFFLINE is set, so nothing can be uploaded"),
     ({"HF_ENDPOINT": "closed"}, "cannot reach the Hub (http://127.0.0.1:"),
 ])
-def test_refused_before_anything_is_written(hub, senso, abricot_runs, tmp_path, monkeypatch, env, phrase):
+def test_refused_before_anything_is_written(hub, senso_cli, abricot_runs, tmp_path, monkeypatch, env, phrase):
     for key, value in env.items():
         if value is None:
             monkeypatch.delenv(key, raising=False)
         else:
             monkeypatch.setenv(key, f"http://127.0.0.1:{_closed_port()}" if value == "closed" else value)
-    code, output = senso("export", abricot_runs["A"], "--to", tmp_path / "export", "--push-to-hub", "org/x")
+    code, output = senso_cli("export", abricot_runs["A"], "--to", tmp_path / "export", "--push-to-hub", "org/x")
     assert code == 2 and phrase in output, output
     assert not (tmp_path / "export").exists()
     assert not any(r.path == "/api/repos/create" for r in hub.requests)
 
 
-def test_a_bad_repository_name_is_named(senso, abricot_runs):
-    code, output = senso("export", abricot_runs["A"], "--push-to-hub", "senso-results")
+def test_a_bad_repository_name_is_named(senso_cli, abricot_runs):
+    code, output = senso_cli("export", abricot_runs["A"], "--push-to-hub", "senso-results")
     assert code == 2 and "give the dataset repository as ORG/NAME" in output
