@@ -346,14 +346,16 @@ class E5F32:
             x = self._embed_tokens(ids) + self._position[:length] + self._type
             x = F.layer_norm(x, (h.hidden,), *self._norm, eps=h.eps)
             for layer in self._layers:
-                x = self._block(x, layer, attention_mask)
+                x = self.block(x, layer, attention_mask)
             pooled = (x * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
         return pooled.double().numpy()
 
     def layer_states(self, windows: Sequence[Sequence[int]],
-                     reduce: Callable[[int, np.ndarray], np.ndarray] | None = None) -> list[np.ndarray]:
-        """Every layer's hidden states (the embeddings' output, then each block's) of `<s>` window `</s>` for
-        each window of content ids: one (layers + 1, len(window) + 2, hidden) float32 array each, or what
+                     reduce: Callable[[int, np.ndarray], np.ndarray] | None = None,
+                     depth: int | None = None) -> list[np.ndarray]:
+        """Every layer's hidden states (the embeddings' output, then each block's, through block `depth`; None:
+        all) of `<s>` window `</s>` for each window of content ids: one (depth + 1, len(window) + 2, hidden)
+        float32 array each, or what
         `reduce(index, states)` makes of it, called as each batch is done (so that only one batch's states are
         held at once: every token's states of thousands of sentences are gigabytes). Windows run in batches of
         about one length (as `embed` groups them), on `threads` threads."""
@@ -366,7 +368,7 @@ class E5F32:
         out: list[np.ndarray | None] = [None] * len(indexed)
         with threadpool_limits(limits=self.threads):
             for batch in self._batches(indexed, self.batch_tokens):
-                states = self._all_layers([w for _, w in batch])
+                states = self._all_layers([w for _, w in batch], depth)
                 for row, (i, window) in enumerate(batch):
                     row_states = states[:, row, : len(window) + 2].astype(np.float32)
                     out[i] = row_states if reduce is None else reduce(i, row_states)
@@ -382,8 +384,9 @@ class E5F32:
             ids[r, : len(row)], valid[r, : len(row)] = row, True
         return ids, valid
 
-    def _all_layers(self, windows: list[list[int]]) -> np.ndarray:
-        """(layers + 1, rows, longest + 2, hidden) states of the padded batch (pad positions meaningless)."""
+    def _all_layers(self, windows: list[list[int]], depth: int | None = None) -> np.ndarray:
+        """(depth + 1, rows, longest + 2, hidden) states of the padded batch through block `depth` (None: every
+        block; pad positions meaningless)."""
         torch, h = self.torch, self.header
         F = torch.nn.functional
         ids, valid = self._padded(windows)
@@ -393,8 +396,8 @@ class E5F32:
             x = F.layer_norm(self._embed_tokens(ids) + self._position[:length] + self._type, (h.hidden,),
                              *self._norm, eps=h.eps)
             states = [x]
-            for layer in self._layers:
-                states.append(self._block(states[-1], layer, attention_mask))
+            for layer in self._layers[:depth]:
+                states.append(self.block(states[-1], layer, attention_mask))
             return torch.stack(states).numpy()
 
     def _embed_tokens(self, ids: np.ndarray):
@@ -402,7 +405,16 @@ class E5F32:
         table = self.torch.from_numpy(dequantize_q4(self._word[unique], self.header.hidden)).to(self.dtype)
         return table[self.torch.from_numpy(inverse.reshape(ids.shape))]
 
-    def _block(self, x, layer: dict, mask):
+    def block_weights(self, first: int) -> list[dict]:
+        """Float32 copies of the weights of blocks `first`.. (the last ones), each a dict as `block` reads it:
+        what a caller fine-tunes without touching the encoder's own."""
+        torch = self.torch
+        return [{name: tuple(t.detach().to(torch.float32).clone() for t in pair) for name, pair in layer.items()}
+                for layer in self._layers[first:]]
+
+    def block(self, x, layer: dict, mask):
+        """One encoder block on states `x` (batch, length, hidden) with `layer`'s weights (the encoder's own or
+        `block_weights`' copies), `mask` None or (batch, 1, 1, length) True at real positions."""
         torch, h = self.torch, self.header
         F = torch.nn.functional
         batch, length, _ = x.shape

@@ -75,7 +75,7 @@ def test_each_batch_is_reduced_before_the_next_runs_to_the_full_states_reduced(e
     full = e5.layer_states(windows)
     events: list[str] = []
     forward = e5._all_layers
-    monkeypatch.setattr(e5, "_all_layers", lambda batch: events.append("pass") or forward(batch))
+    monkeypatch.setattr(e5, "_all_layers", lambda batch, depth=None: events.append("pass") or forward(batch, depth))
 
     def first_token(index: int, states: np.ndarray) -> np.ndarray:
         events.append(f"reduce {index}")

@@ -11,7 +11,7 @@ the binary threshold and whose probability is P(same meaning) (`judge`). A cross
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Sequence, TypeVar
 
 import numpy as np
 
@@ -27,13 +27,14 @@ NAME = "target-similarity"
 DEFAULT_LAYERS = (12,)
 FIT_PAIRS = 800
 FIT_SEED = 0
+T = TypeVar("T")
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def fit_sample(pairs: list[WicPair], most: int | None) -> list[WicPair]:
+def fit_sample(pairs: list[T], most: int | None) -> list[T]:
     """At most `most` of `pairs` (None: all), drawn with a fixed seed and kept in their order."""
     if most is None or len(pairs) <= most:
         return pairs

@@ -70,6 +70,15 @@ class UsageVectors:
     sentence: np.ndarray
 
 
+@dataclass(frozen=True)
+class TokenStates:
+    """One usage's window at one layer: `states` (tokens, hidden) float32, `<s>` and `</s>` included, and
+    `target` the positions of its target's sub-word tokens among them."""
+
+    states: np.ndarray
+    target: np.ndarray
+
+
 def _pack(matrix: np.ndarray) -> str:
     return base64.b64encode(np.asarray(matrix, dtype="<f2").tobytes()).decode("ascii")
 
@@ -88,6 +97,8 @@ class UsageEncoder:
     window: int = WINDOW_TOKENS
     cache: Any = None
     _memo: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    keep_states: tuple[int, int] | None = None  # (layer, window): `token_states` a fresh pass can keep as well
+    _states: dict[tuple[str, int, int], "TokenStates"] = field(default_factory=dict, repr=False)
 
     @property
     def fingerprint(self) -> str:
@@ -127,9 +138,49 @@ class UsageEncoder:
         return 2 * (header.layers + 1), header.hidden
 
     def _compute(self, usages: Sequence[Usage], sources: Sequence[str]) -> list[np.ndarray]:
+        windows, targets, whole = self._windows(usages, sources, self.window)
+        also = self._also_keep(usages, windows, whole)
+
+        def pooled(index: int, states: np.ndarray) -> np.ndarray:  # the target's mean above the sentence's
+            if index in also:
+                key, layer = also[index]
+                self._states[key] = TokenStates(states[layer].copy(), np.array(targets[index]))
+            return np.concatenate([states[:, targets[index]].mean(axis=1), states.mean(axis=1)])
+
+        return engine(self.engine_name).layer_states(windows, pooled)
+
+    def _also_keep(self, usages: Sequence[Usage], windows: list[list[int]],
+                   whole: list[bool]) -> dict[int, tuple[tuple, int]]:
+        """The usages whose token states `keep_states` asks for that this pass computes as they are: a whole
+        sentence within both windows is the same window of tokens in both (index -> (states key, layer))."""
+        if self.keep_states is None:
+            return {}
+        layer, window = self.keep_states
+        return {i: ((self.key(u), layer, window), layer) for i, u in enumerate(usages)
+                if whole[i] and len(windows[i]) <= window}
+
+    def token_states(self, usages: Sequence[Usage], sources: Sequence[str], layer: int,
+                     window: int) -> list[TokenStates]:
+        """Every token's states at `layer` (0: the embeddings) of each usage's window of at most `window` tokens,
+        and where its target is: the input of fine-tuned blocks above `layer` (kept in a memo of their own: a fit
+        and the runs of its folds read them again)."""
+        keys = [(self.key(u), layer, window) for u in usages]
+        missing = {k: i for i, k in enumerate(keys) if k not in self._states}
+        if missing:
+            picked = [usages[i] for i in missing.values()]
+            windows, targets, _ = self._windows(picked, [sources[i] for i in missing.values()], window)
+            states = engine(self.engine_name).layer_states(windows, lambda i, s: s[layer].copy(), depth=layer)
+            self._states.update((key, TokenStates(matrix, np.array(target)))
+                                for key, matrix, target in zip(missing, states, targets))
+        return [self._states[k] for k in keys]
+
+    def _windows(self, usages: Sequence[Usage], sources: Sequence[str],
+                 window: int) -> tuple[list[list[int]], list[list[int]], list[bool]]:
+        """Each usage's window of content ids (cut around the target where the sentence is longer than `window`),
+        its target's positions in `<s>` window `</s>`, and whether the window is the whole sentence."""
         model = engine(self.engine_name)
         kind = None if self.prefix == "none" else self.prefix
-        windows, targets = [], []
+        windows, targets, whole = [], [], []
         for usage, source in zip(usages, sources):
             ids, spans = model.tokenizer.content_spans(usage.text, kind)
             positions = target_positions(spans, usage)
@@ -137,11 +188,8 @@ class UsageEncoder:
                 where = f"{source}: " if source else ""
                 raise SensoError(f"{where}the target {usage.target!r} (characters {usage.start}:{usage.end}) covers "
                                  f"no token of its sentence {usage.text[:60]!r}")
-            first, last = cut_window(len(ids), positions, min(self.window, model.header.max_positions - 2))
+            first, last = cut_window(len(ids), positions, min(window, model.header.max_positions - 2))
             windows.append(ids[first:last])
             targets.append([p - first + 1 for p in positions])  # + 1: `<s>` comes first
-
-        def pooled(index: int, states: np.ndarray) -> np.ndarray:  # the target's mean above the sentence's
-            return np.concatenate([states[:, targets[index]].mean(axis=1), states.mean(axis=1)])
-
-        return model.layer_states(windows, pooled)
+            whole.append(last - first == len(ids))
+        return windows, targets, whole

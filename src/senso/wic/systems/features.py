@@ -20,13 +20,14 @@ def rowwise_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(norms > 0, dot / np.where(norms > 0, norms, 1.0), 0.0)
 
 
-def _usages(pairs: Sequence[WicPair]) -> tuple[list[Usage], list[str]]:
+def pair_usages(pairs: Sequence[WicPair]) -> tuple[list[Usage], list[str]]:
+    """Every pair's first usage, then every pair's second, and the file and row each comes from."""
     return [p.first for p in pairs] + [p.second for p in pairs], [p.source or p.pair_id for p in pairs] * 2
 
 
 def encode_pairs(encoder: UsageEncoder, pairs: Sequence[WicPair]) -> tuple[UsageVectors, UsageVectors]:
     """The vectors of each pair's first and second usage (each distinct usage computed once)."""
-    both = encoder.encode(*_usages(pairs))
+    both = encoder.encode(*pair_usages(pairs))
     n = len(pairs)
     return (UsageVectors(both.target[:n], both.sentence[:n]), UsageVectors(both.target[n:], both.sentence[n:]))
 
@@ -41,7 +42,7 @@ def in_chunks(encoder: UsageEncoder, pairs: Sequence[WicPair],
     hidden) vectors held at once."""
     if len(pairs) <= CHUNK_PAIRS:
         return rows(pairs)
-    encoder.prepare(*_usages(pairs))
+    encoder.prepare(*pair_usages(pairs))
     return np.concatenate([rows(pairs[start:start + CHUNK_PAIRS]) for start in range(0, len(pairs), CHUNK_PAIRS)])
 
 
@@ -51,7 +52,7 @@ def usage_means(encoder: UsageEncoder, pairs: Sequence[WicPair]) -> tuple[np.nda
     if not pairs:
         raise SensoError("a system is fit on at least one pair; none was given")
     target_sum = sentence_sum = 0.0
-    encoder.prepare(*_usages(pairs))
+    encoder.prepare(*pair_usages(pairs))
     for start in range(0, len(pairs), CHUNK_PAIRS):
         for usages in encode_pairs(encoder, pairs[start:start + CHUNK_PAIRS]):
             target_sum = target_sum + usages.target.sum(axis=0, dtype=np.float64)

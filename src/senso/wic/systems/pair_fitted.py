@@ -11,7 +11,9 @@ them, and docs/benchmarks.md says which were kept and by what grouped cross-vali
   difference of its two cosines, so that the pair's order does not matter;
 - `lemma_stats`: each target cosine minus the mean over the pairs of its lemma among those scored together (a
   lemma whose usages are all alike is not read as one sense: no gold is read, so nothing leaks);
-- `vectors`: the elementwise product and |difference| of the centred target vectors at `vector_layer`.
+- `vectors`: the elementwise product and |difference| of the centred target vectors at `vector_layer`;
+- `tune_layers`: the encoder's last blocks fine-tuned on the training pairs (`senso.wic.systems.tuning`), the
+  targets' cosine after each tuned block (the tuned blocks read a window of `tune_window` tokens around the target).
 Binary: a logistic regression (class-balanced; its C chosen by grouped, leave-lemma-out folds on the training
 rows), P(same) its probability. Graded (`relate`): where the training rows have scores, a ridge regression on the
 same features (`graded` linear; its alpha by the same folds) or an isotonic map of the logistic's log-odds to the
@@ -31,15 +33,20 @@ from senso.core.params import param
 from senso.wic.items import WicPair
 from senso.wic.systems.context import check_pairs, not_fitted
 from senso.wic.systems.context_similarity import ContextSimilarity, fit_sample
+from senso.wic.systems.encoder import TokenStates, engine
 from senso.wic.systems.features import (
-    encode_pairs, in_chunks, lemma_relative, rowwise_cosine, sentence_cosines, target_cosines, usage_means,
+    encode_pairs, in_chunks, lemma_relative, pair_usages, rowwise_cosine, sentence_cosines, target_cosines,
+    usage_means,
 )
+from senso.wic.systems.tuning import TUNE_SEED, TunedBlocks, training_targets, tune_blocks
 
 NAME = "pair-fitted"
 ALL_LAYERS = tuple(range(13))
 C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 ALPHA_GRID = (0.1, 1.0, 10.0, 100.0, 1000.0)
 GRADED = ("linear", "isotonic")
+BLOCKS = ALL_LAYERS[-1]  # the encoder's blocks (multilingual-e5-small's 12)
+HELD_OUT = 0.2  # the share of training lemmas the fine-tuning is checked on
 
 
 @dataclass
@@ -59,6 +66,15 @@ class PairFitted(ContextSimilarity):
     lemma_stats: bool = param(False, "each target cosine beside its lemma's mean over the pairs scored together")
     vectors: bool = param(False, "the product and |difference| of the target vectors at vector_layer as features")
     vector_layer: int = param(8, "the layer whose target vectors give the vectors features", minimum=0)
+    # Chosen on a leave-lemma-out fifth of WiC-ITA's training rows (docs/benchmarks.md, "fine-tuning the last blocks")
+    tune_layers: int = param(4, "the encoder's last blocks fine-tuned on the training pairs, their target cosines "
+                                "features (0: none)", minimum=0)
+    tune_epochs: int = param(2, "passes over the training pairs when fine-tuning", minimum=1)
+    tune_rate: float = param(1e-4, "the fine-tuning's initial learning rate (AdamW, decaying linearly to 0)",
+                             minimum=0.0)
+    tune_pairs: int | None = param(3000, "the most training pairs the fine-tuning reads (a seeded sample; none: all)",
+                                   minimum=2)
+    tune_window: int = param(64, "the window of sub-word tokens around the target the tuned blocks read", minimum=8)
     graded: str = param("linear", "the graded fit where training rows have scores: linear (ridge) or isotonic "
                                   "(on the logistic's log-odds)", choices=GRADED)
     folds: int = param(5, "grouped (leave-lemma-out) folds that choose C and alpha on the training rows", minimum=2)
@@ -66,11 +82,15 @@ class PairFitted(ContextSimilarity):
     classifier_: Any = field(default=None, init=False, repr=False)
     regressor_: Any = field(default=None, init=False, repr=False)
     chosen_: dict[str, float] = field(default_factory=dict, init=False, repr=False)
+    tuned_: TunedBlocks | None = field(default=None, init=False, repr=False)
+    tuning_: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
 
     def features(self, pairs: Sequence[WicPair]) -> np.ndarray:
         """One row of features per pair, in `feature_names`' order (computed a chunk of pairs at a time; the lemma
         statistics read every pair given, so they are added after)."""
         x = in_chunks(self.encoder_, pairs, self._features)
+        if self.tuned_ is not None:
+            x = np.concatenate([x, self._tuned_cosines(pairs)], axis=1)
         if not self.lemma_stats:
             return x
         n = len(self.layers)
@@ -99,6 +119,30 @@ class PairFitted(ContextSimilarity):
             parts += [a * b, np.abs(a - b)]
         return np.concatenate(parts, axis=1)
 
+    def _tuned_cosines(self, pairs: Sequence[WicPair]) -> np.ndarray:
+        """(n, tuned blocks): the targets' cosine after each tuned block, each distinct usage run once (a WUG's
+        usage is in many pairs)."""
+        first, second = self._token_states(pairs)
+        distinct = {id(states): states for states in first + second}  # the encoder's memo: one object a usage
+        vectors = dict(zip(distinct, self.tuned_.vectors(engine(self.encoder), list(distinct.values()))))
+        return rowwise_cosine(np.stack([vectors[id(s)] for s in first]), np.stack([vectors[id(s)] for s in second]))
+
+    def _token_states(self, pairs: Sequence[WicPair]) -> tuple[list[TokenStates], list[TokenStates]]:
+        """Each pair's two usages' token states below the tuned blocks."""
+        below = BLOCKS - self.tune_layers
+        states = self.encoder_.token_states(*pair_usages(pairs), below, self.tune_window)
+        return states[: len(pairs)], states[len(pairs):]
+
+    def _tune(self, pairs: Sequence[WicPair]) -> TunedBlocks | None:
+        """The last `tune_layers` blocks fine-tuned on (a seeded sample of `tune_pairs` of) the pairs with gold."""
+        if self.tune_layers == 0:
+            return None
+        gold = training_targets([p.label for p in pairs], [p.score for p in pairs])
+        kept = fit_sample([i for i in range(len(pairs)) if not np.isnan(gold[i])], self.tune_pairs)
+        first, second = self._token_states([pairs[i] for i in kept])
+        return tune_blocks(engine(self.encoder), first, second, gold[kept], BLOCKS - self.tune_layers,
+                           self.tune_epochs, self.tune_rate)
+
     def _context_features(self, first, second, layers: list[int]) -> list[np.ndarray]:
         """`cross` and `own`: targets against sentences, both centred by the training usages' mean target vector
         (the offset that measured best: docs/benchmarks.md)."""
@@ -117,22 +161,81 @@ class PairFitted(ContextSimilarity):
         scored = [p.score is not None for p in pairs]
         if not any(labelled) and not any(scored):
             raise SensoError(f"{NAME} is fit on pairs with a gold label or score; none of the {len(pairs)} has one")
+        if self.tune_layers > BLOCKS:
+            raise SensoError(f"{NAME}: tune_layers is 0 to the encoder's {BLOCKS} blocks, got {self.tune_layers}")
+        if self.tune_layers:  # a usage the encoder computes now gives the tuned blocks' input in the same pass
+            self.encoder_.keep_states = (BLOCKS - self.tune_layers, self.tune_window)
         self.mean_, self.sentence_mean_ = usage_means(self.encoder_, pairs)
-        x, groups = self.features(pairs), np.array([p.lemma for p in pairs])
-        self.classifier_ = self.regressor_ = None
-        self.chosen_ = {}
-        if any(labelled):
-            keep = np.array(labelled)
-            y = np.array([p.label for p in pairs if p.label is not None])
-            self.classifier_, self.chosen_["C"] = _fit_classifier(x[keep], y, groups[keep], self.folds)
-        if any(scored):
-            keep = np.array(scored)
-            y = np.array([p.score for p in pairs if p.score is not None], dtype=float)
-            if self.graded == "isotonic" and self.classifier_ is not None:
-                self.regressor_ = _fit_isotonic(self.classifier_.decision_function(x[keep]), y)
-            else:
-                self.regressor_, self.chosen_["alpha"] = _fit_ridge(x[keep], y, groups[keep], self.folds)
+        self.tuned_, self.tuning_ = None, {}
+        x = self.features(pairs)
+        if self.tune_layers:
+            x = self._tune_if_it_pays(pairs, x)
+        self.classifier_, self.regressor_, self.chosen_ = self._fit_models(pairs, x)
         return self
+
+    def _tune_if_it_pays(self, pairs: list[WicPair], x: np.ndarray) -> np.ndarray:
+        """The blocks tuned on a seeded four fifths of the training lemmas, kept (and their cosines added to `x`)
+        if the models fit on those lemmas' pairs do better on the other fifth's with them than without (log-loss of
+        P(same) where the pairs have labels, else the Spearman of the graded fit): on WiC-ITA they do, on English
+        WiC they do not (docs/benchmarks.md)."""
+        from sklearn.model_selection import GroupShuffleSplit
+
+        groups = np.array([p.lemma for p in pairs])
+        if len(set(groups)) < 2:
+            raise SensoError(f"{NAME} checks its fine-tuning on lemmas it was not tuned on: it needs training pairs "
+                             f"of at least two lemmas, got {len(set(groups))}")
+        train, held = next(GroupShuffleSplit(n_splits=1, test_size=HELD_OUT, random_state=TUNE_SEED)
+                           .split(groups, groups=groups))
+        self.tuned_ = self._tune([pairs[i] for i in train])
+        both = np.concatenate([x, self._tuned_cosines(pairs)], axis=1)
+        without, with_tuned = (self._held_out_loss(pairs, features, train, held) for features in (x, both))
+        kept = with_tuned < without
+        self.tuning_ = {"held_out_pairs": len(held), "held_out_loss_without": without,
+                        "held_out_loss_with": with_tuned, "kept": kept}
+        if not kept:
+            self.tuned_ = None
+        return both if kept else x
+
+    def _held_out_loss(self, pairs: list[WicPair], x: np.ndarray, train: np.ndarray, held: np.ndarray) -> float:
+        """Lower is better: the `held` pairs' log-loss under a classifier fit on the `train` pairs (labels), or
+        minus the Spearman of the graded fit (scores only)."""
+        from scipy.stats import spearmanr
+        from sklearn.metrics import log_loss
+
+        classifier, regressor, _ = self._fit_models([pairs[i] for i in train], x[train])
+        held_pairs = [pairs[i] for i in held]
+        if classifier is not None and any(p.label is not None for p in held_pairs):
+            keep = [i for i, p in zip(held, held_pairs) if p.label is not None]
+            p_same = classifier.predict_proba(x[keep])[:, 1]
+            return float(log_loss([pairs[i].label for i in keep], np.clip(p_same, 1e-6, 1 - 1e-6), labels=[0, 1]))
+        keep = [i for i, p in zip(held, held_pairs) if p.score is not None]
+        if regressor is None or len(keep) < 3:
+            return float("inf")  # nothing to measure the tuning by: it is not kept
+        return -float(spearmanr(self._graded(classifier, regressor, x[keep]), [pairs[i].score for i in keep]).statistic)
+
+    def _fit_models(self, pairs: list[WicPair], x: np.ndarray) -> tuple[Any, Any, dict[str, float]]:
+        """(classifier, regressor, chosen): the logistic on the labelled pairs and the graded fit on the scored
+        ones (None where there are none), and the C and alpha chosen."""
+        labelled = np.array([p.label is not None for p in pairs])
+        scored = np.array([p.score is not None for p in pairs])
+        groups, classifier, regressor, chosen = np.array([p.lemma for p in pairs]), None, None, {}
+        if labelled.any():
+            y = np.array([p.label for p in pairs if p.label is not None])
+            classifier, chosen["C"] = _fit_classifier(x[labelled], y, groups[labelled], self.folds)
+        if scored.any():
+            y = np.array([p.score for p in pairs if p.score is not None], dtype=float)
+            if self.graded == "isotonic" and classifier is not None:
+                regressor = _fit_isotonic(classifier.decision_function(x[scored]), y)
+            else:
+                regressor, chosen["alpha"] = _fit_ridge(x[scored], y, groups[scored], self.folds)
+        return classifier, regressor, chosen
+
+    def _graded(self, classifier: Any, regressor: Any, x: np.ndarray) -> np.ndarray:
+        if regressor is None:
+            return classifier.decision_function(x)
+        if self.graded == "isotonic" and classifier is not None:  # a map of the classifier's log-odds
+            return regressor.predict(classifier.decision_function(x))
+        return regressor.predict(x)
 
     def judge(self, pairs: Sequence[WicPair]) -> list[float]:
         pairs = check_pairs(pairs, f"{NAME}.judge")
@@ -144,16 +247,14 @@ class PairFitted(ContextSimilarity):
         pairs = check_pairs(pairs, f"{NAME}.relate")
         if self.classifier_ is None and self.regressor_ is None:
             raise not_fitted(NAME, "relating")
-        x = self.features(pairs)
-        if self.regressor_ is None:
-            return [float(v) for v in self.classifier_.decision_function(x)]
-        if self.graded == "isotonic" and self.classifier_ is not None:  # a map of the classifier's log-odds
-            return [float(v) for v in self.regressor_.predict(self.classifier_.decision_function(x))]
-        return [float(v) for v in self.regressor_.predict(x)]
+        return [float(v) for v in self._graded(self.classifier_, self.regressor_, self.features(pairs))]
 
     def describe(self) -> dict[str, Any]:
         return {"system": NAME, **self.describe_encoder(self.encoder_), "layers": list(self.layers),
                 "centre": self.centre, "features": self.feature_names, "chosen": dict(self.chosen_),
+                "tuned": {"layers": self.tune_layers, "epochs": self.tune_epochs, "rate": self.tune_rate,
+                          "pairs": self.tune_pairs, "window": self.tune_window, **self.tuning_}
+                if self.tune_layers else None,
                 "graded": self.graded if self.regressor_ is not None else "log-odds"}
 
     @property
@@ -167,7 +268,9 @@ class PairFitted(ContextSimilarity):
         names += at("centred_sentence_cos") if self.centred_sentence else []
         names += at("cross_sentence_cos_mean") + at("cross_sentence_cos_absdiff") if self.cross else []
         names += at("own_sentence_cos_mean") + at("own_sentence_cos_absdiff") if self.own else []
-        return names + ([f"product_{self.vector_layer}", f"absdiff_{self.vector_layer}"] if self.vectors else [])
+        names += [f"product_{self.vector_layer}", f"absdiff_{self.vector_layer}"] if self.vectors else []
+        tuned = self.tune_layers if self.tuned_ is not None or not self.tuning_ else 0  # 0 where the check dropped it
+        return names + [f"tuned_target_cos_{layer}" for layer in range(BLOCKS - tuned + 1, BLOCKS + 1)]
 
 
 def _folds(groups: np.ndarray, folds: int):
