@@ -133,10 +133,8 @@ class PairFitted(ContextSimilarity):
         states = self.encoder_.token_states(*pair_usages(pairs), below, self.tune_window)
         return states[: len(pairs)], states[len(pairs):]
 
-    def _tune(self, pairs: Sequence[WicPair]) -> TunedBlocks | None:
+    def _tune(self, pairs: Sequence[WicPair]) -> TunedBlocks:
         """The last `tune_layers` blocks fine-tuned on (a seeded sample of `tune_pairs` of) the pairs with gold."""
-        if self.tune_layers == 0:
-            return None
         gold = training_targets([p.label for p in pairs], [p.score for p in pairs])
         kept = fit_sample([i for i in range(len(pairs)) if not np.isnan(gold[i])], self.tune_pairs)
         first, second = self._token_states([pairs[i] for i in kept])

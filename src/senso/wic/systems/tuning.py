@@ -6,7 +6,8 @@ the target); the top blocks, copies of the encoder's, are trained so that the co
 learned scale and offset: binary cross-entropy against the label, or against the score scaled to 0-1 by the
 training scores' range where a pair has a score only. AdamW, a linearly decaying rate, pairs in a seeded order:
 the same blocks on the same host and thread count (float32, as e5-f32: another CPU moves their last bits). What the
-tuned blocks give (`tuned_cosines`) is one cosine per tuned block, the features pair-fitted reads beside its own.
+tuned blocks give pair-fitted is one cosine per tuned block, read beside its own features where a held-out check on
+the training lemmas says they pay (`PairFitted._tune_if_it_pays`).
 Measured in docs/benchmarks.md ("Word in context: fine-tuning the last blocks").
 """
 
