@@ -66,6 +66,7 @@ def test_a_graded_task_on_its_training_split_is_leave_lemma_out(mini):
     result = senso.evaluate(mini["ranking"], system="lemma-prior", split="train")
     assert result.results["evaluation"] == "leave-lemma-out (5 folds of lemmas)"
     assert list(result.metrics) == ["spearman", "pearson"] and "unseen" not in result.results
+    assert [fold["name"] for fold in result.results["fold_models"]] == ["lemma-prior"] * 5  # each fold's own copy
     pairs = read_split(parse_task_file(mini["ranking"]), "train")
     for fold in lemma_folds(pairs):  # a held-out lemma gets the overall mean of the other folds' pairs
         others = [p.score for k, p in enumerate(pairs) if k not in set(fold)]
@@ -76,7 +77,7 @@ def test_options_it_does_not_read_are_refused(mini):
     with pytest.raises(SensoError, match="mini-binary has no split 'val' \\(split\\); choose from train, dev, test"):
         senso.evaluate(mini["binary"], split="val")
     with pytest.raises(SensoError, match="unknown word-in-context system 'nope'; choose from pair-fitted, "
-                                         "target-similarity, pair-lm, word-overlap, lemma-prior, submission"):
+                                         "target-similarity, tuned-similarity, pair-lm, word-overlap, lemma-prior, submission"):
         senso.evaluate(mini["binary"], system="nope")
     with pytest.raises(SensoError, match="embedder is not used by .*system word-overlap"):
         senso.evaluate(mini["binary"], system="word-overlap", embedder="e5-f64")
@@ -144,3 +145,15 @@ def test_pair_lm_keeps_no_lemma_it_answers_so_no_pair_is_seen(mini):
     assert result.system == "pair-lm" and "never of the scored pair's lemma" in result.results["evaluation"]
     assert "unseen" not in result.results and "overlap" not in result.results
     assert {s.decision for s in result.samples} == {1} and result.metrics["accuracy"].value > 0
+
+
+def test_a_task_file_names_the_system_a_run_uses_by_default(mini):
+    text = mini["binary"].read_text(encoding="utf-8").replace('name = "mini-binary"', 'name = "mini-default"')
+    task = mini["binary"].with_name("mini-default.toml")
+    task.write_text(text.replace('train = "train"\n', 'train = "train"\ndefault_system = "lemma-prior"\n', 1),
+                    encoding="utf-8")
+    assert senso.evaluate(task, split="dev").system == "lemma-prior"
+    assert senso.evaluate(task, split="dev", system="word-overlap").system == "word-overlap"
+    task.write_text(text.replace('train = "train"\n', 'train = "train"\ndefault_system = "nope"\n', 1), encoding="utf-8")
+    with pytest.raises(SensoError, match="unknown word-in-context system 'nope'"):
+        senso.evaluate(task, split="dev")

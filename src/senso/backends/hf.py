@@ -46,7 +46,7 @@ import inspect
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Protocol, Sequence
+from typing import Any, Callable, Iterator, Protocol, Sequence
 
 from senso.backends.dtypes import torch_dtype, weights_fingerprint
 from senso.backends.quiet import quiet_loading
@@ -60,7 +60,10 @@ CACHE_NAMESPACE = "loglik"
 CHECKS_MEMO = "lm_head_checks.json"  # in the cache folder: the LM-head check's result per exact checkpoint
 WEIGHTS_MEMO = "weights_fingerprints.json"  # in the cache folder: a checkpoint's weights hash per (files, dtype)
 PREFIX_BLOCK = 128  # tokens per pass when a shared prefix's cache is computed
-HEAD_ROWS = 8  # positions per pass of the LM head (a fixed shape: see `_score_rows`)
+# Positions per pass of the LM head, gathered across forward passes (a fixed shape: see `_log_likelihoods`). The
+# head's weights (Gemma-3's 262k-token vocabulary: 671 MB in float32) are read once a pass, so a pass of few
+# positions is bound by memory, not arithmetic.
+HEAD_ROWS = 64
 PASS_ROWS = 8  # the most rows in one forward pass of prompts without a shared prefix (see `pass_rows`)
 PASS_TOKENS = PASS_ROWS * 256  # a pass's budget of (padded) tokens: rows of buckets up to 256 tokens run 8 a pass
 ROW_BLOCK = 2048  # a row run alone computes at most this many tokens a pass: a longer one runs in blocks
@@ -68,7 +71,7 @@ BUCKET_STEP = 16  # the padded widths of those rows: multiples of this many toke
 BUCKET_GROWTH = 8  # ...that grow by at most 1/BUCKET_GROWTH of the width beyond the first steps (`bucket_length`)
 # How a row is computed, in its cache key: values stored by an earlier computation (padded to its batch's
 # longest row, or every row alone) may differ in the last bits, so they are not served to this one.
-SCORING = "token-budget-passes"
+SCORING = "token-budget-passes/head-64"
 ROWS_ALONE = "rows-alone"  # that of `batch_rows=False`: every row alone, unpadded
 HEAD_CHECK_VERSION = "head-check-1"  # part of that record's key: bump when `_check_manual_head` changes
 _DEFAULT_MAX_LENGTH = 2048  # lm-eval's fallback when neither config nor tokenizer says
@@ -467,30 +470,52 @@ class HFCausalLM:
                     kept[start] = base
             yield prefix, self._extend(list(prefix), start, base) if start < len(prefix) else base
 
-    def _score_rows(self, rows: list[_Row], prefix_cache) -> list[list[tuple[int, float]]]:
-        """(choice, log-likelihood) for each target of each row of one call (`_passes`).
+    def _log_likelihoods(self, rows: list[_Row], positions: list) -> list[list[tuple[int, float]]]:
+        """(choice, log-likelihood) for each target of each row, from its scored positions (`_scored_positions`:
+        hidden states with the manual head, else logits).
 
         The LM head runs in blocks of HEAD_ROWS positions (a short block padded with zeros): its weights are
         read once per block, and a position's logits do not depend on which others share its block.
         """
         torch = self.torch
-        scored = self._scored_positions(rows, prefix_cache)
         if self._manual_head:
-            hidden = torch.cat(scored)
+            hidden = torch.cat(positions)
             blocks = []
             for start in range(0, len(hidden), HEAD_ROWS):
                 block = hidden[start: start + HEAD_ROWS]
                 padded = torch.zeros((HEAD_ROWS, block.shape[1]), dtype=block.dtype, device=block.device)
                 padded[: len(block)] = block
                 blocks.append(self._head(padded)[: len(block)])
-            scored = list(torch.cat(blocks).split([row.n_scored for row in rows]))
+            positions = list(torch.cat(blocks).split([row.n_scored for row in rows]))
         results = []
-        for row, logits in zip(rows, scored):
+        for row, logits in zip(rows, positions):
             logprobs = torch.log_softmax(logits.float(), dim=-1).cpu()
             picks = torch.arange(row.n_scored)
             results.append([(choice, float(logprobs[picks, torch.tensor(targets)].sum()))
                             for choice, targets in row.targets])
         return results
+
+    def _scored_rows(self, groups: dict[tuple[int, ...], list[_Row]]) -> Iterator[tuple[_Row, list]]:
+        """(row, its (choice, log-likelihood) pairs) for every row, in `_passes`' order: each pass's scored
+        positions wait until HEAD_ROWS of them (or the last pass's) fill a pass of the LM head. A stop (Ctrl-C,
+        or SIGTERM in a run) inside a pass first gives the rows whose passes finished (one pass of the head)."""
+        waiting: list[tuple[_Row, Any]] = []
+
+        def headed() -> Iterator[tuple[_Row, list]]:
+            rows, positions = [row for row, _ in waiting], [scored for _, scored in waiting]
+            waiting.clear()
+            return zip(rows, self._log_likelihoods(rows, positions)) if rows else iter(())
+
+        for rows, prefix_cache in self._passes(groups):
+            try:
+                scored = self._scored_positions(rows, prefix_cache)
+            except KeyboardInterrupt:
+                yield from headed()
+                raise
+            waiting += [(row, positions.clone()) for row, positions in zip(rows, scored)]
+            if not self._manual_head or sum(row.n_scored for row, _ in waiting) >= HEAD_ROWS:
+                yield from headed()
+        yield from headed()
 
     def _scored_positions(self, rows: list[_Row], prefix_cache) -> list:
         """The hidden states (with the manual head) or logits of each row's scored positions: one pass of
@@ -536,10 +561,10 @@ class HFCausalLM:
         return [out[i, len(suffix) - row.n_scored: len(suffix)] for i, (row, suffix) in enumerate(zip(rows, suffixes))]
 
     def _passes(self, groups: dict[tuple[int, ...], list[_Row]]) -> Iterator[tuple[list[_Row], object]]:
-        """(rows, prefix cache or None) of each call of `_score_rows`, in an order that depends on the rows alone:
-        rows without a shared prefix `pass_rows(width)` at a time, each call one pass of one bucket width (a row
-        alone: its own passes); then the rows that read each prefix's cache, up to PASS_ROWS a call (one row a
-        pass, the LM head shared)."""
+        """(rows, prefix cache or None) of each call of `_scored_positions`, in an order that depends on the rows
+        alone: rows without a shared prefix `pass_rows(width)` at a time, each call one pass of one bucket width (a
+        row alone: its own passes); then the rows that read each prefix's cache, up to PASS_ROWS a call (one row a
+        pass)."""
         def order(row: _Row) -> tuple:
             return bucket_length(len(row.tokens), self.max_length), row.tokens
 
@@ -615,15 +640,14 @@ class HFCausalLM:
         rows_scored = 0
         try:
             with torch.inference_mode():
-                for rows, prefix_cache in self._passes(groups):
-                    for row, scored in zip(rows, self._score_rows(rows, prefix_cache)):
-                        item = pending_items[row.item]
-                        for choice, value in scored:
-                            item.scores[choice] = value
-                        item.rows_left -= 1
-                        if item.rows_left == 0:
-                            finished[item.key] = [float(s) for s in item.scores]
-                    rows_scored += len(rows)
+                for row, scored in self._scored_rows(groups):
+                    item = pending_items[row.item]
+                    for choice, value in scored:
+                        item.scores[choice] = value
+                    item.rows_left -= 1
+                    if item.rows_left == 0:
+                        finished[item.key] = [float(s) for s in item.scores]
+                    rows_scored += 1
                     if rows_scored >= batch_size:
                         batch, finished, rows_scored = finished, {}, 0
                         hand_on(batch)

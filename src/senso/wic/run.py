@@ -22,15 +22,10 @@ from senso.wic.scoring import WicSample, by_langs, calibration, metrics_for
 from senso.wic.submission import SUBMITTED, answer_files
 from senso.wic.systems.context import WicContext
 from senso.wic.systems.row import WicSystem
-from senso.wic.taskfile import PairsTask, parse_task_file, shipped_task
+from senso.wic.taskfile import PairsTask, pairs_task
 
 FAMILY = "wic"
 FOLDS = 5  # leave-lemma-out folds of a fitted system scored on its own training data
-
-
-def pairs_task(name: str) -> PairsTask:
-    """The task a run names: a shipped task by name, else a pairs task file's path."""
-    return parse_task_file(name) if str(name).endswith(".toml") else shipped_task(name)
 
 
 def registered() -> dict[str, WicSystem]:
@@ -59,11 +54,11 @@ class Checked:
     total: int  # the split's pairs before --limit
 
 
-def _system_row(options: RunOptions) -> WicSystem:
+def _system_row(options: RunOptions, task: PairsTask) -> WicSystem:
     from senso.wic.systems.registry import DEFAULT_SYSTEM
 
     systems = registered()
-    name = options.system or DEFAULT_SYSTEM
+    name = options.system or task.default_system or DEFAULT_SYSTEM
     if name not in systems:
         raise unknown_system("word-in-context", name, systems)
     refuse_unread_flags(options, systems[name].flags, f"--system {name}")
@@ -93,7 +88,7 @@ def check(options: RunOptions, system_object: Any = None) -> Checked:
         _check_user_system(system_object, task)
         row, values = None, {}
     else:
-        row = _system_row(options)
+        row = _system_row(options, task)
         values = row.params.resolve(options.system_options, row.name)
     if options.gold is not None:
         from senso.wic.gold import gold_split
@@ -151,6 +146,7 @@ class Answers:
     relatedness: list[float] | None
     evaluation: str
     seen: list[bool] | None = None  # a fitted system: whether each pair's lemma was among its training rows
+    folds: list[dict[str, Any]] | None = None  # leave-lemma-out: each fold's fitted copy as it describes itself
 
 
 @dataclass
@@ -169,10 +165,12 @@ class WicPlan:
     family: str = FAMILY
     kind: str = FAMILY
 
-    def describe_system(self) -> dict[str, Any]:
+    def describe_system(self, system: Any = None) -> dict[str, Any]:
+        """What the run's system (or a fold's fitted copy of it) says of itself."""
+        system = self.system_object if system is None else system
         if self.user:
-            return describe_user_system(self.system_object)
-        described = self.system_object.describe() if callable(getattr(self.system_object, "describe", None)) else {}
+            return describe_user_system(system)
+        described = system.describe() if callable(getattr(system, "describe", None)) else {}
         return {"name": self.system, **described}
 
     def _answer(self, system: Any, pairs: list[WicPair]) -> tuple[list[float] | None, list[float] | None]:
@@ -201,15 +199,17 @@ class WicPlan:
         folds = lemma_folds(pairs)
         p_same: list[float | None] = [None] * len(pairs)
         related: list[float | None] = [None] * len(pairs)
+        described = []
         for fold in folds:
             held = set(fold)
             copy = self.fresh().fit([p for k, p in enumerate(pairs) if k not in held])
             p, r = self._answer(copy, [pairs[k] for k in fold])
             for j, k in enumerate(fold):
                 p_same[k], related[k] = (p[j] if p else None), (r[j] if r else None)
+            described.append(self.describe_system(copy))
         binary = self.checked.task.binary
         return Answers(p_same if binary else None, None if binary else related,
-                       f"leave-lemma-out ({len(folds)} folds of lemmas)")
+                       f"leave-lemma-out ({len(folds)} folds of lemmas)", folds=described)
 
     def _samples(self, answers: Answers) -> list[WicSample]:
         decide = getattr(self.system_object, "decide", None)
@@ -240,6 +240,8 @@ class WicPlan:
                           if scored and any(answers.seen) else None)
             record.update(overlap_record([{"lemma": seen} for seen in answers.seen], ["lemma"],
                                          f"{task.name} {task.train}", {"lemma": "its lemma"}, metrics_of))
+        if answers.folds is not None:
+            record["fold_models"] = answers.folds
         calibrated = calibration(samples, self.seed) if task.binary else None
         if calibrated is not None:
             record["calibration"] = calibrated

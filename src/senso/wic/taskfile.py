@@ -23,6 +23,7 @@ submission = "lines"            # the answer files a run writes: "lines" (answer
 headline = "macro_f1"           # the first metric (the official score): binary accuracy (default), macro_f1 or
                                 # positive_f1; graded spearman (default) or pearson
 train = "train"                 # the split fitted systems learn from (the unseen-lemma headline compares with it)
+default_system = "pair-fitted"  # the system a run uses when --system is left out (default: the family's)
 data_from = "data-dir"          # "task-file" (paths relative to this file, the default) or "data-dir"
 [columns]                       # your file's names for id, lemma (the group), lemma2 (sentence 2's, when it
 lemma = "word"                  # differs), sentence1, sentence2, start1, end1, start2, end2, index, index1,
@@ -43,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from senso.core.errors import SensoError
 from senso.core.taskfile import (DATA_FROM, TaskFileError, check_keys, choice_key, column_table, delimiter_key,
                                  name_key, read_task_file, string_key)
 from senso.wic.metrics import BINARY_METRICS, GRADED_METRICS
@@ -58,7 +60,7 @@ FIELDS = ("id", "lemma", "lemma2", "sentence1", "sentence2", "start1", "end1", "
           "label", "score", "lang1", "lang2")
 KEYS = ("kind", "name", "description", "language", "format", "header", "names", "target", "marks", "gold", "same",
         "different", "scale", "aggregation", "min_judgments", "train", "data_from", "delimiter", "columns", "splits",
-        "published", "lemma_check", "submission", "headline")
+        "published", "lemma_check", "submission", "headline", "default_system")
 SOURCE_KEYS = ("file", "gold", "lang1", "lang2", "columns")
 NEEDS = "a pairs task file needs name, gold and [splits]"
 EXAMPLE = 'lemma = "word"'
@@ -103,6 +105,7 @@ class PairsTask:
     submission: str = "lines"  # the organisers' answer files: "lines" (one a line) or "wicita" (its JSONL files)
     lemma_check: bool = True  # a target must begin as its lemma does (off: irregular forms, went for go)
     published: str | None = None  # the board of published figures it is placed on
+    default_system: str | None = None  # the system a run uses when --system is left out (None: the family's)
     builtin: bool = False
 
     @property
@@ -232,9 +235,23 @@ def parse_task_file(path: str | Path, builtin: bool = False) -> PairsTask:
         delimiter=delimiter_key(data, source), columns=column_table(data, source, FIELDS, EXAMPLE), splits=splits,
         published=string_key(data, source, "published"), headline=_headline(data, source),
         submission=choice_key(data, source, "submission", SUBMISSIONS, "lines"), lemma_check=_bool(data, source, "lemma_check", True),
-        builtin=builtin, **_gold_keys(data, source))
+        default_system=string_key(data, source, "default_system"), builtin=builtin, **_gold_keys(data, source))
 
 
 def shipped_task(name: str) -> PairsTask:
     """A built-in task: the shipped file `tasks/<name>.toml`."""
     return parse_task_file(BUILTIN_DIR / f"{name}.toml", builtin=True)
+
+
+def shipped_names() -> list[str]:
+    return sorted(path.stem for path in BUILTIN_DIR.glob("*.toml"))
+
+
+def pairs_task(name: str) -> PairsTask:
+    """The task a name gives: a pairs task file's path (ending .toml), else a shipped task's name."""
+    if str(name).endswith(".toml"):
+        return parse_task_file(name)
+    if name not in shipped_names():
+        raise SensoError(f"no word-in-context task {name!r}: give a shipped one ({', '.join(shipped_names())}) or "
+                         "a pairs task file's path (.toml)")
+    return shipped_task(name)

@@ -12,6 +12,8 @@ from senso.wic.items import Usage, WicPair
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 BENCHMARKS = REPO_ROOT / "benchmarks"
+if str(Path(__file__).resolve().parents[1]) not in sys.path:  # tests/wic's wic_fixtures, whichever runs first
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def wic_data():

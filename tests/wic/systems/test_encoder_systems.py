@@ -81,7 +81,8 @@ def test_registry_makes_each_system_bound_to_a_context():
         system = row.make({}, context)
         assert type(system) is row.options and set(row.params.names) <= set(system.get_params())
         assert getattr(system, "_context", context) is context
-    assert set(WIC_SYSTEMS) == {"word-overlap", "lemma-prior", "target-similarity", "pair-fitted", "pair-lm"}
+    assert set(WIC_SYSTEMS) == {"word-overlap", "lemma-prior", "target-similarity", "tuned-similarity",
+                                "pair-fitted", "pair-lm"}
     assert DEFAULT_SYSTEM == "pair-fitted"
 
 

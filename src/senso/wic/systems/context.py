@@ -20,13 +20,15 @@ class WicContext:
     """A run's shared resources: `cache` (a ResponseCache or None), `models` (the call's ModelPool or None),
     `options` (the RunOptions whose model fields name the LM; None: the built-in model) and `task` (the run's
     `senso.wic.taskfile.PairsTask`; None outside a run). `encoders` holds the run's usage encoders by their
-    settings, so the systems of one run (a copy per leave-lemma-out fold) encode each usage once."""
+    settings, so the systems of one run (a copy per leave-lemma-out fold) encode each usage once; `tuned` the
+    encoder blocks tuned in the run by what they were tuned on, so its copies tune them once."""
 
     cache: Any = None
     models: Any = None
     options: Any = None
     task: Any = None
     encoders: dict = field(default_factory=dict, repr=False)
+    tuned: dict = field(default_factory=dict, repr=False)
 
     @property
     def open_cache(self) -> Any:

@@ -11,7 +11,7 @@ the binary threshold and whose probability is P(same meaning) (`judge`). A cross
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence, TypeVar
+from typing import Any, Callable, ClassVar, Sequence, TypeVar
 
 import numpy as np
 
@@ -42,6 +42,18 @@ def fit_sample(pairs: list[T], most: int | None) -> list[T]:
     return [pairs[i] for i in sorted(chosen)]
 
 
+def fit_threshold(similarity: Callable[[list[WicPair]], np.ndarray],
+                  pairs: list[WicPair]) -> tuple[float, float] | None:
+    """(slope, intercept) of a class-balanced logistic regression of the pairs' labels on their `similarity`; None
+    unless every pair has a label and both labels occur."""
+    from sklearn.linear_model import LogisticRegression
+
+    if not all(p.label is not None for p in pairs) or len({p.label for p in pairs}) < 2:
+        return None
+    model = LogisticRegression(class_weight="balanced").fit(similarity(pairs)[:, None], [p.label for p in pairs])
+    return float(model.coef_[0, 0]), float(model.intercept_[0])
+
+
 @dataclass
 class EncoderOptions(Configurable):
     """How usages are encoded; shared by the encoder systems."""
@@ -70,8 +82,49 @@ class EncoderOptions(Configurable):
 
 
 @dataclass
-class ContextSimilarity(EncoderOptions):
+class SimilaritySystem(EncoderOptions):
+    """A system that answers from one similarity per pair (`similarity`, its subclass's): bound to a run's
+    context, relatedness the similarity, P(same) a logistic of it (`coef_`, fit on training labels)."""
+
+    NAME: ClassVar[str] = ""
+    coef_: tuple[float, float] | None = field(default=None, init=False, repr=False)  # slope, intercept
+    _context: WicContext | None = field(default=None, init=False, repr=False)
+    _encoder: UsageEncoder | None = field(default=None, init=False, repr=False)
+
+    def bind(self, context: WicContext) -> "SimilaritySystem":
+        self._context, self._encoder = context, None
+        return self
+
+    @property
+    def encoder_(self) -> UsageEncoder:
+        if self._encoder is None:
+            self._encoder = self.usage_encoder(self._context)
+        return self._encoder
+
+    def similarity(self, pairs: Sequence[WicPair]) -> np.ndarray:
+        raise NotImplementedError
+
+    def judge(self, pairs: Sequence[WicPair]) -> list[float]:
+        pairs = check_pairs(pairs, f"{self.NAME}.judge")
+        if self.coef_ is None:
+            raise not_fitted(self.NAME, "judging (its threshold is fit on pairs with both labels)")
+        slope, intercept = self.coef_
+        return [float(p) for p in sigmoid(slope * self.similarity(pairs) + intercept)]
+
+    def relate(self, pairs: Sequence[WicPair]) -> list[float]:
+        return [float(s) for s in self.similarity(check_pairs(pairs, f"{self.NAME}.relate"))]
+
+    @property
+    def threshold(self) -> float | None:
+        """The similarity at which P(same) is 0.5."""
+        return None if self.coef_ is None else -self.coef_[1] / self.coef_[0]
+
+
+@dataclass
+class ContextSimilarity(SimilaritySystem):
     """The target's contextual cosine; a threshold fit on training rows. See the module's docstring."""
+
+    NAME: ClassVar[str] = NAME
 
     layers: tuple[int, ...] = param(DEFAULT_LAYERS, "encoder layers whose target cosines are averaged (0: the "
                                                     "embeddings, 12: the last)")
@@ -81,22 +134,9 @@ class ContextSimilarity(EncoderOptions):
     fit_pairs: int | None = param(FIT_PAIRS, "the most training pairs `fit` reads (a seeded sample; none: all)",
                                   minimum=2)
     mean_: np.ndarray | None = field(default=None, init=False, repr=False)
-    coef_: tuple[float, float] | None = field(default=None, init=False, repr=False)  # slope, intercept
-    _context: WicContext | None = field(default=None, init=False, repr=False)
-    _encoder: UsageEncoder | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         check_layers(self.layers, 12, NAME)
-
-    def bind(self, context: WicContext) -> "ContextSimilarity":
-        self._context, self._encoder = context, None
-        return self
-
-    @property
-    def encoder_(self) -> UsageEncoder:
-        if self._encoder is None:
-            self._encoder = self.usage_encoder(self._context)
-        return self._encoder
 
     def similarity(self, pairs: Sequence[WicPair]) -> np.ndarray:
         check_layers(self.layers, engine(self.encoder).header.layers, NAME)
@@ -110,31 +150,10 @@ class ContextSimilarity(EncoderOptions):
         return in_chunks(self.encoder_, pairs, mean_cosine)
 
     def fit(self, pairs: Sequence[WicPair]) -> "ContextSimilarity":
-        from sklearn.linear_model import LogisticRegression
-
         pairs = fit_sample(check_pairs(pairs, f"{NAME}.fit"), self.fit_pairs)
         self.mean_ = usage_means(self.encoder_, pairs)[0]
-        self.coef_ = None
-        if all(p.label is not None for p in pairs) and len({p.label for p in pairs}) == 2:
-            similarity = self.similarity(pairs)[:, None]
-            model = LogisticRegression(class_weight="balanced").fit(similarity, [p.label for p in pairs])
-            self.coef_ = (float(model.coef_[0, 0]), float(model.intercept_[0]))
+        self.coef_ = fit_threshold(self.similarity, pairs)
         return self
-
-    def judge(self, pairs: Sequence[WicPair]) -> list[float]:
-        pairs = check_pairs(pairs, f"{NAME}.judge")
-        if self.coef_ is None:
-            raise not_fitted(NAME, "judging (its threshold is fit on pairs with both labels)")
-        slope, intercept = self.coef_
-        return [float(p) for p in sigmoid(slope * self.similarity(pairs) + intercept)]
-
-    def relate(self, pairs: Sequence[WicPair]) -> list[float]:
-        return [float(s) for s in self.similarity(check_pairs(pairs, f"{NAME}.relate"))]
-
-    @property
-    def threshold(self) -> float | None:
-        """The similarity at which P(same) is 0.5."""
-        return None if self.coef_ is None else -self.coef_[1] / self.coef_[0]
 
     def describe(self) -> dict[str, Any]:
         return {"system": NAME, **self.describe_encoder(self.encoder_), "layers": list(self.layers),

@@ -24,7 +24,7 @@ score (`graded` isotonic); with labels only, the logistic's log-odds. Its figure
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
@@ -33,12 +33,13 @@ from senso.core.params import param
 from senso.wic.items import WicPair
 from senso.wic.systems.context import check_pairs, not_fitted
 from senso.wic.systems.context_similarity import ContextSimilarity, fit_sample
-from senso.wic.systems.encoder import TokenStates, engine
 from senso.wic.systems.features import (
-    encode_pairs, in_chunks, lemma_relative, pair_usages, rowwise_cosine, sentence_cosines, target_cosines,
-    usage_means,
+    encode_pairs, in_chunks, lemma_relative, rowwise_cosine, sentence_cosines, target_cosines, usage_means,
 )
-from senso.wic.systems.tuning import TUNE_SEED, TunedBlocks, training_targets, tune_blocks
+from senso.wic.systems.tuning import (
+    TUNE_EPOCHS, TUNE_LAYERS, TUNE_PAIRS, TUNE_RATE, TUNE_SEED, TUNE_WINDOW, TunedBlocks, tune_on_pairs,
+    tuned_cosines, tuning_sample,
+)
 
 NAME = "pair-fitted"
 ALL_LAYERS = tuple(range(13))
@@ -53,6 +54,8 @@ HELD_OUT = 0.2  # the share of training lemmas the fine-tuning is checked on
 class PairFitted(ContextSimilarity):
     """Logistic (binary) and ridge or isotonic (graded) on pair features; see the module's docstring."""
 
+    NAME: ClassVar[str] = NAME
+
     layers: tuple[int, ...] = param(ALL_LAYERS, "encoder layers whose target (and sentence) cosines are features")
     fit_pairs: int | None = param(None, "the most training pairs `fit` reads (a seeded sample; none: all)", minimum=2)
     centre: bool = param(True, "subtract the training usages' mean target vector per layer before the cosines")
@@ -66,15 +69,14 @@ class PairFitted(ContextSimilarity):
     lemma_stats: bool = param(False, "each target cosine beside its lemma's mean over the pairs scored together")
     vectors: bool = param(False, "the product and |difference| of the target vectors at vector_layer as features")
     vector_layer: int = param(8, "the layer whose target vectors give the vectors features", minimum=0)
-    # Chosen on a leave-lemma-out fifth of WiC-ITA's training rows (docs/benchmarks.md, "fine-tuning the last blocks")
-    tune_layers: int = param(4, "the encoder's last blocks fine-tuned on the training pairs, their target cosines "
+    tune_layers: int = param(TUNE_LAYERS, "the encoder's last blocks fine-tuned on the training pairs, their target cosines "
                                 "features (0: none)", minimum=0)
-    tune_epochs: int = param(2, "passes over the training pairs when fine-tuning", minimum=1)
-    tune_rate: float = param(1e-4, "the fine-tuning's initial learning rate (AdamW, decaying linearly to 0)",
+    tune_epochs: int = param(TUNE_EPOCHS, "passes over the training pairs when fine-tuning", minimum=1)
+    tune_rate: float = param(TUNE_RATE, "the fine-tuning's initial learning rate (AdamW, decaying linearly to 0)",
                              minimum=0.0)
-    tune_pairs: int | None = param(3000, "the most training pairs the fine-tuning reads (a seeded sample; none: all)",
+    tune_pairs: int | None = param(TUNE_PAIRS, "the most training pairs the fine-tuning reads (a seeded sample; none: all)",
                                    minimum=2)
-    tune_window: int = param(64, "the window of sub-word tokens around the target the tuned blocks read", minimum=8)
+    tune_window: int = param(TUNE_WINDOW, "the window of sub-word tokens around the target the tuned blocks read", minimum=8)
     graded: str = param("linear", "the graded fit where training rows have scores: linear (ridge) or isotonic "
                                   "(on the logistic's log-odds)", choices=GRADED)
     folds: int = param(5, "grouped (leave-lemma-out) folds that choose C and alpha on the training rows", minimum=2)
@@ -120,26 +122,13 @@ class PairFitted(ContextSimilarity):
         return np.concatenate(parts, axis=1)
 
     def _tuned_cosines(self, pairs: Sequence[WicPair]) -> np.ndarray:
-        """(n, tuned blocks): the targets' cosine after each tuned block, each distinct usage run once (a WUG's
-        usage is in many pairs)."""
-        first, second = self._token_states(pairs)
-        distinct = {id(states): states for states in first + second}  # the encoder's memo: one object a usage
-        vectors = dict(zip(distinct, self.tuned_.vectors(engine(self.encoder), list(distinct.values()))))
-        return rowwise_cosine(np.stack([vectors[id(s)] for s in first]), np.stack([vectors[id(s)] for s in second]))
-
-    def _token_states(self, pairs: Sequence[WicPair]) -> tuple[list[TokenStates], list[TokenStates]]:
-        """Each pair's two usages' token states below the tuned blocks."""
-        below = BLOCKS - self.tune_layers
-        states = self.encoder_.token_states(*pair_usages(pairs), below, self.tune_window)
-        return states[: len(pairs)], states[len(pairs):]
+        return tuned_cosines(self.encoder_, self.tuned_, pairs, self.tune_window)
 
     def _tune(self, pairs: Sequence[WicPair]) -> TunedBlocks:
         """The last `tune_layers` blocks fine-tuned on (a seeded sample of `tune_pairs` of) the pairs with gold."""
-        gold = training_targets([p.label for p in pairs], [p.score for p in pairs])
-        kept = fit_sample([i for i in range(len(pairs)) if not np.isnan(gold[i])], self.tune_pairs)
-        first, second = self._token_states([pairs[i] for i in kept])
-        return tune_blocks(engine(self.encoder), first, second, gold[kept], BLOCKS - self.tune_layers,
-                           self.tune_epochs, self.tune_rate)
+        kept, targets = tuning_sample(pairs, self.tune_pairs)
+        return tune_on_pairs(self.encoder_, kept, targets, self.tune_layers, self.tune_epochs, self.tune_rate,
+                             self.tune_window)
 
     def _context_features(self, first, second, layers: list[int]) -> list[np.ndarray]:
         """`cross` and `own`: targets against sentences, both centred by the training usages' mean target vector

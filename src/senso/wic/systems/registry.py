@@ -13,6 +13,7 @@ from senso.wic.systems.context_similarity import NAME as CONTEXT_SIMILARITY, Con
 from senso.wic.systems.pair_fitted import NAME as PAIR_FITTED, PairFitted
 from senso.wic.systems.pair_lm import NAME as PAIR_LM, PairLM
 from senso.wic.systems.row import WicSystem
+from senso.wic.systems.tuned_similarity import NAME as TUNED_SIMILARITY, TunedSimilarity
 
 WIC_SYSTEMS: dict[str, WicSystem] = {s.name: s for s in (
     WicSystem(PAIR_FITTED, "logistic (binary) and ridge (graded) regression on the pair's per-layer target and "
@@ -20,6 +21,9 @@ WIC_SYSTEMS: dict[str, WicSystem] = {s.name: s for s in (
     WicSystem(CONTEXT_SIMILARITY, "the cosine of the target's contextual vectors (multilingual-e5-small, mean of its "
                                   "sub-word states at declared layers) in the two sentences; a threshold fit on the "
                                   "training rows", ContextSimilarity),
+    WicSystem(TUNED_SIMILARITY, "the target's cosine through the encoder's last blocks fine-tuned on other data "
+                                "sets' pairs (tune_on; WiC-ITA's and English WiC's training pairs), as XL-LEXEME is; "
+                                "a threshold fit on the training rows", TunedSimilarity),
     WicSystem(PAIR_LM, "the likelihood protocol: P(yes) to 'is the word used in the same way?' under a language "
                        "model (--model; lm-eval's wic prompt for English, an Italian one for WiC-ITA)", PairLM,
               flags=("model", "backend", "base_url"), learns_lemmas=False),

@@ -19,7 +19,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from senso.core.errors import SensoError
-from senso.wic.systems.encoder import TokenStates
+from senso.wic.items import WicPair
+from senso.wic.systems.context_similarity import fit_sample
+from senso.wic.systems.encoder import TokenStates, UsageEncoder, engine
+from senso.wic.systems.features import pair_usages, rowwise_cosine
 
 TUNE_SEED = 0
 BATCH_PAIRS = 32
@@ -28,6 +31,13 @@ BUCKET = 16  # scoring pads a usage's states to a multiple of this many tokens (
 SCALE_INIT = 10.0  # the cosine's initial scale in the logit (the offset starts where the first batch's mean sits)
 SCALAR_RATE = 100.0  # the scale and offset learn this many times faster than the blocks' weights
 WEIGHT_DECAY = 0.01
+# The recipe, chosen on a leave-lemma-out fifth of WiC-ITA's training rows (docs/benchmarks.md, "fine-tuning the
+# last blocks"); the systems that tune declare their options with these defaults.
+TUNE_LAYERS = 4
+TUNE_EPOCHS = 2
+TUNE_RATE = 1e-4
+TUNE_PAIRS = 3000
+TUNE_WINDOW = 64
 
 
 @dataclass
@@ -145,3 +155,34 @@ def _batches(n: int, epochs: int) -> list[np.ndarray]:
         order = rng.permutation(n)
         out += [order[start:start + BATCH_PAIRS] for start in range(0, n, BATCH_PAIRS)]
     return out
+
+
+def pair_states(encoder: UsageEncoder, pairs: Sequence[WicPair], layers: int,
+                window: int) -> tuple[list[TokenStates], list[TokenStates]]:
+    """Each pair's two usages' token states below the last `layers` blocks (a `window` around the target)."""
+    states = encoder.token_states(*pair_usages(pairs), engine(encoder.engine_name).header.layers - layers, window)
+    return states[: len(pairs)], states[len(pairs):]
+
+
+def tuned_cosines(encoder: UsageEncoder, tuned: TunedBlocks, pairs: Sequence[WicPair], window: int) -> np.ndarray:
+    """(n, tuned blocks): the targets' cosine after each tuned block, each distinct usage run once (a WUG's usage is
+    in many pairs)."""
+    first, second = pair_states(encoder, pairs, len(tuned.weights), window)
+    distinct = {id(states): states for states in first + second}  # the encoder's memo: one object a usage
+    vectors = dict(zip(distinct, tuned.vectors(engine(encoder.engine_name), list(distinct.values()))))
+    return rowwise_cosine(np.stack([vectors[id(s)] for s in first]), np.stack([vectors[id(s)] for s in second]))
+
+
+def tune_on_pairs(encoder: UsageEncoder, pairs: Sequence[WicPair], targets: np.ndarray, layers: int, epochs: int,
+                  rate: float, window: int) -> TunedBlocks:
+    """The encoder's last `layers` blocks tuned on `pairs` toward `targets` (0-1, `training_targets`)."""
+    first, second = pair_states(encoder, pairs, layers, window)
+    model = engine(encoder.engine_name)
+    return tune_blocks(model, first, second, targets, model.header.layers - layers, epochs, rate)
+
+
+def tuning_sample(pairs: Sequence[WicPair], most: int | None) -> tuple[list[WicPair], np.ndarray]:
+    """(pairs, targets): a seeded sample of at most `most` of the pairs with gold, and their targets in 0-1."""
+    gold = training_targets([p.label for p in pairs], [p.score for p in pairs])
+    kept = fit_sample([i for i in range(len(pairs)) if not np.isnan(gold[i])], most)
+    return [pairs[i] for i in kept], gold[kept]
