@@ -4,7 +4,8 @@
 
 - `goals`: WiC-ITA dev (binary macro F1, ranking Spearman; it-en: no gold exists, so its predicted-positive rate and
   the mean similarity beside it-it's, on the test inputs), English WiC dev accuracy, DWUG EN pair-level Spearman
-  (5 folds grouped by lemma), for target-similarity and pair-fitted (fit on train, scored on dev once);
+  (5 folds grouped by lemma), for target-similarity and pair-fitted (fit on train, scored on dev once), and
+  tuned-similarity's (blocks tuned on WiC-ITA's and English WiC's training pairs) beside them;
 - `variants`: the ideas, each measured by grouped (leave-lemma-out) CV on the training rows, then on dev;
 - `speed`: WiC-ITA dev through target-similarity from an empty cache (fit's training vectors cached first, and
   from nothing at all), and the whole WiC-ITA test (1,000 pairs) through pair-fitted including its fit, cold.
@@ -119,9 +120,11 @@ def goals(root: Path, context, sizes: argparse.Namespace, limit: int | None) -> 
         print(f"WiC EN dev   {name:<20} {fmt(binary_figures(en, en_dev))}", flush=True)
     dwug = read_dwug(root / "dwug_en" / "data", lemmas=4 if limit else None,
                      uses_per_lemma=6 if limit else sizes.dwug_uses)
-    for name in ("target-similarity", "pair-fitted"):
-        print(f"DWUG EN      {name:<20} rho {grouped_rho(make(name, context), dwug):.3f} (5 folds by lemma, "
-              f"{len(dwug)} pairs)", flush=True)
+    # tuned-similarity tunes on WiC-ITA's and English WiC's training pairs (in smoke mode a few, one block)
+    tuned = {"tune_pairs": limit, "tune_layers": 1, "tune_epochs": 1} if limit else {}
+    for name, values in (("target-similarity", {}), ("pair-fitted", {}), ("tuned-similarity", tuned)):
+        print(f"DWUG EN      {name:<20} rho {grouped_rho(make(name, context, **values), dwug):.3f} (5 folds by "
+              f"lemma, {len(dwug)} pairs)", flush=True)
 
 
 MIDDLE = (6, 7, 8, 9)
@@ -251,6 +254,7 @@ def main() -> None:
     from senso.wic.systems.context import WicContext
 
     context = WicContext(cache=ResponseCache())
+    os.environ["SENSO_DATA_DIR"] = str(args.wic_dir.parent)  # where tuned-similarity reads the sets it tunes on
     if args.lmeval_samples:
         lmeval_agreement(args.wic_dir, args.lmeval_samples, args.model)
     if args.part in ("speed", "all"):
