@@ -23,7 +23,7 @@ WIC_SYSTEMS: dict[str, WicSystem] = {s.name: s for s in (
                                   "training rows", ContextSimilarity),
     WicSystem(TUNED_SIMILARITY, "the target's cosine through the encoder's last blocks fine-tuned on other data "
                                 "sets' pairs (tune_on; WiC-ITA's and English WiC's training pairs), as XL-LEXEME is; "
-                                "a threshold fit on the training rows", TunedSimilarity),
+                                "a threshold fit on the training rows; dwug-en's default", TunedSimilarity),
     WicSystem(PAIR_LM, "the likelihood protocol: P(yes) to 'is the word used in the same way?' under a language "
                        "model (--model; lm-eval's wic prompt for English, an Italian one for WiC-ITA)", PairLM,
               flags=("model", "backend", "base_url"), learns_lemmas=False),
