@@ -69,14 +69,15 @@ class PairFitted(ContextSimilarity):
     lemma_stats: bool = param(False, "each target cosine beside its lemma's mean over the pairs scored together")
     vectors: bool = param(False, "the product and |difference| of the target vectors at vector_layer as features")
     vector_layer: int = param(8, "the layer whose target vectors give the vectors features", minimum=0)
-    tune_layers: int = param(TUNE_LAYERS, "the encoder's last blocks fine-tuned on the training pairs, their target cosines "
-                                "features (0: none)", minimum=0)
+    tune_layers: int = param(TUNE_LAYERS, "the encoder's last blocks fine-tuned on the training pairs, their "
+                                          "target cosines features (0: none)", minimum=0)
     tune_epochs: int = param(TUNE_EPOCHS, "passes over the training pairs when fine-tuning", minimum=1)
     tune_rate: float = param(TUNE_RATE, "the fine-tuning's initial learning rate (AdamW, decaying linearly to 0)",
                              minimum=0.0)
-    tune_pairs: int | None = param(TUNE_PAIRS, "the most training pairs the fine-tuning reads (a seeded sample; none: all)",
-                                   minimum=2)
-    tune_window: int = param(TUNE_WINDOW, "the window of sub-word tokens around the target the tuned blocks read", minimum=8)
+    tune_pairs: int | None = param(TUNE_PAIRS, "the most training pairs the fine-tuning reads (a seeded sample; "
+                                               "none: all)", minimum=2)
+    tune_window: int = param(TUNE_WINDOW, "the window of sub-word tokens around the target the tuned blocks read",
+                             minimum=8)
     graded: str = param("linear", "the graded fit where training rows have scores: linear (ridge) or isotonic "
                                   "(on the logistic's log-odds)", choices=GRADED)
     folds: int = param(5, "grouped (leave-lemma-out) folds that choose C and alpha on the training rows", minimum=2)

@@ -126,7 +126,8 @@ def tune_blocks(model: Any, first: Sequence[TokenStates], second: Sequence[Token
             tensor.requires_grad_(True)
     scale, offset = torch.tensor(SCALE_INIT, requires_grad=True), torch.zeros((), requires_grad=True)
     tensors = [t for layer in weights for pair in layer.values() for t in pair]
-    optimiser = torch.optim.AdamW([{"params": tensors, "lr": rate}, {"params": [scale, offset], "lr": rate * SCALAR_RATE}],
+    optimiser = torch.optim.AdamW([{"params": tensors, "lr": rate},
+                                   {"params": [scale, offset], "lr": rate * SCALAR_RATE}],
                                   weight_decay=WEIGHT_DECAY)
     bases = [group["lr"] for group in optimiser.param_groups]
     batches = _batches(len(first), epochs)
