@@ -154,6 +154,8 @@ def test_a_task_file_names_the_system_a_run_uses_by_default(mini):
                     encoding="utf-8")
     assert senso.evaluate(task, split="dev").system == "lemma-prior"
     assert senso.evaluate(task, split="dev", system="word-overlap").system == "word-overlap"
-    task.write_text(text.replace('train = "train"\n', 'train = "train"\ndefault_system = "nope"\n', 1), encoding="utf-8")
-    with pytest.raises(SensoError, match="unknown word-in-context system 'nope'"):
+    task.write_text(text.replace('train = "train"\n', 'train = "train"\ndefault_system = "nope"\n', 1),
+                    encoding="utf-8")
+    with pytest.raises(SensoError, match="mini-default.toml, key 'default_system': unknown word-in-context system "
+                                         "'nope'; choose from"):
         senso.evaluate(task, split="dev")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from senso.core.errors import SensoError
+from senso.core.taskfile import TaskFileError
 from senso.core.evaluation import Scored
 from senso.core.user_system import describe_user_system, user_system_name
 from senso.core.options import RunOptions
@@ -60,7 +61,10 @@ def _system_row(options: RunOptions, task: PairsTask) -> WicSystem:
     systems = registered()
     name = options.system or task.default_system or DEFAULT_SYSTEM
     if name not in systems:
-        raise unknown_system("word-in-context", name, systems)
+        error = unknown_system("word-in-context", name, systems)
+        if options.system is None:  # the task file's default_system
+            raise TaskFileError(task.source, "default_system", str(error))
+        raise error
     refuse_unread_flags(options, systems[name].flags, f"--system {name}")
     return systems[name]
 
